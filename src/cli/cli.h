@@ -1,0 +1,79 @@
+/* What the subcommands share: messages in one grammar, loading inputs, writing outputs.
+ * src/cli/ is the only code that prints to a person or exits. */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "output/output.h"
+#include "profile/profile.h"
+#include "util/util.h"
+
+/* "hotstack: MESSAGE" on stderr. */
+void cli_error(const char *fmt, ...) HS_PRINTF(1, 2);
+void cli_warn(const char *fmt, ...) HS_PRINTF(1, 2);
+/* Progress and notes for a person: printed only when stderr is a terminal or verbose is set. */
+void cli_info(const char *fmt, ...) HS_PRINTF(1, 2);
+extern int cli_verbose;
+extern int cli_quiet;
+
+/* Loads a profile input; prints the error and returns NULL on failure. */
+struct hs_profile *cli_load(const char *path);
+
+/* Output paths gathered from repeated -o, with an optional --format for "-". */
+struct cli_outputs {
+	const char *path[16];
+	int n;
+	const char *format;
+};
+/* Adds -o PATH; returns -1 (after printing) when there are too many. */
+int cli_outputs_add(struct cli_outputs *outs, const char *path);
+/* The format each output path asks for; prints and returns -1 when one is unknown. Call before
+ * doing long work so a bad -o fails fast. */
+int cli_outputs_check(const struct cli_outputs *outs);
+/* Writes p to every output; returns 0, or -1 if any failed (each failure printed). */
+int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o);
+
+/* Options every writer understands. Returns 1 if the option was one of them (consumed), 0 if
+ * not, -1 on a bad value (printed). */
+int cli_output_option(int opt, const char *arg, struct hs_output_opts *o);
+/* getopt_long entries for cli_output_option, terminated by an all-zero entry. */
+extern const struct option cli_output_longopts[];
+#define CLI_OUTPUT_OPTS_HELP                                                                    \
+	"  -o, --output FILE       write FILE; format from its extension (.svg .folded .pb.gz .txt)\n" \
+	"      --format FMT        format for -o - (svg, folded, pprof, txt)\n"                      \
+	"      --pid, --tid        folded/flame roots are comm-pid or comm-pid/tid\n"                \
+	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"    \
+	"      --title TEXT        flame graph title\n"                                              \
+	"      --width PIXELS      flame graph width (default 1200)\n"                               \
+	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"      \
+	"      --inverted          icicle graph: roots at the top\n"                                 \
+	"      --top N             report: number of functions listed (default 20)\n"               \
+	"      --value TYPE        sample value to use: samples (default), cpu, ...\n"
+
+/* Long-option codes shared by the commands. */
+enum {
+	OPT_FORMAT = 1000,
+	OPT_PID_ROOT,
+	OPT_TID_ROOT,
+	OPT_NO_ANNOTATE,
+	OPT_TITLE,
+	OPT_WIDTH,
+	OPT_MIN_WIDTH,
+	OPT_INVERTED,
+	OPT_TOP,
+	OPT_VALUE,
+	OPT_INLINE_ANNOTATE,
+	OPT_CMD_BASE = 1100, /* commands number their own options from here */
+};
+
+/* --value TYPE resolved against a loaded profile; prints and returns -1 if absent. */
+int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+#endif

@@ -1,0 +1,375 @@
+/* hotstack record: sample stacks of a command, of running processes, or of the whole system,
+ * and write the profile in every format asked for. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile/builder.h"
+#include "record/session.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+
+static const char record_usage[] =
+	"usage: hotstack record [options] [-- command [args...]]\n"
+	"Samples call stacks and writes a profile (default hotstack.pb.gz).\n"
+	"\n"
+	"  -p, --pid PID[,PID...]  attach to running processes (all their threads, and new ones)\n"
+	"  -a, --all-cpus          system-wide, every online CPU\n"
+	"  -d, --duration SECONDS  stop after this long (default: when the command exits, or Ctrl-C)\n"
+	"  -F, --freq HZ           samples per second per CPU or thread (default 999)\n"
+	"  -c, --count N           sample every N events instead of at a frequency\n"
+	"  -e, --event EVENT       cpu-clock (default), task-clock, page-faults, context-switches,\n"
+	"                          cycles, instructions, ... ('hotstack record -e list')\n"
+	"  -g, --call-graph MODE   auto (default), fp, none\n"
+	"      --no-kernel         user stacks only\n"
+	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
+	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
+	"  -q, --quiet             no progress or summary\n"
+	"  -v, --verbose           more detail\n" CLI_OUTPUT_OPTS_HELP;
+
+enum {
+	OPT_NO_KERNEL = OPT_CMD_BASE,
+	OPT_MAX_STACK,
+};
+
+struct record_ctx {
+	struct hs_builder b;
+	bool tty;
+};
+
+static void sink_event(void *ctx, const struct hs_perf_event *ev)
+{
+	hs_builder_event(&((struct record_ctx *)ctx)->b, ev);
+}
+
+static void sink_proc(void *ctx, int32_t pid)
+{
+	hs_builder_add_proc(&((struct record_ctx *)ctx)->b, pid);
+}
+
+static void sink_progress(void *ctx, const struct hs_record_progress *p)
+{
+	struct record_ctx *rc = ctx;
+
+	if (!rc->tty || cli_quiet)
+		return;
+	fprintf(stderr, "\rhotstack: recording %.0f s, %llu samples, %.1f MB of events%s", p->elapsed,
+		(unsigned long long)rc->b.stats.samples, (double)p->bytes / 1e6,
+		p->lost_records ? " (losing samples)" : "");
+	fflush(stderr);
+}
+
+/* Same layout as HS_VEC(int32_t), named so that it can be passed around. */
+struct pid_vec {
+	int32_t *v;
+	size_t n, cap;
+};
+
+static int parse_pids(const char *arg, struct pid_vec *pids)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',')) {
+			cli_error("invalid process id list '%s'", arg);
+			return -1;
+		}
+		hs_vec_push(pids, (int32_t)v);
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static void list_events(void)
+{
+	const struct hs_event_desc *e;
+
+	printf("events (for -e):\n");
+	for (size_t i = 0; (e = hs_event_at(i)); i++)
+		printf("  %-24s %s\n", e->name, e->hardware ? "hardware" : "software");
+	if (!hs_have_cpu_pmu())
+		printf("\nthis machine has no hardware PMU: only the software events can be sampled\n");
+}
+
+static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
+{
+	struct hs_strbuf sb = {0};
+
+	hs_strbuf_adds(&sb, "hotstack");
+	for (int i = 0; i < argc; i++) {
+		hs_strbuf_addc(&sb, ' ');
+		hs_strbuf_adds(&sb, argv[i]);
+	}
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	hs_strbuf_reset(&sb);
+	if (o->period)
+		hs_strbuf_addf(&sb, "event %s, every %llu events", o->event->name, (unsigned long long)o->period);
+	else
+		hs_strbuf_addf(&sb, "event %s at %u Hz", o->event->name, o->freq);
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	hs_strbuf_release(&sb);
+}
+
+static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
+		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"duration", required_argument, NULL, 'd'},
+		{"freq", required_argument, NULL, 'F'},
+		{"count", required_argument, NULL, 'c'},
+		{"event", required_argument, NULL, 'e'},
+		{"call-graph", required_argument, NULL, 'g'},
+		{"output", required_argument, NULL, 'o'},
+		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct option longopts[48];
+	struct hs_record_opts ro = {0};
+	struct hs_output_opts oo = {0};
+	struct cli_outputs outs = {0};
+	struct hs_outfile probe[HS_ARRAY_SIZE(outs.path)];
+	struct pid_vec pids = {0};
+	struct record_ctx ctx;
+	struct hs_record rec;
+	struct hs_record_error err;
+	struct hs_builder_opts bo = {0};
+	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx};
+	struct hs_profile *p;
+	const char *event = "cpu-clock", *cg = "auto";
+	unsigned long v;
+	char *end;
+	size_t n = 0;
+	int c, status = 0, rc;
+
+	for (size_t i = 0; cli_output_longopts[i].name; i++)
+		longopts[n++] = cli_output_longopts[i];
+	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
+		longopts[n++] = own[i];
+	ro.freq = 999;
+	ro.kernel = true;
+	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
+	while ((c = getopt_long(argc, argv, "+p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(optarg, &pids))
+				goto usage_error;
+			break;
+		case 'a':
+			ro.all_cpus = true;
+			break;
+		case 'd':
+			ro.duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(ro.duration > 0) || ro.duration > 1e7) {
+				cli_error("invalid duration '%s' (seconds, more than 0)", optarg);
+				goto usage_error;
+			}
+			break;
+		case 'F':
+			if (parse_ulong(optarg, "frequency", 1, 100000, &v))
+				goto usage_error;
+			ro.freq = (uint32_t)v;
+			break;
+		case 'c':
+			if (parse_ulong(optarg, "count", 1, ~0UL, &v))
+				goto usage_error;
+			ro.period = v;
+			break;
+		case 'e':
+			event = optarg;
+			break;
+		case 'g':
+			cg = optarg;
+			break;
+		case 'o':
+			if (cli_outputs_add(&outs, optarg))
+				goto usage_error;
+			break;
+		case OPT_FORMAT:
+			outs.format = optarg;
+			break;
+		case OPT_NO_KERNEL:
+			ro.kernel = false;
+			break;
+		case 'm':
+			if (parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
+				if (v & (v - 1))
+					cli_error("-m takes a power of two");
+				goto usage_error;
+			}
+			ro.mmap_pages = v;
+			break;
+		case OPT_MAX_STACK:
+			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
+				goto usage_error;
+			ro.max_stack = (uint32_t)v;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case 'v':
+			cli_verbose = 1;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			hs_vec_free(&pids);
+			return 0;
+		default:
+			rc = cli_output_option(c, optarg, &oo);
+			if (rc == 1)
+				break;
+			if (rc == 0)
+				fputs(record_usage, stderr);
+			goto usage_error;
+		}
+	}
+	if (!strcmp(event, "list")) {
+		list_events();
+		hs_vec_free(&pids);
+		return 0;
+	}
+	ro.event = hs_event_find(event);
+	if (!ro.event) {
+		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
+		goto usage_error;
+	}
+	if (!strcmp(cg, "auto") || !strcmp(cg, "fp")) {
+		ro.callchain = true;
+	} else if (!strcmp(cg, "none")) {
+		ro.callchain = false;
+	} else if (!strncmp(cg, "dwarf", 5) || !strcmp(cg, "lbr")) {
+		cli_error("-g %s is not available in this version; use -g fp", cg);
+		goto usage_error;
+	} else {
+		cli_error("unknown call-graph mode '%s' (auto, fp, none)", cg);
+		goto usage_error;
+	}
+	if (optind < argc)
+		ro.argv = argv + optind;
+	ro.pids = pids.v;
+	ro.npids = pids.n;
+	if (!ro.argv && !ro.npids && !ro.all_cpus) {
+		cli_error("nothing to record: give a command after --, -p PID, or -a");
+		goto usage_error;
+	}
+	if (!outs.n)
+		cli_outputs_add(&outs, "hotstack.pb.gz");
+	if (cli_outputs_check(&outs))
+		goto usage_error;
+	/* find out now, not after the recording, that an output cannot be written */
+	for (int i = 0; i < outs.n; i++) {
+		rc = hs_outfile_open(&probe[i], outs.path[i]);
+		hs_outfile_abort(&probe[i]);
+		if (rc) {
+			cli_error("cannot write '%s': %s", outs.path[i], strerror(-rc));
+			hs_vec_free(&pids);
+			return 1;
+		}
+	}
+
+	hs_record_block_signals();
+	rc = hs_record_open(&rec, &ro, &err);
+	if (rc) {
+		cli_error("%s", err.msg);
+		hs_record_close(&rec);
+		hs_vec_free(&pids);
+		return err.exit_status ? err.exit_status : 1;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.tty = isatty(STDERR_FILENO);
+	bo.kernel = ro.kernel;
+	bo.user = true;
+	bo.exclude_pid = getpid();
+	bo.event = ro.event->name;
+	bo.time_based = ro.event->time_based;
+	bo.max_stack = rec.o.max_stack;
+	bo.capture = hs_record_capture;
+	bo.capture_ctx = &rec;
+	hs_builder_init(&ctx.b, &bo);
+	if (ro.period)
+		ctx.b.p->period = (int64_t)ro.period;
+	else
+		ctx.b.p->period = ro.event->time_based ? (int64_t)(1000000000ULL / ro.freq) : 1;
+
+	rc = hs_record_run(&rec, &sink, &err);
+	if (ctx.tty && !cli_quiet)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		cli_error("%s", err.msg);
+		status = err.exit_status ? err.exit_status : 1;
+		hs_builder_release(&ctx.b);
+		hs_record_close(&rec);
+		hs_vec_free(&pids);
+		return status;
+	}
+	status = hs_record_command_status(&rec);
+
+	p = hs_builder_take(&ctx.b);
+	add_comments(p, argc, argv, &ro);
+	{
+		uint64_t got = ctx.b.stats.samples, lost = ctx.b.stats.lost;
+		if (lost) {
+			struct hs_strbuf sb = {0};
+			hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
+				       100.0 * (double)lost / (double)(got + lost));
+			cli_warn("%s", hs_strbuf_str(&sb));
+			hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+			hs_strbuf_release(&sb);
+		}
+		if (!cli_quiet)
+			fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got,
+				p->stacks.n - 1, rec.bad_records ? " (some records were unreadable)" : "");
+		if (cli_verbose)
+			fprintf(stderr,
+				"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
+				"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
+				(unsigned long long)rec.records, (double)rec.bytes / 1e6,
+				(unsigned long long)ctx.b.stats.own_samples, (unsigned long long)ctx.b.stats.empty_samples,
+				(unsigned long long)ctx.b.stats.unmapped_frames,
+				(unsigned long long)ctx.b.sym.stats.files_loaded,
+				(unsigned long long)ctx.b.sym.stats.files_unreadable,
+				(unsigned long long)ctx.b.sym.stats.files_mismatched);
+		if (!got && !cli_quiet)
+			cli_warn("no samples were recorded");
+	}
+	if (cli_outputs_write(&outs, p, &oo))
+		status = status ? status : 1;
+	hs_profile_free(p);
+	hs_builder_release(&ctx.b);
+	hs_record_close(&rec);
+	hs_vec_free(&pids);
+	return status;
+
+usage_error:
+	hs_vec_free(&pids);
+	return 2;
+}

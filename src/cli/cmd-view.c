@@ -1,0 +1,140 @@
+/* The commands that read a saved profile and write views of it: report, flame, convert. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util/strbuf.h"
+
+enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT };
+
+static const char *const view_usage[] = {
+	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
+			"Text report of the profile in FILE (default hotstack.pb.gz) on standard output.\n",
+	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg] [options]\n"
+		       "Interactive SVG flame graph of FILE (default hotstack.pb.gz); OUT defaults to FILE's\n"
+		       "name with .svg.\n",
+	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
+			 "Reads any profile hotstack reads (pprof, folded stacks) and writes each OUT in the\n"
+			 "format its extension names.\n",
+};
+
+static char *default_flame_path(const char *in)
+{
+	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
+	struct hs_strbuf sb = {0};
+	size_t n = strlen(in);
+
+	if (!strcmp(in, "-"))
+		return hs_xstrdup("hotstack.svg");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
+		size_t k = strlen(exts[i]);
+		if (n > k && !strcmp(in + n - k, exts[i])) {
+			n -= k;
+			break;
+		}
+	}
+	hs_strbuf_add(&sb, in, n);
+	hs_strbuf_adds(&sb, ".svg");
+	return hs_strbuf_detach(&sb);
+}
+
+static int cmd_view(enum view view, int argc, char **argv)
+{
+	struct option longopts[32];
+	static const struct option own[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{"quiet", no_argument, NULL, 'q'},
+		{0, 0, 0, 0},
+	};
+	struct hs_output_opts o = {0};
+	struct cli_outputs outs = {0};
+	struct hs_profile *p;
+	const char *in = "hotstack.pb.gz";
+	char *deflt = NULL;
+	size_t n = 0;
+	int c, rc;
+
+	for (size_t i = 0; cli_output_longopts[i].name; i++)
+		longopts[n++] = cli_output_longopts[i];
+	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
+		longopts[n++] = own[i];
+	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (cli_outputs_add(&outs, optarg))
+				return 2;
+			break;
+		case OPT_FORMAT:
+			outs.format = optarg;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case 'h':
+			fputs(view_usage[view], stdout);
+			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			return 0;
+		default:
+			rc = cli_output_option(c, optarg, &o);
+			if (rc == 1)
+				break;
+			if (rc == 0)
+				fputs(view_usage[view], stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		in = argv[optind++];
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (!outs.n) {
+		switch (view) {
+		case VIEW_REPORT:
+			cli_outputs_add(&outs, "-");
+			outs.format = "txt";
+			break;
+		case VIEW_FLAME:
+			deflt = default_flame_path(in);
+			cli_outputs_add(&outs, deflt);
+			break;
+		case VIEW_CONVERT:
+			cli_error("convert needs at least one -o OUTPUT");
+			return 2;
+		}
+	}
+	if (view == VIEW_FLAME && !outs.format)
+		outs.format = "svg";
+	if (cli_outputs_check(&outs)) {
+		free(deflt);
+		return 2;
+	}
+	p = cli_load(in);
+	if (!p) {
+		free(deflt);
+		return 1;
+	}
+	rc = cli_resolve_value(p, &o) ? 1 : cli_outputs_write(&outs, p, &o) ? 1 : 0;
+	hs_profile_free(p);
+	free(deflt);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	return cmd_view(VIEW_REPORT, argc, argv);
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	return cmd_view(VIEW_FLAME, argc, argv);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	return cmd_view(VIEW_CONVERT, argc, argv);
+}

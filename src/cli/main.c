@@ -1,0 +1,47 @@
+/* hotstack's entry point: the command table (git's builtin table, in small). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "record stacks of a command, processes, or the whole system"},
+	{"report", cmd_report, "text report: top functions by self and total"},
+	{"flame", cmd_flame, "interactive SVG flame graph of a profile"},
+	{"convert", cmd_convert, "convert a profile to another format"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hotstack <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nRun 'hotstack <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hotstack %s\n", HOTSTACK_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("'%s' is not a hotstack command (see 'hotstack --help')", argv[1]);
+	return 2;
+}

@@ -1,0 +1,345 @@
+/* The process/thread/mapping model. */
+#include "model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MODEL_MAX_MAPS_PER_PROCESS 1000000
+
+void hs_model_init(struct hs_model *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void hs_model_release(struct hs_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->procs.n; i++) {
+		hs_vec_free(&m->procs.v[i]->maps);
+		free(m->procs.v[i]);
+	}
+	for (size_t i = 0; i < m->dsos.n; i++) {
+		struct hs_dso *d = m->dsos.v[i];
+		if (d->fd >= 0)
+			close(d->fd);
+		free(d->path);
+		free(d);
+	}
+	hs_vec_free(&m->procs);
+	hs_vec_free(&m->threads);
+	hs_vec_free(&m->dsos);
+	hs_u64map_release(&m->proc_ix);
+	hs_u64map_release(&m->thread_ix);
+	hs_index_release(&m->dso_ix);
+}
+
+bool hs_model_path_is_anon(const char *path)
+{
+	if (!path || !*path)
+		return true;
+	if (path[0] == '/')
+		return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) ||
+		       !strncmp(path, "/memfd:", 7) || !strncmp(path, "/SYSV", 5) || !strncmp(path, "/anon_hugepage", 14);
+	return strcmp(path, "[vdso]") != 0; /* [heap], [stack], [anon:...], memfd ... */
+}
+
+struct dso_key {
+	const struct hs_model *m;
+	const struct hs_dso_ident *id;
+};
+
+static bool dso_eq(const void *ctx, uint32_t ix)
+{
+	const struct dso_key *k = ctx;
+	const struct hs_dso *d = k->m->dsos.v[ix];
+	const struct hs_dso_ident *id = k->id;
+
+	if (strcmp(d->path, id->path ? id->path : ""))
+		return false;
+	if (d->build_id_size != id->build_id_size ||
+	    (id->build_id_size && memcmp(d->build_id, id->build_id, id->build_id_size)))
+		return false;
+	return d->maj == id->maj && d->min == id->min && d->ino == id->ino;
+}
+
+struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id)
+{
+	struct dso_key k = {m, id};
+	const char *path = id->path ? id->path : "";
+	uint64_t h = hs_hash_bytes(path, strlen(path), id->ino);
+	uint32_t ix;
+	struct hs_dso *d;
+
+	if (id->build_id_size)
+		h = hs_hash_combine(h, hs_hash_bytes(id->build_id, id->build_id_size, 1));
+	h = hs_hash_combine(h, ((uint64_t)id->maj << 32) | id->min);
+	ix = hs_index_find(&m->dso_ix, h, dso_eq, &k);
+	if (ix != UINT32_MAX)
+		return m->dsos.v[ix];
+	d = hs_xcalloc(1, sizeof(*d));
+	d->id = (uint32_t)m->dsos.n;
+	d->path = hs_xstrdup(path);
+	d->kind = !strcmp(path, "[vdso]") ? HS_DSO_VDSO : hs_model_path_is_anon(path) ? HS_DSO_ANON : HS_DSO_FILE;
+	d->build_id_size = id->build_id_size > 20 ? 20 : id->build_id_size;
+	if (d->build_id_size)
+		memcpy(d->build_id, id->build_id, d->build_id_size);
+	d->maj = id->maj;
+	d->min = id->min;
+	d->ino = id->ino;
+	d->fd = -1;
+	d->pid_hint = -1;
+	hs_vec_push(&m->dsos, d);
+	hs_index_insert(&m->dso_ix, h, d->id);
+	return d;
+}
+
+struct hs_process *hs_model_process(struct hs_model *m, int32_t pid)
+{
+	uint64_t ix;
+	struct hs_process *p;
+
+	if (hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix))
+		return m->procs.v[ix];
+	p = hs_xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	hs_u64map_put(&m->proc_ix, (uint32_t)pid, m->procs.n);
+	hs_vec_push(&m->procs, p);
+	return p;
+}
+
+static struct hs_thread *thread_get(struct hs_model *m, int32_t pid, int32_t tid)
+{
+	uint64_t ix;
+	struct hs_thread t = {tid, pid, ""};
+
+	if (hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix)) {
+		m->threads.v[ix].pid = pid;
+		return &m->threads.v[ix];
+	}
+	hs_u64map_put(&m->thread_ix, (uint32_t)tid, m->threads.n);
+	hs_vec_push(&m->threads, t);
+	return &m->threads.v[m->threads.n - 1];
+}
+
+/* First map whose end is above addr. */
+static size_t first_above(const struct hs_process *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->maps.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps.v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+			     uint32_t prot, struct hs_dso *dso)
+{
+	struct hs_process *p = hs_model_process(m, pid);
+	uint64_t end = start + len;
+	struct hs_map nm = {start, end, pgoff, prot, dso, 0};
+	size_t i, j;
+
+	if (!len || end < start)
+		return NULL;
+	/* maps [i, j) overlap the new one; keep the parts that stick out on either side */
+	i = first_above(p, start);
+	for (j = i; j < p->maps.n && p->maps.v[j].start < end; j++)
+		;
+	if (i < j) {
+		struct hs_map left = p->maps.v[i], right = p->maps.v[j - 1];
+		size_t keep = 0;
+		struct hs_map parts[2];
+
+		if (left.start < start) {
+			left.end = start;
+			parts[keep++] = left;
+		}
+		if (right.end > end) {
+			right.pgoff += end - right.start;
+			right.start = end;
+			right.profile_mapping = 0;
+			parts[keep++] = right;
+		}
+		memmove(&p->maps.v[i], &p->maps.v[j], (p->maps.n - j) * sizeof(*p->maps.v));
+		p->maps.n -= j - i;
+		hs_vec_reserve(&p->maps, p->maps.n + keep);
+		memmove(&p->maps.v[i + keep], &p->maps.v[i], (p->maps.n - i) * sizeof(*p->maps.v));
+		memcpy(&p->maps.v[i], parts, keep * sizeof(*parts));
+		p->maps.n += keep;
+		i = first_above(p, start);
+	}
+	if (p->maps.n >= MODEL_MAX_MAPS_PER_PROCESS)
+		return NULL;
+	hs_vec_reserve(&p->maps, p->maps.n + 1);
+	memmove(&p->maps.v[i + 1], &p->maps.v[i], (p->maps.n - i) * sizeof(*p->maps.v));
+	p->maps.v[i] = nm;
+	p->maps.n++;
+	if (dso->pid_hint < 0) {
+		dso->pid_hint = pid;
+		dso->start_hint = start;
+	}
+	return &p->maps.v[i];
+}
+
+struct hs_map *hs_model_find_map(struct hs_model *m, int32_t pid, uint64_t addr)
+{
+	uint64_t ix;
+	struct hs_process *p;
+	size_t i;
+
+	if (!hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix))
+		return NULL;
+	p = m->procs.v[ix];
+	i = first_above(p, addr);
+	if (i < p->maps.n && p->maps.v[i].start <= addr)
+		return &p->maps.v[i];
+	return NULL;
+}
+
+void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *comm, bool exec)
+{
+	struct hs_thread *t = thread_get(m, pid, tid);
+
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	if (exec) {
+		struct hs_process *p = hs_model_process(m, pid);
+		p->maps.n = 0;
+		p->exited = false;
+	}
+}
+
+void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid)
+{
+	char comm[32] = "";
+	uint64_t ix;
+	struct hs_thread *t;
+
+	if (hs_u64map_get(&m->thread_ix, (uint32_t)ptid, &ix))
+		memcpy(comm, m->threads.v[ix].comm, sizeof(comm));
+	if (pid != ppid) {
+		struct hs_process *child = hs_model_process(m, pid), *parent;
+		/* a reused pid starts from nothing; a forked process sees its parent's mappings */
+		child->maps.n = 0;
+		child->exited = false;
+		if (hs_u64map_get(&m->proc_ix, (uint32_t)ppid, &ix)) {
+			parent = m->procs.v[ix];
+			hs_vec_reserve(&child->maps, parent->maps.n);
+			memcpy(child->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
+			child->maps.n = parent->maps.n;
+			for (size_t i = 0; i < child->maps.n; i++)
+				child->maps.v[i].profile_mapping = 0;
+		}
+	}
+	t = thread_get(m, pid, tid);
+	memcpy(t->comm, comm, sizeof(comm));
+}
+
+void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid)
+{
+	uint64_t ix;
+
+	if (pid == tid && hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix))
+		m->procs.v[ix]->exited = true;
+}
+
+const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)
+{
+	uint64_t ix;
+
+	if (!hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix) || !m->threads.v[ix].comm[0])
+		return NULL;
+	return m->threads.v[ix].comm;
+}
+
+static int read_small(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	size_t k;
+
+	if (!f)
+		return -errno;
+	k = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[k] = '\0';
+	while (k && (buf[k - 1] == '\n'))
+		buf[--k] = '\0';
+	return 0;
+}
+
+int hs_model_from_proc(struct hs_model *m, int32_t pid,
+		       void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx)
+{
+	char path[64], comm[64];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &cap, f) > 0) {
+		uint64_t start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8];
+		int name = 0;
+		struct hs_dso_ident id = {0};
+		struct hs_map *map;
+		char *nl;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &name) < 7)
+			continue;
+		if (!strchr(perms, 'x'))
+			continue;
+		nl = strchr(line + name, '\n');
+		if (nl)
+			*nl = '\0';
+		id.path = name ? line + name : "";
+		if (!*id.path)
+			id.path = "//anon";
+		id.maj = maj;
+		id.min = min;
+		id.ino = ino;
+		/* " (deleted)" is the kernel's note, not part of the name */
+		{
+			size_t n = strlen(id.path);
+			if (n > 10 && !strcmp(id.path + n - 10, " (deleted)"))
+				line[name + n - 10] = '\0';
+		}
+		map = hs_model_mmap(m, pid, start, end - start, off, 5 /* r-x */, hs_model_dso(m, &id));
+		if (map && capture && map->dso->kind != HS_DSO_ANON)
+			capture(ctx, pid, map);
+	}
+	free(line);
+	fclose(f);
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		char tpath[96];
+		int tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%d/comm", (int)pid, tid);
+		if (read_small(tpath, comm, sizeof(comm)) == 0)
+			hs_model_comm(m, pid, tid, comm, false);
+	}
+	closedir(d);
+	return 0;
+}

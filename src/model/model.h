@@ -1,0 +1,105 @@
+/* Processes, threads and their mappings as they change over time, fed in time order by
+ * side-band events (mmap, comm, fork, exit). Answers "what was mapped at address A in pid P
+ * now", where now is the time of the event being processed. Not thread-safe. */
+#ifndef HS_MODEL_H
+#define HS_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+#include "util/util.h"
+
+enum hs_dso_kind {
+	HS_DSO_FILE = 0, /* an ELF file on disk */
+	HS_DSO_VDSO,     /* [vdso]: an ELF image in memory */
+	HS_DSO_ANON,     /* anonymous or special memory ([heap], //anon, [stack], memfd ...) */
+};
+
+/* A file (or memory image) code is mapped from. Shared by every mapping of the same object. */
+struct hs_dso {
+	uint32_t id;              /* index in the model's table */
+	enum hs_dso_kind kind;
+	char *path;               /* as the kernel names it */
+	uint8_t build_id[20];
+	uint8_t build_id_size;    /* 0 when the kernel did not send one */
+	uint32_t maj, min;        /* device and inode, when known: identity without a build-id */
+	uint64_t ino;
+	int fd;                   /* descriptor on the very file that was mapped, captured while a
+	                           * process had it mapped; -1 when none. Owned by the dso. */
+	int32_t pid_hint;         /* a process that mapped it, to read memory images through */
+	uint64_t start_hint;      /* ... and where */
+	void *sym;                /* the symbolizer's per-dso data, owned by the symbolizer */
+};
+
+struct hs_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;      /* file offset of start */
+	uint32_t prot;
+	struct hs_dso *dso;
+	uint32_t profile_mapping; /* id of the profile mapping made for it, 0 until asked */
+};
+
+struct hs_process {
+	int32_t pid;
+	bool exited;
+	HS_VEC(struct hs_map) maps; /* sorted by start, non-overlapping */
+};
+
+struct hs_thread {
+	int32_t tid, pid;
+	char comm[32];
+};
+
+struct hs_model {
+	HS_VEC(struct hs_process *) procs;
+	struct hs_u64map proc_ix; /* pid -> index in procs */
+	HS_VEC(struct hs_thread) threads;
+	struct hs_u64map thread_ix; /* tid -> index in threads */
+	HS_VEC(struct hs_dso *) dsos;
+	struct hs_index dso_ix;     /* identity -> index in dsos */
+};
+
+/* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */
+struct hs_dso_ident {
+	const char *path;
+	const uint8_t *build_id;
+	uint8_t build_id_size;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+void hs_model_init(struct hs_model *m);
+/* Closes every captured descriptor; the symbolizer must have released dso->sym before. */
+void hs_model_release(struct hs_model *m);
+
+/* The dso for this identity, created on first use. */
+struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id);
+
+/* A new mapping in pid: replaces whatever overlapped it. Returns the map (valid until the next
+ * change to this process). */
+struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+			     uint32_t prot, struct hs_dso *dso);
+/* A thread's name; exec marks a new program image in the process (its mappings are dropped). */
+void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *comm, bool exec);
+/* A new thread (pid == ppid) or a new process (which inherits the parent's mappings and name). */
+void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid);
+
+struct hs_process *hs_model_process(struct hs_model *m, int32_t pid);
+/* The mapping that holds addr in pid, or NULL. */
+struct hs_map *hs_model_find_map(struct hs_model *m, int32_t pid, uint64_t addr);
+/* The thread's name, or NULL when nothing is known of it. */
+const char *hs_model_comm_of(const struct hs_model *m, int32_t tid);
+
+/* Reads /proc/PID: the process's mappings and its threads' names, for processes that were
+ * running before the recording started. Returns 0 or a negative errno (-ESRCH: gone). Each
+ * executable file mapping is passed to capture(ctx, pid, map) so the caller can hold on to the
+ * mapped file while it still exists. */
+int hs_model_from_proc(struct hs_model *m, int32_t pid,
+		       void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
+
+/* Whether a kernel-given mapping name denotes anonymous/special memory rather than a file. */
+bool hs_model_path_is_anon(const char *path);
+
+#endif

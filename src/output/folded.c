@@ -1,0 +1,116 @@
+/* Folded stacks, the FlameGraph text format: "root;caller;...;leaf count", one line per
+ * distinct stack, lines sorted as stackcollapse-perf.pl sorts them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+
+struct folded_line {
+	char *text;
+	size_t len;
+	int64_t value;
+};
+
+struct folded_key {
+	const struct folded_line *lines;
+	const char *text;
+	size_t len;
+};
+
+static bool folded_eq(const void *ctx, uint32_t id)
+{
+	const struct folded_key *k = ctx;
+	return k->lines[id].len == k->len && !memcmp(k->lines[id].text, k->text, k->len);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+/* Separators of the format cannot appear inside a frame. */
+static void add_name(struct hs_strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		char c = *s;
+		if (c == ';')
+			c = ':';
+		else if (c == '\n' || c == '\r')
+			c = ' ';
+		hs_strbuf_addc(sb, c);
+	}
+}
+
+void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t comm, int32_t pid,
+		    int32_t tid, struct hs_strbuf *sb)
+{
+	const char *c = hs_profile_str(p, comm);
+
+	if (!*c)
+		c = "[unknown]";
+	for (; *c; c++)
+		hs_strbuf_addc(sb, *c == ' ' ? '_' : *c == ';' ? ':' : *c);
+	if (o->root_tid)
+		hs_strbuf_addf(sb, "-%d/%d", (int)pid, (int)tid);
+	else if (o->root_pid)
+		hs_strbuf_addf(sb, "-%d", (int)pid);
+}
+
+int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+{
+	HS_VEC(struct folded_line) lines = {0};
+	struct hs_index ix = {0};
+	struct hs_strbuf sb = {0};
+	struct hs_frame *frames = NULL;
+	size_t fcap = 0;
+	uint32_t vi = hs_output_value_index(p, o);
+
+	/* Stacks that differ only in addresses read the same: merge by the text of the line. */
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct hs_sample *s = &p->samples.v[i];
+		size_t nf = hs_stack_frames(p, s->stack, &frames, &fcap);
+		struct folded_key k;
+		uint64_t h;
+		uint32_t id;
+
+		hs_strbuf_reset(&sb);
+		hs_folded_root(p, o, s->comm, s->pid, s->tid, &sb);
+		for (size_t f = 0; f < nf; f++) {
+			hs_strbuf_addc(&sb, ';');
+			add_name(&sb, frames[f].name);
+			if (o->annotate_inline && frames[f].inlined)
+				hs_strbuf_adds(&sb, "_[i]");
+			else if (!o->no_annotate && frames[f].kind == HS_KIND_KERNEL)
+				hs_strbuf_adds(&sb, "_[k]");
+			else if (!o->no_annotate && frames[f].kind == HS_KIND_JIT)
+				hs_strbuf_adds(&sb, "_[j]");
+		}
+		k.lines = lines.v;
+		k.text = hs_strbuf_str(&sb);
+		k.len = sb.len;
+		h = hs_hash_bytes(k.text, k.len, 0);
+		id = hs_index_find(&ix, h, folded_eq, &k);
+		if (id == UINT32_MAX) {
+			struct folded_line l = {hs_xstrndup(k.text, k.len), k.len, 0};
+			id = (uint32_t)lines.n;
+			hs_vec_push(&lines, l);
+			hs_index_insert(&ix, h, id);
+		}
+		lines.v[id].value += hs_profile_sample_values(p, (uint32_t)i)[vi];
+	}
+	qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
+	for (size_t i = 0; i < lines.n; i++) {
+		if (lines.v[i].value > 0) {
+			hs_outfile_write(out, lines.v[i].text, lines.v[i].len);
+			hs_outfile_printf(out, " %lld\n", (long long)lines.v[i].value);
+		}
+		free(lines.v[i].text);
+	}
+	free(frames);
+	hs_strbuf_release(&sb);
+	hs_index_release(&ix);
+	hs_vec_free(&lines);
+	return out->err ? -out->err : 0;
+}

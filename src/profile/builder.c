@@ -1,0 +1,355 @@
+/* Events to profile. */
+#include "builder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "util/strbuf.h"
+
+#define KERNEL_START 0xffff800000000000ULL
+
+void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
+{
+	struct hs_symbolizer_opts so = {opts->kallsyms};
+	char event_unit[64];
+
+	memset(b, 0, sizeof(*b));
+	b->opts = *opts;
+	b->p = hs_profile_new();
+	hs_model_init(&b->model);
+	hs_symbolizer_init(&b->sym, &so);
+	hs_profile_add_type(b->p, "samples", "count");
+	if (opts->time_based) {
+		hs_profile_add_type(b->p, "cpu", "nanoseconds");
+		b->p->period_type = b->p->types.v[1];
+	} else {
+		snprintf(event_unit, sizeof(event_unit), "%s", opts->event ? opts->event : "events");
+		hs_profile_add_type(b->p, event_unit, "count");
+		b->p->period_type = b->p->types.v[1];
+	}
+	b->value_types = 2;
+	{
+		struct hs_loc_cache_entry e0 = {0};
+		hs_vec_push(&b->loc_cache, e0); /* index 0 unused so that ids stay non-zero */
+	}
+}
+
+void hs_builder_release(struct hs_builder *b)
+{
+	if (!b)
+		return;
+	hs_symbolizer_release(&b->sym, &b->model);
+	hs_model_release(&b->model);
+	hs_profile_free(b->p);
+	hs_callchain_release(&b->cc);
+	hs_vec_free(&b->locs);
+	hs_vec_free(&b->loc_cache);
+	hs_index_release(&b->loc_ix);
+	hs_u64map_release(&b->kernel_maps);
+}
+
+struct hs_profile *hs_builder_take(struct hs_builder *b)
+{
+	struct hs_profile *p = b->p;
+
+	if (b->stats.last_time > b->stats.first_time)
+		p->duration_nanos = (int64_t)(b->stats.last_time - b->stats.first_time);
+	b->p = NULL;
+	return p;
+}
+
+/* ---- locations ---- */
+
+struct loc_key {
+	const struct hs_builder *b;
+	uint32_t mapping;
+	uint64_t addr;
+	bool ret;
+};
+
+static bool loc_key_eq(const void *ctx, uint32_t id)
+{
+	const struct loc_key *k = ctx;
+	const struct hs_loc_cache_entry *e = &k->b->loc_cache.v[id];
+	return e->mapping == k->mapping && e->addr == k->addr && e->ret == k->ret;
+}
+
+static uint64_t loc_hash(uint32_t mapping, uint64_t addr, bool ret)
+{
+	return hs_hash_combine(hs_hash_u64(addr), ((uint64_t)mapping << 1) | ret);
+}
+
+static uint32_t cached_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret)
+{
+	struct loc_key k = {b, mapping, addr, ret};
+	uint32_t id = hs_index_find(&b->loc_ix, loc_hash(mapping, addr, ret), loc_key_eq, &k);
+	return id == UINT32_MAX ? 0 : b->loc_cache.v[id].loc;
+}
+
+static void cache_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret, uint32_t loc)
+{
+	struct hs_loc_cache_entry e = {mapping, loc, addr, ret};
+	hs_index_insert(&b->loc_ix, loc_hash(mapping, addr, ret), (uint32_t)b->loc_cache.n);
+	hs_vec_push(&b->loc_cache, e);
+}
+
+static uint32_t named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind, const char *name)
+{
+	uint32_t nm = hs_profile_intern_str(b->p, name);
+	struct hs_line ln = {hs_profile_function(b->p, nm, nm, 0, 0), 0};
+	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
+}
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = '\0';
+}
+
+/* "[libc.so.6]" for a module without a symbol at that address. */
+static void module_placeholder(struct hs_strbuf *sb, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	if (!*base)
+		base = "unknown";
+	n = strlen(base);
+	hs_strbuf_reset(sb);
+	if (base[0] == '[' && base[n - 1] == ']')
+		hs_strbuf_add(sb, base, n);
+	else
+		hs_strbuf_addf(sb, "[%s]", base);
+}
+
+static uint32_t user_mapping(struct hs_builder *b, struct hs_map *map)
+{
+	struct hs_dso *d = map->dso;
+	struct hs_mapping m = {0};
+	char bid[41];
+
+	if (map->profile_mapping)
+		return map->profile_mapping;
+	m.start = map->start;
+	m.limit = map->end;
+	m.offset = map->pgoff;
+	m.file = hs_profile_intern_str(b->p, d->path);
+	if (!d->build_id_size && d->kind != HS_DSO_ANON) {
+		/* the kernel did not send one: take it from the file, once loaded */
+		const struct hs_elf_symtab *st = hs_symbolizer_table(&b->sym, d);
+		if (st && st->build_id_size) {
+			memcpy(d->build_id, st->build_id, st->build_id_size);
+			d->build_id_size = st->build_id_size;
+		}
+	}
+	if (d->build_id_size) {
+		hex(bid, d->build_id, d->build_id_size);
+		m.build_id = hs_profile_intern_str(b->p, bid);
+	}
+	m.kind = d->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
+	map->profile_mapping = hs_profile_mapping(b->p, &m);
+	return map->profile_mapping;
+}
+
+static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret)
+{
+	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
+	struct hs_strbuf sb = {0};
+	struct hs_sym sym;
+	uint32_t mapping, loc;
+	uint8_t kind;
+
+	if (!map) {
+		b->stats.unmapped_frames++;
+		loc = cached_loc(b, 0, addr, ret);
+		if (!loc) {
+			loc = named_location(b, 0, addr, HS_KIND_PSEUDO, "[unknown]");
+			cache_loc(b, 0, addr, ret, loc);
+		}
+		return loc;
+	}
+	mapping = user_mapping(b, map);
+	loc = cached_loc(b, mapping, addr, ret);
+	if (loc)
+		return loc;
+	kind = map->dso->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
+	if (map->dso->kind != HS_DSO_ANON &&
+	    hs_symbolize_user(&b->sym, map->dso, addr - ret - map->start + map->pgoff, &sym)) {
+		loc = named_location(b, mapping, addr, kind, sym.name);
+	} else {
+		module_placeholder(&sb, map->dso->path);
+		loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));
+		hs_strbuf_release(&sb);
+	}
+	cache_loc(b, mapping, addr, ret, loc);
+	return loc;
+}
+
+static uint32_t kernel_mapping(struct hs_builder *b, const char *module)
+{
+	struct hs_strbuf sb = {0};
+	uint32_t file;
+	uint64_t id;
+	struct hs_mapping m = {0};
+
+	if (module)
+		hs_strbuf_addf(&sb, "[%s]", module);
+	else
+		hs_strbuf_adds(&sb, "[kernel.kallsyms]");
+	file = hs_profile_intern_str(b->p, hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
+	if (hs_u64map_get(&b->kernel_maps, file, &id))
+		return (uint32_t)id;
+	m.start = KERNEL_START;
+	m.limit = UINT64_MAX;
+	m.file = file;
+	m.kind = HS_KIND_KERNEL;
+	id = hs_profile_mapping(b->p, &m);
+	hs_u64map_put(&b->kernel_maps, file, id);
+	return (uint32_t)id;
+}
+
+static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
+{
+	struct hs_sym sym;
+	uint32_t loc = cached_loc(b, UINT32_MAX, addr, ret), mapping;
+
+	if (loc)
+		return loc;
+	if (hs_symbolize_kernel(&b->sym, addr - ret, &sym)) {
+		mapping = kernel_mapping(b, sym.module);
+		loc = named_location(b, mapping, addr, HS_KIND_KERNEL, sym.name);
+	} else {
+		mapping = kernel_mapping(b, NULL);
+		loc = named_location(b, mapping, addr, HS_KIND_KERNEL, "[kernel.kallsyms]");
+	}
+	cache_loc(b, UINT32_MAX, addr, ret, loc);
+	return loc;
+}
+
+/* ---- events ---- */
+
+static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
+{
+	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
+	int64_t values[2];
+	const char *comm;
+	char tidname[24];
+	uint32_t stack;
+
+	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
+		b->stats.own_samples++;
+		return;
+	}
+	if (s->callchain)
+		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
+				       b->opts.max_stack);
+	else {
+		bool k = s->ip >= KERNEL_START;
+		hs_callchain_reset(&b->cc);
+		if ((k && b->opts.kernel) || (!k && b->opts.user))
+			hs_callchain_push(&b->cc, s->ip, k, false);
+	}
+	if (!b->cc.frames.n) {
+		b->stats.empty_samples++;
+		return;
+	}
+	b->locs.n = 0;
+	for (size_t i = 0; i < b->cc.frames.n; i++) {
+		const struct hs_cc_frame *f = &b->cc.frames.v[i];
+		uint32_t loc = f->kernel ? kernel_location(b, f->addr, f->ret) : user_location(b, pid, f->addr, f->ret);
+		hs_vec_push(&b->locs, loc);
+	}
+	if (b->cc.stop != HS_STOP_END)
+		hs_vec_push(&b->locs, named_location(b, 0, 0, HS_KIND_PSEUDO, hs_stop_name(b->cc.stop)));
+	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
+	comm = hs_model_comm_of(&b->model, tid);
+	if (!comm) {
+		snprintf(tidname, sizeof(tidname), ":%d", (int)tid);
+		comm = tidname;
+	}
+	values[0] = 1;
+	values[1] = (int64_t)(s->period ? s->period : 1);
+	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, comm), pid, tid,
+			      b->opts.keep_time ? s->sid.time : 0, values);
+	b->stats.samples++;
+}
+
+static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
+{
+	struct hs_dso_ident id = {0};
+	struct hs_dso *dso;
+	struct hs_map *map;
+
+	if (m->pid == UINT32_MAX || m->data || !m->filename)
+		return; /* the kernel's own maps, and data mappings, hold no user code */
+	if (m->is_mmap2 && !(m->prot & PROT_EXEC))
+		return;
+	id.path = m->filename;
+	if (m->build_id_size) {
+		id.build_id = m->build_id;
+		id.build_id_size = m->build_id_size;
+	} else {
+		id.maj = m->maj;
+		id.min = m->min;
+		id.ino = m->ino;
+	}
+	dso = hs_model_dso(&b->model, &id);
+	map = hs_model_mmap(&b->model, (int32_t)m->pid, m->start, m->len, m->pgoff, m->prot ? m->prot : PROT_EXEC, dso);
+	if (map && dso->kind == HS_DSO_FILE && dso->fd < 0 && !dso->sym && b->opts.capture)
+		dso->fd = b->opts.capture(b->opts.capture_ctx, (int32_t)m->pid, map->start, map->end);
+}
+
+void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev)
+{
+	if (ev->sid.has_time) {
+		if (!b->stats.first_time)
+			b->stats.first_time = ev->sid.time;
+		if (ev->sid.time > b->stats.last_time)
+			b->stats.last_time = ev->sid.time;
+	}
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(b, &ev->sample);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(b, &ev->mmap);
+		break;
+	case PERF_RECORD_COMM:
+		if (ev->comm.comm)
+			hs_model_comm(&b->model, (int32_t)ev->comm.pid, (int32_t)ev->comm.tid, ev->comm.comm, ev->comm.exec);
+		break;
+	case PERF_RECORD_FORK:
+		hs_model_fork(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.ppid, (int32_t)ev->task.tid,
+			      (int32_t)ev->task.ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		hs_model_exit(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.tid);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		b->stats.lost += ev->lost.lost;
+		break;
+	default:
+		b->stats.unknown_records++;
+		break;
+	}
+}
+
+static void capture_proc_map(void *ctx, int32_t pid, struct hs_map *map)
+{
+	struct hs_builder *b = ctx;
+
+	if (map->dso->kind == HS_DSO_FILE && map->dso->fd < 0 && !map->dso->sym && b->opts.capture)
+		map->dso->fd = b->opts.capture(b->opts.capture_ctx, pid, map->start, map->end);
+}
+
+int hs_builder_add_proc(struct hs_builder *b, int32_t pid)
+{
+	return hs_model_from_proc(&b->model, pid, capture_proc_map, b);
+}

@@ -1,0 +1,75 @@
+/* From events to a profile: the stage that ties model, unwinder and symbolizer together. It
+ * takes perf_event records in time order (from live rings or a file), keeps the model of
+ * processes current, turns each sample's call chain into locations (each unique address
+ * resolved once) and adds it to a struct hs_profile. */
+#ifndef HS_BUILDER_H
+#define HS_BUILDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/perf-event.h"
+#include "model/model.h"
+#include "profile/profile.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/callchain.h"
+
+struct hs_builder_opts {
+	bool kernel;            /* keep kernel frames */
+	bool user;              /* keep user frames */
+	int32_t exclude_pid;    /* samples of this process are dropped (hotstack itself); 0 = none */
+	const char *event;      /* the event's name, e.g. "cpu-clock" */
+	bool time_based;        /* the period is nanoseconds of CPU time (cpu-clock, task-clock) */
+	uint32_t max_stack;     /* the kernel's cap on chain length, to spot truncated chains */
+	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
+	const char *kallsyms;   /* NULL = /proc/kallsyms */
+	/* Asked for a descriptor on the file mapped at [start, end) in pid, when a new file dso
+	 * is first mapped; returns an fd the dso takes over, or -1. May be NULL. */
+	int (*capture)(void *ctx, int32_t pid, uint64_t start, uint64_t end);
+	void *capture_ctx;
+};
+
+struct hs_builder_stats {
+	uint64_t samples;        /* added to the profile */
+	uint64_t own_samples;    /* of hotstack itself, dropped */
+	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
+	uint64_t lost;           /* samples the kernel could not write (LOST, LOST_SAMPLES) */
+	uint64_t bad_records;    /* records that did not parse */
+	uint64_t unknown_records;
+	uint64_t unmapped_frames; /* user addresses outside every known mapping */
+	uint64_t first_time, last_time;
+};
+
+struct hs_loc_cache_entry {
+	uint32_t mapping;
+	uint32_t loc;
+	uint64_t addr;
+	bool ret;
+};
+
+struct hs_builder {
+	struct hs_builder_opts opts;
+	struct hs_profile *p;
+	struct hs_model model;
+	struct hs_symbolizer sym;
+	struct hs_callchain cc;
+	HS_VEC(uint32_t) locs;
+	HS_VEC(struct hs_loc_cache_entry) loc_cache;
+	struct hs_index loc_ix;
+	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
+	uint32_t value_types;
+	struct hs_builder_stats stats;
+};
+
+void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);
+/* Releases everything, including the profile if it was not taken. */
+void hs_builder_release(struct hs_builder *b);
+/* Feeds one parsed event. Events must come in time order. */
+void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev);
+/* Describes an already running process from /proc (before its first sample). Returns 0 or a
+ * negative errno (-ESRCH: it is gone). */
+int hs_builder_add_proc(struct hs_builder *b, int32_t pid);
+/* Hands the finished profile over to the caller (who frees it). */
+struct hs_profile *hs_builder_take(struct hs_builder *b);
+
+#endif

@@ -1,0 +1,26 @@
+/* Loading any profile input, recognised by its content rather than its name. */
+#ifndef HS_LOAD_H
+#define HS_LOAD_H
+
+#include "format/format.h"
+#include "profile/profile.h"
+
+enum hs_input_kind {
+	HS_INPUT_UNKNOWN = 0,
+	HS_INPUT_PPROF,
+	HS_INPUT_FOLDED,
+	HS_INPUT_PERF_DATA,
+};
+
+/* What buf holds, judged from its first bytes. */
+enum hs_input_kind hs_input_sniff(const void *buf, size_t len);
+
+/* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
+ * file system, -EBADMSG/-ENODATA/-EOVERFLOW from the parser (err says where), or
+ * -EPROTONOSUPPORT when the content is not a format this build reads (err says which). */
+int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err);
+
+/* Reads a whole file into memory (capped at max bytes: -EFBIG beyond). */
+int hs_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,343 @@
+/* The profile IR: interning tables and sample aggregation. */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hs_profile *hs_profile_new(void)
+{
+	struct hs_profile *p = hs_xcalloc(1, sizeof(*p));
+	struct hs_mapping m0 = {0};
+	struct hs_function f0 = {0};
+	struct hs_location l0 = {0};
+	struct hs_stack s0 = {0};
+	struct hs_line ln0 = {0};
+
+	hs_vec_push(&p->str_off, 0);
+	hs_vec_push(&p->str_len, 0);
+	hs_vec_push(&p->str_pool, '\0');
+	hs_vec_push(&p->mappings, m0);
+	hs_vec_push(&p->functions, f0);
+	hs_vec_push(&p->locations, l0);
+	hs_vec_push(&p->stacks, s0);
+	hs_vec_push(&p->lines, ln0);
+	return p;
+}
+
+void hs_profile_free(struct hs_profile *p)
+{
+	if (!p)
+		return;
+	hs_vec_free(&p->str_off);
+	hs_vec_free(&p->str_len);
+	hs_vec_free(&p->str_pool);
+	hs_vec_free(&p->types);
+	hs_vec_free(&p->comments);
+	hs_vec_free(&p->mappings);
+	hs_vec_free(&p->functions);
+	hs_vec_free(&p->lines);
+	hs_vec_free(&p->locations);
+	hs_vec_free(&p->stack_locs);
+	hs_vec_free(&p->stacks);
+	hs_vec_free(&p->samples);
+	hs_vec_free(&p->values);
+	hs_index_release(&p->str_ix);
+	hs_index_release(&p->map_ix);
+	hs_index_release(&p->func_ix);
+	hs_index_release(&p->loc_ix);
+	hs_index_release(&p->stack_ix);
+	hs_index_release(&p->sample_ix);
+	free(p);
+}
+
+/* ---- strings ---- */
+
+struct str_key {
+	const struct hs_profile *p;
+	const char *s;
+	size_t len;
+};
+
+static bool str_eq(const void *ctx, uint32_t id)
+{
+	const struct str_key *k = ctx;
+	return k->p->str_len.v[id] == k->len && !memcmp(k->p->str_pool.v + k->p->str_off.v[id], k->s, k->len);
+}
+
+uint32_t hs_profile_intern(struct hs_profile *p, const char *s, size_t len)
+{
+	struct str_key k = {p, s, len};
+	uint64_t h;
+	uint32_t id;
+
+	if (!len)
+		return 0;
+	h = hs_hash_bytes(s, len, 0);
+	id = hs_index_find(&p->str_ix, h, str_eq, &k);
+	if (id != UINT32_MAX)
+		return id;
+	if (p->str_pool.n + len + 1 > UINT32_MAX)
+		hs_die_oom();
+	id = (uint32_t)p->str_off.n;
+	hs_vec_push(&p->str_off, (uint32_t)p->str_pool.n);
+	hs_vec_push(&p->str_len, (uint32_t)len);
+	hs_vec_reserve(&p->str_pool, p->str_pool.n + len + 1);
+	memcpy(p->str_pool.v + p->str_pool.n, s, len);
+	p->str_pool.n += len;
+	p->str_pool.v[p->str_pool.n++] = '\0';
+	hs_index_insert(&p->str_ix, h, id);
+	return id;
+}
+
+uint32_t hs_profile_intern_str(struct hs_profile *p, const char *s)
+{
+	return s ? hs_profile_intern(p, s, strlen(s)) : 0;
+}
+
+const char *hs_profile_str(const struct hs_profile *p, uint32_t id)
+{
+	if (id >= p->str_off.n)
+		return "";
+	return p->str_pool.v + p->str_off.v[id];
+}
+
+/* ---- value types ---- */
+
+uint32_t hs_profile_add_type(struct hs_profile *p, const char *type, const char *unit)
+{
+	struct hs_value_type t = {hs_profile_intern_str(p, type), hs_profile_intern_str(p, unit)};
+
+	hs_vec_push(&p->types, t);
+	return (uint32_t)p->types.n - 1;
+}
+
+int hs_profile_find_type(const struct hs_profile *p, const char *type)
+{
+	for (size_t i = 0; i < p->types.n; i++)
+		if (!strcmp(hs_profile_str(p, p->types.v[i].type), type))
+			return (int)i;
+	return -1;
+}
+
+/* ---- mappings ---- */
+
+struct map_key {
+	const struct hs_profile *p;
+	const struct hs_mapping *m;
+};
+
+static bool map_eq(const void *ctx, uint32_t id)
+{
+	const struct map_key *k = ctx;
+	const struct hs_mapping *a = &k->p->mappings.v[id], *b = k->m;
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       a->file == b->file && a->build_id == b->build_id && a->kind == b->kind;
+}
+
+uint32_t hs_profile_mapping(struct hs_profile *p, const struct hs_mapping *m)
+{
+	struct map_key k = {p, m};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(m->start), m->limit),
+				     hs_hash_combine(hs_hash_combine(m->offset, m->file), m->build_id));
+	uint32_t id = hs_index_find(&p->map_ix, h, map_eq, &k);
+
+	if (id != UINT32_MAX)
+		return id;
+	id = (uint32_t)p->mappings.n;
+	hs_vec_push(&p->mappings, *m);
+	hs_index_insert(&p->map_ix, h, id);
+	return id;
+}
+
+/* ---- functions ---- */
+
+struct func_key {
+	const struct hs_profile *p;
+	struct hs_function f;
+};
+
+static bool func_key_eq(const void *ctx, uint32_t id)
+{
+	const struct func_key *k = ctx;
+	const struct hs_function *a = &k->p->functions.v[id];
+	return a->name == k->f.name && a->system_name == k->f.system_name && a->filename == k->f.filename &&
+	       a->start_line == k->f.start_line;
+}
+
+uint32_t hs_profile_function(struct hs_profile *p, uint32_t name, uint32_t system_name,
+			     uint32_t filename, int64_t start_line)
+{
+	struct func_key k = {p, {name, system_name, filename, start_line}};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(name), system_name),
+				     hs_hash_combine(filename, (uint64_t)start_line));
+	uint32_t id = hs_index_find(&p->func_ix, h, func_key_eq, &k);
+
+	if (id != UINT32_MAX)
+		return id;
+	id = (uint32_t)p->functions.n;
+	hs_vec_push(&p->functions, k.f);
+	hs_index_insert(&p->func_ix, h, id);
+	return id;
+}
+
+/* ---- locations ---- */
+
+struct loc_key {
+	const struct hs_profile *p;
+	uint32_t mapping;
+	uint64_t address;
+	uint8_t kind;
+	const struct hs_line *lines;
+	uint32_t nlines;
+};
+
+static bool loc_eq(const void *ctx, uint32_t id)
+{
+	const struct loc_key *k = ctx;
+	const struct hs_location *l = &k->p->locations.v[id];
+
+	if (l->mapping != k->mapping || l->address != k->address || l->kind != k->kind || l->nlines != k->nlines)
+		return false;
+	for (uint32_t i = 0; i < l->nlines; i++) {
+		const struct hs_line *a = &k->p->lines.v[l->line0 + i];
+		if (a->function != k->lines[i].function || a->line != k->lines[i].line)
+			return false;
+	}
+	return true;
+}
+
+uint32_t hs_profile_location(struct hs_profile *p, uint32_t mapping, uint64_t address, uint8_t kind,
+			     const struct hs_line *lines, uint32_t nlines)
+{
+	struct loc_key k = {p, mapping, address, kind, lines, nlines};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(mapping), address), kind);
+	struct hs_location l;
+	uint32_t id;
+
+	for (uint32_t i = 0; i < nlines; i++)
+		h = hs_hash_combine(hs_hash_combine(h, lines[i].function), (uint64_t)lines[i].line);
+	id = hs_index_find(&p->loc_ix, h, loc_eq, &k);
+	if (id != UINT32_MAX)
+		return id;
+	l.mapping = mapping;
+	l.address = address;
+	l.kind = kind;
+	l.line0 = (uint32_t)p->lines.n;
+	l.nlines = nlines;
+	for (uint32_t i = 0; i < nlines; i++)
+		hs_vec_push(&p->lines, lines[i]);
+	id = (uint32_t)p->locations.n;
+	hs_vec_push(&p->locations, l);
+	hs_index_insert(&p->loc_ix, h, id);
+	return id;
+}
+
+/* ---- stacks ---- */
+
+struct stack_key {
+	const struct hs_profile *p;
+	const uint32_t *locs;
+	uint32_t n;
+};
+
+static bool stack_eq(const void *ctx, uint32_t id)
+{
+	const struct stack_key *k = ctx;
+	const struct hs_stack *s = &k->p->stacks.v[id];
+	return s->nlocs == k->n && !memcmp(&k->p->stack_locs.v[s->loc0], k->locs, k->n * sizeof(*k->locs));
+}
+
+uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs)
+{
+	struct stack_key k = {p, locs, nlocs};
+	uint64_t h = hs_hash_bytes(locs, nlocs * sizeof(*locs), 0x57ac);
+	struct hs_stack s;
+	uint32_t id;
+
+	if (!nlocs)
+		return 0;
+	id = hs_index_find(&p->stack_ix, h, stack_eq, &k);
+	if (id != UINT32_MAX)
+		return id;
+	s.loc0 = (uint32_t)p->stack_locs.n;
+	s.nlocs = nlocs;
+	hs_vec_reserve(&p->stack_locs, p->stack_locs.n + nlocs);
+	memcpy(p->stack_locs.v + p->stack_locs.n, locs, nlocs * sizeof(*locs));
+	p->stack_locs.n += nlocs;
+	id = (uint32_t)p->stacks.n;
+	hs_vec_push(&p->stacks, s);
+	hs_index_insert(&p->stack_ix, h, id);
+	return id;
+}
+
+/* ---- samples ---- */
+
+struct sample_key {
+	const struct hs_profile *p;
+	struct hs_sample s;
+};
+
+static bool sample_eq(const void *ctx, uint32_t id)
+{
+	const struct sample_key *k = ctx;
+	const struct hs_sample *a = &k->p->samples.v[id];
+	return a->stack == k->s.stack && a->comm == k->s.comm && a->pid == k->s.pid && a->tid == k->s.tid &&
+	       a->time == k->s.time;
+}
+
+uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t comm, int32_t pid,
+			       int32_t tid, uint64_t time, const int64_t *values)
+{
+	struct sample_key k = {p, {stack, comm, pid, tid, time}};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(stack), comm),
+				     hs_hash_combine(((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid, time));
+	uint32_t id = hs_index_find(&p->sample_ix, h, sample_eq, &k);
+	size_t nt = p->types.n;
+
+	if (id == UINT32_MAX) {
+		id = (uint32_t)p->samples.n;
+		hs_vec_push(&p->samples, k.s);
+		hs_vec_reserve(&p->values, p->values.n + nt);
+		memset(p->values.v + p->values.n, 0, nt * sizeof(*p->values.v));
+		p->values.n += nt;
+		hs_index_insert(&p->sample_ix, h, id);
+	}
+	for (size_t i = 0; i < nt; i++)
+		p->values.v[(size_t)id * nt + i] += values[i];
+	return id;
+}
+
+const char *hs_profile_location_name(const struct hs_profile *p, uint32_t loc)
+{
+	const struct hs_location *l = &p->locations.v[loc];
+
+	if (!l->nlines)
+		return "[unknown]";
+	return hs_profile_str(p, p->functions.v[p->lines.v[l->line0 + l->nlines - 1].function].name);
+}
+
+int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < p->samples.n; i++)
+		t += p->values.v[i * p->types.n + vi];
+	return t;
+}
+
+enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
+{
+	if (file && *file) {
+		if (!strncmp(file, "[kernel.kallsyms]", 17))
+			return HS_KIND_KERNEL;
+		if (!strcmp(file, "[jit]") || !strncmp(file, "/tmp/perf-", 10) || strstr(file, "jitted-") ||
+		    !strcmp(file, "//anon") || !strcmp(file, "[anon]"))
+			return HS_KIND_JIT;
+	}
+	/* x86-64 and arm64 keep the kernel in the upper half of the address space */
+	if (address >= 0xffff800000000000ULL)
+		return HS_KIND_KERNEL;
+	if ((!file || !*file) && fn && fn[0] == '[')
+		return HS_KIND_PSEUDO;
+	return HS_KIND_USER;
+}

@@ -1,0 +1,140 @@
+/* The profile IR: the shape of pprof's profile.proto (strings, mappings, functions, locations
+ * with inline lines, samples with values and labels), with stacks interned so that writers
+ * that merge stacks (folded, flame graphs) see each distinct stack once.
+ *
+ * Every table uses its array index as the id, and index 0 is a reserved "none" entry (except
+ * samples, which nothing refers to), so `p->locations.v[id]` is valid for every id handed out. A profile owns all its memory; pointers
+ * into its tables are invalidated by the next call that adds to the same table. Not thread-safe. */
+#ifndef HS_PROFILE_H
+#define HS_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+#include "util/util.h"
+
+/* What kind of code a frame is; writers use it for colours and folded annotations. */
+enum hs_kind {
+	HS_KIND_USER = 0,
+	HS_KIND_KERNEL,
+	HS_KIND_JIT,
+	HS_KIND_PSEUDO, /* [unknown], [module] without symbol, stop reasons */
+	HS_KIND_COUNT
+};
+
+struct hs_value_type {
+	uint32_t type, unit; /* string ids, e.g. "samples"/"count", "cpu"/"nanoseconds" */
+};
+
+struct hs_mapping {
+	uint64_t start, limit, offset; /* as in pprof: address range and file offset of start */
+	uint32_t file;                 /* string id: path, "[kernel.kallsyms]", "[vdso]", "[ext4]" */
+	uint32_t build_id;             /* string id: lower-case hex, 0 when unknown */
+	uint8_t kind;                  /* enum hs_kind of the code it holds */
+};
+
+struct hs_function {
+	uint32_t name;        /* string id, demangled for display */
+	uint32_t system_name; /* string id, as in the symbol table */
+	uint32_t filename;    /* string id, 0 when unknown */
+	int64_t start_line;
+};
+
+struct hs_line {
+	uint32_t function; /* function id */
+	int64_t line;      /* 0 when unknown */
+};
+
+struct hs_location {
+	uint32_t mapping;     /* mapping id, 0 for none */
+	uint64_t address;     /* address in the process (0 for none) */
+	uint32_t line0;       /* first entry in p->lines */
+	uint32_t nlines;      /* as in pprof: innermost first; each was inlined into the next, and
+	                       * the last is the function the code really belongs to */
+	uint8_t kind;         /* enum hs_kind */
+};
+
+struct hs_stack {
+	uint32_t loc0;  /* first entry in p->stack_locs */
+	uint32_t nlocs; /* location ids, leaf first */
+};
+
+struct hs_sample {
+	uint32_t stack;
+	uint32_t comm;  /* string id: the thread's command name */
+	int32_t pid;    /* -1 when unknown */
+	int32_t tid;    /* -1 when unknown */
+	uint64_t time;  /* ns (CLOCK_MONOTONIC of the recording), 0 when not kept */
+};
+
+struct hs_profile {
+	/* strings: offsets into a byte pool; id 0 is "" */
+	HS_VEC(uint32_t) str_off;
+	HS_VEC(uint32_t) str_len;
+	HS_VEC(char) str_pool;
+
+	HS_VEC(struct hs_value_type) types; /* one per value of each sample */
+	struct hs_value_type period_type;
+	int64_t period;
+	int64_t time_nanos;     /* wall-clock start of the recording, 0 when unknown */
+	int64_t duration_nanos;
+	HS_VEC(uint32_t) comments; /* string ids */
+
+	HS_VEC(struct hs_mapping) mappings;
+	HS_VEC(struct hs_function) functions;
+	HS_VEC(struct hs_line) lines;
+	HS_VEC(struct hs_location) locations;
+	HS_VEC(uint32_t) stack_locs;
+	HS_VEC(struct hs_stack) stacks;
+	HS_VEC(struct hs_sample) samples; /* no reserved entry: nothing refers to a sample id */
+	HS_VEC(int64_t) values;           /* types.n values per sample, in sample order */
+
+	struct hs_index str_ix, map_ix, func_ix, loc_ix, stack_ix, sample_ix;
+};
+
+struct hs_profile *hs_profile_new(void);
+void hs_profile_free(struct hs_profile *p);
+
+/* Strings. hs_profile_str() never returns NULL; the pointer lives until the next intern. */
+uint32_t hs_profile_intern(struct hs_profile *p, const char *s, size_t len);
+uint32_t hs_profile_intern_str(struct hs_profile *p, const char *s);
+const char *hs_profile_str(const struct hs_profile *p, uint32_t id);
+
+/* Adds a value type (before any sample is added); returns its index. */
+uint32_t hs_profile_add_type(struct hs_profile *p, const char *type, const char *unit);
+/* Index of the value type named type, or -1. */
+int hs_profile_find_type(const struct hs_profile *p, const char *type);
+
+/* Interning constructors: an equal entry already present is returned instead of a new one. */
+uint32_t hs_profile_mapping(struct hs_profile *p, const struct hs_mapping *m);
+uint32_t hs_profile_function(struct hs_profile *p, uint32_t name, uint32_t system_name,
+			     uint32_t filename, int64_t start_line);
+uint32_t hs_profile_location(struct hs_profile *p, uint32_t mapping, uint64_t address, uint8_t kind,
+			     const struct hs_line *lines, uint32_t nlines);
+uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs);
+
+/* Adds values (types.n of them) to the sample with this stack and these labels, creating it if
+ * needed. Returns the sample id. */
+uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t comm, int32_t pid,
+			       int32_t tid, uint64_t time, const int64_t *values);
+
+static inline const int64_t *hs_profile_sample_values(const struct hs_profile *p, uint32_t sample)
+{
+	return &p->values.v[(size_t)sample * p->types.n];
+}
+static inline const uint32_t *hs_profile_stack_locs(const struct hs_profile *p, uint32_t stack)
+{
+	return &p->stack_locs.v[p->stacks.v[stack].loc0];
+}
+/* The name of the function a location really belongs to (its outermost line), or a
+ * "[unknown]"-style placeholder when it has no lines. */
+const char *hs_profile_location_name(const struct hs_profile *p, uint32_t loc);
+/* Total of value index vi over all samples. */
+int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
+
+/* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
+ * space or kernel mapping names, JIT maps, placeholders in brackets. */
+enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);
+
+#endif

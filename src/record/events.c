@@ -1,0 +1,56 @@
+/* Event names and perf_event_open. */
+#include "events.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const struct {
+	struct hs_event_desc d;
+	const char *alias;
+} events[] = {
+	{{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false, true}, NULL},
+	{{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false, true}, NULL},
+	{{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false, false}, "faults"},
+	{{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false, false}, NULL},
+	{{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false, false}, NULL},
+	{{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false, false}, "cs"},
+	{{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, false, false}, "migrations"},
+	{{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true, false}, "cpu-cycles"},
+	{{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, true, false}, NULL},
+	{{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, true, false}, NULL},
+	{{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, true, false}, NULL},
+	{{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true, false}, "branch-instructions"},
+	{{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, true, false}, NULL},
+	{{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, true, false}, NULL},
+	{{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, true, false}, NULL},
+	{{"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, true, false}, NULL},
+	{{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, true, false}, NULL},
+};
+
+const struct hs_event_desc *hs_event_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strcmp(name, events[i].d.name) || (events[i].alias && !strcmp(name, events[i].alias)))
+			return &events[i].d;
+	return NULL;
+}
+
+const struct hs_event_desc *hs_event_at(size_t i)
+{
+	return i < sizeof(events) / sizeof(events[0]) ? &events[i].d : NULL;
+}
+
+bool hs_have_cpu_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
+}
+
+int hs_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}

@@ -1,0 +1,31 @@
+/* Reading a perf_event mmap ring buffer: the metadata page, then a power-of-two data area the
+ * kernel writes at data_head and we consume from data_tail (linux/perf_event.h). */
+#ifndef HS_RING_H
+#define HS_RING_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hs_ring {
+	struct perf_event_mmap_page *meta;
+	unsigned char *data; /* data_size bytes */
+	size_t data_size;    /* a power of two */
+	unsigned char *scratch; /* for records that wrap around the end */
+	size_t scratch_cap;
+	uint64_t bad;        /* times a record with an impossible size was met */
+};
+
+/* Sets the ring up over an existing mapping of 1 + 2^n pages (or any memory laid out that way,
+ * for tests). */
+void hs_ring_init(struct hs_ring *r, void *base, size_t page_size, size_t data_size);
+void hs_ring_release(struct hs_ring *r);
+
+/* Calls fn for each complete record between data_tail and data_head, each contiguous in
+ * memory (copied into scratch when it wraps), then advances data_tail past them. fn's pointer
+ * is valid only during the call. Returns the number of records. A record whose size is
+ * impossible (smaller than a header, or larger than the ring) means the ring is corrupt: the
+ * rest is skipped and r->bad counted. */
+size_t hs_ring_drain(struct hs_ring *r, void (*fn)(void *ctx, const struct perf_event_header *rec), void *ctx);
+
+#endif

@@ -1,0 +1,697 @@
+/* Live recording: perf_event_open per CPU (per thread too for -p), one mmap ring per CPU that
+ * every event of that CPU writes to (PERF_EVENT_IOC_SET_OUTPUT), and an epoll loop that drains
+ * the rings and watches the targets. */
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_RING_PAGES 128
+#define MAX_ATTACH_ROUNDS 16
+
+static int fail(struct hs_record_error *err, int code, int status, const char *fmt, ...) HS_PRINTF(4, 5);
+
+static int fail(struct hs_record_error *err, int code, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = code;
+	err->exit_status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void hs_record_block_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* ---- targets ---- */
+
+static int read_cpus(struct hs_record *r)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+	char *p, *save = NULL;
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (f)
+			fclose(f);
+		for (long i = 0; i < n; i++)
+			hs_vec_push(&r->cpus, (int)i);
+		return r->cpus.n ? 0 : -ENODEV;
+	}
+	fclose(f);
+	/* "0-3,5,7-8": offline CPUs are simply not listed */
+	for (p = strtok_r(buf, ",\n", &save); p; p = strtok_r(NULL, ",\n", &save)) {
+		int a, b;
+		if (sscanf(p, "%d-%d", &a, &b) == 2) {
+			for (int c = a; c <= b && c < 65536; c++)
+				hs_vec_push(&r->cpus, c);
+		} else if (sscanf(p, "%d", &a) == 1) {
+			hs_vec_push(&r->cpus, a);
+		}
+	}
+	return r->cpus.n ? 0 : -ENODEV;
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static uint32_t read_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned int v = 127;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 127;
+		fclose(f);
+	}
+	return v;
+}
+
+static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_error *err)
+{
+	const struct hs_event_desc *ev = r->o.event;
+
+	switch (e) {
+	case -EACCES:
+	case -EPERM:
+		return fail(err, e, 1,
+			    "no permission to use perf_event_open (kernel.perf_event_paranoid is %d): run as root, "
+			    "grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'",
+			    read_paranoid());
+	case -ENOENT:
+	case -EOPNOTSUPP:
+	case -ENODEV:
+		if (ev->hardware && !hs_have_cpu_pmu())
+			return fail(err, e, 1,
+				    "event '%s' needs a hardware PMU and this machine has none (usual in virtual "
+				    "machines); use -e cpu-clock",
+				    ev->name);
+		return fail(err, e, 1, "event '%s' is not supported here (%s); use -e cpu-clock", ev->name,
+			    strerror(-e));
+	case -ESRCH:
+		return fail(err, e, 1, "no such process: %d", (int)pid);
+	case -EMFILE:
+	case -ENFILE:
+		return fail(err, e, 1, "too many open files for perf events (raise the limit with 'ulimit -n')");
+	default:
+		return fail(err, e, 1, "perf_event_open failed for event '%s': %s", ev->name, strerror(-e));
+	}
+}
+
+static void setup_attr(struct hs_record *r)
+{
+	struct perf_event_attr *a = &r->attr;
+	const struct hs_record_opts *o = &r->o;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = o->event->type;
+	a->config = o->event->config;
+	if (o->period) {
+		a->sample_period = o->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	}
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->disabled = 1;
+	a->inherit = !o->all_cpus;
+	a->enable_on_exec = o->argv && !o->all_cpus;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->build_id = 1;
+	a->exclude_callchain_kernel = !o->kernel;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sample_max_stack = (uint16_t)r->o.max_stack;
+	/* wake up when a quarter of the ring is full; the loop also drains on a timer */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE)) / 4);
+
+	r->layout.sample_type = a->sample_type;
+	r->layout.sample_id_all = true;
+}
+
+/* Opens the event for (pid, cpu); sends its records to the ring of that CPU, creating the ring
+ * for the first event of the CPU. */
+static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_record_error *err)
+{
+	int cpu = r->cpus.v[cpu_ix];
+	int fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd == -EINVAL && r->attr.build_id) {
+		/* kernels before 5.12 do not know build_id in MMAP2 */
+		r->attr.build_id = 0;
+		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd == -EINVAL && r->attr.use_clockid) {
+		r->attr.use_clockid = 0;
+		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if ((fd == -EACCES || fd == -EPERM) && !r->attr.exclude_kernel && !r->o.kernel) {
+		/* unprivileged users may sample user space only */
+		r->attr.exclude_kernel = 1;
+		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0)
+		return fd == -ESRCH ? -ESRCH : open_error(r, fd, pid, err);
+	hs_vec_push(&r->fds, fd);
+	if (cpu_ix < r->rings.n) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
+			return fail(err, -errno, 1, "cannot share the ring buffer of CPU %d: %s", cpu, strerror(errno));
+		return 0;
+	}
+	{
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		struct hs_record_ring ring = {fd, cpu, NULL, (r->o.mmap_pages + 1) * page, {0}};
+		struct epoll_event ee = {EPOLLIN, {.u64 = 1000 + r->rings.n}};
+
+		ring.base = mmap(NULL, ring.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (ring.base == MAP_FAILED) {
+			int e = errno;
+			if (e == EPERM)
+				return fail(err, -e, 1,
+					    "cannot map a %zu KiB ring buffer (over kernel.perf_event_mlock_kb); use a smaller "
+					    "-m, or run as root",
+					    ring.len / 1024);
+			return fail(err, -e, 1, "cannot map the ring buffer of CPU %d: %s", cpu, strerror(e));
+		}
+		hs_ring_init(&ring.ring, ring.base, page, r->o.mmap_pages * page);
+		hs_vec_push(&r->rings, ring);
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ee);
+	}
+	return 0;
+}
+
+static int open_for(struct hs_record *r, pid_t pid, struct hs_record_error *err)
+{
+	for (size_t c = 0; c < r->cpus.n; c++) {
+		int rc = open_one(r, pid, c, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool have_tid(const struct hs_record *r, int32_t tid)
+{
+	for (size_t i = 0; i < r->tids.n; i++)
+		if (r->tids.v[i] == tid)
+			return true;
+	return false;
+}
+
+/* Every thread of pid, including ones created while we attach: events opened with inherit
+ * follow threads created after them, so rescanning until nothing new appears covers the rest. */
+static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *err)
+{
+	char path[64];
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (int round = 0; round < MAX_ATTACH_ROUNDS; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int added = 0;
+
+		if (!d) {
+			if (round == 0)
+				return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+			break;
+		}
+		while ((de = readdir(d))) {
+			int32_t tid = atoi(de->d_name);
+			int rc;
+			if (tid <= 0 || have_tid(r, tid))
+				continue;
+			rc = open_for(r, tid, err);
+			if (rc == -ESRCH)
+				continue; /* the thread ended meanwhile */
+			if (rc) {
+				closedir(d);
+				return rc;
+			}
+			hs_vec_push(&r->tids, tid);
+			added++;
+		}
+		closedir(d);
+		if (!added)
+			break;
+	}
+	if (!r->tids.n)
+		return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static int start_command(struct hs_record *r, struct hs_record_error *err)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+		return fail(err, -errno, 1, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return fail(err, -errno, 1, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* wait until the events are attached; EOF means the parent gave up */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->o.argv[0], r->o.argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->err_fd = ep[0];
+	return 0;
+}
+
+static int release_command(struct hs_record *r, struct hs_record_error *err)
+{
+	char c = 'g';
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, &c, 1) != 1)
+		return fail(err, -errno, 1, "cannot start the command: %s", strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->err_fd);
+	r->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(r->child, &r->child_status, 0);
+		r->child_exited = true;
+		if (e == ENOENT)
+			return fail(err, -ENOENT, 127, "%s: command not found", r->o.argv[0]);
+		if (e == EACCES)
+			return fail(err, -EACCES, 126, "%s: permission denied", r->o.argv[0]);
+		return fail(err, -e, 126, "cannot run '%s': %s", r->o.argv[0], strerror(e));
+	}
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_record_error *err)
+{
+	struct rlimit rl;
+	sigset_t set;
+	struct epoll_event ee = {EPOLLIN, {.u64 = 1}};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(err, 0, sizeof(*err));
+	r->o = *o;
+	r->epfd = r->sigfd = r->timerfd = r->go_fd = r->err_fd = -1;
+	hs_queue_init(&r->queue);
+	if (!r->o.mmap_pages)
+		r->o.mmap_pages = DEFAULT_RING_PAGES;
+	if (!r->o.max_stack || r->o.max_stack > read_max_stack())
+		r->o.max_stack = read_max_stack();
+	/* one descriptor per (thread, CPU) plus captured files: use what the hard limit allows */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if ((rc = read_cpus(r)))
+		return fail(err, rc, 1, "cannot tell which CPUs are online");
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->epfd < 0 || r->sigfd < 0)
+		return fail(err, -errno, 1, "cannot set up event polling: %s", strerror(errno));
+	epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->sigfd, &ee);
+	if (o->duration > 0) {
+		struct itimerspec its = {{0, 0}, {(time_t)o->duration, (long)((o->duration - (double)(time_t)o->duration) * 1e9)}};
+		struct epoll_event te = {EPOLLIN, {.u64 = 2}};
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+		r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (r->timerfd < 0)
+			return fail(err, -errno, 1, "cannot create a timer: %s", strerror(errno));
+		timerfd_settime(r->timerfd, 0, &its, NULL);
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
+	}
+	setup_attr(r);
+
+	if (o->argv && (rc = start_command(r, err)))
+		return rc;
+	if (o->all_cpus) {
+		if ((rc = open_for(r, -1, err)))
+			return rc == -ESRCH ? fail(err, rc, 1, "cannot open system-wide events") : rc;
+	} else if (o->argv) {
+		if ((rc = open_for(r, r->child, err)))
+			return rc == -ESRCH ? fail(err, rc, 1, "the command ended before it could be attached") : rc;
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		int pfd;
+		if (!o->all_cpus) {
+			if ((rc = attach_pid(r, o->pids[i], err)))
+				return rc;
+		} else if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
+			return fail(err, -ESRCH, 1, "no such process: %d", (int)o->pids[i]);
+		}
+		pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+		hs_vec_push(&r->pidfds, pfd);
+		if (pfd >= 0) {
+			struct epoll_event pe = {EPOLLIN, {.u64 = 100 + i}};
+			epoll_ctl(r->epfd, EPOLL_CTL_ADD, pfd, &pe);
+		}
+	}
+	return 0;
+}
+
+void hs_record_close(struct hs_record *r)
+{
+	for (size_t i = 0; i < r->rings.n; i++) {
+		munmap(r->rings.v[i].base, r->rings.v[i].len);
+		hs_ring_release(&r->rings.v[i].ring);
+	}
+	for (size_t i = 0; i < r->fds.n; i++)
+		close(r->fds.v[i]);
+	for (size_t i = 0; i < r->pidfds.n; i++)
+		if (r->pidfds.v[i] >= 0)
+			close(r->pidfds.v[i]);
+	for (size_t i = 0; i < r->captures.n; i++)
+		close(r->captures.v[i].fd);
+	if (r->child > 0 && !r->child_exited) {
+		/* the recording failed before the command ran: it is waiting on the go pipe */
+		if (r->go_fd >= 0)
+			close(r->go_fd);
+		r->go_fd = -1;
+		kill(r->child, SIGKILL);
+		waitpid(r->child, &r->child_status, 0);
+		r->child_exited = true;
+	}
+	if (r->go_fd >= 0)
+		close(r->go_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	if (r->timerfd >= 0)
+		close(r->timerfd);
+	hs_queue_release(&r->queue);
+	hs_vec_free(&r->cpus);
+	hs_vec_free(&r->fds);
+	hs_vec_free(&r->rings);
+	hs_vec_free(&r->tids);
+	hs_vec_free(&r->pidfds);
+	hs_vec_free(&r->captures);
+	r->epfd = r->sigfd = r->timerfd = -1;
+}
+
+/* ---- capturing mapped files ---- */
+
+static int open_map_file(int32_t pid, uint64_t start, uint64_t end)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end)
+{
+	struct hs_record *r = record;
+
+	for (size_t i = r->captures.n; i-- > 0;) {
+		struct hs_capture *c = &r->captures.v[i];
+		if (c->pid == pid && c->start == start && c->end == end) {
+			int fd = c->fd;
+			*c = r->captures.v[--r->captures.n];
+			return fd;
+		}
+	}
+	return open_map_file(pid, start, end);
+}
+
+/* A new executable file mapping: hold on to the file now, while the mapping surely exists. */
+static void capture_early(struct hs_record *r, const struct hs_perf_event *ev)
+{
+	const struct hs_perf_mmap *m = &ev->mmap;
+	struct hs_capture c;
+
+	if (!m->is_mmap2 || !(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/' ||
+	    !strncmp(m->filename, "//", 2) || m->pid == UINT32_MAX)
+		return;
+	c.fd = open_map_file((int32_t)m->pid, m->start, m->start + m->len);
+	if (c.fd < 0)
+		return;
+	c.pid = (int32_t)m->pid;
+	c.start = m->start;
+	c.end = m->start + m->len;
+	c.time = ev->sid.time;
+	hs_vec_push(&r->captures, c);
+}
+
+/* Captures of mappings already handed on and not taken are no longer needed. */
+static void drop_captures(struct hs_record *r, uint64_t upto)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->captures.n; i++) {
+		if (r->captures.v[i].time <= upto)
+			close(r->captures.v[i].fd);
+		else
+			r->captures.v[k++] = r->captures.v[i];
+	}
+	r->captures.n = k;
+}
+
+/* ---- the loop ---- */
+
+static void on_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct hs_record *r = ctx;
+	struct hs_perf_event ev;
+
+	r->records++;
+	r->bytes += rec->size;
+	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->perr)) {
+		r->bad_records++;
+		return;
+	}
+	if (ev.type == PERF_RECORD_LOST)
+		r->lost_records += ev.lost.lost;
+	if (ev.type == PERF_RECORD_MMAP2)
+		capture_early(r, &ev);
+	hs_queue_push(&r->queue, rec, ev.sid.has_time ? ev.sid.time : r->queue.round_max);
+}
+
+static void drain(struct hs_record *r)
+{
+	for (size_t i = 0; i < r->rings.n; i++)
+		hs_ring_drain(&r->rings.v[i].ring, on_record, r);
+}
+
+static void flush(struct hs_record *r, uint64_t limit)
+{
+	struct hs_queue_item it;
+
+	while (hs_queue_pop(&r->queue, limit, &it)) {
+		struct hs_perf_event ev;
+		if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
+			r->sink->event(r->sink->ctx, &ev);
+		free(it.rec);
+	}
+	drop_captures(r, limit);
+}
+
+static void reap_child(struct hs_record *r)
+{
+	int st;
+
+	if (r->child <= 0 || r->child_exited)
+		return;
+	if (waitpid(r->child, &st, WNOHANG) == r->child) {
+		r->child_status = st;
+		r->child_exited = true;
+		if (r->cause == HS_CAUSE_NONE)
+			r->cause = HS_CAUSE_COMMAND_EXITED;
+	}
+}
+
+static void describe_running(struct hs_record *r)
+{
+	if (r->o.all_cpus) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			int32_t pid = atoi(de->d_name);
+			if (pid > 0 && pid != getpid())
+				r->sink->proc(r->sink->ctx, pid);
+		}
+		closedir(d);
+		return;
+	}
+	for (size_t i = 0; i < r->o.npids; i++)
+		r->sink->proc(r->sink->ctx, r->o.pids[i]);
+}
+
+static void enable_all(struct hs_record *r, unsigned long req)
+{
+	for (size_t i = 0; i < r->fds.n; i++)
+		ioctl(r->fds.v[i], req, 0);
+}
+
+int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_record_error *err)
+{
+	uint64_t last_progress;
+	int rc;
+
+	r->sink = sink;
+	r->start_ns = hs_now_ns();
+	last_progress = r->start_ns;
+	/* events of a command start at its exec; the others now */
+	if (!r->o.argv || r->o.all_cpus)
+		enable_all(r, PERF_EVENT_IOC_ENABLE);
+	if (r->o.argv && (rc = release_command(r, err)))
+		return rc;
+	describe_running(r);
+
+	while (r->cause == HS_CAUSE_NONE) {
+		struct epoll_event evs[32];
+		int n = epoll_wait(r->epfd, evs, 32, 100);
+
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+			if (tag == 1) {
+				struct signalfd_siginfo si;
+				while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD) {
+						reap_child(r);
+					} else if (r->cause == HS_CAUSE_NONE) {
+						r->cause = HS_CAUSE_SIGNAL;
+						r->stop_signal = (int)si.ssi_signo;
+					}
+				}
+			} else if (tag == 2) {
+				if (r->cause == HS_CAUSE_NONE)
+					r->cause = HS_CAUSE_DURATION;
+			} else if (tag >= 100 && tag < 1000) {
+				size_t k = tag - 100, alive = 0;
+				epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->pidfds.v[k], NULL);
+				close(r->pidfds.v[k]);
+				r->pidfds.v[k] = -1;
+				for (size_t j = 0; j < r->pidfds.n; j++)
+					alive += r->pidfds.v[j] >= 0;
+				if (!alive && !r->o.argv && !r->o.all_cpus && r->cause == HS_CAUSE_NONE)
+					r->cause = HS_CAUSE_TARGETS_EXITED;
+			}
+		}
+		reap_child(r);
+		drain(r);
+		flush(r, hs_queue_round(&r->queue));
+		if (sink->progress && hs_now_ns() - last_progress >= 1000000000ULL) {
+			struct hs_record_progress p = {r->records, r->bytes, r->lost_records,
+						       (double)(hs_now_ns() - r->start_ns) / 1e9};
+			last_progress = hs_now_ns();
+			sink->progress(sink->ctx, &p);
+		}
+	}
+
+	enable_all(r, PERF_EVENT_IOC_DISABLE);
+	drain(r);
+	flush(r, UINT64_MAX);
+	if (r->child > 0 && !r->child_exited) {
+		/* we end the recording: end the command too, as perf does */
+		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;
+		kill(r->child, SIGTERM);
+		for (int i = 0; i < 50 && !r->child_exited; i++) {
+			reap_child(r);
+			if (!r->child_exited)
+				usleep(20000);
+		}
+		if (!r->child_exited) {
+			kill(r->child, SIGKILL);
+			waitpid(r->child, &r->child_status, 0);
+			r->child_exited = true;
+		}
+	}
+	return 0;
+}
+
+int hs_record_command_status(const struct hs_record *r)
+{
+	if (r->child <= 0 || !r->child_exited || r->child_killed_by_us)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 1;
+}

@@ -1,0 +1,121 @@
+/* A live recording with the perf_event backend: targets (a command started for the purpose,
+ * running processes and all their threads, or every online CPU), one ring buffer per CPU
+ * drained with epoll, records merged into time order and handed on parsed. Prints nothing:
+ * errors come back as an errno and a message for the CLI. */
+#ifndef HS_SESSION_H
+#define HS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format/perf-event.h"
+#include "record/events.h"
+#include "record/queue.h"
+#include "record/ring.h"
+
+struct hs_record_opts {
+	char **argv;                        /* command to start, or NULL */
+	const int32_t *pids;                /* processes to attach to */
+	size_t npids;
+	bool all_cpus;                      /* -a */
+	double duration;                    /* seconds; 0 = until the targets end or a signal */
+	const struct hs_event_desc *event;
+	uint32_t freq;                      /* samples per second (per CPU or thread) */
+	uint64_t period;                    /* or: one sample every period events */
+	bool callchain;                     /* kernel-walked (frame pointer) chains */
+	bool kernel;                        /* kernel frames in chains */
+	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128 */
+	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
+};
+
+struct hs_record_error {
+	int code;        /* negative errno */
+	int exit_status; /* what the CLI should exit with (127: command not found, ...) */
+	char msg[512];
+};
+
+struct hs_record_progress {
+	uint64_t records, bytes, lost_records;
+	double elapsed;
+};
+
+/* Where parsed events go. proc() is called for every process that was already running when
+ * the recording started (to describe it from /proc) before any event of it. */
+struct hs_record_sink {
+	void (*event)(void *ctx, const struct hs_perf_event *ev);
+	void (*proc)(void *ctx, int32_t pid);
+	void (*progress)(void *ctx, const struct hs_record_progress *p); /* about once a second */
+	void *ctx;
+};
+
+enum hs_stop_cause {
+	HS_CAUSE_NONE = 0,
+	HS_CAUSE_COMMAND_EXITED,
+	HS_CAUSE_TARGETS_EXITED,
+	HS_CAUSE_DURATION,
+	HS_CAUSE_SIGNAL,
+};
+
+struct hs_capture {
+	int32_t pid;
+	uint64_t start, end, time;
+	int fd;
+};
+
+struct hs_record_ring {
+	int fd;
+	int cpu;
+	void *base;
+	size_t len;
+	struct hs_ring ring;
+};
+
+struct hs_record {
+	struct hs_record_opts o;
+	struct perf_event_attr attr;
+	struct hs_perf_layout layout;
+	HS_VEC(int) cpus;
+	HS_VEC(int) fds;
+	HS_VEC(struct hs_record_ring) rings;
+	HS_VEC(int32_t) tids; /* threads with events of their own (-p) */
+	HS_VEC(int) pidfds;   /* one per -p target, -1 once it exited */
+	HS_VEC(struct hs_capture) captures;
+	struct hs_queue queue;
+	int epfd, sigfd, timerfd;
+	pid_t child;
+	int child_status;
+	bool child_exited;
+	bool child_killed_by_us;
+	int go_fd, err_fd;
+	enum hs_stop_cause cause;
+	int stop_signal;
+	uint64_t records, bytes, lost_records, bad_records;
+	uint64_t start_ns;
+	const struct hs_record_sink *sink;
+	struct hs_parse_error perr;
+};
+
+/* Sets up everything (starts the command, stopped before exec; opens the events). Returns 0 or
+ * a negative errno with err filled in. r must be closed with hs_record_close() either way. */
+int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_record_error *err);
+/* Runs until the targets end, the duration passes, or SIGINT/SIGTERM arrive (which the caller
+ * must have blocked: see hs_record_block_signals()). Every record is handed to sink. Returns 0
+ * or a negative errno with err filled in. */
+int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_record_error *err);
+void hs_record_close(struct hs_record *r);
+
+/* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
+ * Call before hs_record_open(). */
+void hs_record_block_signals(void);
+
+/* A descriptor on the file mapped at [start, end) in pid, taken from what was captured while
+ * the mapping existed, or opened now through /proc/PID/map_files; -1 if neither works. The
+ * caller owns it. Signature fits struct hs_builder_opts.capture. */
+int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end);
+
+/* The status the profiled command ended with (for exit codes): as a shell reports it. */
+int hs_record_command_status(const struct hs_record *r);
+
+#endif

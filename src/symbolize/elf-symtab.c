@@ -1,0 +1,328 @@
+/* ELF symbol tables through libelf. Symbol choice among aliases follows what people expect to
+ * read: a global name over a weak or local one, then the one with fewer leading underscores. */
+#include "elf-symtab.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+struct cand {
+	uint64_t addr, size;
+	const char *name;
+	int rank; /* lower is better */
+};
+
+typedef HS_VEC(struct cand) cand_vec;
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	size_t lx, ly;
+	int c;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	return c;
+}
+
+size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	size_t phnum;
+
+	/* Section headers first (present in any file we read), then program headers (a memory
+	 * image such as the vdso may only have those). */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz > 0) {
+				size_t n = HS_MIN((size_t)nh.n_descsz, cap);
+				memcpy(buf, (char *)d->d_buf + doff, n);
+				return n;
+			}
+		}
+	}
+	if (elf_getphdrnum(elf, &phnum) == 0) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+			size_t off = 0, noff, doff;
+			GElf_Nhdr nh;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+			if (!d)
+				continue;
+			while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz > 0) {
+					size_t n = HS_MIN((size_t)nh.n_descsz, cap);
+					memcpy(buf, (char *)d->d_buf + doff, n);
+					return n;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t n;
+
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return 0;
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type, bind;
+		struct cand c;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		bind = GELF_ST_BIND(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name || strlen(name) > HS_ELF_MAX_NAME) {
+			(*dropped)++;
+			continue;
+		}
+		if (out->n >= HS_ELF_MAX_SYMBOLS)
+			return -EOVERFLOW;
+		c.addr = s.st_value;
+		c.size = s.st_size;
+		c.name = name;
+		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) + (type == STT_GNU_IFUNC ? 3 : 0);
+		hs_vec_push(out, c);
+	}
+	return 0;
+}
+
+/* x86-64 PLT entries have no symbols; name them after their relocation, as perf does. The
+ * entries are 16 bytes; .plt starts with a 16-byte PLT0, .plt.sec (IBT) has none. */
+typedef HS_VEC(char *) owned_vec;
+
+static void add_plt(Elf *elf, cand_vec *out, owned_vec *owned)
+{
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *pltsec = NULL;
+	GElf_Shdr rsh, psh;
+	size_t shstrndx;
+	Elf_Data *rd, *symd;
+	Elf_Scn *dynsym;
+	GElf_Shdr dsh;
+	uint64_t base;
+	size_t n;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!nm)
+			continue;
+		if (!strcmp(nm, ".rela.plt") && sh.sh_type == SHT_RELA)
+			rela = scn;
+		else if (!strcmp(nm, ".plt"))
+			plt = scn;
+		else if (!strcmp(nm, ".plt.sec"))
+			pltsec = scn;
+	}
+	if (!rela || (!plt && !pltsec) || !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
+		return;
+	dynsym = elf_getscn(elf, rsh.sh_link);
+	if (!dynsym || !gelf_getshdr(dynsym, &dsh) || !(symd = elf_getdata(dynsym, NULL)))
+		return;
+	rd = elf_getdata(rela, NULL);
+	if (!rd)
+		return;
+	gelf_getshdr(pltsec ? pltsec : plt, &psh);
+	base = psh.sh_addr + (pltsec ? 0 : 16);
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < n && i < 1000000; i++) {
+		GElf_Rela r;
+		GElf_Sym s;
+		const char *name;
+		size_t len;
+		char *full;
+		struct cand c;
+
+		if (base + (i + 1) * 16 > psh.sh_addr + psh.sh_size)
+			break;
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &s))
+			continue;
+		name = elf_strptr(elf, dsh.sh_link, s.st_name);
+		if (!name || !*name || (len = strlen(name)) > HS_ELF_MAX_NAME)
+			continue;
+		full = hs_xmalloc(len + 5);
+		memcpy(full, name, len);
+		memcpy(full + len, "@plt", 5);
+		hs_vec_push(owned, full);
+		c.addr = base + i * 16;
+		c.size = 16;
+		c.name = full;
+		c.rank = 3;
+		hs_vec_push(out, c);
+	}
+}
+
+int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret)
+{
+	cand_vec cands = {0};
+	HS_VEC(char) names = {0};
+	struct hs_elf_symtab *st;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	size_t phnum, dropped = 0;
+	owned_vec owned = {0};
+	int rc = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -EBADMSG;
+	st = hs_xcalloc(1, sizeof(*st));
+	if (elf_getphdrnum(elf, &phnum) == 0) {
+		st->segs = hs_xcalloc(phnum ? phnum : 1, sizeof(*st->segs));
+		for (size_t i = 0; i < phnum && i < 65536; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+				st->segs[st->nsegs++] = (struct hs_elf_segment){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
+		}
+	}
+	st->build_id_size = (uint8_t)hs_elf_build_id(elf, st->build_id, sizeof(st->build_id));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	/* .symtab is a superset of .dynsym when present; a stripped file has only .dynsym */
+	if (symtab)
+		rc = add_symbols(elf, symtab, &cands, &dropped);
+	if (!rc && dynsym)
+		rc = add_symbols(elf, dynsym, &cands, &dropped);
+	st->from_symtab = symtab != NULL;
+	if (!rc)
+		add_plt(elf, &cands, &owned);
+	if (rc) {
+		hs_vec_free(&cands);
+		hs_elf_symtab_free(st);
+		return rc;
+	}
+	qsort(cands.v, cands.n, sizeof(*cands.v), cand_cmp);
+	st->syms = hs_xcalloc(cands.n ? cands.n : 1, sizeof(*st->syms));
+	for (size_t i = 0; i < cands.n; i++) {
+		size_t len;
+		if (st->nsyms && st->syms[st->nsyms - 1].addr == cands.v[i].addr) {
+			/* an alias: keep the first (best) name, the largest size */
+			if (cands.v[i].size > st->syms[st->nsyms - 1].size)
+				st->syms[st->nsyms - 1].size = cands.v[i].size;
+			continue;
+		}
+		len = strlen(cands.v[i].name);
+		st->syms[st->nsyms].addr = cands.v[i].addr;
+		st->syms[st->nsyms].size = cands.v[i].size;
+		st->syms[st->nsyms].name = (uint32_t)names.n;
+		hs_vec_reserve(&names, names.n + len + 1);
+		memcpy(names.v + names.n, cands.v[i].name, len + 1);
+		names.n += len + 1;
+		st->nsyms++;
+		if (names.n > UINT32_MAX - HS_ELF_MAX_NAME - 8) {
+			rc = -EOVERFLOW;
+			break;
+		}
+	}
+	/* a symbol without a size reaches to the next one */
+	for (size_t i = 0; i < st->nsyms; i++)
+		if (!st->syms[i].size && i + 1 < st->nsyms)
+			st->syms[i].size = st->syms[i + 1].addr - st->syms[i].addr;
+	st->names = names.v ? names.v : hs_xcalloc(1, 1);
+	st->names_len = names.n;
+	for (size_t i = 0; i < owned.n; i++)
+		free(owned.v[i]);
+	hs_vec_free(&owned);
+	hs_vec_free(&cands);
+	if (rc) {
+		hs_elf_symtab_free(st);
+		return rc;
+	}
+	*ret = st;
+	return 0;
+}
+
+void hs_elf_symtab_free(struct hs_elf_symtab *st)
+{
+	if (!st)
+		return;
+	free(st->syms);
+	free(st->segs);
+	free(st->names);
+	free(st);
+}
+
+bool hs_elf_symtab_offset_to_vaddr(const struct hs_elf_symtab *st, uint64_t off, uint64_t *ret)
+{
+	for (size_t i = 0; i < st->nsegs; i++) {
+		const struct hs_elf_segment *s = &st->segs[i];
+		/* memsz, not filesz: the tail of a segment past its file bytes is still its code */
+		if (off >= s->offset && off - s->offset < HS_MAX(s->filesz, s->memsz)) {
+			*ret = s->vaddr + (off - s->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct hs_elf_sym *hs_elf_symtab_lookup(const struct hs_elf_symtab *st, uint64_t vaddr)
+{
+	size_t lo = 0, hi = st->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (vaddr - st->syms[lo - 1].addr < st->syms[lo - 1].size)
+		return &st->syms[lo - 1];
+	return NULL;
+}

@@ -1,0 +1,44 @@
+/* The unwinders' common result: a chain of code addresses, leaf first, each marked kernel or
+ * user and exact (the interrupted instruction) or a return address; and why the chain ends
+ * where it does when it is not known to be complete. */
+#ifndef HS_CALLCHAIN_H
+#define HS_CALLCHAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+enum hs_stop {
+	HS_STOP_END = 0,  /* the walk ended normally (outermost frame, or a zero frame pointer) */
+	HS_STOP_DEPTH,    /* the depth cap cut the chain */
+	HS_STOP_COUNT
+};
+
+struct hs_cc_frame {
+	uint64_t addr;
+	bool kernel;
+	bool ret; /* a return address: look up addr - 1, since the call may be a function's last
+	           * instruction */
+};
+
+struct hs_callchain {
+	HS_VEC(struct hs_cc_frame) frames; /* leaf first */
+	enum hs_stop stop;
+};
+
+void hs_callchain_reset(struct hs_callchain *cc);
+void hs_callchain_release(struct hs_callchain *cc);
+void hs_callchain_push(struct hs_callchain *cc, uint64_t addr, bool kernel, bool ret);
+
+/* Builds the chain from a PERF_SAMPLE_CALLCHAIN array (ips, nr entries, PERF_CONTEXT_* markers
+ * included): kernel frames unless !kernel, user frames unless !user; guest and hypervisor
+ * frames are left out. max_stack is the cap the kernel applied (chains that reach it are
+ * marked HS_STOP_DEPTH). ips may be unaligned. */
+void hs_callchain_from_perf(struct hs_callchain *cc, const void *ips, uint64_t nr, bool kernel, bool user,
+			    uint32_t max_stack);
+
+/* Name of a stop reason, as the pseudo-frame that ends such a stack shows it. */
+const char *hs_stop_name(enum hs_stop s);
+
+#endif

@@ -1,0 +1,157 @@
+/* Atomic, checked output files. */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+
+#define OUT_BUFSZ (256 * 1024)
+
+int hs_outfile_open(struct hs_outfile *ret, const char *path)
+{
+	struct hs_strbuf sb = {0};
+	const char *slash;
+	unsigned int attempt;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->fd = -1;
+	ret->path = hs_xstrdup(path);
+	ret->cap = OUT_BUFSZ;
+	ret->buf = hs_xmalloc(ret->cap);
+	if (!strcmp(path, "-")) {
+		ret->fd = STDOUT_FILENO;
+		return 0;
+	}
+	slash = strrchr(path, '/');
+	for (attempt = 0; attempt < 100; attempt++) {
+		hs_strbuf_reset(&sb);
+		if (slash)
+			hs_strbuf_add(&sb, path, (size_t)(slash - path + 1));
+		hs_strbuf_addf(&sb, ".%s.tmp%d.%u", slash ? slash + 1 : path, (int)getpid(), attempt);
+		ret->fd = open(hs_strbuf_str(&sb), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (ret->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (ret->fd < 0) {
+		int e = errno;
+		hs_strbuf_release(&sb);
+		ret->err = e;
+		return -e;
+	}
+	ret->tmp = hs_strbuf_detach(&sb);
+	return 0;
+}
+
+static void outfile_flush(struct hs_outfile *o)
+{
+	size_t off = 0;
+
+	while (off < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+		} else if (n == 0) {
+			o->err = ENOSPC;
+		} else {
+			off += (size_t)n;
+		}
+	}
+	o->len = 0;
+}
+
+void hs_outfile_write(struct hs_outfile *o, const void *p, size_t n)
+{
+	const char *s = p;
+
+	if (o->err || o->fd < 0)
+		return;
+	while (n) {
+		size_t k;
+		if (o->len == o->cap)
+			outfile_flush(o);
+		if (o->err)
+			return;
+		k = HS_MIN(n, o->cap - o->len);
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void hs_outfile_puts(struct hs_outfile *o, const char *s)
+{
+	hs_outfile_write(o, s, strlen(s));
+}
+
+void hs_outfile_printf(struct hs_outfile *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		hs_outfile_write(o, small, (size_t)n);
+	} else {
+		char *big = hs_xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		hs_outfile_write(o, big, (size_t)n);
+		free(big);
+	}
+}
+
+static void outfile_release(struct hs_outfile *o)
+{
+	free(o->path);
+	free(o->tmp);
+	free(o->buf);
+	o->path = o->tmp = o->buf = NULL;
+	o->fd = -1;
+}
+
+int hs_outfile_commit(struct hs_outfile *o)
+{
+	int err;
+
+	if (o->fd >= 0 && !o->err)
+		outfile_flush(o);
+	if (o->tmp) {
+		if (!o->err && fsync(o->fd) < 0 && errno != EINVAL)
+			o->err = errno;
+		if (close(o->fd) < 0 && !o->err)
+			o->err = errno;
+		o->fd = -1;
+		if (!o->err && rename(o->tmp, o->path) < 0)
+			o->err = errno;
+		if (o->err)
+			unlink(o->tmp);
+	}
+	err = o->err;
+	outfile_release(o);
+	return err ? -err : 0;
+}
+
+void hs_outfile_abort(struct hs_outfile *o)
+{
+	if (o->tmp) {
+		if (o->fd >= 0)
+			close(o->fd);
+		unlink(o->tmp);
+	}
+	outfile_release(o);
+}

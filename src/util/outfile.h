@@ -1,0 +1,34 @@
+/* Output files that never leave a half-written result behind: data goes to a temporary file
+ * created beside the target (O_EXCL, so a planted link is never followed) and is renamed over
+ * the target only when every write succeeded. "-" writes to standard output instead. */
+#ifndef HS_OUTFILE_H
+#define HS_OUTFILE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "util.h"
+
+struct hs_outfile {
+	char *path;   /* the target, owned */
+	char *tmp;    /* the temporary file, owned; NULL for stdout */
+	int fd;
+	int err;      /* first error (positive errno), 0 if none */
+	char *buf;
+	size_t len, cap;
+};
+
+/* Opens path for writing. Returns 0 or a negative errno (the target's directory is not
+ * writable, ...); *ret is initialised in both cases and must be released with
+ * hs_outfile_abort() or hs_outfile_commit(). */
+int hs_outfile_open(struct hs_outfile *ret, const char *path);
+void hs_outfile_write(struct hs_outfile *o, const void *p, size_t n);
+void hs_outfile_puts(struct hs_outfile *o, const char *s);
+void hs_outfile_printf(struct hs_outfile *o, const char *fmt, ...) HS_PRINTF(2, 3);
+/* Flushes, fsyncs and renames into place. Returns 0 or the negative errno of the first failed
+ * write (then the target is left untouched). Releases o in every case. */
+int hs_outfile_commit(struct hs_outfile *o);
+/* Discards the temporary file; the target is untouched. Accepts a never-opened object. */
+void hs_outfile_abort(struct hs_outfile *o);
+
+#endif

@@ -1,0 +1,83 @@
+/* Growable strings. */
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hs_strbuf_release(struct hs_strbuf *sb)
+{
+	if (!sb)
+		return;
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void hs_strbuf_reset(struct hs_strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+static void strbuf_grow(struct hs_strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 < sb->len)
+		hs_die_oom();
+	hs_xgrow((void **)&sb->buf, &sb->cap, sb->len + extra + 1, 1);
+}
+
+void hs_strbuf_add(struct hs_strbuf *sb, const void *p, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void hs_strbuf_adds(struct hs_strbuf *sb, const char *s)
+{
+	hs_strbuf_add(sb, s, strlen(s));
+}
+
+void hs_strbuf_addc(struct hs_strbuf *sb, char c)
+{
+	hs_strbuf_add(sb, &c, 1);
+}
+
+void hs_strbuf_vaddf(struct hs_strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	strbuf_grow(sb, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->cap - sb->len) {
+		strbuf_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void hs_strbuf_addf(struct hs_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hs_strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *hs_strbuf_detach(struct hs_strbuf *sb)
+{
+	char *r = sb->buf ? sb->buf : hs_xstrdup("");
+
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return r;
+}

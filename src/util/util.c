@@ -1,0 +1,94 @@
+/* Checked allocation and hashing helpers. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+void hs_die_oom(void)
+{
+	static const char msg[] = "hotstack: out of memory\n";
+	ssize_t HS_UNUSED r = write(2, msg, sizeof(msg) - 1);
+	_exit(1);
+}
+
+void *hs_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		hs_die_oom();
+	return p;
+}
+
+void *hs_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		hs_die_oom();
+	return p;
+}
+
+void *hs_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		hs_die_oom();
+	return p;
+}
+
+void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	size_t n;
+
+	if (want <= *cap)
+		return;
+	n = *cap ? *cap : 8;
+	while (n < want) {
+		if (n > SIZE_MAX / 2 / elem)
+			hs_die_oom();
+		n *= 2;
+	}
+	*p = hs_xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+char *hs_xstrdup(const char *s)
+{
+	return hs_xstrndup(s, strlen(s));
+}
+
+char *hs_xstrndup(const char *s, size_t n)
+{
+	char *r = hs_xmalloc(n + 1);
+	memcpy(r, s, n);
+	r[n] = '\0';
+	return r;
+}
+
+uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+		b += 8;
+		n -= 8;
+	}
+	while (n--) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return hs_hash_u64(h);
+}
+
+uint64_t hs_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,75 @@
+/* Small helpers every stage uses: checked allocation, growable arrays, hashing.
+ * Depends on nothing but libc. */
+#ifndef HS_UTIL_H
+#define HS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define HS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define HS_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#if defined(__GNUC__)
+#define HS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define HS_NORETURN __attribute__((noreturn))
+#define HS_UNUSED __attribute__((unused))
+#else
+#define HS_PRINTF(f, a)
+#define HS_NORETURN
+#define HS_UNUSED
+#endif
+
+/* Allocation failure is not recoverable for a profiler: like git's xmalloc, these end the
+ * process with a one-line message rather than let NULL propagate into every caller. */
+void *hs_xmalloc(size_t n);
+void *hs_xcalloc(size_t nmemb, size_t size);
+void *hs_xrealloc(void *p, size_t n);
+/* Grows *p (holding *cap elements of elem bytes) to hold at least want elements. */
+void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem);
+char *hs_xstrdup(const char *s);
+char *hs_xstrndup(const char *s, size_t n);
+HS_NORETURN void hs_die_oom(void);
+
+/* A growable array of T: `HS_VEC(int) v = {0}; hs_vec_push(&v, 3);`. */
+#define HS_VEC(T)             \
+	struct {              \
+		T *v;         \
+		size_t n;     \
+		size_t cap;   \
+	}
+#define hs_vec_reserve(vec, want) \
+	hs_xgrow((void **)&(vec)->v, &(vec)->cap, (want), sizeof(*(vec)->v))
+#define hs_vec_push(vec, val)                           \
+	do {                                            \
+		hs_vec_reserve((vec), (vec)->n + 1);    \
+		(vec)->v[(vec)->n++] = (val);           \
+	} while (0)
+#define hs_vec_free(vec)                 \
+	do {                             \
+		free((vec)->v);          \
+		(vec)->v = NULL;         \
+		(vec)->n = (vec)->cap = 0; \
+	} while (0)
+
+/* 64-bit hashing (FNV-1a over bytes, a strong mixer for integers). */
+uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t hs_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+static inline uint64_t hs_hash_combine(uint64_t h, uint64_t v)
+{
+	return hs_hash_u64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+}
+
+/* Monotonic clock in nanoseconds. */
+uint64_t hs_now_ns(void);
+
+#endif

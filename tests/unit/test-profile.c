@@ -1,0 +1,219 @@
+/* Unit tests for the profile IR and the folded stacks writer and reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output/output.h"
+#include "profile/folded-read.h"
+#include "profile/profile.h"
+
+static uint32_t loc(struct hs_profile *p, const char *name, uint8_t kind)
+{
+	uint32_t n = hs_profile_intern_str(p, name);
+	struct hs_line ln = {hs_profile_function(p, n, n, 0, 0), 0};
+	return hs_profile_location(p, 0, 0, kind, &ln, 1);
+}
+
+static void test_intern(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	uint32_t a, b, c;
+
+	(void)state;
+	a = hs_profile_intern_str(p, "main");
+	b = hs_profile_intern_str(p, "leaf");
+	c = hs_profile_intern(p, "mainx", 4);
+	assert_int_not_equal(a, b);
+	assert_int_equal(a, c);
+	assert_int_equal(hs_profile_intern_str(p, ""), 0);
+	assert_string_equal(hs_profile_str(p, b), "leaf");
+	assert_int_equal(loc(p, "f", HS_KIND_USER), loc(p, "f", HS_KIND_USER));
+	assert_int_not_equal(loc(p, "f", HS_KIND_USER), loc(p, "f", HS_KIND_KERNEL));
+	hs_profile_free(p);
+}
+
+static void test_samples_aggregate(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	uint32_t l[3], s1, s2;
+	int64_t v[2] = {1, 1000};
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	hs_profile_add_type(p, "cpu", "nanoseconds");
+	l[0] = loc(p, "leaf", HS_KIND_USER);
+	l[1] = loc(p, "a", HS_KIND_USER);
+	l[2] = loc(p, "main", HS_KIND_USER);
+	s1 = hs_profile_stack(p, l, 3);
+	s2 = hs_profile_stack(p, l + 1, 2);
+	assert_int_equal(s1, hs_profile_stack(p, l, 3));
+	assert_int_not_equal(s1, s2);
+	for (int i = 0; i < 5; i++)
+		hs_profile_add_sample(p, s1, hs_profile_intern_str(p, "demo"), 10, 11, 0, v);
+	hs_profile_add_sample(p, s1, hs_profile_intern_str(p, "demo"), 10, 12, 0, v);
+	hs_profile_add_sample(p, s2, hs_profile_intern_str(p, "demo"), 10, 11, 0, v);
+	assert_int_equal(p->samples.n, 3);
+	assert_int_equal(hs_profile_sample_values(p, 0)[0], 5);
+	assert_int_equal(hs_profile_sample_values(p, 0)[1], 5000);
+	assert_int_equal(hs_profile_total(p, 0), 7);
+	assert_int_equal(hs_profile_find_type(p, "cpu"), 1);
+	assert_int_equal(hs_profile_find_type(p, "nope"), -1);
+	hs_profile_free(p);
+}
+
+static char *write_to_string(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o)
+{
+	char path[] = "/tmp/hs-prof-XXXXXX";
+	int fd = mkstemp(path);
+	struct hs_outfile out;
+	FILE *fp;
+	char *buf;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hs_outfile_open(&out, path), 0);
+	assert_int_equal(hs_write_format(p, f, o, &out), 0);
+	assert_int_equal(hs_outfile_commit(&out), 0);
+	fp = fopen(path, "r");
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	unlink(path);
+	return buf;
+}
+
+static const char folded_in[] = "demo;main;a;b;leaf 10\n"
+				"demo;main;c;leaf 5\n"
+				"demo;main;c;leaf 2\n"
+				"my prog;main;sys_write_[k];do_it_[k] 3\n"
+				"java;Interpreter_[j];foo;bar_[i] 4\n";
+
+static void test_folded_round_trip(void **state)
+{
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_output_opts o = {0};
+	char *out;
+
+	(void)state;
+	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &p, &err), 0);
+	assert_int_equal(hs_profile_total(p, 0), 24);
+	o.annotate_inline = true;
+	out = write_to_string(p, HS_FMT_FOLDED, &o);
+	/* merged, sorted, annotations kept, the space in a command name made an underscore */
+	assert_string_equal(out, "demo;main;a;b;leaf 10\n"
+				 "demo;main;c;leaf 7\n"
+				 "java;Interpreter_[j];foo;bar_[i] 4\n"
+				 "my_prog;main;sys_write_[k];do_it_[k] 3\n");
+	free(out);
+	/* without --inline-annotate the inlined frame is a plain frame */
+	o.annotate_inline = false;
+	out = write_to_string(p, HS_FMT_FOLDED, &o);
+	assert_non_null(strstr(out, "java;Interpreter_[j];foo;bar 4\n"));
+	free(out);
+	hs_profile_free(p);
+}
+
+static void test_folded_inline_structure(void **state)
+{
+	static const char in[] = "t;main;foo;bar_[i];baz_[i];leaf 1\n";
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	const struct hs_location *l;
+
+	(void)state;
+	assert_int_equal(hs_folded_read(in, sizeof(in) - 1, &p, &err), 0);
+	/* main, foo(+bar+baz inlined), leaf: three locations */
+	assert_int_equal(p->stacks.v[1].nlocs, 3);
+	l = &p->locations.v[hs_profile_stack_locs(p, 1)[1]];
+	assert_int_equal(l->nlines, 3);
+	/* innermost first */
+	assert_string_equal(hs_profile_str(p, p->functions.v[p->lines.v[l->line0].function].name), "baz");
+	assert_string_equal(hs_profile_location_name(p, hs_profile_stack_locs(p, 1)[1]), "foo");
+	hs_profile_free(p);
+}
+
+static void test_folded_bad_input(void **state)
+{
+	static const char bad[] = "a;b 1\nno count here\n";
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	assert_int_equal(hs_folded_read(bad, sizeof(bad) - 1, &p, &err), -EBADMSG);
+	assert_null(p);
+	assert_int_equal(err.offset, 6);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_true(hs_folded_sniff(folded_in, sizeof(folded_in) - 1));
+	assert_false(hs_folded_sniff(bad, sizeof(bad) - 1));
+	assert_false(hs_folded_sniff("\x1f\x8b\x08", 3));
+}
+
+static void test_folded_roots(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_output_opts o = {0};
+	uint32_t l = loc(p, "main", HS_KIND_USER), s;
+	int64_t v = 1;
+	char *out;
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	s = hs_profile_stack(p, &l, 1);
+	hs_profile_add_sample(p, s, hs_profile_intern_str(p, "w"), 7, 8, 0, &v);
+	hs_profile_add_sample(p, s, hs_profile_intern_str(p, "w"), 7, 9, 0, &v);
+	out = write_to_string(p, HS_FMT_FOLDED, &o);
+	assert_string_equal(out, "w;main 2\n");
+	free(out);
+	o.root_pid = true;
+	out = write_to_string(p, HS_FMT_FOLDED, &o);
+	assert_string_equal(out, "w-7;main 2\n");
+	free(out);
+	o.root_tid = true;
+	out = write_to_string(p, HS_FMT_FOLDED, &o);
+	assert_string_equal(out, "w-7/8;main 1\nw-7/9;main 1\n");
+	free(out);
+	hs_profile_free(p);
+}
+
+static void test_report(void **state)
+{
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_output_opts o = {0};
+	char *out;
+
+	(void)state;
+	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &p, &err), 0);
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	/* leaf is self 17 of 24 = 70.83%; main is total 20 of 24 = 83.33% */
+	assert_non_null(strstr(out, "  70.83%           17   70.83%           17  leaf"));
+	assert_non_null(strstr(out, "   0.00%            0   83.33%           20  main"));
+	free(out);
+	hs_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intern),
+		cmocka_unit_test(test_samples_aggregate),
+		cmocka_unit_test(test_folded_round_trip),
+		cmocka_unit_test(test_folded_inline_structure),
+		cmocka_unit_test(test_folded_bad_input),
+		cmocka_unit_test(test_folded_roots),
+		cmocka_unit_test(test_report),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
