@@ -302,8 +302,12 @@ uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t co
 		p->values.n += nt;
 		hs_index_insert(&p->sample_ix, h, id);
 	}
-	for (size_t i = 0; i < nt; i++)
-		p->values.v[(size_t)id * nt + i] += values[i];
+	for (size_t i = 0; i < nt; i++) {
+		int64_t *v = &p->values.v[(size_t)id * nt + i];
+		/* values come from files too: saturate rather than overflow */
+		if (__builtin_add_overflow(*v, values[i], v))
+			*v = values[i] > 0 ? INT64_MAX : INT64_MIN;
+	}
 	return id;
 }
 

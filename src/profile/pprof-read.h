@@ -1,0 +1,36 @@
+/* Reading pprof files — perftools.profiles.Profile (google/pprof proto/profile.proto),
+ * gzip-compressed or raw — into the profile IR, from hotstack or from any other tool. */
+#ifndef HS_PPROF_READ_H
+#define HS_PPROF_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "format/format.h"
+#include "profile/profile.h"
+
+/* Caps on what an input may ask for; over them reading fails with -EOVERFLOW. */
+#define HS_PPROF_MAX_SIZE ((size_t)2 << 30) /* bytes, compressed and decompressed */
+#define HS_PPROF_MAX_ENTRIES (1u << 28)     /* entries of one table: strings, samples, ... */
+#define HS_PPROF_MAX_TYPES 1024u            /* sample types */
+#define HS_PPROF_MAX_LINES 4096u            /* lines (inline depth) of one location */
+#define HS_PPROF_MAX_DEPTH 65536u           /* locations of one sample */
+
+/* Parses buf[0 .. len) (borrowed for the call only) into a new profile in *ret, owned by the
+ * caller (hs_profile_free). Ids are renumbered: pprof's are arbitrary. Labels "pid", "tid"
+ * (numbers), "comm" (a string) and "timestamp" (a number in nanoseconds) become the sample's
+ * fields; other labels are dropped. Frame and mapping kinds, which pprof does not store, are
+ * guessed with hs_kind_guess().
+ *
+ * Returns 0, or -EBADMSG (malformed protobuf or gzip, a reference to an id or string that does
+ * not exist, a duplicate id, a sample whose value count differs from the sample types),
+ * -ENODATA (the gzip stream ends early), -EOVERFLOW (a size over a cap above), -ENOMEM. On
+ * error *ret is untouched and err (may be NULL) holds the offset — into the decompressed bytes
+ * for gzip input — and a message. */
+int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err);
+
+/* Whether buf (the first len bytes of a file, any length) looks like pprof: gzip magic, or
+ * protobuf fields whose numbers and wire types fit profile.proto. */
+bool hs_pprof_probe(const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,550 @@
+/* Unit tests for the recording path without a kernel: the ring-buffer reader (wrap-around),
+ * the time-ordering queue, the sample parser for every sample_type layout, the side-band
+ * records, and PERF_CONTEXT handling in kernel call chains. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "format/perf-event.h"
+#include "record/queue.h"
+#include "record/ring.h"
+#include "unwind/callchain.h"
+
+/* ---- ring ---- */
+
+#define PAGE 4096
+#define DATA 4096
+
+struct collected {
+	int n;
+	uint16_t sizes[256];
+	uint8_t fill[256];
+};
+
+static void collect(void *ctx, const struct perf_event_header *rec)
+{
+	struct collected *c = ctx;
+	const uint8_t *b = (const uint8_t *)rec;
+
+	/* every payload byte carries the same value: a torn copy would show */
+	for (size_t i = sizeof(*rec); i < rec->size; i++)
+		assert_int_equal(b[i], b[sizeof(*rec)]);
+	c->sizes[c->n] = rec->size;
+	c->fill[c->n] = rec->size > sizeof(*rec) ? b[sizeof(*rec)] : 0;
+	c->n++;
+}
+
+/* Writes a record at position pos (mod DATA), as the kernel would, wrapping at the end. */
+static uint64_t put(uint8_t *data, uint64_t pos, uint16_t size, uint8_t fill)
+{
+	uint8_t rec[1024];
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, size};
+
+	memcpy(rec, &h, sizeof(h));
+	memset(rec + sizeof(h), fill, size - sizeof(h));
+	for (uint16_t i = 0; i < size; i++)
+		data[(pos + i) % DATA] = rec[i];
+	return pos + size;
+}
+
+static void test_ring_wrap(void **state)
+{
+	uint8_t *mem = aligned_alloc(PAGE, PAGE + DATA);
+	struct perf_event_mmap_page *meta = (void *)mem;
+	struct hs_ring r;
+	struct collected c = {0};
+	uint64_t pos;
+
+	(void)state;
+	memset(mem, 0, PAGE + DATA);
+	hs_ring_init(&r, mem, PAGE, DATA);
+	/* start near the end so that records wrap: one straddles the end in its payload, a later
+	 * round puts a header across the end */
+	pos = DATA - 40;
+	meta->data_tail = pos;
+	pos = put(r.data, pos, 16, 1);
+	pos = put(r.data, pos, 64, 2); /* wraps in its payload */
+	pos = put(r.data, pos, 24, 3);
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_drain(&r, collect, &c), 3);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.sizes[1], 64);
+	assert_int_equal(c.fill[1], 2);
+	assert_int_equal(meta->data_tail, pos);
+
+	/* a header that itself straddles the end of the data area */
+	pos = meta->data_tail = 2 * DATA - 4;
+	meta->data_head = put(r.data, pos, 40, 7);
+	c.n = 0;
+	assert_int_equal(hs_ring_drain(&r, collect, &c), 1);
+	assert_int_equal(c.sizes[0], 40);
+	assert_int_equal(c.fill[0], 7);
+
+	/* nothing new: nothing read */
+	c.n = 0;
+	assert_int_equal(hs_ring_drain(&r, collect, &c), 0);
+
+	/* the kernel publishes data_head only past complete records: a record reaching beyond it
+	 * means the ring is corrupt, and the reader skips to head rather than read garbage */
+	pos = meta->data_tail;
+	put(r.data, pos, 48, 9);
+	meta->data_head = pos + 8;
+	assert_int_equal(hs_ring_drain(&r, collect, &c), 0);
+	assert_int_equal(r.bad, 1);
+	assert_int_equal(meta->data_tail, pos + 8);
+
+	/* a size smaller than a header is corrupt too */
+	pos = meta->data_tail;
+	{
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 4};
+		memcpy(r.data + (pos % DATA), &h, sizeof(h));
+		meta->data_head = pos + 64;
+		assert_int_equal(hs_ring_drain(&r, collect, &c), 0);
+		assert_int_equal(r.bad, 2);
+		assert_int_equal(meta->data_tail, pos + 64);
+	}
+	hs_ring_release(&r);
+	free(mem);
+}
+
+/* ---- queue ---- */
+
+static void test_queue_order(void **state)
+{
+	struct hs_queue q;
+	struct hs_queue_item it;
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 8};
+	uint64_t limit, last = 0;
+	int n = 0;
+
+	(void)state;
+	hs_queue_init(&q);
+	/* round 1: two rings, interleaved times */
+	hs_queue_push(&q, &h, 30);
+	hs_queue_push(&q, &h, 10);
+	hs_queue_push(&q, &h, 20);
+	limit = hs_queue_round(&q);
+	assert_int_equal(limit, 0); /* nothing is safe after the first round */
+	assert_int_equal(hs_queue_pop(&q, limit, &it), 0);
+	/* round 2 brings an older record from another ring */
+	hs_queue_push(&q, &h, 25);
+	hs_queue_push(&q, &h, 40);
+	limit = hs_queue_round(&q);
+	assert_int_equal(limit, 30);
+	while (hs_queue_pop(&q, limit, &it)) {
+		assert_true(it.time >= last);
+		last = it.time;
+		free(it.rec);
+		n++;
+	}
+	assert_int_equal(n, 4); /* 10 20 25 30 */
+	assert_int_equal(hs_queue_pop(&q, UINT64_MAX, &it), 1);
+	assert_int_equal(it.time, 40);
+	free(it.rec);
+	hs_queue_release(&q);
+}
+
+/* ---- sample layouts ---- */
+
+struct writer {
+	uint8_t buf[4096];
+	size_t n;
+};
+
+static void w64(struct writer *w, uint64_t v)
+{
+	memcpy(w->buf + w->n, &v, 8);
+	w->n += 8;
+}
+
+static void w32x2(struct writer *w, uint32_t a, uint32_t b)
+{
+	memcpy(w->buf + w->n, &a, 4);
+	memcpy(w->buf + w->n + 4, &b, 4);
+	w->n += 8;
+}
+
+static void wbytes(struct writer *w, const void *p, size_t n)
+{
+	memcpy(w->buf + w->n, p, n);
+	w->n += n;
+}
+
+/* Encodes a sample for layout l, in the order kernel/events/core.c writes fields, each field
+ * holding a value derived from its bit so that a misplaced field is noticed. */
+static void encode_sample(const struct hs_perf_layout *l, struct writer *w)
+{
+	uint64_t st = l->sample_type;
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0};
+
+	w->n = sizeof(h);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		w64(w, 0x1d);
+	if (st & PERF_SAMPLE_IP)
+		w64(w, 0x401000);
+	if (st & PERF_SAMPLE_TID)
+		w32x2(w, 100, 101);
+	if (st & PERF_SAMPLE_TIME)
+		w64(w, 123456789);
+	if (st & PERF_SAMPLE_ADDR)
+		w64(w, 0xadd7);
+	if (st & PERF_SAMPLE_ID)
+		w64(w, 0x1d);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		w64(w, 0x5d);
+	if (st & PERF_SAMPLE_CPU)
+		w32x2(w, 3, 0);
+	if (st & PERF_SAMPLE_PERIOD)
+		w64(w, 1001001);
+	if (st & PERF_SAMPLE_READ) {
+		w64(w, 77); /* value */
+		w64(w, 5);  /* time enabled */
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		w64(w, 3);
+		w64(w, PERF_CONTEXT_USER);
+		w64(w, 0x401000);
+		w64(w, 0x402000);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz = 4;
+		uint8_t raw[4] = {1, 2, 3, 4};
+		wbytes(w, &sz, 4);
+		wbytes(w, raw, 4); /* 4 + 4 is already a multiple of 8 */
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		w64(w, 2);
+		for (int i = 0; i < 6; i++)
+			w64(w, 0xb0 + (uint64_t)i);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		w64(w, PERF_SAMPLE_REGS_ABI_64);
+		w64(w, 0x7ffe0000); /* two registers in the mask */
+		w64(w, 0x401000);
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		w64(w, 16);
+		w64(w, 0x1111);
+		w64(w, 0x2222);
+		w64(w, 8);
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		w64(w, (st & PERF_SAMPLE_WEIGHT_STRUCT) ? (0x0003000200000001ULL) : 42);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		w64(w, 0xd5);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		w64(w, 0x7a);
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		w64(w, PERF_SAMPLE_REGS_ABI_64);
+		w64(w, 0x1234); /* one register in the mask */
+	}
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		w64(w, 0xf00d);
+	if (st & PERF_SAMPLE_CGROUP)
+		w64(w, 0xc6);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		w64(w, 4096);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		w64(w, 2 << 20);
+	if (st & PERF_SAMPLE_AUX) {
+		w64(w, 8);
+		w64(w, 0xa0a0);
+	}
+	h.size = (uint16_t)w->n;
+	memcpy(w->buf, &h, sizeof(h));
+}
+
+static void check_sample(const struct hs_perf_layout *l, const struct hs_perf_sample *s)
+{
+	uint64_t st = l->sample_type;
+
+	if (st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID))
+		assert_int_equal(s->sid.id, 0x1d);
+	if (st & PERF_SAMPLE_IP)
+		assert_int_equal(s->ip, 0x401000);
+	if (st & PERF_SAMPLE_TID) {
+		assert_int_equal(s->sid.pid, 100);
+		assert_int_equal(s->sid.tid, 101);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		assert_int_equal(s->sid.time, 123456789);
+	if (st & PERF_SAMPLE_ADDR)
+		assert_int_equal(s->addr, 0xadd7);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		assert_int_equal(s->sid.stream_id, 0x5d);
+	if (st & PERF_SAMPLE_CPU)
+		assert_int_equal(s->sid.cpu, 3);
+	if (st & PERF_SAMPLE_PERIOD)
+		assert_int_equal(s->period, 1001001);
+	if (st & PERF_SAMPLE_READ)
+		assert_int_equal(s->read_size, 16);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t v;
+		assert_int_equal(s->nr_callchain, 3);
+		memcpy(&v, (const char *)s->callchain + 16, 8);
+		assert_int_equal(v, 0x402000);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		assert_int_equal(s->raw_size, 4);
+		assert_int_equal(((const uint8_t *)s->raw)[3], 4);
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t v;
+		assert_int_equal(s->nr_branches, 2);
+		memcpy(&v, (const char *)s->branches + 40, 8);
+		assert_int_equal(v, 0xb5);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		uint64_t v;
+		assert_int_equal(s->user_abi, PERF_SAMPLE_REGS_ABI_64);
+		assert_int_equal(s->nr_user_regs, 2);
+		memcpy(&v, (const char *)s->user_regs + 8, 8);
+		assert_int_equal(v, 0x401000);
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		assert_int_equal(s->stack_size, 16);
+		assert_int_equal(s->stack_dyn_size, 8);
+	}
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		assert_int_equal(s->weight, 1);
+		assert_int_equal(s->weight_var2, 2);
+		assert_int_equal(s->weight_var3, 3);
+	} else if (st & PERF_SAMPLE_WEIGHT) {
+		assert_int_equal(s->weight, 42);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		assert_int_equal(s->data_src, 0xd5);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		assert_int_equal(s->transaction, 0x7a);
+	if (st & PERF_SAMPLE_REGS_INTR)
+		assert_int_equal(s->nr_intr_regs, 1);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		assert_int_equal(s->phys_addr, 0xf00d);
+	if (st & PERF_SAMPLE_CGROUP)
+		assert_int_equal(s->cgroup, 0xc6);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		assert_int_equal(s->data_page_size, 4096);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		assert_int_equal(s->code_page_size, 2 << 20);
+	if (st & PERF_SAMPLE_AUX) {
+		assert_int_equal(s->aux_size, 8);
+		assert_non_null(s->aux);
+	}
+}
+
+static void test_sample_layouts(void **state)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR, PERF_SAMPLE_READ,
+		PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD, PERF_SAMPLE_STREAM_ID,
+		PERF_SAMPLE_RAW, PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER,
+		PERF_SAMPLE_WEIGHT, PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_TRANSACTION,
+		PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_PHYS_ADDR, PERF_SAMPLE_AUX, PERF_SAMPLE_CGROUP,
+		PERF_SAMPLE_DATA_PAGE_SIZE, PERF_SAMPLE_CODE_PAGE_SIZE, PERF_SAMPLE_WEIGHT_STRUCT,
+	};
+	uint64_t seed = 88172645463325252ULL;
+	int layouts = 0;
+
+	(void)state;
+	/* every single bit, every pair, and a few thousand random combinations */
+	for (size_t i = 0; i < HS_ARRAY_SIZE(bits) * HS_ARRAY_SIZE(bits) + 4000; i++) {
+		struct hs_perf_layout l = {0};
+		struct writer w;
+		struct hs_perf_event ev;
+		struct hs_parse_error err = {0};
+
+		if (i < HS_ARRAY_SIZE(bits) * HS_ARRAY_SIZE(bits)) {
+			l.sample_type = bits[i / HS_ARRAY_SIZE(bits)] | bits[i % HS_ARRAY_SIZE(bits)];
+		} else {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			for (size_t b = 0; b < HS_ARRAY_SIZE(bits); b++)
+				if (seed >> b & 1)
+					l.sample_type |= bits[b];
+		}
+		l.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+		l.sample_regs_user = 0x3;
+		l.sample_regs_intr = 0x1;
+		encode_sample(&l, &w);
+		assert_int_equal(hs_perf_event_parse(w.buf, w.n, &l, 0, &ev, &err), 0);
+		assert_int_equal(ev.type, PERF_RECORD_SAMPLE);
+		check_sample(&l, &ev.sample);
+		/* one byte short is an error naming the field, never a read past the end */
+		if (w.n > 8) {
+			struct perf_event_header h;
+			memcpy(&h, w.buf, sizeof(h));
+			h.size -= 8;
+			memcpy(w.buf, &h, sizeof(h));
+			memset(&err, 0, sizeof(err));
+			assert_int_equal(hs_perf_event_parse(w.buf, w.n - 8, &l, 0, &ev, &err), -EBADMSG);
+			assert_true(err.msg[0] != '\0');
+		}
+		layouts++;
+	}
+	assert_true(layouts > 4000);
+}
+
+static void test_sample_hostile(void **state)
+{
+	struct hs_perf_layout l = {PERF_SAMPLE_CALLCHAIN, 0, 0, 0, 0, false};
+	struct writer w = {{0}, 0};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 24};
+	struct hs_perf_event ev;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	w.n = sizeof(h);
+	w64(&w, UINT64_MAX / 4); /* an absurd callchain length */
+	w64(&w, 0);
+	memcpy(w.buf, &h, sizeof(h));
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &l, 0x100, &ev, &err), -EBADMSG);
+	assert_int_equal(err.offset, 0x108);
+	/* unknown sample_type bits are refused, not misparsed */
+	l.sample_type = 1ULL << 40;
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &l, 0, &ev, &err), -EOPNOTSUPP);
+	/* a header whose size disagrees with the buffer */
+	l.sample_type = PERF_SAMPLE_IP;
+	assert_int_equal(hs_perf_event_parse(w.buf, 12, &l, 0, &ev, &err), -EBADMSG);
+}
+
+/* ---- side-band ---- */
+
+static void put_trailer(struct writer *w)
+{
+	/* sample_id for TID | TIME | CPU | IDENTIFIER */
+	w32x2(w, 200, 201);
+	w64(w, 5555);
+	w32x2(w, 1, 0);
+	w64(w, 0x1d);
+}
+
+static const struct hs_perf_layout sb_layout = {
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER, 0, 0, 0, 0, true};
+
+static void finish(struct writer *w, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = {type, misc, (uint16_t)w->n};
+	memcpy(w->buf, &h, sizeof(h));
+}
+
+static void test_sideband(void **state)
+{
+	struct writer w;
+	struct hs_perf_event ev;
+	struct hs_parse_error err = {0};
+	char name[16] = "/usr/bin/x";
+	uint8_t ident[24] = {20, 0, 0, 0, 0xab};
+
+	(void)state;
+	/* MMAP2 carrying a build-id */
+	w.n = 8;
+	w32x2(&w, 200, 201);
+	w64(&w, 0x400000);
+	w64(&w, 0x1000);
+	w64(&w, 0x2000);
+	wbytes(&w, ident, sizeof(ident));
+	w32x2(&w, 5, 2);
+	wbytes(&w, name, sizeof(name));
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_int_equal(ev.mmap.start, 0x400000);
+	assert_int_equal(ev.mmap.pgoff, 0x2000);
+	assert_int_equal(ev.mmap.build_id_size, 20);
+	assert_int_equal(ev.mmap.build_id[0], 0xab);
+	assert_int_equal(ev.mmap.prot, 5);
+	assert_string_equal(ev.mmap.filename, "/usr/bin/x");
+	assert_int_equal(ev.sid.time, 5555);
+	assert_int_equal(ev.sid.tid, 201);
+
+	/* COMM at exec */
+	w.n = 8;
+	w32x2(&w, 300, 300);
+	wbytes(&w, "newname\0", 8);
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_string_equal(ev.comm.comm, "newname");
+	assert_true(ev.comm.exec);
+
+	/* FORK */
+	w.n = 8;
+	w32x2(&w, 400, 300);
+	w32x2(&w, 401, 300);
+	w64(&w, 99);
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_FORK, 0);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_int_equal(ev.task.pid, 400);
+	assert_int_equal(ev.task.ppid, 300);
+	assert_int_equal(ev.task.tid, 401);
+
+	/* LOST */
+	w.n = 8;
+	w64(&w, 0x1d);
+	w64(&w, 123);
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_LOST, 0);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_int_equal(ev.lost.lost, 123);
+
+	/* a file name without its NUL */
+	w.n = 8;
+	w32x2(&w, 300, 300);
+	wbytes(&w, "abcdefgh", 8);
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_COMM, 0);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "NUL"));
+}
+
+/* ---- kernel call chains ---- */
+
+static void test_callchain_contexts(void **state)
+{
+	const uint64_t ips[] = {
+		PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, 0xffffffff81000020ULL,
+		PERF_CONTEXT_USER,   0x401000,              0x402000, 0x403000,
+		PERF_CONTEXT_GUEST,  0x999,
+	};
+	struct hs_callchain cc = {0};
+
+	(void)state;
+	hs_callchain_from_perf(&cc, ips, HS_ARRAY_SIZE(ips), true, true, 127);
+	assert_int_equal(cc.frames.n, 5);
+	assert_true(cc.frames.v[0].kernel);
+	assert_false(cc.frames.v[0].ret); /* the interrupted instruction */
+	assert_true(cc.frames.v[1].ret);
+	assert_false(cc.frames.v[2].kernel);
+	assert_false(cc.frames.v[2].ret); /* the user IP at the interrupt is exact too */
+	assert_true(cc.frames.v[3].ret);
+	assert_int_equal(cc.frames.v[4].addr, 0x403000);
+	assert_int_equal(cc.stop, HS_STOP_END);
+
+	hs_callchain_from_perf(&cc, ips, HS_ARRAY_SIZE(ips), false, true, 127);
+	assert_int_equal(cc.frames.n, 3);
+	assert_false(cc.frames.v[0].kernel);
+
+	/* a chain as long as the cap was cut */
+	hs_callchain_from_perf(&cc, ips, 7, true, true, 5);
+	assert_int_equal(cc.stop, HS_STOP_DEPTH);
+	hs_callchain_release(&cc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_wrap),      cmocka_unit_test(test_queue_order),
+		cmocka_unit_test(test_sample_layouts), cmocka_unit_test(test_sample_hostile),
+		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
