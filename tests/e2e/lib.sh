@@ -1,0 +1,45 @@
+# Shared by the end-to-end tests: a scratch directory, failure and skip helpers, and the probe
+# that skips (exit 77) where the kernel refuses perf_event_open.
+: "${HOTSTACK:?HOTSTACK must name the hotstack binary}"
+: "${WORKLOADS:?WORKLOADS must name the built workloads}"
+: "${SRCDIR:?}"
+
+test_name=$(basename "$0" .sh)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/hs-$test_name.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+fail() {
+	echo "$test_name: FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "$test_name: SKIP: $*" >&2
+	exit 77
+}
+
+# Skips the test where perf_event_open is refused (no permission, no perf events in the kernel).
+require_perf_events() {
+	if ! "$HOTSTACK" record -q -g none -o "$dir/.probe.folded" -- true 2>"$dir/.probe.err"; then
+		if grep -qiE 'permission|paranoid|not supported|perf_event_open' "$dir/.probe.err"; then
+			skip "perf_event_open is refused here: $(head -n1 "$dir/.probe.err")"
+		fi
+		fail "the probe recording failed: $(cat "$dir/.probe.err")"
+	fi
+}
+
+# Asserts that a command's exit status is the expected one.
+expect_status() {
+	want=$1
+	shift
+	set +e
+	"$@" >"$dir/.out" 2>"$dir/.err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || fail "'$*' exited $got, expected $want; stderr: $(cat "$dir/.err")"
+}
+
+# Asserts that the last expect_status run printed a line matching an extended regex on stderr.
+expect_stderr() {
+	grep -qE "$1" "$dir/.err" || fail "stderr does not match /$1/: $(cat "$dir/.err")"
+}
