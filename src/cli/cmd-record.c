@@ -304,6 +304,9 @@ int cmd_record(int argc, char **argv)
 		hs_vec_free(&pids);
 		return err.exit_status ? err.exit_status : 1;
 	}
+	if (rec.user_only)
+		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
+			 "only; run as root or grant CAP_PERFMON for kernel stacks");
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
 	bo.kernel = ro.kernel;

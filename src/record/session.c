@@ -194,10 +194,15 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		r->attr.use_clockid = 0;
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
-	if ((fd == -EACCES || fd == -EPERM) && !r->attr.exclude_kernel && !r->o.kernel) {
-		/* unprivileged users may sample user space only */
+	if ((fd == -EACCES || fd == -EPERM) && !r->attr.exclude_kernel && !r->o.all_cpus) {
+		/* unprivileged users may still sample user space of their own processes */
 		r->attr.exclude_kernel = 1;
+		r->attr.exclude_callchain_kernel = 1;
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			r->user_only = r->o.kernel;
+		else
+			r->attr.exclude_kernel = r->attr.exclude_callchain_kernel = 0;
 	}
 	if (fd < 0)
 		return fd == -ESRCH ? -ESRCH : open_error(r, fd, pid, err);

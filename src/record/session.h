@@ -89,6 +89,7 @@ struct hs_record {
 	bool child_exited;
 	bool child_killed_by_us;
 	int go_fd, err_fd;
+	bool user_only;       /* kernel samples were refused: recording user space only */
 	enum hs_stop_cause cause;
 	int stop_signal;
 	uint64_t records, bytes, lost_records, bad_records;
