@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -323,6 +324,11 @@ int cmd_record(int argc, char **argv)
 	else
 		ctx.b.p->period = ro.event->time_based ? (int64_t)(1000000000ULL / ro.freq) : 1;
 
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ctx.b.p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
 	rc = hs_record_run(&rec, &sink, &err);
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);

@@ -81,8 +81,10 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
 		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
 
-		hs_u64map_put(&pids, (uint32_t)s->pid, 1);
-		hs_u64map_put(&tids, ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid, 1);
+		if (s->pid >= 0)
+			hs_u64map_put(&pids, (uint32_t)s->pid, 1);
+		if (s->tid >= 0)
+			hs_u64map_put(&tids, ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid, 1);
 		for (uint32_t li = 0; li < st->nlocs; li++) {
 			const struct hs_location *l = &p->locations.v[locs[li]];
 			uint32_t module = l->mapping ? p->mappings.v[l->mapping].file : 0;
@@ -114,7 +116,10 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	hs_outfile_printf(out, "# %lld %s", (long long)sum, hs_profile_str(p, p->types.n ? p->types.v[vi].type : 0));
 	if (p->types.n && strcmp(hs_profile_str(p, p->types.v[vi].unit), "count"))
 		hs_outfile_printf(out, " (%s)", hs_profile_str(p, p->types.v[vi].unit));
-	hs_outfile_printf(out, " in %zu distinct stacks, %zu threads, %zu processes\n", p->stacks.n - 1, tids.n, pids.n);
+	hs_outfile_printf(out, " in %zu distinct stacks", p->stacks.n - 1);
+	if (pids.n) /* folded input has no process information */
+		hs_outfile_printf(out, ", %zu threads, %zu processes", tids.n, pids.n);
+	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
 	hs_outfile_puts(out, "\nTop functions by self:\n");

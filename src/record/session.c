@@ -129,6 +129,19 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_er
 			    strerror(-e));
 	case -ESRCH:
 		return fail(err, e, 1, "no such process: %d", (int)pid);
+	case -EINVAL: {
+		unsigned int max = 0;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+		if (f) {
+			if (fscanf(f, "%u", &max) != 1)
+				max = 0;
+			fclose(f);
+		}
+		if (!r->o.period && max && r->o.freq > max)
+			return fail(err, e, 1, "-F %u is above the kernel's limit (kernel.perf_event_max_sample_rate is %u)",
+				    r->o.freq, max);
+		return fail(err, e, 1, "perf_event_open refused event '%s': %s", ev->name, strerror(-e));
+	}
 	case -EMFILE:
 	case -ENFILE:
 		return fail(err, e, 1, "too many open files for perf events (raise the limit with 'ulimit -n')");

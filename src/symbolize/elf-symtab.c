@@ -130,21 +130,95 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 	return 0;
 }
 
-/* x86-64 PLT entries have no symbols; name them after their relocation, as perf does. The
- * entries are 16 bytes; .plt starts with a 16-byte PLT0, .plt.sec (IBT) has none. */
+/* x86-64 PLT entries have no symbols; name them after their relocation, as perf does:
+ *  - .plt (16-byte entries after a 16-byte PLT0) or .plt.sec (IBT, no PLT0): entry i jumps
+ *    through the GOT slot of .rela.plt's relocation i;
+ *  - .plt.got (8 or 16-byte entries, for functions whose address is also taken): each entry is
+ *    a "jmp *disp(%rip)" to a GOT slot that a GLOB_DAT or JUMP_SLOT relocation in .rela.dyn
+ *    names. */
 typedef HS_VEC(char *) owned_vec;
+
+struct plt_ctx {
+	Elf *elf;
+	Elf_Data *symd;  /* .dynsym */
+	size_t strndx;   /* its string table */
+	cand_vec *out;
+	owned_vec *owned;
+};
+
+static void plt_add(struct plt_ctx *c, uint64_t sym, uint64_t addr, uint64_t size)
+{
+	GElf_Sym s;
+	const char *name;
+	size_t len;
+	char *full;
+	struct cand cd;
+
+	if (!gelf_getsym(c->symd, (int)sym, &s) || !(name = elf_strptr(c->elf, c->strndx, s.st_name)) || !*name ||
+	    (len = strlen(name)) > HS_ELF_MAX_NAME)
+		return;
+	full = hs_xmalloc(len + 5);
+	memcpy(full, name, len);
+	memcpy(full + len, "@plt", 5);
+	hs_vec_push(c->owned, full);
+	cd.addr = addr;
+	cd.size = size;
+	cd.name = full;
+	cd.rank = 3;
+	hs_vec_push(c->out, cd);
+}
+
+static Elf_Data *section_data(Elf_Scn *scn, GElf_Shdr *sh)
+{
+	return scn && gelf_getshdr(scn, sh) ? elf_getdata(scn, NULL) : NULL;
+}
+
+static void add_plt_got(struct plt_ctx *c, Elf_Scn *pltgot, Elf_Scn *reladyn)
+{
+	GElf_Shdr gsh, rsh;
+	Elf_Data *gd = section_data(pltgot, &gsh), *rd = section_data(reladyn, &rsh);
+	uint64_t esize;
+
+	if (!gd || !rd || !gd->d_buf || gsh.sh_type != SHT_PROGBITS || !rsh.sh_entsize)
+		return;
+	esize = gsh.sh_entsize == 8 || gsh.sh_entsize == 16 ? gsh.sh_entsize : 8;
+	for (uint64_t off = 0; off + esize <= gd->d_size && off < (64u << 20); off += esize) {
+		const unsigned char *e = (const unsigned char *)gd->d_buf + off;
+		uint64_t slot = 0;
+
+		for (uint64_t k = 0; k + 6 <= esize; k++) {
+			if (e[k] == 0xff && e[k + 1] == 0x25) {
+				int32_t disp;
+				memcpy(&disp, e + k + 2, 4);
+				slot = gsh.sh_addr + off + k + 6 + (uint64_t)(int64_t)disp;
+				break;
+			}
+		}
+		if (!slot)
+			continue;
+		for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize && i < 10000000; i++) {
+			GElf_Rela r;
+			uint64_t type;
+			if (!gelf_getrela(rd, (int)i, &r) || r.r_offset != slot)
+				continue;
+			type = GELF_R_TYPE(r.r_info);
+			if ((type == R_X86_64_GLOB_DAT || type == R_X86_64_JUMP_SLOT) && GELF_R_SYM(r.r_info))
+				plt_add(c, GELF_R_SYM(r.r_info), gsh.sh_addr + off, esize);
+			break;
+		}
+	}
+}
 
 static void add_plt(Elf *elf, cand_vec *out, owned_vec *owned)
 {
 	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *pltsec = NULL;
-	GElf_Shdr rsh, psh;
-	size_t shstrndx;
-	Elf_Data *rd, *symd;
-	Elf_Scn *dynsym;
-	GElf_Shdr dsh;
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *pltsec = NULL, *pltgot = NULL, *reladyn = NULL;
+	GElf_Shdr rsh, psh, dsh;
+	size_t shstrndx, n;
+	Elf_Data *rd;
+	Elf_Scn *dynsym = NULL;
+	struct plt_ctx c = {elf, NULL, 0, out, owned};
 	uint64_t base;
-	size_t n;
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
 		return;
@@ -158,46 +232,32 @@ static void add_plt(Elf *elf, cand_vec *out, owned_vec *owned)
 			continue;
 		if (!strcmp(nm, ".rela.plt") && sh.sh_type == SHT_RELA)
 			rela = scn;
+		else if (!strcmp(nm, ".rela.dyn") && sh.sh_type == SHT_RELA)
+			reladyn = scn;
 		else if (!strcmp(nm, ".plt"))
 			plt = scn;
 		else if (!strcmp(nm, ".plt.sec"))
 			pltsec = scn;
+		else if (!strcmp(nm, ".plt.got"))
+			pltgot = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
 	}
-	if (!rela || (!plt && !pltsec) || !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
+	if (!dynsym || !(c.symd = section_data(dynsym, &dsh)))
 		return;
-	dynsym = elf_getscn(elf, rsh.sh_link);
-	if (!dynsym || !gelf_getshdr(dynsym, &dsh) || !(symd = elf_getdata(dynsym, NULL)))
-		return;
-	rd = elf_getdata(rela, NULL);
-	if (!rd)
+	c.strndx = dsh.sh_link;
+	add_plt_got(&c, pltgot, reladyn);
+	if (!rela || (!plt && !pltsec) || !(rd = section_data(rela, &rsh)) || !rsh.sh_entsize)
 		return;
 	gelf_getshdr(pltsec ? pltsec : plt, &psh);
 	base = psh.sh_addr + (pltsec ? 0 : 16);
 	n = rsh.sh_size / rsh.sh_entsize;
 	for (size_t i = 0; i < n && i < 1000000; i++) {
 		GElf_Rela r;
-		GElf_Sym s;
-		const char *name;
-		size_t len;
-		char *full;
-		struct cand c;
-
 		if (base + (i + 1) * 16 > psh.sh_addr + psh.sh_size)
 			break;
-		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &s))
-			continue;
-		name = elf_strptr(elf, dsh.sh_link, s.st_name);
-		if (!name || !*name || (len = strlen(name)) > HS_ELF_MAX_NAME)
-			continue;
-		full = hs_xmalloc(len + 5);
-		memcpy(full, name, len);
-		memcpy(full + len, "@plt", 5);
-		hs_vec_push(owned, full);
-		c.addr = base + i * 16;
-		c.size = 16;
-		c.name = full;
-		c.rank = 3;
-		hs_vec_push(out, c);
+		if (gelf_getrela(rd, (int)i, &r))
+			plt_add(&c, GELF_R_SYM(r.r_info), base + i * 16, 16);
 	}
 }
 
@@ -245,7 +305,8 @@ int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret)
 		hs_elf_symtab_free(st);
 		return rc;
 	}
-	qsort(cands.v, cands.n, sizeof(*cands.v), cand_cmp);
+	if (cands.n) /* qsort wants a non-NULL array even when empty */
+		qsort(cands.v, cands.n, sizeof(*cands.v), cand_cmp);
 	st->syms = hs_xcalloc(cands.n ? cands.n : 1, sizeof(*st->syms));
 	for (size_t i = 0; i < cands.n; i++) {
 		size_t len;

@@ -13,13 +13,29 @@
 
 #define KALLSYMS_MAX_SYMS (8u << 20)
 
-static int ksym_cmp(const void *a, const void *b)
+/* Sorts by address; among aliases at one address the first is the one shown: the core kernel
+ * before modules, a global symbol before a local one, then fewer leading underscores, then the
+ * shorter name, then name order (so the choice never depends on the order of the lines). */
+static int ksym_cmp(const void *a, const void *b, void *names)
 {
 	const struct hs_ksym *x = a, *y = b;
+	const char *n = names, *nx = n + x->name, *ny = n + y->name;
+	size_t ux = strspn(nx, "_"), uy = strspn(ny, "_"), lx, ly;
+	int c;
+
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* among aliases keep a stable choice: the core kernel before modules, then name order */
-	return x->module != y->module ? (x->module < y->module ? -1 : 1) : 0;
+	if ((c = strcmp(n + x->module, n + y->module)))
+		return c;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(nx);
+	ly = strlen(ny);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(nx, ny);
 }
 
 static uint32_t add_name(struct hs_strbuf *pool, const char *s, size_t n)
@@ -72,6 +88,7 @@ int hs_kallsyms_load(const char *path, struct hs_kallsyms **ret)
 		s.addr = addr;
 		s.name = add_name(&pool, name, nlen);
 		s.module = 0;
+		s.global = type == 'T' || type == 'W';
 		if (mod && *mod) {
 			if (strcmp(mod, lastmod)) {
 				snprintf(lastmod, sizeof(lastmod), "%s", mod);
@@ -88,7 +105,14 @@ int hs_kallsyms_load(const char *path, struct hs_kallsyms **ret)
 		hs_strbuf_release(&pool);
 		return -ENODATA;
 	}
-	qsort(syms.v, syms.n, sizeof(*syms.v), ksym_cmp);
+	qsort_r(syms.v, syms.n, sizeof(*syms.v), ksym_cmp, pool.buf);
+	{
+		size_t kept = 0;
+		for (size_t i = 0; i < syms.n; i++)
+			if (!kept || syms.v[kept - 1].addr != syms.v[i].addr)
+				syms.v[kept++] = syms.v[i];
+		syms.n = kept;
+	}
 	k = hs_xcalloc(1, sizeof(*k));
 	k->syms = syms.v;
 	k->n = syms.n;

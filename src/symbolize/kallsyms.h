@@ -2,6 +2,7 @@
 #ifndef HS_KALLSYMS_H
 #define HS_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,6 +10,7 @@ struct hs_ksym {
 	uint64_t addr;
 	uint32_t name;   /* offset in names */
 	uint32_t module; /* offset in names of the module name, 0 for the kernel itself */
+	bool global;     /* T or W: shown in preference to a local alias */
 };
 
 struct hs_kallsyms {

@@ -47,4 +47,16 @@ done
 # the saved profile converts to the same folded stacks
 "$HOTSTACK" convert "$dir/t.pb.gz" -o "$dir/back.folded" || fail "convert failed"
 cmp -s "$dir/t.folded" "$dir/back.folded" || fail "pprof -> folded differs from folded: $(diff "$dir/t.folded" "$dir/back.folded" | head)"
+
+# the saved profile is valid pprof for Go's reader, and its top function is leaf
+if command -v go >/dev/null 2>&1; then
+	HOME=${HOME:-$dir} PPROF_TMPDIR=$dir go tool pprof -top -symbolize=none "$dir/t.pb.gz" >"$dir/top.txt" 2>"$dir/top.err" ||
+		fail "go tool pprof rejected the recording: $(cat "$dir/top.err")"
+	awk '$NF == "leaf" { found = 1 } END { exit !found }' "$dir/top.txt" || fail "go tool pprof -top: no leaf: $(cat "$dir/top.txt")"
+fi
+
+# --no-kernel: no kernel frame at all, the same user chains
+"$HOTSTACK" record -q -g fp --no-kernel -o "$dir/u.folded" -- "$WORKLOADS/calltree" 1 || fail "record --no-kernel failed"
+if grep -q '_\[k\]' "$dir/u.folded"; then fail "kernel frames with --no-kernel"; fi
+grep -q ';main;a;b;leaf ' "$dir/u.folded" || fail "--no-kernel lost the user chains"
 exit 0

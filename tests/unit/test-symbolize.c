@@ -1,0 +1,779 @@
+/* Unit tests for symbolization: this very executable (PIE), a shared library of known symbols
+ * (libsymtest, built beside this test), the vdso, PLT stubs, the choice among aliases,
+ * kallsyms fixtures, hostile ELF input, and a mapped file replaced or deleted on disk. Every
+ * expected address comes from somewhere other than the code under test: the compiler, the
+ * dynamic loader (dlsym, dladdr1), /proc/self/maps, or the call instructions themselves. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "model/model.h"
+#include "symbolize/elf-symtab.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/symbolizer.h"
+#include "symtest-lib.h"
+
+#define KALLSYMS_DIR SRCDIR "/tests/fixtures/kallsyms"
+
+/* ---- helpers ---- */
+
+/* The line of /proc/self/maps that holds addr, parsed here rather than by the model. */
+struct self_map {
+	uint64_t start, end, pgoff;
+	char path[512];
+};
+
+static bool self_map_find(const void *addr, struct self_map *ret)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[1024];
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff;
+		int name = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &pgoff, &name) < 3)
+			continue;
+		if ((uint64_t)(uintptr_t)addr < start || (uint64_t)(uintptr_t)addr >= end)
+			continue;
+		ret->start = start;
+		ret->end = end;
+		ret->pgoff = pgoff;
+		snprintf(ret->path, sizeof(ret->path), "%s", name ? line + name : "");
+		ret->path[strcspn(ret->path, "\n")] = '\0';
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A model of this process read from /proc, and a symbolizer over it. */
+struct env {
+	struct hs_model m;
+	struct hs_symbolizer s;
+};
+
+static void env_init(struct env *e, void (*capture)(void *ctx, int32_t pid, struct hs_map *map))
+{
+	hs_model_init(&e->m);
+	hs_symbolizer_init(&e->s, NULL);
+	assert_int_equal(hs_model_from_proc(&e->m, getpid(), capture, NULL), 0);
+}
+
+static void env_release(struct env *e)
+{
+	hs_symbolizer_release(&e->s, &e->m);
+	hs_model_release(&e->m);
+}
+
+/* addr through the whole user path: model mapping, file offset, symbolizer. */
+static bool env_resolve(struct env *e, const void *addr, struct hs_sym *ret, struct hs_dso **dso)
+{
+	struct hs_map *map = hs_model_find_map(&e->m, getpid(), (uint64_t)(uintptr_t)addr);
+
+	assert_non_null(map);
+	if (dso)
+		*dso = map->dso;
+	return hs_symbolize_user(&e->s, map->dso, (uint64_t)(uintptr_t)addr - map->start + map->pgoff, ret);
+}
+
+static void assert_resolves_to(struct env *e, const void *addr, const char *name, uint64_t offset)
+{
+	struct hs_sym sym = {0};
+
+	if (!env_resolve(e, addr, &sym, NULL))
+		fail_msg("%p: no symbol, expected %s+%#" PRIx64, addr, name, offset);
+	assert_non_null(sym.name);
+	assert_string_equal(sym.name, name);
+	assert_int_equal(sym.offset, offset);
+	assert_null(sym.module);
+}
+
+/* The target of the direct call (e8 rel32) that ends just before ret, or NULL when the call
+ * was made some other way (e.g. `call *GOT(%rip)` under -fno-plt). */
+static const void *call_target(const void *ret)
+{
+	const unsigned char *p = ret;
+	int32_t rel;
+
+	if (p[-5] != 0xe8)
+		return NULL;
+	memcpy(&rel, p - 4, sizeof(rel));
+	return p + rel;
+}
+
+/* symtest_alpha's address from the loader. This file never takes the address of symtest_alpha
+ * itself: its calls to it then go through the ordinary .plt (see test_plt_got for the other
+ * kind of stub). */
+static const void *lib_alpha(void)
+{
+	const void *a = dlsym(RTLD_DEFAULT, "symtest_alpha");
+
+	assert_non_null(a);
+	return a;
+}
+
+/* Symbol size per the dynamic loader's view of the symbol table. */
+static uint64_t dl_symbol_size(const void *addr)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	assert_true(dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) != 0);
+	assert_non_null(sym);
+	assert_ptr_equal(info.dli_saddr, addr);
+	return sym->st_size;
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, k;
+
+	assert_non_null(f);
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		k = fread(buf + n, 1, cap - n, f);
+		n += k;
+	} while (k);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static void write_whole(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void make_tmpdir(char *buf, size_t cap)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(buf, cap, "%s/test-symbolize.XXXXXX", t && *t ? t : "/tmp");
+	assert_non_null(mkdtemp(buf));
+}
+
+/* ---- this executable ---- */
+
+/* Stores the caller's return address: a point inside the caller, past its call. */
+__attribute__((noinline)) static void note_return(void **ret)
+{
+	*ret = __builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+int symtest_pie_target(int x, void **mid);
+__attribute__((noinline)) int symtest_pie_target(int x, void **mid)
+{
+	note_return(mid);
+	__asm__ volatile("" ::: "memory");
+	return x * 11 + 5;
+}
+
+/* Called through a volatile pointer so that the compiler neither clones nor inlines it. */
+static int (*volatile pie_target_ptr)(int, void **) = symtest_pie_target;
+
+static void test_pie_self(void **state)
+{
+	const void *fn = (const void *)symtest_pie_target;
+	void *mid = NULL;
+	struct self_map sm;
+	struct hs_elf_symtab *st = NULL;
+	const struct hs_elf_sym *sym;
+	uint64_t vaddr, vmid;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_int_equal(pie_target_ptr(1, &mid), 16);
+	assert_true((const char *)mid > (const char *)fn);
+	assert_true(self_map_find(fn, &sm));
+	assert_true(self_map_find(mid, &sm));
+
+	elf_version(EV_CURRENT);
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, &eh));
+	if (eh.e_type != ET_DYN)
+		print_message("note: this test executable is not PIE (e_type %d)\n", (int)eh.e_type);
+	assert_int_equal(hs_elf_symtab_load(elf, &st), 0);
+	elf_end(elf);
+	close(fd);
+	assert_true(st->from_symtab);
+
+	assert_true(hs_elf_symtab_offset_to_vaddr(st, (uintptr_t)fn - sm.start + sm.pgoff, &vaddr));
+	sym = hs_elf_symtab_lookup(st, vaddr);
+	assert_non_null(sym);
+	assert_string_equal(hs_elf_sym_name(st, sym), "symtest_pie_target");
+	assert_int_equal(sym->addr, vaddr);
+
+	assert_true(hs_elf_symtab_offset_to_vaddr(st, (uintptr_t)mid - sm.start + sm.pgoff, &vmid));
+	assert_int_equal(vmid - vaddr, (uintptr_t)mid - (uintptr_t)fn);
+	sym = hs_elf_symtab_lookup(st, vmid);
+	assert_non_null(sym);
+	assert_string_equal(hs_elf_sym_name(st, sym), "symtest_pie_target");
+	assert_int_equal(vmid - sym->addr, (uintptr_t)mid - (uintptr_t)fn);
+	/* an offset past every segment has no address */
+	assert_false(hs_elf_symtab_offset_to_vaddr(st, UINT64_MAX / 2, &vaddr));
+	hs_elf_symtab_free(st);
+}
+
+static void test_pie_via_model(void **state)
+{
+	void *mid = NULL;
+	struct hs_sym sym;
+	struct hs_dso *dso = NULL;
+	struct env e;
+
+	(void)state;
+	assert_int_equal(pie_target_ptr(2, &mid), 27);
+	env_init(&e, NULL);
+	assert_resolves_to(&e, (const void *)symtest_pie_target, "symtest_pie_target", 0);
+	assert_resolves_to(&e, mid, "symtest_pie_target", (uintptr_t)mid - (uintptr_t)symtest_pie_target);
+	assert_true(env_resolve(&e, (const void *)test_pie_via_model, &sym, &dso));
+	assert_string_equal(sym.name, "test_pie_via_model");
+	assert_int_equal(dso->kind, HS_DSO_FILE);
+	env_release(&e);
+}
+
+/* ---- a shared library ---- */
+
+static void test_shared_library(void **state)
+{
+	int (*alpha)(struct symtest_probe *) = (int (*)(struct symtest_probe *))dlsym(RTLD_DEFAULT, "symtest_alpha");
+	int (*beta)(struct symtest_probe *) = (int (*)(struct symtest_probe *))dlsym(RTLD_DEFAULT, "symtest_beta");
+	struct symtest_probe p = {.n = 4};
+	struct self_map sm;
+	struct env e;
+
+	(void)state;
+	assert_non_null(alpha);
+	assert_non_null(beta);
+	assert_int_equal(beta(&p), 6);
+	assert_true(self_map_find((const void *)alpha, &sm));
+	assert_non_null(strstr(sm.path, "libsymtest.so"));
+	/* the mid-function addresses lie inside their functions, per the loader's symbol sizes */
+	assert_in_range((uintptr_t)p.alpha_mid, (uintptr_t)alpha + 1, (uintptr_t)alpha + dl_symbol_size((const void *)alpha) - 1);
+	assert_in_range((uintptr_t)p.beta_mid, (uintptr_t)beta + 1, (uintptr_t)beta + dl_symbol_size((const void *)beta) - 1);
+
+	env_init(&e, NULL);
+	assert_resolves_to(&e, (const void *)alpha, "symtest_alpha", 0);
+	assert_resolves_to(&e, (const void *)beta, "symtest_beta", 0);
+	assert_resolves_to(&e, p.alpha_mid, "symtest_alpha", (uintptr_t)p.alpha_mid - (uintptr_t)alpha);
+	assert_resolves_to(&e, p.beta_mid, "symtest_beta", (uintptr_t)p.beta_mid - (uintptr_t)beta);
+	/* alpha was called from beta: its return address is in beta */
+	assert_resolves_to(&e, p.alpha_caller, "symtest_beta", (uintptr_t)p.alpha_caller - (uintptr_t)beta);
+	assert_int_equal(e.s.stats.files_mismatched, 0);
+	env_release(&e);
+}
+
+/* ---- the vdso ---- */
+
+static void test_vdso(void **state)
+{
+	static const char *const names[] = {"__vdso_clock_gettime", "__vdso_gettimeofday"};
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY);
+	const void *addr = NULL;
+	const char *want = NULL;
+	struct hs_sym sym = {0};
+	struct hs_dso *dso = NULL;
+	struct self_map sm;
+	struct env e;
+
+	(void)state;
+	if (!h) {
+		print_message("no vdso known to the dynamic loader: %s\n", dlerror());
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !addr; i++)
+		if ((addr = dlsym(h, names[i])))
+			want = names[i];
+	dlclose(h);
+	if (!addr) {
+		print_message("the vdso exports neither __vdso_clock_gettime nor __vdso_gettimeofday\n");
+		skip();
+	}
+	assert_true(self_map_find(addr, &sm));
+	assert_string_equal(sm.path, "[vdso]");
+
+	env_init(&e, NULL);
+	assert_true(env_resolve(&e, addr, &sym, &dso));
+	assert_int_equal(dso->kind, HS_DSO_VDSO);
+	/* the same function under another name (clock_gettime is a weak alias) would do */
+	assert_int_equal(sym.offset, 0);
+	if (strcmp(sym.name, want)) {
+		h = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY);
+		assert_non_null(h);
+		if (dlsym(h, sym.name) != addr)
+			fail_msg("vdso %p: got %s, expected %s or an alias", addr, sym.name, want);
+		dlclose(h);
+	}
+	/* past the start of the function, still the function */
+	assert_true(env_resolve(&e, (const char *)addr + 1, &sym, NULL));
+	assert_int_equal(sym.offset, 1);
+	env_release(&e);
+}
+
+/* ---- PLT stubs ---- */
+
+static void test_plt_executable(void **state)
+{
+	struct symtest_probe p = {.n = 1};
+	const void *stub;
+	struct env e;
+
+	(void)state;
+	/* a call from this executable to the library goes through our PLT */
+	assert_int_equal(symtest_alpha(&p), 2);
+	__asm__ volatile("" ::: "memory");
+	stub = call_target(p.alpha_caller);
+	if (!stub) {
+		print_message("the call to symtest_alpha is not a direct call (built with -fno-plt?)\n");
+		skip();
+	}
+	assert_ptr_not_equal(stub, dlsym(RTLD_DEFAULT, "symtest_alpha"));
+	env_init(&e, NULL);
+	assert_resolves_to(&e, p.alpha_caller, "test_plt_executable",
+			   (uintptr_t)p.alpha_caller - (uintptr_t)test_plt_executable);
+	assert_resolves_to(&e, stub, "symtest_alpha@plt", 0);
+	env_release(&e);
+}
+
+static void test_plt_library(void **state)
+{
+	struct symtest_probe p = {.n = 1};
+	const void *stub;
+	struct self_map sm;
+	struct env e;
+
+	(void)state;
+	/* symtest_beta calls symtest_alpha through the library's own PLT */
+	assert_int_equal(symtest_beta(&p), 3);
+	stub = call_target(p.alpha_caller);
+	if (!stub) {
+		print_message("the call to symtest_alpha in libsymtest is not a direct call\n");
+		skip();
+	}
+	assert_true(self_map_find(stub, &sm));
+	assert_non_null(strstr(sm.path, "libsymtest.so"));
+	env_init(&e, NULL);
+	assert_resolves_to(&e, stub, "symtest_alpha@plt", 0);
+	env_release(&e);
+}
+
+/* A function whose address the executable takes and that it also calls gets its stub in
+ * .plt.got (8 bytes: jmp *GOT(%rip)), with the GOT slot's relocation in .rela.dyn rather than
+ * .rela.plt. perf and objdump name it NAME@plt too. */
+static const void *volatile beta_addr;
+
+static void test_plt_got(void **state)
+{
+	struct symtest_probe p = {.n = 1};
+	const void *stub;
+	struct hs_sym sym = {0};
+	struct env e;
+
+	(void)state;
+	/* taken in code, through the GOT (a static initializer would be a plain data relocation) */
+	beta_addr = (const void *)symtest_beta;
+	assert_ptr_equal(beta_addr, dlsym(RTLD_DEFAULT, "symtest_beta"));
+	assert_int_equal(symtest_beta(&p), 3);
+	__asm__ volatile("" ::: "memory");
+	stub = call_target(p.beta_caller);
+	if (!stub) {
+		print_message("the call to symtest_beta is not a direct call (built with -fno-plt?)\n");
+		skip();
+	}
+	assert_ptr_not_equal(stub, beta_addr);
+	env_init(&e, NULL);
+	/* a stub in .plt.got, named from the GOT slot its jump goes through */
+	assert_true(env_resolve(&e, stub, &sym, NULL));
+	assert_non_null(sym.name);
+	assert_string_equal(sym.name, "symtest_beta@plt");
+	assert_int_equal(sym.offset, 0);
+	env_release(&e);
+}
+
+/* ---- aliases ---- */
+
+static void expect_alias(struct env *e, const struct hs_elf_symtab *st, const char *best, const char *other)
+{
+	const void *addr = dlsym(RTLD_DEFAULT, best);
+	const struct hs_elf_sym *sym;
+	struct self_map sm;
+	uint64_t vaddr;
+
+	assert_non_null(addr);
+	if (other)
+		assert_ptr_equal(dlsym(RTLD_DEFAULT, other), addr);
+	assert_resolves_to(e, addr, best, 0);
+	/* the same through the table, loaded straight from the file */
+	assert_true(self_map_find(addr, &sm));
+	assert_true(hs_elf_symtab_offset_to_vaddr(st, (uintptr_t)addr - sm.start + sm.pgoff, &vaddr));
+	sym = hs_elf_symtab_lookup(st, vaddr);
+	assert_non_null(sym);
+	assert_string_equal(hs_elf_sym_name(st, sym), best);
+}
+
+static void test_aliases(void **state)
+{
+	Dl_info info;
+	struct hs_elf_symtab *st = NULL;
+	struct env e;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_true(dladdr(lib_alpha(), &info) != 0);
+	elf_version(EV_CURRENT);
+	fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	assert_int_equal(hs_elf_symtab_load(elf, &st), 0);
+	elf_end(elf);
+	close(fd);
+	/* the local names are candidates only when .symtab is read */
+	assert_true(st->from_symtab);
+
+	env_init(&e, NULL);
+	/* a global over a weak and a local, despite its leading underscores */
+	expect_alias(&e, st, "__symtest_global_alias", "symtest_weak_alias");
+	/* a weak over a local */
+	expect_alias(&e, st, "__symtest_wl_weak", NULL);
+	/* between globals, fewer leading underscores */
+	expect_alias(&e, st, "symtest_under_none", "__symtest_under_two");
+	env_release(&e);
+	hs_elf_symtab_free(st);
+}
+
+/* ---- kallsyms ---- */
+
+static void expect_ksym(const struct hs_kallsyms *k, uint64_t addr, const char *name, uint64_t off, const char *mod)
+{
+	const struct hs_ksym *s = hs_kallsyms_lookup(k, addr);
+
+	if (!s)
+		fail_msg("%#" PRIx64 ": no symbol, expected %s", addr, name);
+	assert_string_equal(k->names + s->name, name);
+	assert_int_equal(addr - s->addr, off);
+	if (mod) {
+		assert_true(s->module != 0);
+		assert_string_equal(k->names + s->module, mod);
+	} else {
+		assert_int_equal(s->module, 0);
+	}
+}
+
+static void test_kallsyms(void **state)
+{
+	struct hs_kallsyms *k = NULL;
+
+	(void)state;
+	assert_int_equal(hs_kallsyms_load(KALLSYMS_DIR "/basic", &k), 0);
+	expect_ksym(k, 0xffffffff81000070, "secondary_startup_64", 0, NULL);
+	expect_ksym(k, 0xffffffff81000100, "verify_cpu", 0x20, NULL);
+	/* data symbols are not candidates: initcall_debug (D) and a __ksymtab entry (r) sit
+	 * between text symbols */
+	expect_ksym(k, 0xffffffff81001200, "do_one_initcall", 0x200, NULL);
+	expect_ksym(k, 0xffffffff81001210, "do_one_initcall", 0x210, NULL);
+	expect_ksym(k, 0xffffffff81001800, "x86_64_start_kernel", 0x400, NULL);
+	expect_ksym(k, 0xffffffff81002004, "arch_cpu_idle", 4, NULL); /* W: a weak text symbol */
+	/* modules */
+	expect_ksym(k, 0xffffffffc0400000, "nft_hook_slow", 0, "nf_tables");
+	expect_ksym(k, 0xffffffffc0400090, "nft_do_chain", 0x10, "nf_tables");
+	expect_ksym(k, 0xffffffffc0400100, "nft_do_chain", 0x80, "nf_tables"); /* d: data */
+	/* before the first symbol, and far past the last */
+	assert_null(hs_kallsyms_lookup(k, 0));
+	assert_null(hs_kallsyms_lookup(k, 0xffffffff80ffffff));
+	assert_null(hs_kallsyms_lookup(k, 0xffffffffc0401000 + 0x100000));
+	assert_null(hs_kallsyms_lookup(k, UINT64_MAX));
+	hs_kallsyms_free(k);
+
+	assert_int_equal(hs_kallsyms_load(KALLSYMS_DIR "/restricted", &k), -ENODATA);
+	assert_int_equal(hs_kallsyms_load(KALLSYMS_DIR "/no-such-file", &k), -ENOENT);
+}
+
+/* Names at one address: the choice does not depend on the order of the lines, and it is one
+ * of the names at that address. */
+static void test_kallsyms_aliases(void **state)
+{
+	static const char *const first[] = {"_text", "startup_64", "_stext"};
+	static const char *const ext4[] = {"ext4_fill_super", "ext4_fill_super_alias"};
+	char dir[256], path[300], line[256];
+	char *lines[64];
+	size_t n = 0;
+	struct hs_kallsyms *a = NULL, *b = NULL;
+	const struct hs_ksym *sa, *sb;
+	FILE *in, *out;
+	bool ok = false;
+
+	(void)state;
+	in = fopen(KALLSYMS_DIR "/basic", "re");
+	assert_non_null(in);
+	while (n < 64 && fgets(line, sizeof(line), in))
+		lines[n++] = strdup(line);
+	fclose(in);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/reversed", dir);
+	out = fopen(path, "we");
+	assert_non_null(out);
+	for (size_t i = n; i-- > 0;) {
+		fputs(lines[i], out);
+		free(lines[i]);
+	}
+	assert_int_equal(fclose(out), 0);
+
+	assert_int_equal(hs_kallsyms_load(KALLSYMS_DIR "/basic", &a), 0);
+	assert_int_equal(hs_kallsyms_load(path, &b), 0);
+	unlink(path);
+	rmdir(dir);
+
+	sa = hs_kallsyms_lookup(a, 0xffffffff81000010);
+	sb = hs_kallsyms_lookup(b, 0xffffffff81000010);
+	assert_non_null(sa);
+	assert_non_null(sb);
+	for (size_t i = 0; i < 3; i++)
+		ok |= !strcmp(a->names + sa->name, first[i]);
+	assert_true(ok);
+	assert_string_equal(a->names + sa->name, b->names + sb->name);
+
+	sa = hs_kallsyms_lookup(a, 0xffffffffc0401008);
+	sb = hs_kallsyms_lookup(b, 0xffffffffc0401008);
+	assert_non_null(sa);
+	assert_non_null(sb);
+	assert_true(!strcmp(a->names + sa->name, ext4[0]) || !strcmp(a->names + sa->name, ext4[1]));
+	assert_string_equal(a->names + sa->name, b->names + sb->name);
+	assert_string_equal(a->names + sa->module, "ext4");
+	hs_kallsyms_free(a);
+	hs_kallsyms_free(b);
+}
+
+/* ---- hostile ELF ---- */
+
+/* Loads whatever len bytes of buf make: an error or a table, never a crash. Counts what
+ * happened in *seen: [0] libelf refused, [1] our error, [2] a table. */
+static void load_hostile(char *buf, size_t len, unsigned seen[3])
+{
+	struct hs_elf_symtab *st = (struct hs_elf_symtab *)(uintptr_t)1;
+	Elf *elf = elf_memory(buf, len);
+	int rc;
+
+	if (!elf) {
+		seen[0]++;
+		return;
+	}
+	rc = hs_elf_symtab_load(elf, &st);
+	seen[rc == 0 ? 2 : 1]++;
+	if (rc == 0) {
+		uint64_t v;
+		assert_non_null(st);
+		for (size_t i = 0; i < st->nsyms; i++)
+			assert_true(st->syms[i].name < st->names_len || (!st->names_len && !st->syms[i].name));
+		(void)hs_elf_symtab_lookup(st, 0x1000);
+		(void)hs_elf_symtab_lookup(st, UINT64_MAX);
+		(void)hs_elf_symtab_offset_to_vaddr(st, 0x1000, &v);
+		hs_elf_symtab_free(st);
+	} else {
+		assert_true(rc < 0);
+		/* untouched on failure */
+		assert_ptr_equal(st, (struct hs_elf_symtab *)(uintptr_t)1);
+	}
+	elf_end(elf);
+}
+
+static void test_hostile_elf(void **state)
+{
+	size_t len, cuts[] = {0, 1, 4, 16, 52, 63, 64, 65, 200, 1000, 4096};
+	char *img, *copy;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	unsigned seen[3] = {0};
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	img = read_whole("/proc/self/exe", &len);
+	assert_true(len > 4096);
+	copy = malloc(len);
+	assert_non_null(copy);
+
+	/* truncated copies: fixed cuts, then cuts all through the file */
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		memcpy(copy, img, cuts[i]);
+		load_hostile(copy, cuts[i], seen);
+	}
+	for (size_t cut = 0; cut < len; cut += len / 97 + 1) {
+		memcpy(copy, img, cut);
+		load_hostile(copy, cut, seen);
+	}
+	memcpy(copy, img, len - 1);
+	load_hostile(copy, len - 1, seen);
+
+	/* random bytes, and random bytes behind a valid ELF identification */
+	for (int round = 0; round < 64; round++) {
+		size_t n = 64 + (size_t)(round * 997) % 8192;
+		for (size_t i = 0; i < n; i++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			copy[i] = (char)seed;
+		}
+		load_hostile(copy, n, seen);
+		memcpy(copy, img, EI_NIDENT);
+		load_hostile(copy, n, seen);
+	}
+
+	/* a real file with a few bytes of its headers and tables overwritten */
+	for (int round = 0; round < 300; round++) {
+		memcpy(copy, img, len);
+		for (int k = 0; k < 8; k++) {
+			size_t at;
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			/* half of the hits in the ELF and program headers, the rest anywhere */
+			at = (k & 1) ? (size_t)(seed >> 16) % 512 : (size_t)(seed >> 16) % len;
+			copy[at] = (char)(seed >> 8);
+		}
+		load_hostile(copy, len, seen);
+	}
+	print_message("hostile ELF: %u refused by libelf, %u rejected, %u loaded\n", seen[0], seen[1], seen[2]);
+	/* the corrupted copies must have reached our code, not only libelf's checks */
+	assert_true(seen[1] + seen[2] > 100);
+	free(copy);
+	free(img);
+}
+
+/* ---- a mapped file replaced or deleted ---- */
+
+static void capture_map_file(void *ctx, int32_t pid, struct hs_map *map)
+{
+	char path[96];
+
+	(void)ctx;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, map->start, map->end);
+	if (map->dso->fd < 0)
+		map->dso->fd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Maps a private copy of libsymtest, then replaces (or deletes) the file on disk: names must
+ * come from the mapped file when it was captured, and otherwise not at all. */
+static void replaced_case(bool delete)
+{
+	char dir[256], lib[300], other[300];
+	size_t len;
+	char *img;
+	Dl_info info;
+	void *h;
+	const void *alpha;
+	struct hs_sym sym;
+	struct env plain, held;
+	struct hs_map *map;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(lib, sizeof(lib), "%s/libsymcopy.so", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	assert_true(dladdr(lib_alpha(), &info) != 0);
+	img = read_whole(info.dli_fname, &len);
+	write_whole(lib, img, len);
+	free(img);
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	alpha = dlsym(h, "symtest_alpha");
+	assert_non_null(alpha);
+	assert_ptr_not_equal(alpha, lib_alpha());
+
+	env_init(&plain, NULL);
+	env_init(&held, capture_map_file);
+	map = hs_model_find_map(&held.m, getpid(), (uintptr_t)alpha);
+	assert_non_null(map);
+	/* a different ELF where the library was: this test executable */
+	if (delete) {
+		assert_int_equal(unlink(lib), 0);
+	} else {
+		img = read_whole("/proc/self/exe", &len);
+		write_whole(other, img, len);
+		free(img);
+		assert_int_equal(rename(other, lib), 0);
+	}
+
+	if (map->dso->fd >= 0) {
+		assert_resolves_to(&held, alpha, "symtest_alpha", 0);
+	} else {
+		print_message("could not capture %s through /proc/self/map_files: %s\n", lib, strerror(errno));
+		assert_false(env_resolve(&held, alpha, &sym, NULL));
+	}
+	assert_false(env_resolve(&plain, alpha, &sym, NULL));
+	if (delete)
+		assert_int_equal(plain.s.stats.files_unreadable, 1);
+	else
+		assert_int_equal(plain.s.stats.files_mismatched, 1);
+	/* the rest of the process still resolves */
+	assert_resolves_to(&plain, lib_alpha(), "symtest_alpha", 0);
+	env_release(&plain);
+	env_release(&held);
+	dlclose(h);
+	unlink(lib);
+	rmdir(dir);
+}
+
+static void test_replaced_file(void **state)
+{
+	(void)state;
+	replaced_case(false);
+}
+
+static void test_deleted_file(void **state)
+{
+	(void)state;
+	replaced_case(true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pie_self),
+		cmocka_unit_test(test_pie_via_model),
+		cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_plt_executable),
+		cmocka_unit_test(test_plt_library),
+		cmocka_unit_test(test_plt_got),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_aliases),
+		cmocka_unit_test(test_hostile_elf),
+		cmocka_unit_test(test_replaced_file),
+		cmocka_unit_test(test_deleted_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
