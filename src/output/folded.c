@@ -100,7 +100,8 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 		}
 		lines.v[id].value += hs_profile_sample_values(p, (uint32_t)i)[vi];
 	}
-	qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
+	if (lines.n)
+		qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
 	for (size_t i = 0; i < lines.n; i++) {
 		if (lines.v[i].value > 0) {
 			hs_outfile_write(out, lines.v[i].text, lines.v[i].len);

@@ -49,7 +49,8 @@ static int by_total(const void *a, const void *b)
 static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n,
 			int top, int64_t sum, bool self_first)
 {
-	qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
+	if (n)
+		qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
 	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
 	for (size_t i = 0; i < n && (int)i < top; i++) {
 		const struct report_fn *f = &fns[i];
