@@ -223,7 +223,8 @@ static void layout(const struct tree *t, double minval, struct box_list *ret, ui
 			const struct node *n = &t->nodes.v[t->child_ids[c]];
 			hs_vec_push(&sibs, ((struct sib){n->name, t->child_ids[c], n->kind, n->inlined}));
 		}
-		qsort(sibs.v, sibs.n, sizeof(*sibs.v), sib_cmp);
+		if (sibs.n > 1)
+			qsort(sibs.v, sibs.n, sizeof(*sibs.v), sib_cmp);
 		x = b.off;
 		for (size_t i = 0; i < sibs.n; i++) {
 			const struct node *n = &t->nodes.v[sibs.v[i].id];
