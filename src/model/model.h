@@ -30,6 +30,7 @@ struct hs_dso {
 	int32_t pid_hint;         /* a process that mapped it, to read memory images through */
 	uint64_t start_hint;      /* ... and where */
 	void *sym;                /* the symbolizer's per-dso data, owned by the symbolizer */
+	void *unwind;             /* the unwinder's per-dso data, owned by the unwinder */
 };
 
 struct hs_map {

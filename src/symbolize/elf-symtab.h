@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/elf.h"
+
 struct hs_elf_sym {
 	uint64_t addr, size; /* ELF virtual address; size 0 is resolved to the next symbol */
 	uint32_t name;       /* offset in names */
@@ -48,7 +50,5 @@ static inline const char *hs_elf_sym_name(const struct hs_elf_symtab *st, const 
 	return st->names + s->name;
 }
 
-/* Reads the GNU build-id note of an ELF; returns its size (0 when there is none). */
-size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap);
 
 #endif

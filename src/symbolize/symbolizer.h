@@ -27,8 +27,7 @@ struct hs_symbolizer {
 	struct hs_kallsyms *kallsyms;
 	int kallsyms_state; /* 0 not tried, 1 loaded, negative errno when unavailable */
 	HS_VEC(struct hs_elf_symtab *) tables;
-	struct hs_u64map by_build_id; /* hash of build-id -> index in tables */
-	struct hs_u64map by_inode;    /* hash of (dev, ino) -> index in tables */
+	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
 };
 

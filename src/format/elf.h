@@ -1,0 +1,13 @@
+/* Small readers of ELF metadata shared by the stages that open ELF files (through libelf). */
+#ifndef HS_FORMAT_ELF_H
+#define HS_FORMAT_ELF_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads the GNU build-id note of an ELF (section headers first, then program headers); returns
+ * its size, 0 when there is none. */
+size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap);
+
+#endif

@@ -1,0 +1,32 @@
+/* Opening the ELF image a dso was mapped from, the one way every stage that reads code does it:
+ * the descriptor captured while the file was mapped; else the file at the path, only if it is
+ * the same file (build-id, or device and inode); for the vdso, the bytes in the process's
+ * memory (or in ours: the same kernel's image). */
+#ifndef HS_DSO_FILE_H
+#define HS_DSO_FILE_H
+
+#include <libelf.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/model.h"
+
+struct hs_dso_elf {
+	Elf *elf;
+	int fd;        /* -1 for an image in memory */
+	void *image;   /* the memory image, owned */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	dev_t dev;     /* of the open file, 0 for memory */
+	ino_t ino;
+};
+
+/* Returns 0; -ENOENT/-EACCES/... when nothing could be opened, -ESTALE when the file at the
+ * path is not the one that was mapped, -EBADMSG when it is not ELF. *ret needs
+ * hs_dso_elf_close() after 0 only. Anonymous memory gives -ENOENT. */
+int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret);
+void hs_dso_elf_close(struct hs_dso_elf *e);
+/* A cache key for what was opened: its build-id, else its device and inode (never ~0). */
+uint64_t hs_dso_elf_key(const struct hs_dso_elf *e);
+
+#endif

@@ -1,0 +1,94 @@
+/* The CFI table compiler: an ELF's call-frame information (.eh_frame, found directly or through
+ * .eh_frame_hdr, or .debug_frame) compiled once into a compact table sorted by PC. Each row says,
+ * for the PCs up to the next row, how to find the CFA, where the return address and the frame
+ * pointer are saved, and which other callee-saved registers the code has saved (their caller's
+ * values are then unknown). Rules the table cannot express make an explicit unsupported row —
+ * never a wrong answer. x86-64 (DWARF register numbers: 0-15 general, 6 rbp, 7 rsp, 16 RA). */
+#ifndef HS_CFI_H
+#define HS_CFI_H
+
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/format.h"
+
+enum hs_cfa_kind {
+	HS_CFA_NONE = 0,    /* no CFI covers these PCs */
+	HS_CFA_REG,         /* CFA = reg + off */
+	HS_CFA_DEREF,       /* CFA = *(reg + off) (stack realignment, signal frames) */
+	HS_CFA_PLT,         /* CFA = rsp + off + ((pc & 15) >= reg ? 8 : 0): the PLT expression, reg
+	                     * holding the threshold */
+	HS_CFA_UNSUPPORTED, /* CFI exists but says something the table cannot express */
+};
+
+enum hs_rule_kind {
+	HS_RULE_SAME = 0,     /* unchanged (also: never mentioned) */
+	HS_RULE_CFA_OFF,      /* saved at CFA + off */
+	HS_RULE_VAL_CFA_OFF,  /* the value is CFA + off */
+	HS_RULE_RSP_OFF,      /* saved at rsp + off (DW_CFA_expression "DW_OP_breg7 off": signal frames) */
+	HS_RULE_UNDEFINED,    /* no value: for the return address, the outermost frame */
+	HS_RULE_UNSUPPORTED,  /* a rule the table cannot express */
+};
+
+#define HS_CFI_SIGNAL 1 /* row flag: a signal frame (augmentation "S"): the caller's PC is exact */
+
+#define HS_DWARF_RBP 6
+#define HS_DWARF_RSP 7
+#define HS_DWARF_RA 16
+#define HS_DWARF_NREGS 17
+
+/* 16 bytes. */
+struct hs_cfi_row {
+	uint32_t pc;       /* offset from the table's base */
+	int32_t cfa_off;
+	uint8_t cfa_reg;
+	uint8_t cfa_kind;  /* enum hs_cfa_kind */
+	uint8_t ra_kind;   /* enum hs_rule_kind */
+	uint8_t rbp_kind;  /* enum hs_rule_kind */
+	int16_t ra_off;
+	int16_t rbp_off;
+	uint8_t flags;     /* HS_CFI_SIGNAL */
+	uint8_t clobbered; /* HS_CFI_CLOBBER_BIT of each callee-saved register (rbx, r12-r15) this
+	                    * code has saved: the caller's value is not in the register any more */
+	uint16_t reserved;
+};
+
+/* Callee-saved registers other than rbp and rsp, as bits of hs_cfi_row.clobbered: rbx bit 0,
+ * r12-r15 bits 1-4. */
+#define HS_CFI_CLOBBER_BIT(reg) ((reg) == 3 ? 1 : (reg) >= 12 && (reg) <= 15 ? 1 << ((reg) - 11) : 0)
+
+struct hs_cfi_stats {
+	uint32_t cies, fdes;
+	uint32_t rows;            /* in the compiled table */
+	uint32_t unsupported;     /* rows marked unsupported */
+	uint32_t bad_entries;     /* CIEs/FDEs that did not parse (skipped) */
+	bool from_eh_frame_hdr;   /* FDEs were enumerated through .eh_frame_hdr's table */
+	bool from_debug_frame;
+};
+
+struct hs_cfi_table {
+	uint64_t base;            /* ELF virtual address of pc 0 */
+	struct hs_cfi_row *rows;  /* sorted by pc; each holds until the next */
+	size_t n;
+	struct hs_cfi_stats stats;
+};
+
+/* Caps on what a file can make the compiler do. */
+#define HS_CFI_MAX_ROWS (32u << 20)
+#define HS_CFI_MAX_STATE_DEPTH 64
+
+/* Compiles the CFI of elf: .eh_frame when it has one (through .eh_frame_hdr where present),
+ * else .debug_frame. debug_elf, if not NULL, is a separate debug file whose .debug_frame is used
+ * when elf has neither. Returns 0 (*ret set; a file without CFI gives an empty table),
+ * -EOVERFLOW over a cap. Malformed entries are skipped and counted, their PCs left uncovered. */
+int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err);
+void hs_cfi_table_free(struct hs_cfi_table *t);
+/* The row covering vaddr (an ELF virtual address), or NULL when vaddr is outside every row
+ * (rows of kind HS_CFA_NONE are returned as they are: no CFI there). */
+const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr);
+/* Bytes the table occupies. */
+size_t hs_cfi_table_bytes(const struct hs_cfi_table *t);
+
+#endif
