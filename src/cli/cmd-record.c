@@ -25,7 +25,10 @@ static const char record_usage[] =
 	"  -c, --count N           sample every N events instead of at a frequency\n"
 	"  -e, --event EVENT       cpu-clock (default), task-clock, page-faults, context-switches,\n"
 	"                          cycles, instructions, ... ('hotstack record -e list')\n"
-	"  -g, --call-graph MODE   auto (default), fp, none\n"
+	"  -g, --call-graph MODE   auto (default): DWARF unwinding of a copy of the user stack, with\n"
+	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
+	"                          only; fp: frame pointers walked by the kernel; none\n"
+	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
 	"      --no-kernel         user stacks only\n"
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
@@ -35,6 +38,7 @@ static const char record_usage[] =
 enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
 	OPT_MAX_STACK,
+	OPT_STACK_SIZE,
 };
 
 struct record_ctx {
@@ -149,6 +153,7 @@ int cmd_record(int argc, char **argv)
 		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
+		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -166,7 +171,8 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx};
 	struct hs_profile *p;
-	const char *event = "cpu-clock", *cg = "auto";
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL;
+	enum hs_unwind_mode unwind = HS_UNWIND_FP;
 	unsigned long v;
 	char *end;
 	size_t n = 0;
@@ -229,6 +235,9 @@ int cmd_record(int argc, char **argv)
 			}
 			ro.mmap_pages = v;
 			break;
+		case OPT_STACK_SIZE:
+			stack_size = optarg;
+			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
@@ -263,16 +272,32 @@ int cmd_record(int argc, char **argv)
 		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
 		goto usage_error;
 	}
-	if (!strcmp(cg, "auto") || !strcmp(cg, "fp")) {
-		ro.callchain = true;
+	if (!strcmp(cg, "auto")) {
+		ro.callgraph = HS_CG_STACK;
+		unwind = HS_UNWIND_AUTO;
+	} else if (!strcmp(cg, "fp")) {
+		ro.callgraph = HS_CG_FP;
 	} else if (!strcmp(cg, "none")) {
-		ro.callchain = false;
-	} else if (!strncmp(cg, "dwarf", 5) || !strcmp(cg, "lbr")) {
-		cli_error("-g %s is not available in this version; use -g fp", cg);
+		ro.callgraph = HS_CG_NONE;
+	} else if (!strcmp(cg, "dwarf") || !strncmp(cg, "dwarf,", 6)) {
+		ro.callgraph = HS_CG_STACK;
+		unwind = HS_UNWIND_DWARF;
+		if (cg[5] == ',') {
+			if (parse_ulong(cg + 6, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
+				goto usage_error;
+			ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
+		}
+	} else if (!strcmp(cg, "lbr")) {
+		cli_error("-g lbr is not available in this version; use -g auto");
 		goto usage_error;
 	} else {
-		cli_error("unknown call-graph mode '%s' (auto, fp, none)", cg);
+		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, none)", cg);
 		goto usage_error;
+	}
+	if (stack_size) {
+		if (parse_ulong(stack_size, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
+			goto usage_error;
+		ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
 	}
 	if (optind < argc)
 		ro.argv = argv + optind;
@@ -310,6 +335,7 @@ int cmd_record(int argc, char **argv)
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
+	bo.unwind = unwind;
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.exclude_pid = getpid();

@@ -219,8 +219,10 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 		}
 		s->branches = getbytes(c, s->nr_branches * 24, "branch stack");
 	}
-	if (st & PERF_SAMPLE_REGS_USER)
+	if (st & PERF_SAMPLE_REGS_USER) {
 		parse_regs(c, l->sample_regs_user, &s->user_abi, &s->nr_user_regs, &s->user_regs, "user registers");
+		s->user_regs_mask = l->sample_regs_user;
+	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		s->stack_size = get64(c, "user stack size");
 		if (s->stack_size) {

@@ -48,6 +48,7 @@ struct hs_perf_sample {
 	uint64_t branch_hw_idx;
 	const void *branches; /* nr_branches * { u64 from, to, flags } */
 	uint64_t user_abi;    /* 0 = no user registers */
+	uint64_t user_regs_mask; /* the layout's sample_regs_user: which registers user_regs holds */
 	uint32_t nr_user_regs;
 	const void *user_regs; /* nr_user_regs u64, in ascending bit order of the mask */
 	uint64_t stack_size;
@@ -124,6 +125,10 @@ size_t hs_perf_sample_id_size(const struct hs_perf_layout *l);
  * a non-sample record; -1 when the layout has no identifier. */
 int hs_perf_id_pos_sample(const struct hs_perf_layout *l);
 int hs_perf_id_pos_trailer(const struct hs_perf_layout *l);
+
+/* The x86-64 user registers hotstack samples (perf numbering, asm/perf_regs.h): AX BX CX DX SI
+ * DI BP SP IP and R8-R15. */
+#define HS_PERF_REGS_MASK (0x1ffULL | (0xffULL << 16))
 
 /* Bits of sample_type this parser understands. */
 #define HS_PERF_SAMPLE_KNOWN ((uint64_t)PERF_SAMPLE_MAX - 1)

@@ -20,6 +20,10 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 	b->p = hs_profile_new();
 	hs_model_init(&b->model);
 	hs_symbolizer_init(&b->sym, &so);
+	{
+		struct hs_unwinder_opts uo = {opts->unwind == HS_UNWIND_AUTO, 0, 0};
+		hs_unwinder_init(&b->unwinder, &b->model, &uo);
+	}
 	hs_profile_add_type(b->p, "samples", "count");
 	if (opts->time_based) {
 		hs_profile_add_type(b->p, "cpu", "nanoseconds");
@@ -41,6 +45,7 @@ void hs_builder_release(struct hs_builder *b)
 	if (!b)
 		return;
 	hs_symbolizer_release(&b->sym, &b->model);
+	hs_unwinder_release(&b->unwinder);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
 	hs_callchain_release(&b->cc);
@@ -245,10 +250,26 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
 		b->stats.own_samples++;
 		return;
 	}
-	if (s->callchain)
+	if (s->user_abi && s->stack && s->user_regs) {
+		/* kernel frames from the kernel's chain, user frames unwound from the copied stack */
+		struct hs_regs regs;
+		struct hs_stack_copy copy;
+
+		if (s->callchain && b->opts.kernel)
+			hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, true, false, b->opts.max_stack);
+		else
+			hs_callchain_reset(&b->cc);
+		if (b->opts.user) {
+			hs_regs_from_perf(&regs, s->user_regs, s->nr_user_regs, s->user_regs_mask);
+			copy.start = regs.r[HS_DWARF_RSP];
+			copy.data = s->stack;
+			copy.size = s->stack_dyn_size;
+			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
+		}
+	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
-	else {
+	} else {
 		bool k = s->ip >= KERNEL_START;
 		hs_callchain_reset(&b->cc);
 		if ((k && b->opts.kernel) || (!k && b->opts.user))
@@ -261,7 +282,9 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
 	b->locs.n = 0;
 	for (size_t i = 0; i < b->cc.frames.n; i++) {
 		const struct hs_cc_frame *f = &b->cc.frames.v[i];
-		uint32_t loc = f->kernel ? kernel_location(b, f->addr, f->ret) : user_location(b, pid, f->addr, f->ret);
+		uint32_t loc = f->signal   ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
+			       : f->kernel ? kernel_location(b, f->addr, f->ret)
+					   : user_location(b, pid, f->addr, f->ret);
 		hs_vec_push(&b->locs, loc);
 	}
 	if (b->cc.stop != HS_STOP_END)

@@ -13,8 +13,16 @@
 #include "profile/profile.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/callchain.h"
+#include "unwind/unwinder.h"
+
+enum hs_unwind_mode {
+	HS_UNWIND_FP = 0,  /* user frames from the kernel's frame-pointer walk */
+	HS_UNWIND_DWARF,   /* user frames from the copied stack, with CFI only */
+	HS_UNWIND_AUTO,    /* ... with CFI where it covers the PC, else a frame-pointer step */
+};
 
 struct hs_builder_opts {
+	enum hs_unwind_mode unwind; /* for samples that carry user registers and stack */
 	bool kernel;            /* keep kernel frames */
 	bool user;              /* keep user frames */
 	int32_t exclude_pid;    /* samples of this process are dropped (hotstack itself); 0 = none */
@@ -52,6 +60,7 @@ struct hs_builder {
 	struct hs_profile *p;
 	struct hs_model model;
 	struct hs_symbolizer sym;
+	struct hs_unwinder unwinder;
 	struct hs_callchain cc;
 	HS_VEC(uint32_t) locs;
 	HS_VEC(struct hs_loc_cache_entry) loc_cache;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define DEFAULT_RING_PAGES 128
+#define STACK_RING_PAGES 1024 /* 4 MiB: a quarter second of 16 KiB samples at 999 Hz */
 #define MAX_ATTACH_ROUNDS 16
 
 static int fail(struct hs_record_error *err, int code, int status, const char *fmt, ...) HS_PRINTF(4, 5);
@@ -167,8 +168,16 @@ static void setup_attr(struct hs_record *r)
 	}
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (o->callchain)
+	if (o->callgraph == HS_CG_FP || (o->callgraph == HS_CG_STACK && o->kernel))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph == HS_CG_STACK) {
+		/* the kernel part of the chain from the kernel; the user part is unwound here */
+		a->exclude_callchain_user = 1;
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = HS_PERF_REGS_MASK;
+		a->sample_stack_user = o->stack_bytes;
+		r->layout.sample_regs_user = a->sample_regs_user;
+	}
 	a->disabled = 1;
 	a->inherit = !o->all_cpus;
 	a->enable_on_exec = o->argv && !o->all_cpus;
@@ -388,7 +397,9 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	r->epfd = r->sigfd = r->timerfd = r->go_fd = r->err_fd = -1;
 	hs_queue_init(&r->queue);
 	if (!r->o.mmap_pages)
-		r->o.mmap_pages = DEFAULT_RING_PAGES;
+		r->o.mmap_pages = r->o.callgraph == HS_CG_STACK ? STACK_RING_PAGES : DEFAULT_RING_PAGES;
+	if (r->o.callgraph == HS_CG_STACK && !r->o.stack_bytes)
+		r->o.stack_bytes = HS_DEFAULT_STACK_BYTES;
 	if (!r->o.max_stack || r->o.max_stack > read_max_stack())
 		r->o.max_stack = read_max_stack();
 	/* one descriptor per (thread, CPU) plus captured files: use what the hard limit allows */

@@ -15,6 +15,17 @@
 #include "record/queue.h"
 #include "record/ring.h"
 
+enum hs_callgraph {
+	HS_CG_NONE = 0, /* the sampled instruction only */
+	HS_CG_FP,       /* chains walked by the kernel through frame pointers */
+	HS_CG_STACK,    /* kernel chain, plus user registers and a copy of the user stack to unwind */
+};
+
+/* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */
+#define HS_DEFAULT_STACK_BYTES 32768
+/* The kernel's limit: the whole sample must fit a 64 KiB record. */
+#define HS_MAX_STACK_BYTES 65528
+
 struct hs_record_opts {
 	char **argv;                        /* command to start, or NULL */
 	const int32_t *pids;                /* processes to attach to */
@@ -24,9 +35,11 @@ struct hs_record_opts {
 	const struct hs_event_desc *event;
 	uint32_t freq;                      /* samples per second (per CPU or thread) */
 	uint64_t period;                    /* or: one sample every period events */
-	bool callchain;                     /* kernel-walked (frame pointer) chains */
+	enum hs_callgraph callgraph;
+	uint32_t stack_bytes;               /* HS_CG_STACK: bytes of user stack copied per sample */
 	bool kernel;                        /* kernel frames in chains */
-	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128 */
+	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or 1024
+	                                     * when copying stacks */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
 };
 

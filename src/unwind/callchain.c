@@ -19,7 +19,13 @@ void hs_callchain_release(struct hs_callchain *cc)
 
 void hs_callchain_push(struct hs_callchain *cc, uint64_t addr, bool kernel, bool ret)
 {
-	struct hs_cc_frame f = {addr, kernel, ret};
+	struct hs_cc_frame f = {addr, kernel, ret, false};
+	hs_vec_push(&cc->frames, f);
+}
+
+void hs_callchain_push_signal(struct hs_callchain *cc, uint64_t addr)
+{
+	struct hs_cc_frame f = {addr, false, true, true};
 	hs_vec_push(&cc->frames, f);
 }
 
@@ -67,7 +73,13 @@ const char *hs_stop_name(enum hs_stop s)
 	case HS_STOP_END:
 		return "";
 	case HS_STOP_DEPTH:
-		return "[truncated]";
+		return "[depth limit]";
+	case HS_STOP_STACK_COPY:
+		return "[truncated: stack copy]";
+	case HS_STOP_NO_INFO:
+		return "[no unwind info]";
+	case HS_STOP_UNMAPPED:
+		return "[unmapped]";
 	case HS_STOP_COUNT:
 		break;
 	}

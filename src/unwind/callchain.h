@@ -10,16 +10,22 @@
 #include "util/util.h"
 
 enum hs_stop {
-	HS_STOP_END = 0,  /* the walk ended normally (outermost frame, or a zero frame pointer) */
-	HS_STOP_DEPTH,    /* the depth cap cut the chain */
+	HS_STOP_END = 0,     /* the real bottom: the CFI marks the return address undefined (_start,
+	                      * thread start), or a zero frame pointer / return address */
+	HS_STOP_DEPTH,       /* the depth cap cut the chain */
+	HS_STOP_STACK_COPY,  /* the next frame lies beyond the copied user stack */
+	HS_STOP_NO_INFO,     /* no CFI and no usable frame pointer, or a rule the table cannot
+	                      * express, or a frame that does not move up the stack */
+	HS_STOP_UNMAPPED,    /* a return address outside every known mapping */
 	HS_STOP_COUNT
 };
 
 struct hs_cc_frame {
 	uint64_t addr;
 	bool kernel;
-	bool ret; /* a return address: look up addr - 1, since the call may be a function's last
-	           * instruction */
+	bool ret;    /* a return address: look up addr - 1, since the call may be a function's last
+	              * instruction */
+	bool signal; /* the signal trampoline: shown as [signal] */
 };
 
 struct hs_callchain {
@@ -30,6 +36,7 @@ struct hs_callchain {
 void hs_callchain_reset(struct hs_callchain *cc);
 void hs_callchain_release(struct hs_callchain *cc);
 void hs_callchain_push(struct hs_callchain *cc, uint64_t addr, bool kernel, bool ret);
+void hs_callchain_push_signal(struct hs_callchain *cc, uint64_t addr);
 
 /* Builds the chain from a PERF_SAMPLE_CALLCHAIN array (ips, nr entries, PERF_CONTEXT_* markers
  * included): kernel frames unless !kernel, user frames unless !user; guest and hypervisor

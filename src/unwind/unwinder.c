@@ -1,0 +1,401 @@
+/* The unwind loop. One step: find the mapping of the PC (the return address - 1 after the first
+ * frame), its file's CFI row, compute the CFA, load the return address and the saved frame
+ * pointer from the stack copy; registers the frame saved elsewhere become unknown. */
+#include "unwinder.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dso-file.h"
+
+#define MAX_SEGS 16
+
+struct hs_unwind_file {
+	uint64_t key;
+	struct hs_dso *dso;         /* one dso of this file, to build the table again after eviction */
+	struct hs_cfi_table *table; /* NULL: not built, or evicted */
+	struct {
+		uint64_t offset, vaddr, size;
+	} segs[MAX_SEGS];
+	uint32_t nsegs;
+	bool failed;                /* no file to read, or no CFI at all */
+	uint64_t last_use;
+};
+
+/* dso->unwind for a dso whose file cannot be opened */
+static char dso_failed;
+
+void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struct hs_unwinder_opts *opts)
+{
+	memset(u, 0, sizeof(*u));
+	u->model = model;
+	if (opts)
+		u->opts = *opts;
+	if (!u->opts.max_depth)
+		u->opts.max_depth = 1024;
+	if (!u->opts.cache_bytes)
+		u->opts.cache_bytes = (size_t)256 << 20;
+}
+
+void hs_unwinder_release(struct hs_unwinder *u)
+{
+	if (!u)
+		return;
+	if (u->model)
+		for (size_t i = 0; i < u->model->dsos.n; i++)
+			u->model->dsos.v[i]->unwind = NULL;
+	for (size_t i = 0; i < u->files.n; i++) {
+		hs_cfi_table_free(u->files.v[i]->table);
+		free(u->files.v[i]);
+	}
+	hs_vec_free(&u->files);
+	hs_u64map_release(&u->by_key);
+}
+
+/* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) to DWARF's. */
+static const int8_t perf_to_dwarf[24] = {
+	0,  /* AX */ 3, /* BX */ 2, /* CX */ 1, /* DX */ 4, /* SI */ 5, /* DI */
+	6,  /* BP */ 7, /* SP */ 16, /* IP */
+	-1, /* FLAGS */ -1, -1, -1, -1, -1, -1, /* CS SS DS ES FS GS */
+	8,  9, 10, 11, 12, 13, 14, 15, /* R8-R15 */
+};
+
+void hs_regs_from_perf(struct hs_regs *ret, const void *values, uint32_t n, uint64_t mask)
+{
+	uint32_t k = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	for (int bit = 0; bit < 64 && k < n; bit++) {
+		uint64_t v;
+		if (!(mask >> bit & 1))
+			continue;
+		memcpy(&v, (const char *)values + 8 * k++, 8);
+		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
+			ret->r[perf_to_dwarf[bit]] = v;
+			ret->valid |= 1u << perf_to_dwarf[bit];
+		}
+	}
+}
+
+/* ---- tables ---- */
+
+static void evict(struct hs_unwinder *u, const struct hs_unwind_file *keep)
+{
+	while (u->bytes > u->opts.cache_bytes) {
+		struct hs_unwind_file *lru = NULL;
+		for (size_t i = 0; i < u->files.n; i++) {
+			struct hs_unwind_file *f = u->files.v[i];
+			if (f->table && f != keep && (!lru || f->last_use < lru->last_use))
+				lru = f;
+		}
+		if (!lru)
+			return;
+		u->bytes -= hs_cfi_table_bytes(lru->table);
+		hs_cfi_table_free(lru->table);
+		lru->table = NULL;
+		u->stats.tables_evicted++;
+	}
+}
+
+static void read_segments(struct hs_unwind_file *f, Elf *elf)
+{
+	size_t phnum;
+
+	f->nsegs = 0;
+	if (elf_getphdrnum(elf, &phnum))
+		return;
+	for (size_t i = 0; i < phnum && f->nsegs < MAX_SEGS; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			f->segs[f->nsegs].offset = ph.p_offset;
+			f->segs[f->nsegs].vaddr = ph.p_vaddr;
+			f->segs[f->nsegs].size = HS_MAX(ph.p_filesz, ph.p_memsz);
+			f->nsegs++;
+		}
+	}
+}
+
+/* Builds (or rebuilds after eviction) a file's table. */
+static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
+{
+	struct hs_dso_elf e;
+	struct hs_parse_error err = {0};
+	int rc = 0;
+
+	if (!opened) {
+		if (hs_dso_elf_open(f->dso, &e)) {
+			f->failed = true;
+			u->stats.tables_failed++;
+			return false;
+		}
+		opened = &e;
+	}
+	read_segments(f, opened->elf);
+	rc = hs_cfi_table_build(opened->elf, NULL, &f->table, &err);
+	if (opened == &e)
+		hs_dso_elf_close(&e);
+	if (rc || !f->table->n) {
+		hs_cfi_table_free(rc ? NULL : f->table);
+		f->table = NULL;
+		f->failed = true;
+		u->stats.tables_failed++;
+		return false;
+	}
+	u->stats.tables_built++;
+	u->bytes += hs_cfi_table_bytes(f->table);
+	evict(u, f);
+	return true;
+}
+
+static struct hs_unwind_file *file_of(struct hs_unwinder *u, struct hs_dso *dso)
+{
+	struct hs_unwind_file *f;
+	struct hs_dso_elf e;
+	uint64_t key, ix;
+
+	if (dso->unwind == &dso_failed)
+		return NULL;
+	if (dso->unwind)
+		return dso->unwind;
+	if (dso->kind == HS_DSO_ANON || hs_dso_elf_open(dso, &e)) {
+		dso->unwind = &dso_failed;
+		return NULL;
+	}
+	key = hs_dso_elf_key(&e);
+	if (hs_u64map_get(&u->by_key, key, &ix)) {
+		hs_dso_elf_close(&e);
+		dso->unwind = u->files.v[ix];
+		return dso->unwind;
+	}
+	f = hs_xcalloc(1, sizeof(*f));
+	f->key = key;
+	f->dso = dso;
+	hs_u64map_put(&u->by_key, key, u->files.n);
+	hs_vec_push(&u->files, f);
+	build(u, f, &e);
+	hs_dso_elf_close(&e);
+	dso->unwind = f;
+	return f;
+}
+
+static const struct hs_cfi_table *file_table(struct hs_unwinder *u, struct hs_unwind_file *f)
+{
+	if (!f || f->failed)
+		return NULL;
+	f->last_use = ++u->clock;
+	if (!f->table && !build(u, f, NULL))
+		return NULL;
+	return f->table;
+}
+
+static bool file_vaddr(const struct hs_unwind_file *f, uint64_t off, uint64_t *ret)
+{
+	for (uint32_t i = 0; i < f->nsegs; i++) {
+		if (off >= f->segs[i].offset && off - f->segs[i].offset < f->segs[i].size) {
+			*ret = f->segs[i].vaddr + (off - f->segs[i].offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct hs_cfi_table *hs_unwinder_table(struct hs_unwinder *u, struct hs_dso *dso, uint64_t file_offset,
+					     uint64_t *vaddr)
+{
+	struct hs_unwind_file *f = file_of(u, dso);
+	const struct hs_cfi_table *t = file_table(u, f);
+
+	if (!t || !file_vaddr(f, file_offset, vaddr))
+		return NULL;
+	return t;
+}
+
+/* ---- the walk ---- */
+
+static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
+{
+	if (addr < s->start || addr - s->start > s->size || s->size - (addr - s->start) < 8)
+		return false;
+	memcpy(ret, s->data + (addr - s->start), 8);
+	return true;
+}
+
+#define HAVE(regs, i) ((regs).valid >> (i) & 1)
+
+/* One CFI step. Returns HS_STOP_COUNT to go on, or why to stop. */
+static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row, struct hs_regs *regs,
+			     const struct hs_stack_copy *stack)
+{
+	uint64_t cfa, ra, rbp = 0, base;
+	bool rbp_ok = HAVE(*regs, HS_DWARF_RBP);
+
+	switch (row->cfa_kind) {
+	case HS_CFA_REG:
+	case HS_CFA_DEREF:
+		if (row->cfa_reg >= HS_DWARF_NREGS || !HAVE(*regs, row->cfa_reg))
+			return HS_STOP_NO_INFO;
+		base = regs->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
+		if (row->cfa_kind == HS_CFA_REG)
+			cfa = base;
+		else if (!load(stack, base, &cfa))
+			return HS_STOP_STACK_COPY;
+		break;
+	case HS_CFA_PLT:
+		if (!HAVE(*regs, HS_DWARF_RSP))
+			return HS_STOP_NO_INFO;
+		cfa = regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->cfa_off +
+		      ((regs->r[HS_DWARF_RA] & 15) >= row->cfa_reg ? 8 : 0);
+		break;
+	default:
+		u->stats.unsupported_rows_hit++;
+		return HS_STOP_NO_INFO;
+	}
+	switch (row->ra_kind) {
+	case HS_RULE_CFA_OFF:
+		if (!load(stack, cfa + (uint64_t)(int64_t)row->ra_off, &ra))
+			return HS_STOP_STACK_COPY;
+		break;
+	case HS_RULE_RSP_OFF:
+		if (!HAVE(*regs, HS_DWARF_RSP))
+			return HS_STOP_NO_INFO;
+		if (!load(stack, regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->ra_off, &ra))
+			return HS_STOP_STACK_COPY;
+		break;
+	case HS_RULE_UNDEFINED:
+		return HS_STOP_END;
+	default:
+		u->stats.unsupported_rows_hit++;
+		return HS_STOP_NO_INFO;
+	}
+	switch (row->rbp_kind) {
+	case HS_RULE_SAME:
+		rbp = regs->r[HS_DWARF_RBP];
+		break;
+	case HS_RULE_CFA_OFF:
+		rbp_ok = load(stack, cfa + (uint64_t)(int64_t)row->rbp_off, &rbp);
+		break;
+	case HS_RULE_VAL_CFA_OFF:
+		rbp = cfa + (uint64_t)(int64_t)row->rbp_off;
+		rbp_ok = true;
+		break;
+	case HS_RULE_RSP_OFF:
+		rbp_ok = HAVE(*regs, HS_DWARF_RSP) &&
+			 load(stack, regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->rbp_off, &rbp);
+		break;
+	default:
+		rbp_ok = false;
+		break;
+	}
+	/* the stack must move up, except out of a signal frame (the interrupted code's stack may
+	 * be an alternate one) */
+	if (!(row->flags & HS_CFI_SIGNAL) && HAVE(*regs, HS_DWARF_RSP) && cfa <= regs->r[HS_DWARF_RSP])
+		return HS_STOP_NO_INFO;
+	if (row->clobbered) {
+		if (row->clobbered & HS_CFI_CLOBBER_BIT(3))
+			regs->valid &= ~(1u << 3);
+		for (int r = 12; r <= 15; r++)
+			if (row->clobbered & HS_CFI_CLOBBER_BIT(r))
+				regs->valid &= ~(1u << r);
+	}
+	/* caller-saved registers are not preserved across calls */
+	regs->valid &= (1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16);
+	regs->r[HS_DWARF_RSP] = cfa;
+	regs->r[HS_DWARF_RA] = ra;
+	regs->r[HS_DWARF_RBP] = rbp;
+	regs->valid |= (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
+	if (rbp_ok)
+		regs->valid |= 1u << HS_DWARF_RBP;
+	else
+		regs->valid &= ~(1u << HS_DWARF_RBP);
+	return HS_STOP_COUNT;
+}
+
+/* The frame-pointer step: [rbp] holds the caller's rbp, [rbp+8] the return address. */
+static enum hs_stop fp_step(struct hs_regs *regs, const struct hs_stack_copy *stack)
+{
+	uint64_t rbp = regs->r[HS_DWARF_RBP], next_rbp, ra;
+
+	if (!HAVE(*regs, HS_DWARF_RBP))
+		return HS_STOP_NO_INFO;
+	if (rbp == 0)
+		return HS_STOP_END;
+	if ((rbp & 7) || (HAVE(*regs, HS_DWARF_RSP) && rbp < regs->r[HS_DWARF_RSP]))
+		return HS_STOP_NO_INFO;
+	if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra))
+		return HS_STOP_STACK_COPY;
+	regs->valid &= (1u << HS_DWARF_RBP) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
+	regs->r[HS_DWARF_RSP] = rbp + 16;
+	regs->r[HS_DWARF_RBP] = next_rbp;
+	regs->r[HS_DWARF_RA] = ra;
+	regs->valid |= (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
+	return HS_STOP_COUNT;
+}
+
+void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *start, const struct hs_stack_copy *stack,
+		    struct hs_callchain *cc)
+{
+	struct hs_regs regs = *start;
+	bool exact = true; /* the PC is the interrupted instruction, not a return address */
+	uint32_t depth = 0;
+	enum hs_stop stop = HS_STOP_END;
+
+	u->stats.samples++;
+	if (!HAVE(regs, HS_DWARF_RA)) {
+		cc->stop = HS_STOP_NO_INFO;
+		u->stats.stops[HS_STOP_NO_INFO]++;
+		return;
+	}
+	for (;;) {
+		uint64_t pc = regs.r[HS_DWARF_RA], lookup = exact ? pc : pc - 1, vaddr;
+		struct hs_map *map;
+		const struct hs_cfi_row *row = NULL;
+		const struct hs_cfi_table *t = NULL;
+		struct hs_unwind_file *f;
+
+		if (pc == 0 && depth > 0) {
+			stop = HS_STOP_END;
+			break;
+		}
+		if (depth == u->opts.max_depth) {
+			stop = HS_STOP_DEPTH;
+			break;
+		}
+		map = hs_model_find_map(u->model, pid, lookup);
+		if (!map) {
+			/* the first frame is shown even when unmapped (the builder names it [unknown]) */
+			if (depth == 0)
+				hs_callchain_push(cc, pc, false, false);
+			stop = HS_STOP_UNMAPPED;
+			break;
+		}
+		f = file_of(u, map->dso);
+		t = file_table(u, f);
+		if (t && file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
+			row = hs_cfi_table_find(t, vaddr);
+		if (row && (row->flags & HS_CFI_SIGNAL) && row->cfa_kind != HS_CFA_NONE) {
+			hs_callchain_push_signal(cc, pc);
+			u->stats.signal_frames++;
+		} else {
+			hs_callchain_push(cc, pc, false, !exact);
+		}
+		depth++;
+		u->stats.frames++;
+		if (row && row->cfa_kind != HS_CFA_NONE) {
+			stop = cfi_step(u, row, &regs, stack);
+			u->stats.cfi_steps++;
+			exact = (row->flags & HS_CFI_SIGNAL) != 0;
+		} else if (u->opts.fp_fallback) {
+			stop = fp_step(&regs, stack);
+			u->stats.fp_steps++;
+			exact = false;
+		} else {
+			stop = HS_STOP_NO_INFO;
+		}
+		if (stop != HS_STOP_COUNT)
+			break;
+	}
+	cc->stop = stop;
+	u->stats.stops[stop]++;
+}

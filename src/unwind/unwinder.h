@@ -1,0 +1,74 @@
+/* The user-space unwinder: a sample's registers and its copy of the user stack, walked frame by
+ * frame with the best method that applies — a CFI row of the code's ELF file (tables compiled
+ * lazily, cached by build-id, bounded in memory), else (in auto mode) a frame-pointer step —
+ * until the real bottom of the stack or a stop reason. Not thread-safe. */
+#ifndef HS_UNWINDER_H
+#define HS_UNWINDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "unwind/callchain.h"
+#include "unwind/cfi.h"
+#include "util/hashmap.h"
+
+/* Registers in DWARF numbering (x86-64: 0-15, 16 the instruction pointer). */
+struct hs_regs {
+	uint64_t r[HS_DWARF_NREGS];
+	uint32_t valid; /* bit i: r[i] is known */
+};
+
+/* A copy of user memory from start (the stack pointer at the sample) on. */
+struct hs_stack_copy {
+	uint64_t start;
+	const uint8_t *data; /* may be unaligned */
+	uint64_t size;
+};
+
+struct hs_unwinder_opts {
+	bool fp_fallback;    /* auto mode: a frame-pointer step where no CFI covers the PC */
+	uint32_t max_depth;  /* frames per stack; 0 = 1024 */
+	size_t cache_bytes;  /* bound on compiled tables kept; 0 = 256 MiB */
+};
+
+struct hs_unwinder_stats {
+	uint64_t samples, frames;
+	uint64_t cfi_steps, fp_steps, signal_frames;
+	uint64_t stops[HS_STOP_COUNT];
+	uint64_t tables_built, tables_evicted, tables_failed;
+	uint64_t unsupported_rows_hit;
+};
+
+struct hs_unwind_file; /* per-file state, defined in unwinder.c */
+
+struct hs_unwinder {
+	struct hs_unwinder_opts opts;
+	struct hs_model *model; /* borrowed */
+	HS_VEC(struct hs_unwind_file *) files;
+	struct hs_u64map by_key; /* hs_dso_elf_key -> index in files */
+	size_t bytes;            /* held in compiled tables */
+	uint64_t clock;          /* for least-recently-used eviction */
+	struct hs_unwinder_stats stats;
+};
+
+void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struct hs_unwinder_opts *opts);
+/* Frees every table and clears dso->unwind of the model's dsos. */
+void hs_unwinder_release(struct hs_unwinder *u);
+
+/* Converts PERF_SAMPLE_REGS_USER values (in the order of the bits of mask, x86-64 perf register
+ * numbering) to DWARF numbering. */
+void hs_regs_from_perf(struct hs_regs *ret, const void *values, uint32_t n, uint64_t mask);
+
+/* Appends the user frames of pid found from regs and stack to cc (leaf first) and sets
+ * cc->stop. The first frame is regs' instruction pointer. */
+void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *regs, const struct hs_stack_copy *stack,
+		    struct hs_callchain *cc);
+
+/* The compiled table of the file a dso maps (built on first use), and the ELF virtual address
+ * of a file offset in it; NULL when the dso has no usable CFI. For tests and tools. */
+const struct hs_cfi_table *hs_unwinder_table(struct hs_unwinder *u, struct hs_dso *dso, uint64_t file_offset,
+					     uint64_t *vaddr);
+
+#endif
