@@ -148,6 +148,7 @@ const struct option cli_output_longopts[] = {
 	{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
 	{"inverted", no_argument, NULL, OPT_INVERTED},
 	{"top", required_argument, NULL, OPT_TOP},
+	{"stats", no_argument, NULL, OPT_STATS},
 	{"value", required_argument, NULL, OPT_VALUE},
 	{0, 0, 0, 0},
 };
@@ -210,6 +211,9 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		return 1;
 	case OPT_VALUE:
 		cli_value_name = arg;
+		return 1;
+	case OPT_STATS:
+		o->stats = true;
 		return 1;
 	}
 	return 0;

@@ -65,6 +65,7 @@ enum {
 	OPT_TOP,
 	OPT_VALUE,
 	OPT_INLINE_ANNOTATE,
+	OPT_STATS,
 	OPT_CMD_BASE = 1100, /* commands number their own options from here */
 };
 

@@ -31,6 +31,7 @@ struct hs_output_opts {
 	double min_width;      /* flame graph: frames narrower than this many pixels are merged; 0 = 0.1 */
 	bool inverted;         /* icicle graph */
 	int top;               /* report: how many functions; 0 = 20 */
+	bool stats;            /* report: how stacks end (per stop reason and module) */
 };
 
 /* The format an output path asks for by its extension, or HS_FMT_NONE. */

@@ -67,6 +67,86 @@ static void print_table(const struct hs_profile *p, struct hs_outfile *out, stru
 	}
 }
 
+/* The pseudo-frames that end a stack that could not be finished (src/unwind/callchain.c). */
+static const char *const stop_names[] = {
+	"[truncated: stack copy]", "[no unwind info]", "[unmapped]", "[depth limit]",
+};
+
+struct ending {
+	uint32_t reason; /* index in stop_names */
+	uint32_t module; /* string id of the last module reached */
+	int64_t value;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct ending *x = a, *y = b;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return x->value > y->value ? -1 : x->value < y->value;
+}
+
+/* How stacks end: complete, or cut for each reason, with the module where the walk stopped. */
+static void print_endings(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+{
+	HS_VEC(struct ending) ends = {0};
+	int64_t by_reason[HS_ARRAY_SIZE(stop_names)] = {0}, complete = 0;
+
+	for (size_t si = 0; si < p->samples.n; si++) {
+		const struct hs_sample *s = &p->samples.v[si];
+		const struct hs_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
+		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
+		const char *root = st->nlocs ? hs_profile_location_name(p, locs[st->nlocs - 1]) : "";
+		size_t r;
+
+		for (r = 0; r < HS_ARRAY_SIZE(stop_names); r++)
+			if (!strcmp(root, stop_names[r]))
+				break;
+		if (r == HS_ARRAY_SIZE(stop_names)) {
+			complete += v;
+			continue;
+		}
+		by_reason[r] += v;
+		{
+			uint32_t module = 0;
+			size_t i;
+			if (st->nlocs >= 2) {
+				const struct hs_location *l = &p->locations.v[locs[st->nlocs - 2]];
+				module = l->mapping ? p->mappings.v[l->mapping].file : 0;
+			}
+			for (i = 0; i < ends.n; i++)
+				if (ends.v[i].reason == r && ends.v[i].module == module)
+					break;
+			if (i == ends.n) {
+				struct ending e = {(uint32_t)r, module, 0};
+				hs_vec_push(&ends, e);
+			}
+			ends.v[i].value += v;
+		}
+	}
+	hs_outfile_puts(out, "\nHow stacks end:\n");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "ending");
+	hs_outfile_printf(out, "%7.2f%% %12lld  complete (the outermost frame was reached)\n",
+			  sum ? 100.0 * (double)complete / (double)sum : 0.0, (long long)complete);
+	if (ends.n)
+		qsort(ends.v, ends.n, sizeof(*ends.v), by_value);
+	for (size_t r = 0; r < HS_ARRAY_SIZE(stop_names); r++) {
+		if (!by_reason[r])
+			continue;
+		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", sum ? 100.0 * (double)by_reason[r] / (double)sum : 0.0,
+				  (long long)by_reason[r], stop_names[r]);
+		for (size_t i = 0; i < ends.n; i++) {
+			const char *mod = hs_profile_str(p, ends.v[i].module);
+			if (ends.v[i].reason != r)
+				continue;
+			hs_outfile_printf(out, "%8s %12lld      in %s\n", "", (long long)ends.v[i].value,
+					  *mod ? basename_of(mod) : "[no module]");
+		}
+	}
+	hs_vec_free(&ends);
+}
+
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
 	HS_VEC(struct report_fn) fns = {0};
@@ -127,6 +207,8 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	print_table(p, out, fns.v, fns.n, top, sum, true);
 	hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
 	print_table(p, out, fns.v, fns.n, top, sum, false);
+	if (o->stats)
+		print_endings(p, out, vi, sum);
 
 	hs_u64map_release(&pids);
 	hs_u64map_release(&tids);

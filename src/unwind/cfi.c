@@ -431,6 +431,18 @@ static void state_to_row(const struct section *s, const struct cie *c, const str
 	} else {
 		row->cfa_kind = HS_CFA_UNSUPPORTED;
 	}
+	/* The caller's rsp is the CFA. A frame that says otherwise (setcontext: rsp saved in a
+	 * context structure) cannot be followed, except the signal frame's form of the same thing:
+	 * CFA = *(rsp + k) with rsp saved at rsp + k. */
+	{
+		const struct rule *sp = &st->regs[HS_DWARF_RSP];
+		int16_t k;
+		bool ok = sp->kind == RULE_UNSPEC || (sp->kind == RULE_VAL_OFFSET && sp->off == 0);
+		if (!ok && sp->kind == RULE_EXPR && rule_kind(s, sp, false, &k) == HS_RULE_RSP_OFF)
+			ok = row->cfa_kind == HS_CFA_DEREF && row->cfa_reg == HS_DWARF_RSP && row->cfa_off == k;
+		if (!ok)
+			row->cfa_kind = HS_CFA_UNSUPPORTED;
+	}
 	if (c->ra_reg < HS_DWARF_NREGS)
 		row->ra_kind = rule_kind(s, &st->regs[c->ra_reg], true, &row->ra_off);
 	else
@@ -460,8 +472,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			struct state *st, const struct state *initial, uint64_t *loc, uint64_t pc_end, bool emit)
 {
 	struct reader r = {s->data, off, end, false};
-	struct state stack[HS_CFI_MAX_STATE_DEPTH];
-	int depth = 0;
+	HS_VEC(struct state) stack = {0}; /* remember_state: rare, and too big for the C stack */
 	struct hs_cfi_row row;
 
 	while (r.off < r.end && !r.bad && !st->broken) {
@@ -558,20 +569,19 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				break;
 			}
 			case 0x0a: /* remember_state */
-				if (depth == HS_CFI_MAX_STATE_DEPTH) {
+				if (stack.n == HS_CFI_MAX_STATE_DEPTH) {
 					st->broken = true;
 					break;
 				}
-				stack[depth++] = *st;
+				hs_vec_push(&stack, *st);
 				break;
 			case 0x0b: /* restore_state */
-				if (!depth) {
+				if (!stack.n) {
 					st->broken = true;
 					break;
 				}
-				/* the CFA rule is not part of what remember_state saves in some producers'
-				 * reading of the spec, but GCC and LLVM rely on it being restored */
-				*st = stack[--depth];
+				/* the CFA rule is restored too: GCC and LLVM rely on it */
+				*st = stack.v[--stack.n];
 				break;
 			case 0x0c: /* def_cfa */
 				st->cfa_is_expr = false;
@@ -647,6 +657,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 	}
 	if (r.bad)
 		st->broken = true;
+	hs_vec_free(&stack);
 }
 
 /* ---- FDEs ---- */
