@@ -1,0 +1,218 @@
+/* The self-unwind test: this process captures its own registers and stack the way the kernel
+ * does for PERF_SAMPLE_REGS_USER / PERF_SAMPLE_STACK_USER, from inside a qsort callback, and
+ * unwinds them with hotstack's unwinder and CFI tables. No privileges needed. Built twice: with
+ * frame pointers (test-unwind) and without (test-unwind-nofp), where only CFI can work. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "model/model.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/unwinder.h"
+
+#define COPY_MAX (256 * 1024)
+
+struct snapshot {
+	uint64_t regs[8]; /* rip rsp rbp rbx r12 r13 r14 r15 */
+	uint8_t *stack;
+	size_t size;
+	int taken;
+};
+
+static struct snapshot snap;
+
+/* The end of the stack mapping holding addr, from /proc/self/maps. */
+static uint64_t stack_end(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uint64_t end = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		if (sscanf(line, "%llx-%llx", &a, &b) == 2 && addr >= a && addr < b)
+			end = b;
+	}
+	if (f)
+		fclose(f);
+	return end;
+}
+
+__attribute__((noinline)) void capture(void);
+void capture(void)
+{
+	uint64_t end;
+
+	/* every register the unwinder may need, read at one instruction */
+	__asm__ volatile("lea 0(%%rip), %%rax\n\t"
+			 "mov %%rax, 0(%0)\n\t"
+			 "mov %%rsp, 8(%0)\n\t"
+			 "mov %%rbp, 16(%0)\n\t"
+			 "mov %%rbx, 24(%0)\n\t"
+			 "mov %%r12, 32(%0)\n\t"
+			 "mov %%r13, 40(%0)\n\t"
+			 "mov %%r14, 48(%0)\n\t"
+			 "mov %%r15, 56(%0)\n\t"
+			 :
+			 : "r"(snap.regs)
+			 : "rax", "memory");
+	end = stack_end(snap.regs[1]);
+	snap.size = end > snap.regs[1] ? end - snap.regs[1] : 0;
+	if (snap.size > COPY_MAX)
+		snap.size = COPY_MAX;
+	snap.stack = malloc(snap.size);
+	memcpy(snap.stack, (const void *)(uintptr_t)snap.regs[1], snap.size);
+	snap.taken++;
+}
+
+__attribute__((noinline)) int compare_cb(const void *a, const void *b);
+int compare_cb(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (!snap.taken)
+		capture();
+	return (x > y) - (x < y);
+}
+
+__attribute__((noinline)) void run_qsort(void);
+void run_qsort(void)
+{
+	int v[64];
+
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(v[0]), compare_cb);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+static void unwind_self(bool fp_fallback, const char ***names, size_t *n, enum hs_stop *stop)
+{
+	struct hs_model m;
+	struct hs_unwinder u;
+	struct hs_symbolizer sym;
+	struct hs_unwinder_opts uo = {fp_fallback, 0, 0};
+	struct hs_regs regs;
+	struct hs_stack_copy copy;
+	struct hs_callchain cc = {{0}, HS_STOP_END};
+	static const int dwarf[8] = {16, 7, 6, 3, 12, 13, 14, 15};
+	static char names_buf[128][128];
+	static const char *out[128];
+
+	hs_model_init(&m);
+	assert_int_equal(hs_model_from_proc(&m, getpid(), NULL, NULL), 0);
+	hs_unwinder_init(&u, &m, &uo);
+	hs_symbolizer_init(&sym, NULL);
+	memset(&regs, 0, sizeof(regs));
+	for (int i = 0; i < 8; i++) {
+		regs.r[dwarf[i]] = snap.regs[i];
+		regs.valid |= 1u << dwarf[i];
+	}
+	copy.start = snap.regs[1];
+	copy.data = snap.stack;
+	copy.size = snap.size;
+	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
+	*n = 0;
+	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
+		uint64_t a = cc.frames.v[i].addr - cc.frames.v[i].ret;
+		struct hs_map *map = hs_model_find_map(&m, getpid(), a);
+		struct hs_sym s;
+		if (map && hs_symbolize_user(&sym, map->dso, a - map->start + map->pgoff, &s))
+			snprintf(names_buf[i], sizeof(names_buf[i]), "%s", s.name);
+		else
+			snprintf(names_buf[i], sizeof(names_buf[i]), "[%s]", map ? map->dso->path : "unmapped");
+		out[(*n)++] = names_buf[i];
+	}
+	*names = out;
+	*stop = cc.stop;
+	hs_callchain_release(&cc);
+	hs_symbolizer_release(&sym, &m);
+	hs_unwinder_release(&u);
+	hs_model_release(&m);
+}
+
+static size_t find(const char **names, size_t n, size_t from, const char *want)
+{
+	for (size_t i = from; i < n; i++)
+		if (!strcmp(names[i], want))
+			return i;
+	return SIZE_MAX;
+}
+
+static void check_chain(bool fp_fallback)
+{
+	const char **names;
+	size_t n, i_cap, i_cb, i_run, i_main;
+	enum hs_stop stop;
+
+	unwind_self(fp_fallback, &names, &n, &stop);
+	for (size_t i = 0; i < n; i++)
+		print_message("  #%zu %s\n", i, names[i]);
+	/* the chain crosses libc (qsort's internals) between the callback and its caller, and
+	 * ends at the real bottom of the stack */
+	i_cap = find(names, n, 0, "capture");
+	i_cb = find(names, n, 0, "compare_cb");
+	i_run = find(names, n, 0, "run_qsort");
+	i_main = find(names, n, 0, "main");
+	assert_int_equal(i_cap, 0);
+	assert_int_equal(i_cb, 1);
+	assert_true(i_run != SIZE_MAX && i_run > i_cb + 1);
+	for (size_t i = i_cb + 1; i < i_run; i++)
+		assert_true(strstr(names[i], "libc") || strstr(names[i], "qsort") || strstr(names[i], "msort"));
+	assert_true(i_main != SIZE_MAX && i_main > i_run);
+	assert_string_equal(names[n - 1], "_start");
+	assert_int_equal(stop, HS_STOP_END);
+}
+
+static void test_self_unwind_cfi(void **state)
+{
+	(void)state;
+	check_chain(false);
+}
+
+static void test_self_unwind_auto(void **state)
+{
+	(void)state;
+	check_chain(true);
+}
+
+/* A copy cut short ends with the stack-copy reason, never with made-up frames. */
+static void test_short_copy(void **state)
+{
+	const char **names;
+	size_t n, full;
+	enum hs_stop stop;
+	size_t saved = snap.size;
+
+	(void)state;
+	unwind_self(false, &names, &full, &stop);
+	snap.size = 256;
+	unwind_self(false, &names, &n, &stop);
+	snap.size = saved;
+	assert_int_equal(stop, HS_STOP_STACK_COPY);
+	assert_true(n >= 1 && n < full);
+	assert_string_equal(names[0], "capture");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	run_qsort();
+	return snap.taken ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_self_unwind_cfi),
+		cmocka_unit_test(test_self_unwind_auto),
+		cmocka_unit_test(test_short_copy),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
