@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -393,6 +394,15 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)ctx.b.sym.stats.files_loaded,
 				(unsigned long long)ctx.b.sym.stats.files_unreadable,
 				(unsigned long long)ctx.b.sym.stats.files_mismatched);
+		if (cli_verbose) {
+			struct rusage ru;
+			getrusage(RUSAGE_SELF, &ru);
+			fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
+				(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+				(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
+				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
+		}
 		if (!got && !cli_quiet)
 			cli_warn("no samples were recorded");
 	}

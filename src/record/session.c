@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #define DEFAULT_RING_PAGES 128
-#define STACK_RING_PAGES 1024 /* 4 MiB: a quarter second of 16 KiB samples at 999 Hz */
 #define MAX_ATTACH_ROUNDS 16
 
 static int fail(struct hs_record_error *err, int code, int status, const char *fmt, ...) HS_PRINTF(4, 5);
@@ -240,6 +239,13 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		struct epoll_event ee = {EPOLLIN, {.u64 = 1000 + r->rings.n}};
 
 		ring.base = mmap(NULL, ring.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		/* unprivileged users may lock only kernel.perf_event_mlock_kb per CPU: make do with
+		 * smaller rings unless -m asked for a size */
+		while (ring.base == MAP_FAILED && errno == EPERM && !r->pages_explicit && r->o.mmap_pages > 16) {
+			r->o.mmap_pages /= 2;
+			ring.len = (r->o.mmap_pages + 1) * page;
+			ring.base = mmap(NULL, ring.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		}
 		if (ring.base == MAP_FAILED) {
 			int e = errno;
 			if (e == EPERM)
@@ -396,10 +402,18 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	r->o = *o;
 	r->epfd = r->sigfd = r->timerfd = r->go_fd = r->err_fd = -1;
 	hs_queue_init(&r->queue);
-	if (!r->o.mmap_pages)
-		r->o.mmap_pages = r->o.callgraph == HS_CG_STACK ? STACK_RING_PAGES : DEFAULT_RING_PAGES;
 	if (r->o.callgraph == HS_CG_STACK && !r->o.stack_bytes)
 		r->o.stack_bytes = HS_DEFAULT_STACK_BYTES;
+	r->pages_explicit = r->o.mmap_pages != 0;
+	if (!r->o.mmap_pages && r->o.callgraph == HS_CG_STACK) {
+		/* room for about 256 samples per CPU: a quarter second at 999 Hz */
+		size_t want = (size_t)r->o.stack_bytes * 256 / (size_t)sysconf(_SC_PAGESIZE);
+		r->o.mmap_pages = 16;
+		while (r->o.mmap_pages < want && r->o.mmap_pages < 8192)
+			r->o.mmap_pages *= 2;
+	} else if (!r->o.mmap_pages) {
+		r->o.mmap_pages = DEFAULT_RING_PAGES;
+	}
 	if (!r->o.max_stack || r->o.max_stack > read_max_stack())
 		r->o.max_stack = read_max_stack();
 	/* one descriptor per (thread, CPU) plus captured files: use what the hard limit allows */

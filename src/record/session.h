@@ -38,8 +38,8 @@ struct hs_record_opts {
 	enum hs_callgraph callgraph;
 	uint32_t stack_bytes;               /* HS_CG_STACK: bytes of user stack copied per sample */
 	bool kernel;                        /* kernel frames in chains */
-	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or 1024
-	                                     * when copying stacks */
+	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or room
+	                                     * for 256 samples when copying stacks */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
 };
 
@@ -103,6 +103,7 @@ struct hs_record {
 	bool child_killed_by_us;
 	int go_fd, err_fd;
 	bool user_only;       /* kernel samples were refused: recording user space only */
+	bool pages_explicit;  /* the ring size was asked for (-m) */
 	enum hs_stop_cause cause;
 	int stop_signal;
 	uint64_t records, bytes, lost_records, bad_records;
