@@ -23,10 +23,17 @@ static int before(const struct hs_queue_item *a, const struct hs_queue_item *b)
 
 void hs_queue_push(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time)
 {
-	struct hs_queue_item it = {time, q->seq++, hs_xmalloc(rec->size)};
+	struct perf_event_header *copy = hs_xmalloc(rec->size);
+
+	memcpy(copy, rec, rec->size);
+	hs_queue_push_owned(q, copy, time);
+}
+
+void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time)
+{
+	struct hs_queue_item it = {time, q->seq++, rec};
 	size_t i;
 
-	memcpy(it.rec, rec, rec->size);
 	q->bytes += rec->size;
 	if (time > q->round_max)
 		q->round_max = time;

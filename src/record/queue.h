@@ -29,6 +29,8 @@ void hs_queue_init(struct hs_queue *q);
 void hs_queue_release(struct hs_queue *q);
 /* Copies rec in, ordered by time. */
 void hs_queue_push(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time);
+/* Takes rec (malloc'd) over, ordered by time. */
+void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time);
 /* Ends a drain round: returns the time up to which records can be handed on. */
 uint64_t hs_queue_round(struct hs_queue *q);
 /* Pops the oldest record if its time is <= limit; the caller frees ret->rec. */

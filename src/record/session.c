@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -257,7 +258,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		}
 		hs_ring_init(&ring.ring, ring.base, page, r->o.mmap_pages * page);
 		hs_vec_push(&r->rings, ring);
-		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ee);
+		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, fd, &ee);
 	}
 	return 0;
 }
@@ -401,6 +402,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	memset(err, 0, sizeof(*err));
 	r->o = *o;
 	r->epfd = r->sigfd = r->timerfd = r->go_fd = r->err_fd = -1;
+	r->ring_epfd = r->wake_fd = r->stop_fd = -1;
 	hs_queue_init(&r->queue);
 	if (r->o.callgraph == HS_CG_STACK && !r->o.stack_bytes)
 		r->o.stack_bytes = HS_DEFAULT_STACK_BYTES;
@@ -424,6 +426,17 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	if ((rc = read_cpus(r)))
 		return fail(err, rc, 1, "cannot tell which CPUs are online");
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->ring_epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&r->lock, NULL);
+	if (r->ring_epfd < 0 || r->wake_fd < 0 || r->stop_fd < 0)
+		return fail(err, -errno, 1, "cannot set up event polling: %s", strerror(errno));
+	{
+		struct epoll_event we = {EPOLLIN, {.u64 = 3}}, se = {EPOLLIN, {.u64 = 3}};
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &we);
+		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, r->stop_fd, &se);
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -472,8 +485,23 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	return 0;
 }
 
+static void stop_reader(struct hs_record *r);
+
 void hs_record_close(struct hs_record *r)
 {
+	stop_reader(r);
+	for (size_t i = 0; i < r->inbox.n; i++)
+		free(r->inbox.v[i].rec);
+	hs_vec_free(&r->inbox);
+	if (r->ring_epfd >= 0)
+		close(r->ring_epfd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	if (r->stop_fd >= 0) {
+		close(r->stop_fd);
+		pthread_mutex_destroy(&r->lock);
+	}
+	r->ring_epfd = r->wake_fd = r->stop_fd = -1;
 	for (size_t i = 0; i < r->rings.n; i++) {
 		munmap(r->rings.v[i].base, r->rings.v[i].len);
 		hs_ring_release(&r->rings.v[i].ring);
@@ -528,16 +556,19 @@ static int open_map_file(int32_t pid, uint64_t start, uint64_t end)
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end)
 {
 	struct hs_record *r = record;
+	int fd = -1;
 
+	pthread_mutex_lock(&r->lock);
 	for (size_t i = r->captures.n; i-- > 0;) {
 		struct hs_capture *c = &r->captures.v[i];
 		if (c->pid == pid && c->start == start && c->end == end) {
-			int fd = c->fd;
+			fd = c->fd;
 			*c = r->captures.v[--r->captures.n];
-			return fd;
+			break;
 		}
 	}
-	return open_map_file(pid, start, end);
+	pthread_mutex_unlock(&r->lock);
+	return fd >= 0 ? fd : open_map_file(pid, start, end);
 }
 
 /* A new executable file mapping: hold on to the file now, while the mapping surely exists. */
@@ -556,7 +587,9 @@ static void capture_early(struct hs_record *r, const struct hs_perf_event *ev)
 	c.start = m->start;
 	c.end = m->start + m->len;
 	c.time = ev->sid.time;
+	pthread_mutex_lock(&r->lock);
 	hs_vec_push(&r->captures, c);
+	pthread_mutex_unlock(&r->lock);
 }
 
 /* Captures of mappings already handed on and not taken are no longer needed. */
@@ -564,6 +597,7 @@ static void drop_captures(struct hs_record *r, uint64_t upto)
 {
 	size_t k = 0;
 
+	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < r->captures.n; i++) {
 		if (r->captures.v[i].time <= upto)
 			close(r->captures.v[i].fd);
@@ -571,45 +605,137 @@ static void drop_captures(struct hs_record *r, uint64_t upto)
 			r->captures.v[k++] = r->captures.v[i];
 	}
 	r->captures.n = k;
+	pthread_mutex_unlock(&r->lock);
 }
 
 /* ---- the loop ---- */
 
+struct reader_round {
+	struct hs_record *r;
+	HS_VEC(struct hs_drained) got;
+	uint64_t last_time;
+};
+
+/* On the reader thread: copy each record out of its ring. */
 static void on_record(void *ctx, const struct perf_event_header *rec)
 {
-	struct hs_record *r = ctx;
+	struct reader_round *rr = ctx;
+	struct hs_record *r = rr->r;
 	struct hs_perf_event ev;
+	struct hs_drained d;
 
-	r->records++;
-	r->bytes += rec->size;
-	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->perr)) {
-		r->bad_records++;
+	__atomic_add_fetch(&r->records, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->bytes, rec->size, __ATOMIC_RELAXED);
+	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->reader_perr)) {
+		__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (ev.type == PERF_RECORD_LOST)
-		r->lost_records += ev.lost.lost;
+		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
-	hs_queue_push(&r->queue, rec, ev.sid.has_time ? ev.sid.time : r->queue.round_max);
+	if (ev.sid.has_time)
+		rr->last_time = ev.sid.time;
+	d.time = rr->last_time;
+	d.rec = hs_xmalloc(rec->size);
+	memcpy(d.rec, rec, rec->size);
+	hs_vec_push(&rr->got, d);
 }
 
-static void drain(struct hs_record *r)
+/* One round: every ring drained, then handed over with an end-of-round mark. */
+static void reader_round(struct reader_round *rr)
 {
+	struct hs_record *r = rr->r;
+	struct hs_drained mark = {0, NULL};
+	uint64_t one = 1;
+
+	rr->got.n = 0;
 	for (size_t i = 0; i < r->rings.n; i++)
-		hs_ring_drain(&r->rings.v[i].ring, on_record, r);
+		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	hs_vec_push(&rr->got, mark);
+	pthread_mutex_lock(&r->lock);
+	hs_vec_reserve(&r->inbox, r->inbox.n + rr->got.n);
+	memcpy(r->inbox.v + r->inbox.n, rr->got.v, rr->got.n * sizeof(*rr->got.v));
+	r->inbox.n += rr->got.n;
+	pthread_mutex_unlock(&r->lock);
+	if (write(r->wake_fd, &one, sizeof(one)) < 0) {
+		/* the counter is saturated: the main thread has wake-ups pending anyway */
+	}
 }
 
-static void flush(struct hs_record *r, uint64_t limit)
+static void *reader_main(void *arg)
 {
+	struct reader_round rr = {arg, {0}, 0};
+	struct hs_record *r = arg;
+	bool stopping = false;
+
+	while (!stopping) {
+		struct epoll_event evs[64];
+		int n = epoll_wait(r->ring_epfd, evs, 64, 50);
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.u64 == 3)
+				stopping = true;
+		reader_round(&rr);
+	}
+	hs_vec_free(&rr.got);
+	return NULL;
+}
+
+static void stop_reader(struct hs_record *r)
+{
+	uint64_t one = 1;
+
+	if (!r->reader_running)
+		return;
+	if (write(r->stop_fd, &one, sizeof(one)) < 0) {
+		/* cannot happen with a fresh eventfd; the reader's 50 ms timeout is no help here */
+	}
+	pthread_join(r->reader, NULL);
+	r->reader_running = false;
+}
+
+/* On the main thread: what the reader drained goes into time order, and every record older than
+ * the previous round's newest is handed on. */
+static void process_inbox(struct hs_record *r, bool final)
+{
+	HS_VEC(struct hs_drained) batch = {0};
+	uint64_t count;
 	struct hs_queue_item it;
 
-	while (hs_queue_pop(&r->queue, limit, &it)) {
-		struct hs_perf_event ev;
-		if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
-			r->sink->event(r->sink->ctx, &ev);
-		free(it.rec);
+	if (read(r->wake_fd, &count, sizeof(count)) < 0) {
+		/* nothing pending: fine */
 	}
-	drop_captures(r, limit);
+	pthread_mutex_lock(&r->lock);
+	batch.v = r->inbox.v;
+	batch.n = r->inbox.n;
+	batch.cap = r->inbox.cap;
+	memset(&r->inbox, 0, sizeof(r->inbox));
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; i < batch.n; i++) {
+		uint64_t limit;
+		if (batch.v[i].rec) {
+			hs_queue_push_owned(&r->queue, batch.v[i].rec, batch.v[i].time);
+			continue;
+		}
+		limit = hs_queue_round(&r->queue);
+		while (hs_queue_pop(&r->queue, limit, &it)) {
+			struct hs_perf_event ev;
+			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
+				r->sink->event(r->sink->ctx, &ev);
+			free(it.rec);
+		}
+		drop_captures(r, limit);
+	}
+	hs_vec_free(&batch);
+	if (final) {
+		while (hs_queue_pop(&r->queue, UINT64_MAX, &it)) {
+			struct hs_perf_event ev;
+			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
+				r->sink->event(r->sink->ctx, &ev);
+			free(it.rec);
+		}
+		drop_captures(r, UINT64_MAX);
+	}
 }
 
 static void reap_child(struct hs_record *r)
@@ -659,6 +785,9 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	r->sink = sink;
 	r->start_ns = hs_now_ns();
 	last_progress = r->start_ns;
+	if ((rc = pthread_create(&r->reader, NULL, reader_main, r)))
+		return fail(err, -rc, 1, "cannot start the ring reader: %s", strerror(rc));
+	r->reader_running = true;
 	/* events of a command start at its exec; the others now */
 	if (!r->o.argv || r->o.all_cpus)
 		enable_all(r, PERF_EVENT_IOC_ENABLE);
@@ -697,10 +826,11 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 			}
 		}
 		reap_child(r);
-		drain(r);
-		flush(r, hs_queue_round(&r->queue));
+		process_inbox(r, false);
 		if (sink->progress && hs_now_ns() - last_progress >= 1000000000ULL) {
-			struct hs_record_progress p = {r->records, r->bytes, r->lost_records,
+			struct hs_record_progress p = {__atomic_load_n(&r->records, __ATOMIC_RELAXED),
+						       __atomic_load_n(&r->bytes, __ATOMIC_RELAXED),
+						       __atomic_load_n(&r->lost_records, __ATOMIC_RELAXED),
 						       (double)(hs_now_ns() - r->start_ns) / 1e9};
 			last_progress = hs_now_ns();
 			sink->progress(sink->ctx, &p);
@@ -708,8 +838,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	}
 
 	enable_all(r, PERF_EVENT_IOC_DISABLE);
-	drain(r);
-	flush(r, UINT64_MAX);
+	stop_reader(r); /* after a last round */
+	process_inbox(r, true);
 	if (r->child > 0 && !r->child_exited) {
 		/* we end the recording: end the command too, as perf does */
 		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;

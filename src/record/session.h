@@ -5,6 +5,7 @@
 #ifndef HS_SESSION_H
 #define HS_SESSION_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +78,13 @@ struct hs_capture {
 	int fd;
 };
 
+/* A record drained from a ring, on its way from the reader thread to the main thread; rec NULL
+ * marks the end of a drain round. */
+struct hs_drained {
+	uint64_t time;
+	struct perf_event_header *rec;
+};
+
 struct hs_record_ring {
 	int fd;
 	int cpu;
@@ -94,9 +102,19 @@ struct hs_record {
 	HS_VEC(struct hs_record_ring) rings;
 	HS_VEC(int32_t) tids; /* threads with events of their own (-p) */
 	HS_VEC(int) pidfds;   /* one per -p target, -1 once it exited */
-	HS_VEC(struct hs_capture) captures;
+	HS_VEC(struct hs_capture) captures; /* under lock */
 	struct hs_queue queue;
 	int epfd, sigfd, timerfd;
+	/* A reader thread drains the rings into inbox, so that slow processing on the main
+	 * thread (loading a large symbol table) never lets a ring overflow. */
+	pthread_t reader;
+	bool reader_running;
+	pthread_mutex_t lock;
+	HS_VEC(struct hs_drained) inbox;    /* under lock */
+	int ring_epfd;                      /* the reader's: ring fds and stop_fd */
+	int wake_fd;                        /* eventfd: the reader has put records in inbox */
+	int stop_fd;                        /* eventfd: the reader drains once more and ends */
+	struct hs_parse_error reader_perr;
 	pid_t child;
 	int child_status;
 	bool child_exited;
@@ -106,7 +124,7 @@ struct hs_record {
 	bool pages_explicit;  /* the ring size was asked for (-m) */
 	enum hs_stop_cause cause;
 	int stop_signal;
-	uint64_t records, bytes, lost_records, bad_records;
+	uint64_t records, bytes, lost_records, bad_records; /* written by the reader thread */
 	uint64_t start_ns;
 	const struct hs_record_sink *sink;
 	struct hs_parse_error perr;
