@@ -372,8 +372,16 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		}
 		f = file_of(u, map->dso);
 		t = file_table(u, f);
-		if (t && file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
+		if (t && file_vaddr(f, lookup - map->start + map->pgoff, &vaddr)) {
 			row = hs_cfi_table_find(t, vaddr);
+			/* a sample taken during a system call whose instruction ends its function (the
+			 * signal trampoline's rt_sigreturn) has its PC just past the function's CFI */
+			if (depth == 0 && (!row || row->cfa_kind == HS_CFA_NONE)) {
+				const struct hs_cfi_row *before = hs_cfi_table_find(t, vaddr - 1);
+				if (before && before->cfa_kind != HS_CFA_NONE)
+					row = before;
+			}
+		}
 		if (row && (row->flags & HS_CFI_SIGNAL) && row->cfa_kind != HS_CFA_NONE) {
 			hs_callchain_push_signal(cc, pc);
 			u->stats.signal_frames++;
