@@ -11,9 +11,12 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format/elf.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #define VDSO_MAX_SIZE (1u << 20)
@@ -133,4 +136,121 @@ uint64_t hs_dso_elf_key(const struct hs_dso_elf *e)
 	if (e->build_id_size)
 		return hs_hash_bytes(e->build_id, e->build_id_size, 0xb1d) & ~1ULL;
 	return hs_hash_combine(hs_hash_u64((uint64_t)e->dev), (uint64_t)e->ino) & ~1ULL;
+}
+
+#define DEBUG_ROOT "/usr/lib/debug"
+
+/* Opens path as an ELF with the given build-id (when want_id_size) or CRC (else). */
+static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
+				struct hs_dso_elf *ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->fd = -1;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	if (!want_id_size) {
+		/* .gnu_debuglink's CRC-32 (the zlib polynomial) of the whole file */
+		void *m = sb.st_size ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+		uLong crc = 0;
+		if (m == MAP_FAILED) {
+			close(fd);
+			return -ENOENT;
+		}
+		for (off_t off = 0; off < sb.st_size; off += 1 << 30)
+			crc = crc32(crc, (const Bytef *)m + off, (uInt)HS_MIN((off_t)1 << 30, sb.st_size - off));
+		munmap(m, (size_t)sb.st_size);
+		if ((uint32_t)crc != want_crc) {
+			close(fd);
+			return -ESTALE;
+		}
+	}
+	ret->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
+		if (ret->elf)
+			elf_end(ret->elf);
+		close(fd);
+		return -EBADMSG;
+	}
+	ret->fd = fd;
+	ret->dev = sb.st_dev;
+	ret->ino = sb.st_ino;
+	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
+	if (want_id_size && (ret->build_id_size != want_id_size || memcmp(ret->build_id, want_id, want_id_size))) {
+		hs_dso_elf_close(ret);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/* The file name and CRC in .gnu_debuglink. */
+static bool debuglink(Elf *elf, char *name, size_t cap, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !(nm = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(nm, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < 8)
+			return false;
+		n = strnlen(d->d_buf, d->d_size);
+		if (!n || n >= cap || n >= d->d_size || strchr(d->d_buf, '/'))
+			return false;
+		memcpy(name, d->d_buf, n + 1);
+		/* the CRC follows the name, aligned to 4 bytes */
+		n = (n + 4) & ~(size_t)3;
+		if (n + 4 > d->d_size)
+			return false;
+		memcpy(crc, (const char *)d->d_buf + n, 4);
+		return true;
+	}
+	return false;
+}
+
+int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret)
+{
+	struct hs_strbuf sb = {0};
+	char name[256];
+	uint32_t crc;
+	int rc = -ENOENT;
+
+	if (main->build_id_size >= 2) {
+		hs_strbuf_addf(&sb, "%s/.build-id/%02x/", DEBUG_ROOT, main->build_id[0]);
+		for (size_t i = 1; i < main->build_id_size; i++)
+			hs_strbuf_addf(&sb, "%02x", main->build_id[i]);
+		hs_strbuf_adds(&sb, ".debug");
+		rc = open_debug_candidate(hs_strbuf_str(&sb), main->build_id, main->build_id_size, 0, ret);
+	}
+	if (rc && main->elf && path && path[0] == '/' && debuglink(main->elf, name, sizeof(name), &crc)) {
+		const char *slash = strrchr(path, '/');
+		size_t dirlen = (size_t)(slash - path);
+		/* beside the file, in its .debug/ directory, under the debug root */
+		static const char *const pre[] = {"", "", DEBUG_ROOT}, *const mid[] = {"/", "/.debug/", "/"};
+
+		for (size_t i = 0; i < HS_ARRAY_SIZE(pre) && rc; i++) {
+			hs_strbuf_reset(&sb);
+			hs_strbuf_addf(&sb, "%s%.*s%s%s", pre[i], (int)dirlen, path, mid[i], name);
+			/* the debug file is never the file itself */
+			if (!strcmp(hs_strbuf_str(&sb), path))
+				continue;
+			rc = open_debug_candidate(hs_strbuf_str(&sb), NULL, 0, crc, ret);
+		}
+	}
+	hs_strbuf_release(&sb);
+	return rc ? -ENOENT : 0;
 }

@@ -26,6 +26,12 @@ struct hs_dso_elf {
  * hs_dso_elf_close() after 0 only. Anonymous memory gives -ENOENT. */
 int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret);
 void hs_dso_elf_close(struct hs_dso_elf *e);
+/* The separate debug file of an opened ELF, found as gdb finds it: by build-id under
+ * /usr/lib/debug/.build-id/xx/yyyy.debug, else by .gnu_debuglink (its CRC checked) beside the
+ * file, in its .debug/ directory, and under /usr/lib/debug. path is where the file was mapped
+ * from. Returns 0 or -ENOENT. */
+int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
+
 /* A cache key for what was opened: its build-id, else its device and inode (never ~0). */
 uint64_t hs_dso_elf_key(const struct hs_dso_elf *e);
 

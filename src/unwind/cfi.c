@@ -982,21 +982,29 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 			walk_all(&b, &cc, &eh);
 		else
 			t->stats.from_eh_frame_hdr = true;
-	} else {
+	}
+	/* .debug_frame too: code built without unwind tables (-fno-asynchronous-unwind-tables -g)
+	 * has its CFI there, beside the .eh_frame of the C runtime's start-up code */
+	{
 		struct section df = {0};
-		Elf *src = NULL;
+		struct cie_cache dcc = {{0}, {0}, {0}};
 		size_t dstr;
+		bool have_df = false;
+
 		df.addr_size = eh.addr_size;
 		if (shstrndx && load_section(elf, ".debug_frame", &df, shstrndx, NULL))
-			src = elf;
+			have_df = true;
 		else if (debug_elf && elf_getshdrstrndx(debug_elf, &dstr) == 0 &&
 			 load_section(debug_elf, ".debug_frame", &df, dstr, NULL))
-			src = debug_elf;
-		if (src) {
+			have_df = true;
+		if (have_df && !b.err) {
 			df.vaddr = 0;
-			walk_all(&b, &cc, &df);
+			walk_all(&b, &dcc, &df);
 			t->stats.from_debug_frame = true;
 		}
+		hs_u64map_release(&dcc.ix);
+		hs_vec_free(&dcc.v);
+		hs_vec_free(&dcc.initial);
 	}
 	rc = b.err;
 	if (rc)

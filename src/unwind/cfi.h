@@ -79,9 +79,9 @@ struct hs_cfi_table {
 #define HS_CFI_MAX_ROWS (32u << 20)
 #define HS_CFI_MAX_STATE_DEPTH 64
 
-/* Compiles the CFI of elf: .eh_frame when it has one (through .eh_frame_hdr where present),
- * else .debug_frame. debug_elf, if not NULL, is a separate debug file whose .debug_frame is used
- * when elf has neither. Returns 0 (*ret set; a file without CFI gives an empty table),
+/* Compiles the CFI of elf: its .eh_frame (through .eh_frame_hdr where present) and its
+ * .debug_frame, or, when it has none, that of debug_elf (a separate debug file; may be NULL).
+ * Returns 0 (*ret set; a file without CFI gives an empty table),
  * -EOVERFLOW over a cap. Malformed entries are skipped and counted, their PCs left uncovered. */
 int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err);
 void hs_cfi_table_free(struct hs_cfi_table *t);
