@@ -92,12 +92,14 @@ void run_qsort(void)
 	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
-static void unwind_self(bool fp_fallback, const char ***names, size_t *n, enum hs_stop *stop)
+static uint64_t last_evicted;
+
+static void unwind_with(const struct hs_unwinder_opts *opts, const char ***names, size_t *n, enum hs_stop *stop)
 {
 	struct hs_model m;
 	struct hs_unwinder u;
 	struct hs_symbolizer sym;
-	struct hs_unwinder_opts uo = {fp_fallback, 0, 0};
+	struct hs_unwinder_opts uo = *opts;
 	struct hs_regs regs;
 	struct hs_stack_copy copy;
 	struct hs_callchain cc = {{0}, HS_STOP_END};
@@ -131,10 +133,17 @@ static void unwind_self(bool fp_fallback, const char ***names, size_t *n, enum h
 	}
 	*names = out;
 	*stop = cc.stop;
+	last_evicted = u.stats.tables_evicted;
 	hs_callchain_release(&cc);
 	hs_symbolizer_release(&sym, &m);
 	hs_unwinder_release(&u);
 	hs_model_release(&m);
+}
+
+static void unwind_self(bool fp_fallback, const char ***names, size_t *n, enum hs_stop *stop)
+{
+	struct hs_unwinder_opts uo = {fp_fallback, 0, 0};
+	unwind_with(&uo, names, n, stop);
 }
 
 static size_t find(const char **names, size_t n, size_t from, const char *want)
@@ -200,6 +209,28 @@ static void test_short_copy(void **state)
 	assert_string_equal(names[0], "capture");
 }
 
+/* With room for no table at all, each one is dropped as the next is built and built again
+ * when needed: the walk is the same, only slower. */
+static void test_bounded_cache(void **state)
+{
+	struct hs_unwinder_opts tiny = {false, 0, 1};
+	const char **names;
+	char first[128][128];
+	size_t n, n2;
+	enum hs_stop stop, stop2;
+
+	(void)state;
+	unwind_self(false, &names, &n, &stop);
+	for (size_t i = 0; i < n; i++)
+		snprintf(first[i], sizeof(first[i]), "%s", names[i]);
+	unwind_with(&tiny, &names, &n2, &stop2);
+	assert_true(last_evicted > 0);
+	assert_int_equal(n2, n);
+	assert_int_equal(stop2, stop);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], first[i]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -213,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
+		cmocka_unit_test(test_bounded_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
