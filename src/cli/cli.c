@@ -54,15 +54,40 @@ void cli_info(const char *fmt, ...)
 
 struct hs_profile *cli_load(const char *path)
 {
-	struct hs_parse_error err = {0};
-	struct hs_profile *p = NULL;
-	int rc = hs_profile_load(path, &p, &err);
+	return cli_load_ex(path, NULL);
+}
 
-	if (!rc)
+struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
+{
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_load_info info;
+	struct hs_profile *p = NULL;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	int rc;
+
+	memset(&info, 0, sizeof(info));
+	rc = hs_profile_load_ex(path, opts, &p, &info, &err);
+	if (!rc) {
+		if (info.truncated)
+			cli_warn("%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
+				 "samples before it",
+				 name, (unsigned long long)info.truncated_at, (unsigned long long)info.samples);
+		for (size_t i = 0; i < info.mismatched.n; i++)
+			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
+				 "has no copy: its frames are shown as [module]",
+				 info.mismatched.v[i]);
+		if (info.kernel_note)
+			cli_warn("%s: no kernel symbols: %s", name, info.kernel_note);
+		if (info.unknown_records)
+			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info.unknown_records);
+		if (info.bad_records)
+			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info.bad_records);
+		hs_perf_data_load_info_release(&info);
 		return p;
+	}
+	hs_perf_data_load_info_release(&info);
 	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
-		cli_error("%s: offset 0x%llx: %s", strcmp(path, "-") ? path : "<stdin>", (unsigned long long)err.offset,
-			  err.msg);
+		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.msg);
 	else if (rc == -EFBIG)
 		cli_error("'%s' is too large to read", path);
 	else

@@ -340,12 +340,11 @@ int cmd_record(int argc, char **argv)
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.exclude_pid = getpid();
-	bo.event = ro.event->name;
-	bo.time_based = ro.event->time_based;
 	bo.max_stack = rec.o.max_stack;
 	bo.capture = hs_record_capture;
 	bo.capture_ctx = &rec;
 	hs_builder_init(&ctx.b, &bo);
+	hs_builder_add_event(&ctx.b, ro.event->name, ro.event->time_based);
 	if (ro.period)
 		ctx.b.p->period = (int64_t)ro.period;
 	else

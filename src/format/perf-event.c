@@ -210,6 +210,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		s->nr_branches = get64(c, "branch stack size");
+		s->branch_sample_type = l->branch_sample_type;
 		if (l->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 			s->branch_hw_idx = get64(c, "branch hw index");
 		if (s->nr_branches > c->size / 24) {

@@ -45,6 +45,7 @@ struct hs_perf_sample {
 	uint32_t raw_size;
 	const void *raw;
 	uint64_t nr_branches;
+	uint64_t branch_sample_type; /* the layout's: PERF_SAMPLE_BRANCH_CALL_STACK for LBR stacks */
 	uint64_t branch_hw_idx;
 	const void *branches; /* nr_branches * { u64 from, to, flags } */
 	uint64_t user_abi;    /* 0 = no user registers */

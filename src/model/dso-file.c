@@ -71,11 +71,13 @@ static int open_vdso(const struct hs_dso *d, struct hs_dso_elf *ret)
 	return 0;
 }
 
+static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret);
+static int open_from_cache(const struct hs_dso *d, struct hs_dso_elf *ret);
+
 int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret)
 {
-	struct stat sb;
 	bool captured = d->fd >= 0;
-	int fd, rc;
+	int rc;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->fd = -1;
@@ -88,7 +90,19 @@ int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret)
 	}
 	if (d->kind != HS_DSO_FILE)
 		return -ENOENT;
-	fd = captured ? dup(d->fd) : open(d->path, O_RDONLY | O_CLOEXEC);
+	rc = open_mapped(d, ret);
+	/* not the file the recording saw, or gone: perf's build-id cache may hold a copy */
+	if ((rc == -ESTALE || rc == -ENOENT) && d->build_id_size && !captured && !open_from_cache(d, ret))
+		return 0;
+	return rc;
+}
+
+static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
+{
+	struct stat sb;
+	bool captured = d->fd >= 0;
+	int fd = captured ? dup(d->fd) : open(d->path, O_RDONLY | O_CLOEXEC);
+
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
@@ -118,6 +132,43 @@ int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret)
 		return -ESTALE;
 	}
 	return 0;
+}
+
+static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
+				struct hs_dso_elf *ret);
+
+size_t hs_buildid_cache_path(const uint8_t *id, size_t n, char *buf, size_t cap)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	int k;
+
+	if (!n)
+		return 0;
+	if (dir && *dir)
+		k = snprintf(buf, cap, "%s/.build-id/%02x/", dir, id[0]);
+	else if (home && *home)
+		k = snprintf(buf, cap, "%s/.debug/.build-id/%02x/", home, id[0]);
+	else
+		return 0;
+	for (size_t i = 1; i < n && k > 0 && (size_t)k < cap; i++)
+		k += snprintf(buf + k, cap - (size_t)k, "%02x", id[i]);
+	return k > 0 && (size_t)k < cap ? (size_t)k : 0;
+}
+
+/* perf's build-id cache: ~/.debug/.build-id/xx/yyyy/elf (a directory since perf 4.x), or the
+ * file itself at ~/.debug/.build-id/xx/yyyy in older layouts. */
+static int open_from_cache(const struct hs_dso *d, struct hs_dso_elf *ret)
+{
+	char path[4096];
+	size_t n = hs_buildid_cache_path(d->build_id, d->build_id_size, path, sizeof(path) - 8);
+
+	if (!n)
+		return -ENOENT;
+	memcpy(path + n, "/elf", 5);
+	if (!open_debug_candidate(path, d->build_id, d->build_id_size, 0, ret))
+		return 0;
+	path[n] = '\0';
+	return open_debug_candidate(path, d->build_id, d->build_id_size, 0, ret) ? -ENOENT : 0;
 }
 
 void hs_dso_elf_close(struct hs_dso_elf *e)

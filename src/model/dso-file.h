@@ -1,7 +1,7 @@
 /* Opening the ELF image a dso was mapped from, the one way every stage that reads code does it:
  * the descriptor captured while the file was mapped; else the file at the path, only if it is
- * the same file (build-id, or device and inode); for the vdso, the bytes in the process's
- * memory (or in ours: the same kernel's image). */
+ * the same file (build-id, or device and inode), else a copy of that build-id in perf's
+ * build-id cache; for the vdso, the bytes in the process's memory (or in ours). */
 #ifndef HS_DSO_FILE_H
 #define HS_DSO_FILE_H
 
@@ -31,6 +31,10 @@ void hs_dso_elf_close(struct hs_dso_elf *e);
  * file, in its .debug/ directory, and under /usr/lib/debug. path is where the file was mapped
  * from. Returns 0 or -ENOENT. */
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
+
+/* The directory perf's build-id cache keeps a file of this build-id in ($PERF_BUILDID_DIR or
+ * ~/.debug, then .build-id/xx/yyyy); returns its length, 0 when there is no home. */
+size_t hs_buildid_cache_path(const uint8_t *id, size_t n, char *buf, size_t cap);
 
 /* A cache key for what was opened: its build-id, else its device and inode (never ~0). */
 uint64_t hs_dso_elf_key(const struct hs_dso_elf *e);

@@ -13,7 +13,6 @@
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 {
 	struct hs_symbolizer_opts so = {opts->kallsyms};
-	char event_unit[64];
 
 	memset(b, 0, sizeof(*b));
 	b->opts = *opts;
@@ -25,19 +24,25 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 		hs_unwinder_init(&b->unwinder, &b->model, &uo);
 	}
 	hs_profile_add_type(b->p, "samples", "count");
-	if (opts->time_based) {
-		hs_profile_add_type(b->p, "cpu", "nanoseconds");
-		b->p->period_type = b->p->types.v[1];
-	} else {
-		snprintf(event_unit, sizeof(event_unit), "%s", opts->event ? opts->event : "events");
-		hs_profile_add_type(b->p, event_unit, "count");
-		b->p->period_type = b->p->types.v[1];
-	}
-	b->value_types = 2;
 	{
 		struct hs_loc_cache_entry e0 = {0};
 		hs_vec_push(&b->loc_cache, e0); /* index 0 unused so that ids stay non-zero */
 	}
+}
+
+uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_based)
+{
+	uint32_t ix;
+
+	/* the first CPU-time event is pprof's usual "cpu"; any other is named after itself */
+	if (time_based && hs_profile_find_type(b->p, "cpu") < 0)
+		ix = hs_profile_add_type(b->p, "cpu", "nanoseconds");
+	else
+		ix = hs_profile_add_type(b->p, name, time_based ? "nanoseconds" : "count");
+	if (ix == 1)
+		b->p->period_type = b->p->types.v[1];
+	hs_vec_reserve(&b->values, b->p->types.n);
+	return ix - 1;
 }
 
 void hs_builder_release(struct hs_builder *b)
@@ -50,6 +55,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_profile_free(b->p);
 	hs_callchain_release(&b->cc);
 	hs_vec_free(&b->locs);
+	hs_vec_free(&b->values);
 	hs_vec_free(&b->loc_cache);
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
@@ -238,10 +244,45 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 
 /* ---- events ---- */
 
-static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
+/* LBR call-stack mode: the kernel part from the kernel's chain; the user part is the sampled
+ * user instruction, then the source of each call the hardware recorded, innermost first. The
+ * sources are the call instructions themselves: looked up as they are. */
+static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
+{
+	uint64_t user_ip = 0;
+
+	if (s->callchain)
+		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, false, b->opts.max_stack);
+	else
+		hs_callchain_reset(&b->cc);
+	if (!b->opts.user)
+		return;
+	if (s->ip < KERNEL_START) {
+		user_ip = s->ip;
+	} else if (s->callchain) {
+		/* in the kernel: the user IP is the first entry after PERF_CONTEXT_USER */
+		for (uint64_t i = 0; i + 1 < s->nr_callchain; i++) {
+			uint64_t v;
+			memcpy(&v, (const char *)s->callchain + 8 * i, 8);
+			if (v == PERF_CONTEXT_USER) {
+				memcpy(&user_ip, (const char *)s->callchain + 8 * (i + 1), 8);
+				break;
+			}
+		}
+	}
+	if (user_ip)
+		hs_callchain_push(&b->cc, user_ip, false, false);
+	for (uint64_t i = 0; i < s->nr_branches; i++) {
+		uint64_t from;
+		memcpy(&from, (const char *)s->branches + 24 * i, 8);
+		if (from && from < KERNEL_START)
+			hs_callchain_push(&b->cc, from, false, false);
+	}
+}
+
+static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
 {
 	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
-	int64_t values[2];
 	const char *comm;
 	char tidname[24];
 	uint32_t stack;
@@ -266,6 +307,8 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
 			copy.size = s->stack_dyn_size;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 		}
+	} else if (s->branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK)) {
+		lbr_chain(b, s);
 	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
@@ -295,10 +338,13 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s)
 		snprintf(tidname, sizeof(tidname), ":%d", (int)tid);
 		comm = tidname;
 	}
-	values[0] = 1;
-	values[1] = (int64_t)(s->period ? s->period : 1);
+	hs_vec_reserve(&b->values, b->p->types.n);
+	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
+	b->values.v[0] = 1;
+	if (1 + (size_t)evidx < b->p->types.n)
+		b->values.v[1 + evidx] = (int64_t)(s->period ? s->period : 1);
 	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, comm), pid, tid,
-			      b->opts.keep_time ? s->sid.time : 0, values);
+			      b->opts.keep_time ? s->sid.time : 0, b->values.v);
 	b->stats.samples++;
 }
 
@@ -307,6 +353,8 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 	struct hs_dso_ident id = {0};
 	struct hs_dso *dso;
 	struct hs_map *map;
+	uint8_t bid[20];
+	size_t bid_size;
 
 	if (m->pid == UINT32_MAX || m->data || !m->filename)
 		return; /* the kernel's own maps, and data mappings, hold no user code */
@@ -316,6 +364,10 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 	if (m->build_id_size) {
 		id.build_id = m->build_id;
 		id.build_id_size = m->build_id_size;
+	} else if (b->opts.build_id && (bid_size = b->opts.build_id(b->opts.build_id_ctx, m->filename, bid))) {
+		/* the recording says which file it was: a file changed since is noticed */
+		id.build_id = bid;
+		id.build_id_size = (uint8_t)bid_size;
 	} else {
 		id.maj = m->maj;
 		id.min = m->min;
@@ -329,6 +381,11 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 
 void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev)
 {
+	hs_builder_event_of(b, ev, 0);
+}
+
+void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, uint32_t evidx)
+{
 	if (ev->sid.has_time) {
 		if (!b->stats.first_time)
 			b->stats.first_time = ev->sid.time;
@@ -337,7 +394,7 @@ void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev)
 	}
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
-		on_sample(b, &ev->sample);
+		on_sample(b, &ev->sample, evidx);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -26,8 +26,6 @@ struct hs_builder_opts {
 	bool kernel;            /* keep kernel frames */
 	bool user;              /* keep user frames */
 	int32_t exclude_pid;    /* samples of this process are dropped (hotstack itself); 0 = none */
-	const char *event;      /* the event's name, e.g. "cpu-clock" */
-	bool time_based;        /* the period is nanoseconds of CPU time (cpu-clock, task-clock) */
 	uint32_t max_stack;     /* the kernel's cap on chain length, to spot truncated chains */
 	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
@@ -35,6 +33,10 @@ struct hs_builder_opts {
 	 * is first mapped; returns an fd the dso takes over, or -1. May be NULL. */
 	int (*capture)(void *ctx, int32_t pid, uint64_t start, uint64_t end);
 	void *capture_ctx;
+	/* Asked for the build-id of a file mapped without one (a perf.data file's header lists
+	 * them); returns its size, 0 when unknown. May be NULL. */
+	size_t (*build_id)(void *ctx, const char *path, uint8_t *buf);
+	void *build_id_ctx;
 };
 
 struct hs_builder_stats {
@@ -66,15 +68,21 @@ struct hs_builder {
 	HS_VEC(struct hs_loc_cache_entry) loc_cache;
 	struct hs_index loc_ix;
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
-	uint32_t value_types;
+	HS_VEC(int64_t) values; /* one sample's values, reused */
 	struct hs_builder_stats stats;
 };
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);
+/* Adds an event whose samples' periods make a value of the profile (after "samples"): the
+ * first CPU-time event (cpu-clock, task-clock: periods in nanoseconds) is "cpu", others their
+ * name. Returns the event's index for hs_builder_event_of(). Call before the first sample. */
+uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_based);
 /* Releases everything, including the profile if it was not taken. */
 void hs_builder_release(struct hs_builder *b);
-/* Feeds one parsed event. Events must come in time order. */
+/* Feeds one parsed event. Events must come in time order. A sample's period goes to the value
+ * of event evidx (hs_builder_event: event 0). */
 void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev);
+void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, uint32_t evidx);
 /* Describes an already running process from /proc (before its first sample). Returns 0 or a
  * negative errno (-ESRCH: it is gone). */
 int hs_builder_add_proc(struct hs_builder *b, int32_t pid);

@@ -5,8 +5,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/perf-data.h"
 #include "profile/folded-read.h"
 #include "profile/pprof-read.h"
 
@@ -18,7 +21,7 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len)
 
 	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
 		return HS_INPUT_PPROF;
-	if (len >= 8 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8)))
+	if (hs_perf_data_sniff(buf, len))
 		return HS_INPUT_PERF_DATA;
 	if (hs_folded_sniff(buf, len))
 		return HS_INPUT_FOLDED;
@@ -71,11 +74,31 @@ int hs_read_file(const char *path, size_t max, char **buf, size_t *len)
 
 int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err)
 {
-	char *buf;
-	size_t len;
-	int rc = hs_read_file(path, LOAD_MAX_BYTES, &buf, &len);
+	return hs_profile_load_ex(path, NULL, ret, NULL, err);
+}
 
-	if (rc)
+int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
+		       struct hs_perf_data_load_info *info, struct hs_parse_error *err)
+{
+	char *buf = NULL;
+	void *map = MAP_FAILED;
+	size_t len = 0;
+	struct stat sb;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int rc = 0;
+
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		/* map regular files: perf.data can be gigabytes */
+		len = (size_t)sb.st_size;
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED)
+			buf = map;
+	}
+	if (fd >= 0)
+		close(fd);
+	else if (strcmp(path, "-"))
+		return -errno;
+	if (!buf && (rc = hs_read_file(path, LOAD_MAX_BYTES, &buf, &len)))
 		return rc;
 	switch (hs_input_sniff(buf, len)) {
 	case HS_INPUT_PPROF:
@@ -84,16 +107,20 @@ int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_e
 	case HS_INPUT_FOLDED:
 		rc = hs_folded_read(buf, len, ret, err);
 		break;
-	case HS_INPUT_PERF_DATA:
-		hs_parse_error_set(err, 0, "perf.data files cannot be read by this version");
-		rc = -EPROTONOSUPPORT;
+	case HS_INPUT_PERF_DATA: {
+		struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel};
+		rc = hs_perf_data_load(buf, len, &po, ret, info, err);
 		break;
+	}
 	default:
-		hs_parse_error_set(err, 0, len ? "not a profile this version reads (pprof, folded stacks)"
+		hs_parse_error_set(err, 0, len ? "not a profile this version reads (perf.data, pprof, folded stacks)"
 					       : "the file is empty");
 		rc = -EPROTONOSUPPORT;
 		break;
 	}
-	free(buf);
+	if (map != MAP_FAILED)
+		munmap(map, len);
+	else
+		free(buf);
 	return rc;
 }

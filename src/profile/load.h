@@ -3,6 +3,7 @@
 #define HS_LOAD_H
 
 #include "format/format.h"
+#include "profile/perf-data-load.h"
 #include "profile/profile.h"
 
 enum hs_input_kind {
@@ -19,6 +20,16 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len);
  * file system, -EBADMSG/-ENODATA/-EOVERFLOW from the parser (err says where), or
  * -EPROTONOSUPPORT when the content is not a format this build reads (err says which). */
 int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err);
+
+struct hs_load_opts {
+	bool keep_time; /* perf.data: a sample per record, with its time */
+	bool no_kernel; /* perf.data: leave kernel frames out */
+};
+
+/* hs_profile_load() with options, and what reading a perf.data found (info->perf; may be NULL).
+ * Release info with hs_perf_data_load_info_release(). */
+int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
+		       struct hs_perf_data_load_info *info, struct hs_parse_error *err);
 
 /* Reads a whole file into memory (capped at max bytes: -EFBIG beyond). */
 int hs_read_file(const char *path, size_t max, char **buf, size_t *len);

@@ -13,7 +13,7 @@
 
 #include "format/perf-event.h"
 #include "record/events.h"
-#include "record/queue.h"
+#include "format/queue.h"
 #include "record/ring.h"
 
 enum hs_callgraph {

@@ -30,6 +30,9 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 		hs_elf_symtab_free(s->tables.v[i]);
 	hs_vec_free(&s->tables);
 	hs_u64map_release(&s->by_key);
+	for (size_t i = 0; i < s->mismatched.n; i++)
+		free(s->mismatched.v[i]);
+	hs_vec_free(&s->mismatched);
 	hs_kallsyms_free(s->kallsyms);
 	s->kallsyms = NULL;
 }
@@ -37,7 +40,13 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
 {
 	struct hs_kallsyms *k = NULL;
-	int rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms", &k);
+	int rc;
+
+	if (s->opts.kallsyms_path && !*s->opts.kallsyms_path) {
+		s->kallsyms_state = -ENOENT; /* told there are none for this kernel */
+		return -ENOENT;
+	}
+	rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms", &k);
 
 	if (rc) {
 		if (!s->kallsyms)
@@ -74,8 +83,11 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 	int rc = hs_dso_elf_open(dso, &e);
 
 	if (rc) {
-		if (rc == -ESTALE)
+		if (rc == -ESTALE) {
 			s->stats.files_mismatched++;
+			if (s->mismatched.n < 64)
+				hs_vec_push(&s->mismatched, hs_xstrdup(dso->path));
+		}
 		else if (dso->kind != HS_DSO_ANON)
 			s->stats.files_unreadable++;
 		return NULL;
@@ -121,4 +133,36 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 	ret->offset = vaddr - sym->addr;
 	ret->module = NULL;
 	return true;
+}
+
+size_t hs_running_kernel_build_id(uint8_t *buf, size_t cap)
+{
+	FILE *f = fopen("/sys/kernel/notes", "re");
+	uint8_t notes[4096];
+	size_t n, off = 0;
+
+	if (!f)
+		return 0;
+	n = fread(notes, 1, sizeof(notes), f);
+	fclose(f);
+	/* a sequence of ELF notes: namesz, descsz, type, name (padded to 4), desc (padded to 4) */
+	while (n - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name_off, desc_off;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		name_off = off + 12;
+		desc_off = name_off + ((namesz + 3u) & ~3u);
+		if (namesz > n || descsz > n || desc_off > n || descsz > n - desc_off)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_off, "GNU", 4)) {
+			size_t k = HS_MIN((size_t)descsz, cap);
+			memcpy(buf, notes + desc_off, k);
+			return k;
+		}
+		off = desc_off + ((descsz + 3u) & ~3u);
+	}
+	return 0;
 }

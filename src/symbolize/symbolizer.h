@@ -13,7 +13,7 @@
 #include "symbolize/kallsyms.h"
 
 struct hs_symbolizer_opts {
-	const char *kallsyms_path; /* NULL = /proc/kallsyms */
+	const char *kallsyms_path; /* NULL = /proc/kallsyms; "" = no kernel symbols */
 };
 
 struct hs_symbolizer_stats {
@@ -29,6 +29,7 @@ struct hs_symbolizer {
 	HS_VEC(struct hs_elf_symtab *) tables;
 	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
+	HS_VEC(char *) mismatched; /* paths of files that are not the ones mapped (at most 64) */
 };
 
 struct hs_sym {
@@ -47,6 +48,9 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);
 /* Loads kallsyms now (they can change later as modules come and go). Returns 0 or -errno. */
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s);
+/* The build-id of the running kernel (from /sys/kernel/notes); returns its size, 0 if unknown. */
+size_t hs_running_kernel_build_id(uint8_t *buf, size_t cap);
+
 /* The loaded table of a dso (loading it on first use), or NULL. */
 const struct hs_elf_symtab *hs_symbolizer_table(struct hs_symbolizer *s, struct hs_dso *dso);
 

@@ -1,0 +1,613 @@
+/* perf.data reader. Layouts from tools/perf/Documentation/perf.data-file-format.txt and
+ * tools/lib/perf/include/perf/event.h; COMPRESSED records hold zstd frames (perf record -z). */
+#include "perf-data.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" read as a native u64 */
+#define MAGIC2_SW 0x50455246494c4532ULL /* the same written on a machine of the other endianness */
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+bool hs_perf_data_sniff(const void *buf, size_t len)
+{
+	uint64_t m;
+
+	if (len < 8)
+		return false;
+	m = get64(buf);
+	return m == MAGIC2 || m == MAGIC2_SW || !memcmp(buf, "PERFFILE", 8);
+}
+
+static void layout_of(struct hs_perf_data_attr *a)
+{
+	a->layout.sample_type = a->attr.sample_type;
+	a->layout.read_format = a->attr.read_format;
+	a->layout.branch_sample_type = a->attr.branch_sample_type;
+	a->layout.sample_regs_user = a->attr.sample_regs_user;
+	a->layout.sample_regs_intr = a->attr.sample_regs_intr;
+	a->layout.sample_id_all = a->attr.sample_id_all;
+}
+
+static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t off, struct hs_parse_error *err)
+{
+	struct hs_perf_data_attr a;
+
+	if (d->attrs.n >= HS_PERF_DATA_MAX_ATTRS) {
+		hs_parse_error_set(err, off, "more than %u events", HS_PERF_DATA_MAX_ATTRS);
+		return -EOVERFLOW;
+	}
+	if (n < PERF_ATTR_SIZE_VER0) {
+		hs_parse_error_set(err, off, "event attribute of %zu bytes, smaller than the first version's %d", n,
+				   PERF_ATTR_SIZE_VER0);
+		return -EBADMSG;
+	}
+	memset(&a, 0, sizeof(a));
+	memcpy(&a.attr, p, HS_MIN(n, sizeof(a.attr)));
+	layout_of(&a);
+	hs_vec_push(&d->attrs, a);
+	return 0;
+}
+
+static int add_ids(struct hs_perf_data *d, const uint8_t *p, uint64_t n, size_t attr, uint64_t off,
+		   struct hs_parse_error *err)
+{
+	if (n > HS_PERF_DATA_MAX_IDS || d->ids.n + n > HS_PERF_DATA_MAX_IDS) {
+		hs_parse_error_set(err, off, "more than %u event ids", HS_PERF_DATA_MAX_IDS);
+		return -EOVERFLOW;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t id = get64(p + 8 * i);
+		if (id != UINT64_MAX)
+			hs_u64map_put(&d->ids, id, attr);
+	}
+	return 0;
+}
+
+/* ---- features ---- */
+
+/* A perf_header_string: u32 length, then that many bytes holding a NUL-terminated string. */
+static char *feat_string(const uint8_t *p, size_t n, size_t *used)
+{
+	uint32_t len;
+
+	if (n < 4)
+		return NULL;
+	len = get32(p);
+	if (len > n - 4)
+		return NULL;
+	*used = 4 + len;
+	return hs_xstrndup((const char *)p + 4, strnlen((const char *)p + 4, len));
+}
+
+static void add_build_id(struct hs_perf_data *d, const uint8_t *p, size_t n)
+{
+	/* struct build_id_event: header, pid, build_id[24], filename; perf 5.x+ marks the size of
+	 * the id in the header's misc (PERF_RECORD_MISC_BUILD_ID_SIZE) and in byte 20 */
+	struct perf_event_header h;
+	struct hs_perf_build_id b;
+
+	if (n < 8 + 4 + 24 + 1 || d->build_ids.n >= HS_PERF_DATA_MAX_BUILD_IDS)
+		return;
+	memcpy(&h, p, sizeof(h));
+	memset(&b, 0, sizeof(b));
+	b.pid = (int32_t)get32(p + 8);
+	memcpy(b.build_id, p + 12, 20);
+	b.size = (h.misc & (1 << 15)) && p[12 + 20] && p[12 + 20] <= 20 ? p[12 + 20] : 20;
+	b.kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	b.filename = hs_xstrndup((const char *)p + 36, strnlen((const char *)p + 36, n - 36));
+	hs_vec_push(&d->build_ids, b);
+}
+
+static void feat_build_ids(struct hs_perf_data *d, const uint8_t *p, size_t n)
+{
+	size_t off = 0;
+
+	while (n - off >= 8) {
+		uint16_t sz;
+		memcpy(&sz, p + off + 6, 2);
+		if (sz < 8 || sz > n - off)
+			break;
+		add_build_id(d, p + off, sz);
+		off += sz;
+	}
+}
+
+static void feat_event_desc(struct hs_perf_data *d, const uint8_t *p, size_t n)
+{
+	uint32_t nr, asz;
+	size_t off = 8;
+
+	if (n < 8)
+		return;
+	nr = get32(p);
+	asz = get32(p + 4);
+	for (uint32_t e = 0; e < nr && off < n; e++) {
+		struct perf_event_attr attr;
+		uint32_t nr_ids;
+		size_t used;
+		char *name;
+		uint64_t ix;
+
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > n - off || n - off - asz < 4)
+			return;
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, p + off, HS_MIN(asz, sizeof(attr)));
+		off += asz;
+		nr_ids = get32(p + off);
+		off += 4;
+		name = feat_string(p + off, n - off, &used);
+		if (!name)
+			return;
+		off += used;
+		if (nr_ids > (n - off) / 8) {
+			free(name);
+			return;
+		}
+		/* the event is the attribute its ids belong to */
+		if (nr_ids && hs_u64map_get(&d->ids, get64(p + off), &ix) && !d->attrs.v[ix].name) {
+			d->attrs.v[ix].name = name;
+		} else if (!nr_ids && e < d->attrs.n && !d->attrs.v[e].name) {
+			d->attrs.v[e].name = name;
+		} else {
+			free(name);
+		}
+		off += 8 * (size_t)nr_ids;
+	}
+}
+
+static void feat_cmdline(struct hs_perf_data *d, const uint8_t *p, size_t n)
+{
+	uint32_t nr;
+	size_t off = 4;
+	char *out = NULL;
+	size_t outlen = 0;
+
+	if (n < 4)
+		return;
+	nr = get32(p);
+	for (uint32_t i = 0; i < nr && i < 4096; i++) {
+		size_t used, l;
+		char *s = feat_string(p + off, n - off, &used);
+		if (!s)
+			break;
+		off += used;
+		l = strlen(s);
+		out = hs_xrealloc(out, outlen + l + 2);
+		if (outlen)
+			out[outlen++] = ' ';
+		memcpy(out + outlen, s, l + 1);
+		outlen += l;
+		free(s);
+	}
+	free(d->cmdline);
+	d->cmdline = out;
+}
+
+static void parse_feature(struct hs_perf_data *d, int feat, const uint8_t *p, size_t n)
+{
+	size_t used;
+	char **str = NULL;
+
+	switch (feat) {
+	case HS_FEAT_BUILD_ID:
+		feat_build_ids(d, p, n);
+		return;
+	case HS_FEAT_HOSTNAME:
+		str = &d->hostname;
+		break;
+	case HS_FEAT_OSRELEASE:
+		str = &d->osrelease;
+		break;
+	case HS_FEAT_VERSION:
+		str = &d->version;
+		break;
+	case HS_FEAT_ARCH:
+		str = &d->arch;
+		break;
+	case HS_FEAT_NRCPUS:
+		if (n >= 8) {
+			d->nr_cpus_online = get32(p);
+			d->nr_cpus_avail = get32(p + 4);
+		}
+		return;
+	case HS_FEAT_CMDLINE:
+		feat_cmdline(d, p, n);
+		return;
+	case HS_FEAT_EVENT_DESC:
+		feat_event_desc(d, p, n);
+		return;
+	case HS_FEAT_SAMPLE_TIME:
+		if (n >= 16) {
+			d->first_sample_time = get64(p);
+			d->last_sample_time = get64(p + 8);
+		}
+		return;
+	default:
+		return;
+	}
+	if (str) {
+		free(*str);
+		*str = feat_string(p, n, &used);
+	}
+}
+
+/* ---- opening ---- */
+
+static void name_events(struct hs_perf_data *d)
+{
+	static const char *const sw[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
+					 "cpu-migrations", "minor-faults", "major-faults"};
+	static const char *const hw[] = {"cycles", "instructions", "cache-references", "cache-misses",
+					 "branches", "branch-misses", "bus-cycles"};
+
+	for (size_t i = 0; i < d->attrs.n; i++) {
+		struct hs_perf_data_attr *a = &d->attrs.v[i];
+		char buf[64];
+		if (a->name)
+			continue;
+		if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config < HS_ARRAY_SIZE(sw))
+			a->name = hs_xstrdup(sw[a->attr.config]);
+		else if (a->attr.type == PERF_TYPE_HARDWARE && a->attr.config < HS_ARRAY_SIZE(hw))
+			a->name = hs_xstrdup(hw[a->attr.config]);
+		else {
+			snprintf(buf, sizeof(buf), "event-%u-%llx", a->attr.type, (unsigned long long)a->attr.config);
+			a->name = hs_xstrdup(buf);
+		}
+	}
+}
+
+int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_parse_error *err)
+{
+	const uint8_t *b = buf;
+	uint64_t magic, hsize, attr_size, a_off, a_size, d_off, d_size, feat_off;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->buf = b;
+	d->len = len;
+	if (len < PIPE_HEADER_SIZE) {
+		hs_parse_error_set(err, 0, "too short for a perf.data header");
+		return len >= 8 && hs_perf_data_sniff(buf, len) ? -ENODATA : -EBADMSG;
+	}
+	magic = get64(b);
+	if (magic == MAGIC2_SW) {
+		hs_parse_error_set(err, 0, "perf.data written on a machine of the other byte order is not supported");
+		return -EPROTONOSUPPORT;
+	}
+	if (!memcmp(b, "PERFFILE", 8)) {
+		hs_parse_error_set(err, 0, "version 1 perf.data (PERFFILE) is not supported");
+		return -EPROTONOSUPPORT;
+	}
+	if (magic != MAGIC2) {
+		hs_parse_error_set(err, 0, "not a perf.data file");
+		return -EBADMSG;
+	}
+	hsize = get64(b + 8);
+	if (hsize == PIPE_HEADER_SIZE) {
+		d->pipe = true;
+		d->data_off = d->pos = PIPE_HEADER_SIZE;
+		d->data_end = len;
+		return 0;
+	}
+	if (hsize < FILE_HEADER_SIZE || len < FILE_HEADER_SIZE) {
+		hs_parse_error_set(err, 8, "header size %llu, expected %d", (unsigned long long)hsize, FILE_HEADER_SIZE);
+		return len < FILE_HEADER_SIZE ? -ENODATA : -EBADMSG;
+	}
+	attr_size = get64(b + 16);
+	a_off = get64(b + 24);
+	a_size = get64(b + 32);
+	d_off = get64(b + 40);
+	d_size = get64(b + 48);
+	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
+		hs_parse_error_set(err, 16, "attribute size %llu", (unsigned long long)attr_size);
+		return -EBADMSG;
+	}
+	if (a_off > len || a_size > len - a_off) {
+		hs_parse_error_set(err, 24, "attributes at %llu+%llu beyond the end of the file",
+				   (unsigned long long)a_off, (unsigned long long)a_size);
+		return -ENODATA;
+	}
+	if (d_off > len || d_off < hsize) {
+		hs_parse_error_set(err, 40, "data section at %llu beyond the end of the file", (unsigned long long)d_off);
+		return d_off > len ? -ENODATA : -EBADMSG;
+	}
+	for (uint64_t off = a_off; off + attr_size <= a_off + a_size; off += attr_size) {
+		uint64_t ids_off = get64(b + off + attr_size - 16), ids_size = get64(b + off + attr_size - 8);
+		if ((rc = add_attr(d, b + off, (size_t)(attr_size - 16), off, err)))
+			return rc;
+		if (ids_off > len || ids_size > len - ids_off || ids_size % 8) {
+			hs_parse_error_set(err, off + attr_size - 16, "event ids beyond the end of the file");
+			return -ENODATA;
+		}
+		if ((rc = add_ids(d, b + ids_off, ids_size / 8, d->attrs.n - 1, off, err)))
+			return rc;
+	}
+	if (!d->attrs.n) {
+		hs_parse_error_set(err, 24, "no event attributes");
+		return -EBADMSG;
+	}
+	d->data_off = d->pos = d_off;
+	/* a recording that was killed never wrote its final sizes: the data runs to the end */
+	if (!d_size || d_size > len - d_off) {
+		d->data_end = len;
+		if (d_size > len - d_off) {
+			d->truncated = true; /* noted now; next() says where */
+			d->truncated_at = len;
+		}
+	} else {
+		d->data_end = d_off + d_size;
+	}
+	/* features follow the data: one section descriptor per bit set, in bit order */
+	feat_off = d_off + d_size;
+	if (d_size && feat_off < len) {
+		int nsect = 0;
+		for (int bit = 1; bit < 256; bit++) {
+			uint64_t word = get64(b + 56 + 8 * (bit / 64));
+			uint64_t so, ss;
+			if (!(word >> (bit % 64) & 1))
+				continue;
+			if (feat_off + 16 * (uint64_t)(nsect + 1) > len)
+				break;
+			so = get64(b + feat_off + 16 * (uint64_t)nsect);
+			ss = get64(b + feat_off + 16 * (uint64_t)nsect + 8);
+			nsect++;
+			if (so <= len && ss <= len - so)
+				parse_feature(d, bit, b + so, (size_t)ss);
+		}
+	}
+	name_events(d);
+	return 0;
+}
+
+void hs_perf_data_close(struct hs_perf_data *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->attrs.n; i++)
+		free(d->attrs.v[i].name);
+	for (size_t i = 0; i < d->build_ids.n; i++)
+		free(d->build_ids.v[i].filename);
+	hs_vec_free(&d->attrs);
+	hs_vec_free(&d->build_ids);
+	hs_u64map_release(&d->ids);
+	free(d->hostname);
+	free(d->osrelease);
+	free(d->version);
+	free(d->arch);
+	free(d->cmdline);
+	free(d->zbuf);
+	free(d->scratch);
+	if (d->zctx)
+		ZSTD_freeDCtx(d->zctx);
+	memset(d, 0, sizeof(*d));
+}
+
+const struct hs_perf_layout *hs_perf_data_layout(const struct hs_perf_data *d, int attr)
+{
+	static const struct hs_perf_layout none;
+
+	if (attr >= 0 && (size_t)attr < d->attrs.n)
+		return &d->attrs.v[attr].layout;
+	return d->attrs.n ? &d->attrs.v[0].layout : &none;
+}
+
+/* ---- records ---- */
+
+/* Which event a kernel record belongs to. */
+static int attr_of(const struct hs_perf_data *d, const struct perf_event_header *h)
+{
+	const struct hs_perf_layout *l;
+	uint64_t id, ix;
+	int pos;
+
+	if (d->attrs.n <= 1)
+		return d->attrs.n ? 0 : -1;
+	l = &d->attrs.v[0].layout;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		pos = hs_perf_id_pos_sample(l);
+		if (pos < 0 || sizeof(*h) + 8 * (size_t)(pos + 1) > h->size)
+			return 0;
+		id = get64((const uint8_t *)h + sizeof(*h) + 8 * pos);
+	} else {
+		pos = hs_perf_id_pos_trailer(l);
+		if (pos < 0 || sizeof(*h) + 8 * (size_t)pos > h->size)
+			return 0;
+		id = get64((const uint8_t *)h + h->size - 8 * pos);
+	}
+	return hs_u64map_get(&d->ids, id, &ix) ? (int)ix : 0;
+}
+
+static int decompress(struct hs_perf_data *d, const uint8_t *src, size_t n, uint64_t off, struct hs_parse_error *err)
+{
+	ZSTD_inBuffer in = {src, n, 0};
+
+	if (!d->zctx && !(d->zctx = ZSTD_createDCtx()))
+		hs_die_oom();
+	/* a record may continue from the previous compressed record: keep its beginning */
+	if (d->zpos) {
+		memmove(d->zbuf, d->zbuf + d->zpos, d->zlen - d->zpos);
+		d->zlen -= d->zpos;
+		d->zpos = 0;
+	}
+	d->zoffset = off;
+	for (;;) {
+		ZSTD_outBuffer out;
+		size_t r;
+
+		if (d->zlen == d->zcap) {
+			if (d->zcap >= HS_PERF_DATA_MAX_DECOMPRESSED) {
+				hs_parse_error_set(err, off, "a compressed record expands beyond %zu bytes",
+						   HS_PERF_DATA_MAX_DECOMPRESSED);
+				return -EOVERFLOW;
+			}
+			hs_xgrow((void **)&d->zbuf, &d->zcap, HS_MIN(d->zcap * 2 + 65536, HS_PERF_DATA_MAX_DECOMPRESSED), 1);
+		}
+		out = (ZSTD_outBuffer){d->zbuf, d->zcap, d->zlen};
+		r = ZSTD_decompressStream(d->zctx, &out, &in);
+		d->zlen = out.pos;
+		if (ZSTD_isError(r)) {
+			hs_parse_error_set(err, off, "compressed record: %s", ZSTD_getErrorName(r));
+			ZSTD_DCtx_reset(d->zctx, ZSTD_reset_session_only);
+			return -EBADMSG;
+		}
+		/* all input taken, and room left over: the decoder holds nothing more back */
+		if (in.pos == in.size && out.pos < out.size)
+			break;
+	}
+	d->compressed_records++;
+	return 0;
+}
+
+/* Takes in what perf writes for itself; returns true when the record is fully consumed here. */
+static int absorb(struct hs_perf_data *d, const struct perf_event_header *h, uint64_t off, struct hs_parse_error *err)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	int rc;
+
+	switch (h->type) {
+	case HS_PERF_RECORD_HEADER_ATTR: {
+		uint32_t asz;
+		if (h->size < 8 + PERF_ATTR_SIZE_VER0)
+			return 0;
+		asz = get32(p + 8 + 4); /* attr.size */
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > h->size - 8u)
+			asz = h->size - 8u > sizeof(struct perf_event_attr) ? sizeof(struct perf_event_attr) : h->size - 8u;
+		if ((rc = add_attr(d, p + 8, asz, off, err)))
+			return rc;
+		name_events(d);
+		return add_ids(d, p + 8 + asz, (h->size - 8u - asz) / 8, d->attrs.n - 1, off, err);
+	}
+	case HS_PERF_RECORD_HEADER_FEATURE:
+		if (h->size >= 16) {
+			uint64_t feat = get64(p + 8);
+			if (feat < 256) {
+				parse_feature(d, (int)feat, p + 16, h->size - 16u);
+				if (feat == HS_FEAT_EVENT_DESC)
+					name_events(d);
+			}
+		}
+		return 0;
+	case HS_PERF_RECORD_HEADER_BUILD_ID:
+		add_build_id(d, p, h->size);
+		return 0;
+	}
+	return 0;
+}
+
+static bool known_type(uint32_t t)
+{
+	return (t >= PERF_RECORD_MMAP && t <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
+	       (t >= HS_PERF_RECORD_HEADER_ATTR && t <= HS_PERF_RECORD_FINISHED_INIT) || t == 83;
+}
+
+int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_parse_error *err)
+{
+	for (;;) {
+		const struct perf_event_header *h;
+		struct perf_event_header hh;
+		uint64_t off;
+		int rc;
+
+		bool whole = false;
+
+		if (d->zpos < d->zlen && d->zlen - d->zpos >= sizeof(hh)) {
+			memcpy(&hh, d->zbuf + d->zpos, sizeof(hh));
+			if (hh.size < sizeof(hh)) {
+				hs_parse_error_set(err, d->zoffset, "record size %u in a compressed record is impossible", hh.size);
+				return -EBADMSG;
+			}
+			whole = hh.size <= d->zlen - d->zpos;
+		}
+		if (whole) {
+			/* records decompressed from COMPRESSED records */
+			hs_xgrow((void **)&d->scratch, &d->scratch_cap, hh.size, 1);
+			memcpy(d->scratch, d->zbuf + d->zpos, hh.size);
+			h = (const void *)d->scratch;
+			off = d->zoffset;
+			d->zpos += hh.size;
+		} else {
+			/* what is left of the decompressed bytes is the start of a record that the next
+			 * compressed record completes */
+			bool pending = d->zpos < d->zlen;
+			if (!pending)
+				d->zlen = d->zpos = 0;
+			if (d->pos >= d->data_end) {
+				if (pending) {
+					d->truncated = true;
+					d->truncated_at = d->pos;
+				}
+				return 0;
+			}
+			if (d->data_end - d->pos < sizeof(hh)) {
+				d->truncated = true;
+				d->truncated_at = d->pos;
+				return 0;
+			}
+			memcpy(&hh, d->buf + d->pos, sizeof(hh));
+			if (hh.size < sizeof(hh)) {
+				hs_parse_error_set(err, d->pos, "record size %u smaller than its header", hh.size);
+				return -EBADMSG;
+			}
+			if (hh.size > d->data_end - d->pos) {
+				if (d->data_end == d->len) { /* the file ends here: it was cut */
+					d->truncated = true;
+					d->truncated_at = d->pos;
+					return 0;
+				}
+				hs_parse_error_set(err, d->pos, "record of %u bytes runs past the end of the data section",
+						   hh.size);
+				return -EBADMSG;
+			}
+			/* records are 8-byte aligned in files; copy the rare one that is not */
+			if ((d->pos & 7) == 0) {
+				h = (const void *)(d->buf + d->pos);
+			} else {
+				hs_xgrow((void **)&d->scratch, &d->scratch_cap, hh.size, 1);
+				memcpy(d->scratch, d->buf + d->pos, hh.size);
+				h = (const void *)d->scratch;
+			}
+			off = d->pos;
+			d->pos += hh.size;
+			if (hh.type == HS_PERF_RECORD_COMPRESSED || hh.type == 83) {
+				/* COMPRESSED2 (83) has a u64 data size before the data */
+				size_t skip = hh.type == 83 ? 16 : 8;
+				if (hh.size < skip)
+					continue;
+				if ((rc = decompress(d, (const uint8_t *)h + skip, hh.size - skip, off, err)))
+					return rc;
+				continue;
+			}
+			if (pending) {
+				hs_parse_error_set(err, off, "a compressed record ends inside a record");
+				return -EBADMSG;
+			}
+		}
+		if ((rc = absorb(d, h, off, err)))
+			return rc;
+		if (!known_type(h->type))
+			d->unknown_records++;
+		ret->h = h;
+		ret->offset = off;
+		ret->attr = h->type < HS_PERF_RECORD_HEADER_ATTR ? attr_of(d, h) : -1;
+		return 1;
+	}
+}
