@@ -79,5 +79,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif

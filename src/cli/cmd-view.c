@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "profile/load.h"
 #include "util/strbuf.h"
 
-enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT };
+enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
@@ -16,8 +17,12 @@ static const char *const view_usage[] = {
 		       "Interactive SVG flame graph of FILE (default hotstack.pb.gz); OUT defaults to FILE's\n"
 		       "name with .svg.\n",
 	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
-			 "Reads any profile hotstack reads (pprof, folded stacks) and writes each OUT in the\n"
-			 "format its extension names.\n",
+			 "Reads any profile hotstack reads (perf.data, pprof, folded stacks) and writes each OUT\n"
+			 "in the format its extension names.\n",
+	[VIEW_SCRIPT] = "usage: hotstack script [FILE] [-o OUT]\n"
+			"Every sample of FILE (default perf.data) as perf script prints it: a header line, then\n"
+			"an 'address symbol+offset (module)' line per frame. Stacks are unwound and named by\n"
+			"hotstack.\n",
 };
 
 static char *default_flame_path(const char *in)
@@ -53,6 +58,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 	struct cli_outputs outs = {0};
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
+	bool in_default = true;
+	struct hs_load_opts lo = {0};
 	char *deflt = NULL;
 	size_t n = 0;
 	int c, rc;
@@ -86,14 +93,22 @@ static int cmd_view(enum view view, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
 		in = argv[optind++];
+		in_default = false;
+	}
 	if (optind < argc) {
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
+	if (view == VIEW_SCRIPT && in_default)
+		in = "perf.data";
 	if (!outs.n) {
 		switch (view) {
+		case VIEW_SCRIPT:
+			cli_outputs_add(&outs, "-");
+			outs.format = "script";
+			break;
 		case VIEW_REPORT:
 			cli_outputs_add(&outs, "-");
 			outs.format = "txt";
@@ -113,7 +128,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 		free(deflt);
 		return 2;
 	}
-	p = cli_load(in);
+	lo.keep_time = view == VIEW_SCRIPT;
+	p = cli_load_ex(in, &lo);
 	if (!p) {
 		free(deflt);
 		return 1;
@@ -137,4 +153,9 @@ int cmd_flame(int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	return cmd_view(VIEW_CONVERT, argc, argv);
+}
+
+int cmd_script(int argc, char **argv)
+{
+	return cmd_view(VIEW_SCRIPT, argc, argv);
 }

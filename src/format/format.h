@@ -9,6 +9,7 @@
 
 struct hs_parse_error {
 	uint64_t offset;
+	uint64_t line; /* text formats: the line number (from 1) of the error; 0 otherwise */
 	char msg[160]; /* empty when no error was recorded */
 };
 

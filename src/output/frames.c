@@ -33,6 +33,8 @@ enum hs_format hs_format_from_name(const char *name)
 		return HS_FMT_SVG;
 	if (!strcmp(name, "txt") || !strcmp(name, "text") || !strcmp(name, "report"))
 		return HS_FMT_TEXT;
+	if (!strcmp(name, "script") || !strcmp(name, "perf-script"))
+		return HS_FMT_SCRIPT;
 	return HS_FMT_NONE;
 }
 
@@ -48,6 +50,8 @@ int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct h
 		return hs_write_svg(p, o, out);
 	case HS_FMT_TEXT:
 		return hs_write_report(p, o, out);
+	case HS_FMT_SCRIPT:
+		return hs_write_script(p, o, out);
 	case HS_FMT_NONE:
 		break;
 	}

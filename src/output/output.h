@@ -16,6 +16,7 @@ enum hs_format {
 	HS_FMT_FOLDED,  /* .folded */
 	HS_FMT_SVG,     /* .svg */
 	HS_FMT_TEXT,    /* .txt: the text report */
+	HS_FMT_SCRIPT,  /* perf-script-style text of every sample */
 };
 
 /* Options shared by the writers; a zeroed struct gives the defaults. */
@@ -44,6 +45,7 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 int hs_write_svg(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o,
 		    struct hs_outfile *out);
 

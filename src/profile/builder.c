@@ -41,6 +41,9 @@ uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_
 		ix = hs_profile_add_type(b->p, name, time_based ? "nanoseconds" : "count");
 	if (ix == 1)
 		b->p->period_type = b->p->types.v[1];
+	while (b->p->type_events.n < ix)
+		hs_vec_push(&b->p->type_events, 0);
+	hs_vec_push(&b->p->type_events, hs_profile_intern_str(b->p, name));
 	hs_vec_reserve(&b->values, b->p->types.n);
 	return ix - 1;
 }
@@ -191,6 +194,7 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	if (map->dso->kind != HS_DSO_ANON &&
 	    hs_symbolize_user(&b->sym, map->dso, addr - ret - map->start + map->pgoff, &sym)) {
 		loc = named_location(b, mapping, addr, kind, sym.name);
+		b->p->locations.v[loc].sym_off = sym.offset + ret;
 	} else {
 		module_placeholder(&sb, map->dso->path);
 		loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));
@@ -234,6 +238,7 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 	if (hs_symbolize_kernel(&b->sym, addr - ret, &sym)) {
 		mapping = kernel_mapping(b, sym.module);
 		loc = named_location(b, mapping, addr, HS_KIND_KERNEL, sym.name);
+		b->p->locations.v[loc].sym_off = sym.offset + ret;
 	} else {
 		mapping = kernel_mapping(b, NULL);
 		loc = named_location(b, mapping, addr, HS_KIND_KERNEL, "[kernel.kallsyms]");

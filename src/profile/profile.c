@@ -32,6 +32,7 @@ void hs_profile_free(struct hs_profile *p)
 	hs_vec_free(&p->str_len);
 	hs_vec_free(&p->str_pool);
 	hs_vec_free(&p->types);
+	hs_vec_free(&p->type_events);
 	hs_vec_free(&p->comments);
 	hs_vec_free(&p->mappings);
 	hs_vec_free(&p->functions);

@@ -53,6 +53,7 @@ struct hs_location {
 	uint32_t nlines;      /* as in pprof: innermost first; each was inlined into the next, and
 	                       * the last is the function the code really belongs to */
 	uint8_t kind;         /* enum hs_kind */
+	uint64_t sym_off;     /* address - start of its symbol, when known (perf script's +0x..) */
 };
 
 struct hs_stack {
@@ -75,6 +76,8 @@ struct hs_profile {
 	HS_VEC(char) str_pool;
 
 	HS_VEC(struct hs_value_type) types; /* one per value of each sample */
+	HS_VEC(uint32_t) type_events;       /* per type, the name of the event it counts (string id,
+	                                     * 0 when not an event's); may be shorter than types */
 	struct hs_value_type period_type;
 	int64_t period;
 	int64_t time_nanos;     /* wall-clock start of the recording, 0 when unknown */

@@ -266,11 +266,19 @@ int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret)
 			continue;
 		}
 		len = strlen(cands.v[i].name);
+		/* a versioned definition in a static symbol table ("memcpy@@GLIBC_2.14") is shown
+		 * without its version, as the dynamic one is */
+		{
+			const char *at = strchr(cands.v[i].name, '@');
+			if (at && at > cands.v[i].name && strcmp(at, "@plt"))
+				len = (size_t)(at - cands.v[i].name);
+		}
 		st->syms[st->nsyms].addr = cands.v[i].addr;
 		st->syms[st->nsyms].size = cands.v[i].size;
 		st->syms[st->nsyms].name = (uint32_t)names.n;
 		hs_vec_reserve(&names, names.n + len + 1);
-		memcpy(names.v + names.n, cands.v[i].name, len + 1);
+		memcpy(names.v + names.n, cands.v[i].name, len);
+		names.v[names.n + len] = '\0';
 		names.n += len + 1;
 		st->nsyms++;
 		if (names.n > UINT32_MAX - HS_ELF_MAX_NAME - 8) {

@@ -96,6 +96,27 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 	if (hs_u64map_get(&s->by_key, key, &ix)) {
 		st = s->tables.v[ix];
 	} else if (hs_elf_symtab_load(e.elf, &st) == 0) {
+		/* a stripped file keeps its full symbol table in a separate debug file */
+		struct hs_dso_elf dbg;
+		struct hs_elf_symtab *full = NULL;
+		if (!st->from_symtab && dso->kind == HS_DSO_FILE && !hs_dso_debug_open(&e, dso->path, &dbg)) {
+			if (hs_elf_symtab_load(dbg.elf, &full) == 0 && full->from_symtab) {
+				/* a debug file's program headers carry no file offsets: keep the file's */
+				struct hs_elf_segment *segs = full->segs;
+				size_t nsegs = full->nsegs;
+				full->segs = st->segs;
+				full->nsegs = st->nsegs;
+				st->segs = segs;
+				st->nsegs = nsegs;
+				memcpy(full->build_id, st->build_id, sizeof(st->build_id));
+				full->build_id_size = st->build_id_size;
+				hs_elf_symtab_free(st);
+				st = full;
+			} else {
+				hs_elf_symtab_free(full);
+			}
+			hs_dso_elf_close(&dbg);
+		}
 		hs_u64map_put(&s->by_key, key, s->tables.n);
 		hs_vec_push(&s->tables, st);
 		s->stats.files_loaded++;
