@@ -361,7 +361,7 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	if (d_size && feat_off < len) {
 		int nsect = 0;
 		for (int bit = 1; bit < 256; bit++) {
-			uint64_t word = get64(b + 56 + 8 * (bit / 64));
+			uint64_t word = get64(b + 72 + 8 * (bit / 64)); /* adds_features, after event_types */
 			uint64_t so, ss;
 			if (!(word >> (bit % 64) & 1))
 				continue;
@@ -472,6 +472,14 @@ static int decompress(struct hs_perf_data *d, const uint8_t *src, size_t n, uint
 		/* all input taken, and room left over: the decoder holds nothing more back */
 		if (in.pos == in.size && out.pos < out.size)
 			break;
+		/* a frame ended and only padding to the record's alignment is left */
+		if (r == 0 && in.size - in.pos < 8) {
+			size_t k = in.pos;
+			while (k < in.size && src[k] == 0)
+				k++;
+			if (k == in.size)
+				break;
+		}
 	}
 	d->compressed_records++;
 	return 0;

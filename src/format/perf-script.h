@@ -79,6 +79,7 @@ struct hs_perf_script_opts {
 
 struct hs_perf_script_stats {
 	uint64_t lines;
+	uint64_t headers;            /* header lines accepted (of the event filtered to) */
 	uint64_t samples;            /* returned */
 	uint64_t filtered;           /* header lines of another event, skipped with their frames */
 	uint64_t orphan_frames;      /* frame lines with no accepted header before them */

@@ -1,0 +1,515 @@
+/* Unit tests for the perf.data reader: files built here byte by byte (header, attributes,
+ * records, features), pipe mode, several events, zstd-compressed records that split a record,
+ * byte order, every prefix of a file, corrupt sizes; and real files recorded by perf
+ * (tests/fixtures/perf-data/, commands in its README) cut at many offsets. Also LBR call stacks
+ * decoded from synthetic samples. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cmocka.h>
+
+#include "format/perf-data.h"
+#include "profile/builder.h"
+#include "profile/load.h"
+#include "profile/perf-data-load.h"
+
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void set64(struct buf *b, size_t off, uint64_t v)
+{
+	memcpy(b->p + off, &v, 8);
+}
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* A sample record of the layout ST. */
+static void put_sample(struct buf *b, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time)
+{
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 8 * 8};
+	put(b, &h, 8);
+	put64(b, id);
+	put64(b, ip);
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, time);
+	put64(b, 1000);
+	put64(b, 2);
+	put64(b, PERF_CONTEXT_USER);
+	put64(b, ip);
+}
+
+static void put_comm(struct buf *b, uint32_t pid, const char *comm, uint64_t id, uint64_t time)
+{
+	char name[16] = {0};
+	struct perf_event_header h = {PERF_RECORD_COMM, 0, 8 + 8 + 16 + 24};
+
+	snprintf(name, sizeof(name), "%s", comm);
+	put(b, &h, 8);
+	put32(b, pid);
+	put32(b, pid);
+	put(b, name, 16);
+	/* sample_id: TID, TIME, IDENTIFIER */
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, time);
+	put64(b, id);
+}
+
+static void put_attr(struct buf *b, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = type;
+	a.size = sizeof(a);
+	a.config = config;
+	a.sample_type = ST;
+	a.sample_id_all = 1;
+	put(b, &a, sizeof(a));
+}
+
+/* A file with two events (ids 11 and 22), a COMM and three samples, and features: build-id,
+ * cmdline, osrelease. */
+static struct buf make_file(void)
+{
+	struct buf b = {0};
+	size_t attrs, ids, data, feat;
+	uint64_t features[4] = {(1ULL << HS_FEAT_BUILD_ID) | (1ULL << HS_FEAT_OSRELEASE) | (1ULL << HS_FEAT_CMDLINE), 0, 0, 0};
+
+	put(&b, "PERFILE2", 8);
+	put64(&b, 104);
+	put64(&b, sizeof(struct perf_event_attr) + 16);
+	for (int i = 0; i < 6; i++)
+		put64(&b, 0); /* sections, patched below */
+	put(&b, features, sizeof(features));
+	ids = b.n;
+	put64(&b, 11);
+	put64(&b, 22);
+	attrs = b.n;
+	put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	put64(&b, ids);
+	put64(&b, 8);
+	put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	put64(&b, ids + 8);
+	put64(&b, 8);
+	data = b.n;
+	put_comm(&b, 42, "worker", 11, 100);
+	put_sample(&b, 22, 0x401000, 42, 300); /* out of order before the round ends */
+	put_sample(&b, 11, 0x402000, 42, 200);
+	{
+		struct perf_event_header fr = {HS_PERF_RECORD_FINISHED_ROUND, 0, 8};
+		put(&b, &fr, 8);
+	}
+	put_sample(&b, 11, 0x403000, 42, 400);
+	feat = b.n;
+	set64(&b, 24, attrs);
+	set64(&b, 32, 2 * (sizeof(struct perf_event_attr) + 16));
+	set64(&b, 40, data);
+	set64(&b, 48, feat - data);
+	/* feature sections in bit order: BUILD_ID (2), OSRELEASE (4), CMDLINE (11) */
+	{
+		size_t desc = b.n, bid, osr, cmd;
+		for (int i = 0; i < 6; i++)
+			put64(&b, 0);
+		bid = b.n;
+		{
+			struct perf_event_header h = {PERF_RECORD_MISC_USER, 0, 8 + 4 + 24 + 16};
+			uint8_t id[24] = {0xde, 0xad, 0xbe, 0xef};
+			char name[16] = "/bin/worker";
+			h.type = 0;
+			put(&b, &h, 8);
+			put32(&b, 42);
+			put(&b, id, 24);
+			put(&b, name, 16);
+		}
+		osr = b.n;
+		put32(&b, 8);
+		put(&b, "6.0.0-x\0", 8);
+		cmd = b.n;
+		put32(&b, 2);
+		put32(&b, 8);
+		put(&b, "perf\0\0\0\0", 8);
+		put32(&b, 8);
+		put(&b, "record\0\0", 8);
+		set64(&b, desc, bid);
+		set64(&b, desc + 8, osr - bid);
+		set64(&b, desc + 16, osr);
+		set64(&b, desc + 24, cmd - osr);
+		set64(&b, desc + 32, cmd);
+		set64(&b, desc + 40, b.n - cmd);
+	}
+	return b;
+}
+
+static void test_file(void **state)
+{
+	struct buf b = make_file();
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_rec r;
+	int n = 0, samples = 0;
+
+	(void)state;
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+	assert_false(d.pipe);
+	assert_int_equal(d.attrs.n, 2);
+	assert_string_equal(d.attrs.v[0].name, "cpu-clock");
+	assert_string_equal(d.attrs.v[1].name, "page-faults");
+	assert_string_equal(d.osrelease, "6.0.0-x");
+	assert_string_equal(d.cmdline, "perf record");
+	assert_int_equal(d.build_ids.n, 1);
+	assert_string_equal(d.build_ids.v[0].filename, "/bin/worker");
+	assert_int_equal(d.build_ids.v[0].build_id[0], 0xde);
+	while (hs_perf_data_next(&d, &r, &err) == 1) {
+		n++;
+		if (r.h->type == PERF_RECORD_SAMPLE) {
+			/* the id tells the event */
+			uint64_t id;
+			memcpy(&id, (const uint8_t *)r.h + 8, 8);
+			assert_int_equal(r.attr, id == 22 ? 1 : 0);
+			samples++;
+		}
+	}
+	assert_int_equal(n, 5);
+	assert_int_equal(samples, 3);
+	assert_false(d.truncated);
+	hs_perf_data_close(&d);
+	free(b.p);
+}
+
+static void test_load_profile(void **state)
+{
+	struct buf b = make_file();
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_load_info info;
+	struct hs_perf_data_load_opts o = {true, false};
+
+	(void)state;
+	assert_int_equal(hs_perf_data_load(b.p, b.n, &o, &p, &info, &err), 0);
+	/* samples, then one value per event */
+	assert_int_equal(p->types.n, 3);
+	assert_string_equal(hs_profile_str(p, p->types.v[1].type), "cpu");
+	assert_string_equal(hs_profile_str(p, p->types.v[2].type), "page-faults");
+	assert_int_equal(info.samples, 3);
+	assert_int_equal(hs_profile_total(p, 0), 3);
+	assert_int_equal(hs_profile_total(p, 1), 2000);
+	assert_int_equal(hs_profile_total(p, 2), 1000);
+	/* time order across the round: 200, 300, 400; the comm applies to every sample */
+	assert_int_equal(p->samples.n, 3);
+	assert_int_equal(p->samples.v[0].time, 200);
+	assert_int_equal(p->samples.v[1].time, 300);
+	assert_string_equal(hs_profile_str(p, p->samples.v[2].comm), "worker");
+	hs_perf_data_load_info_release(&info);
+	hs_profile_free(p);
+	free(b.p);
+}
+
+/* Every prefix: never a crash; the records before the cut come out, and a cut inside the data
+ * section is reported as such. */
+static void test_every_prefix(void **state)
+{
+	struct buf b = make_file();
+	size_t data_off;
+
+	(void)state;
+	memcpy(&data_off, b.p + 40, 8);
+	for (size_t cut = 0; cut <= b.n; cut++) {
+		struct hs_perf_data d;
+		struct hs_parse_error err = {0};
+		struct hs_perf_data_rec r;
+		uint8_t *copy = malloc(cut ? cut : 1);
+		int rc, n = 0;
+
+		memcpy(copy, b.p, cut);
+		rc = hs_perf_data_open(&d, copy, cut, &err);
+		if (rc == 0) {
+			while ((rc = hs_perf_data_next(&d, &r, &err)) == 1)
+				n++;
+			assert_true(rc == 0);
+			if (cut > data_off && cut < data_off + 5 * 8)
+				assert_true(d.truncated);
+		} else {
+			assert_true(rc == -EBADMSG || rc == -ENODATA);
+			assert_true(err.msg[0] != '\0');
+		}
+		hs_perf_data_close(&d);
+		free(copy);
+	}
+	free(b.p);
+}
+
+static void test_corrupt_size(void **state)
+{
+	struct buf b = make_file();
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_rec r;
+	size_t data_off;
+	uint16_t bad = 4;
+	int rc;
+
+	(void)state;
+	memcpy(&data_off, b.p + 40, 8);
+	memcpy(b.p + data_off + 6, &bad, 2); /* the first record claims 4 bytes */
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+	rc = hs_perf_data_next(&d, &r, &err);
+	assert_int_equal(rc, -EBADMSG);
+	assert_int_equal(err.offset, data_off);
+	assert_non_null(strstr(err.msg, "smaller than its header"));
+	hs_perf_data_close(&d);
+	free(b.p);
+}
+
+static void test_byte_order_and_version(void **state)
+{
+	struct buf b = make_file();
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	memcpy(b.p, "2ELIFREP", 8);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err.msg, "byte order"));
+	hs_perf_data_close(&d);
+	memset(&err, 0, sizeof(err));
+	memcpy(b.p, "PERFFILE", 8);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	hs_perf_data_close(&d);
+	memset(&err, 0, sizeof(err));
+	memcpy(b.p, "NOTPERF!", 8);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EBADMSG);
+	hs_perf_data_close(&d);
+	free(b.p);
+}
+
+/* Pipe mode: a 16-byte header, then HEADER_ATTR records before the events; and a record split
+ * across two zstd-compressed records, as perf record -z writes them. */
+static void test_pipe_compressed(void **state)
+{
+	struct buf b = {0}, inner = {0};
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_rec r;
+	int samples = 0, n = 0;
+	size_t half;
+
+	(void)state;
+	put(&b, "PERFILE2", 8);
+	put64(&b, 16);
+	{
+		struct perf_event_header h = {HS_PERF_RECORD_HEADER_ATTR, 0, 8 + sizeof(struct perf_event_attr) + 8};
+		put(&b, &h, 8);
+		put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+		put64(&b, 11);
+	}
+	put_comm(&inner, 7, "piped", 11, 1);
+	put_sample(&inner, 11, 0x1000, 7, 2);
+	put_sample(&inner, 11, 0x2000, 7, 3);
+	half = inner.n / 2 + 3; /* inside the first sample */
+	for (int part = 0; part < 2; part++) {
+		const uint8_t *src = inner.p + (part ? half : 0);
+		size_t len = part ? inner.n - half : half, bound = ZSTD_compressBound(len);
+		uint8_t *z = malloc(bound);
+		size_t zn = ZSTD_compress(z, bound, src, len, 3);
+		struct perf_event_header h = {HS_PERF_RECORD_COMPRESSED, 0, 0};
+		size_t padded = (8 + zn + 7) & ~(size_t)7;
+		uint8_t zero[8] = {0};
+
+		assert_false(ZSTD_isError(zn));
+		h.size = (uint16_t)padded;
+		put(&b, &h, 8);
+		put(&b, z, zn);
+		put(&b, zero, padded - 8 - zn);
+		free(z);
+	}
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+	assert_true(d.pipe);
+	while (hs_perf_data_next(&d, &r, &err) == 1) {
+		n++;
+		samples += r.h->type == PERF_RECORD_SAMPLE;
+	}
+	assert_string_equal(err.msg, "");
+	assert_int_equal(d.attrs.n, 1);
+	assert_int_equal(samples, 2);
+	assert_int_equal(d.compressed_records, 2);
+	hs_perf_data_close(&d);
+	free(b.p);
+	free(inner.p);
+}
+
+/* ---- real files ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	p = malloc((size_t)n + 1);
+	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(p);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static void test_real_files_cut(void **state)
+{
+	static const char *const files[] = {"fp.data", "dwarf.data", "compressed.data", "pipe.data"};
+
+	(void)state;
+	for (size_t f = 0; f < HS_ARRAY_SIZE(files); f++) {
+		char path[512];
+		size_t len = 0, full_samples = 0, step;
+		char *buf;
+		struct hs_profile *p = NULL;
+		struct hs_parse_error err = {0};
+		struct hs_perf_data_load_info info;
+
+		snprintf(path, sizeof(path), "%s/tests/fixtures/perf-data/%s", SRCDIR, files[f]);
+		buf = slurp(path, &len);
+		assert_non_null(buf);
+		assert_int_equal(hs_perf_data_load(buf, len, NULL, &p, &info, &err), 0);
+		full_samples = info.samples;
+		assert_true(full_samples > 10);
+		assert_false(info.truncated);
+		hs_perf_data_load_info_release(&info);
+		hs_profile_free(p);
+		/* cut at a few hundred offsets: fewer samples, never more, never a crash */
+		step = len / 300 + 1;
+		for (size_t cut = 0; cut < len; cut += step + (cut % 7)) {
+			char *copy = malloc(cut ? cut : 1);
+			int rc;
+			memcpy(copy, buf, cut);
+			memset(&err, 0, sizeof(err));
+			p = NULL;
+			rc = hs_perf_data_load(copy, cut, NULL, &p, &info, &err);
+			if (rc == 0) {
+				assert_true(info.samples <= full_samples);
+				hs_perf_data_load_info_release(&info);
+				hs_profile_free(p);
+			} else {
+				assert_true(err.msg[0] != '\0');
+			}
+			free(copy);
+		}
+		free(buf);
+	}
+}
+
+/* ---- LBR call stacks ---- */
+
+__attribute__((noinline)) void lbr_caller(void);
+void lbr_caller(void)
+{
+	__asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop" ::: "memory");
+}
+
+__attribute__((noinline)) void lbr_leaf(void);
+void lbr_leaf(void)
+{
+	__asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop" ::: "memory");
+}
+
+/* A sample in LBR call-stack mode: the user part is the sampled IP, then the call sites the
+ * branch records hold, joined below the kernel part of the chain. */
+static void test_lbr_stack(void **state)
+{
+	struct hs_builder b;
+	struct hs_builder_opts o = {0};
+	struct hs_perf_event ev;
+	uint64_t chain[3] = {PERF_CONTEXT_KERNEL, 0, 0};
+	uint64_t branches[2 * 3];
+	struct hs_profile *p;
+	const uint32_t *locs;
+
+	(void)state;
+	o.kernel = true;
+	o.user = true;
+	o.kallsyms = "";
+	hs_builder_init(&b, &o);
+	hs_builder_add_event(&b, "cycles", false);
+	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_SAMPLE;
+	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
+	ev.sample.ip = (uint64_t)(uintptr_t)lbr_leaf + 1;
+	ev.sample.period = 1;
+	chain[1] = 0xffffffff81000000ULL;
+	ev.sample.callchain = chain;
+	ev.sample.nr_callchain = 2;
+	/* from, to, flags: the call in lbr_caller to lbr_leaf, then the call into lbr_caller */
+	branches[0] = (uint64_t)(uintptr_t)lbr_caller + 2;
+	branches[1] = (uint64_t)(uintptr_t)lbr_leaf;
+	branches[2] = 0;
+	branches[3] = (uint64_t)(uintptr_t)test_lbr_stack + 40;
+	branches[4] = (uint64_t)(uintptr_t)lbr_caller;
+	branches[5] = 0;
+	ev.sample.branches = branches;
+	ev.sample.nr_branches = 2;
+	ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
+	hs_builder_event(&b, &ev);
+	p = hs_builder_take(&b);
+	assert_int_equal(p->samples.n, 1);
+	locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
+	for (uint32_t i = 0; i < p->stacks.v[p->samples.v[0].stack].nlocs; i++)
+		print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
+	assert_int_equal(p->stacks.v[p->samples.v[0].stack].nlocs, 4);
+	assert_int_equal(p->locations.v[locs[0]].kind, HS_KIND_KERNEL);
+	assert_string_equal(hs_profile_location_name(p, locs[1]), "lbr_leaf");
+	assert_string_equal(hs_profile_location_name(p, locs[2]), "lbr_caller");
+	assert_string_equal(hs_profile_location_name(p, locs[3]), "test_lbr_stack");
+	hs_profile_free(p);
+	hs_builder_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_file),          cmocka_unit_test(test_load_profile),
+		cmocka_unit_test(test_every_prefix),  cmocka_unit_test(test_corrupt_size),
+		cmocka_unit_test(test_byte_order_and_version), cmocka_unit_test(test_pipe_compressed),
+		cmocka_unit_test(test_real_files_cut), cmocka_unit_test(test_lbr_stack),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
