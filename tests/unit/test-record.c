@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "format/perf-event.h"
-#include "record/queue.h"
+#include "format/queue.h"
 #include "record/ring.h"
 #include "unwind/callchain.h"
 
