@@ -79,6 +79,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_collapse(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 #endif

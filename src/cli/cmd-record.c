@@ -31,6 +31,7 @@ static const char record_usage[] =
 	"                          only; fp: frame pointers walked by the kernel; none\n"
 	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
 	"      --no-kernel         user stacks only\n"
+	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
 	"  -q, --quiet             no progress or summary\n"
@@ -40,6 +41,7 @@ enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
 	OPT_MAX_STACK,
 	OPT_STACK_SIZE,
+	OPT_NO_DEMANGLE,
 };
 
 struct record_ctx {
@@ -155,6 +157,7 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -174,6 +177,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
+	bool no_demangle = false;
 	unsigned long v;
 	char *end;
 	size_t n = 0;
@@ -238,6 +242,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_STACK_SIZE:
 			stack_size = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			no_demangle = true;
 			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
@@ -337,6 +344,7 @@ int cmd_record(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
 	bo.unwind = unwind;
+	bo.no_demangle = no_demangle;
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.exclude_pid = getpid();

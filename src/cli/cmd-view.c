@@ -52,6 +52,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"no-demangle", no_argument, NULL, 'D'},
 		{0, 0, 0, 0},
 	};
 	struct hs_output_opts o = {0};
@@ -79,6 +80,9 @@ static int cmd_view(enum view view, int argc, char **argv)
 			break;
 		case 'q':
 			cli_quiet = 1;
+			break;
+		case 'D':
+			lo.no_demangle = true;
 			break;
 		case 'h':
 			fputs(view_usage[view], stdout);

@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "text report: top functions by self and total"},
 	{"flame", cmd_flame, "interactive SVG flame graph of a profile"},
 	{"convert", cmd_convert, "convert a profile to another format"},
+	{"collapse", cmd_collapse, "perf script text to folded stacks (stackcollapse-perf.pl)"},
 	{"script", cmd_script, "every sample of a perf.data as perf script text"},
 };
 

@@ -1,6 +1,7 @@
 /* A streaming, bounded reader of `perf script` text: samples (header line, then one line per
- * frame, then a blank line) as FlameGraph's stackcollapse-perf.pl reads them, one at a time,
- * in memory bounded by the largest sample, never by the size of the input. */
+ * frame, then a blank line) as FlameGraph's stackcollapse-perf.pl reads them, one at a time.
+ * Memory holds the largest sample and each distinct frame line once (parsed once), never the
+ * input. */
 #ifndef HS_PERF_SCRIPT_H
 #define HS_PERF_SCRIPT_H
 
@@ -35,6 +36,12 @@ struct hs_ps_frame {
 	uint64_t offset;         /* that offset; 0 when there is none */
 	struct hs_ps_str module; /* "/usr/lib/libc.so.6", "[kernel.kallsyms]", "[unknown]", "inlined" ... */
 	unsigned flags;          /* HS_PS_* */
+	/* The command of the header line this frame followed: the sample's, unless a second
+	 * header came before the blank line that ends the sample (see merged_headers). */
+	struct hs_ps_str comm;
+	/* Identical frame lines have the same id, different ones different ids (ids count up
+	 * from 0); UINT32_MAX once the reader has stopped remembering lines (opts.max_known). */
+	uint32_t id;
 	/* With opts.srcline: the source lines perf printed after this frame (perf script
 	 * -F+srcline), raw, as srclines[srcline .. srcline + nsrcline) of the sample. */
 	uint32_t srcline, nsrcline;
@@ -66,15 +73,22 @@ typedef ssize_t (*hs_ps_read_fn)(void *ctx, void *buf, size_t n);
 #define HS_PS_MAX_LINE (1u << 20)        /* longest line, in bytes */
 #define HS_PS_MAX_FRAMES (1u << 17)      /* most frames in one sample */
 #define HS_PS_MAX_SAMPLE (64u << 20)     /* most bytes of frame text kept for one sample */
+#define HS_PS_MAX_KNOWN (256u << 20)     /* most bytes of distinct frame lines remembered */
 
 struct hs_perf_script_opts {
 	/* Only samples of this event (the header's EVENT as printed, "cycles:ppp"); NULL or "":
 	 * the first event in the input, as stackcollapse-perf.pl defaults. */
 	const char *event_filter;
-	/* Input from `perf script -F+srcline`: after each frame line comes a source line, one per
-	 * name of an "a->b" chain, up to the first "[unknown]" name of an "[unknown]" module. */
+	/* Input from `perf script -F+srcline`: source lines follow each frame line, as many as
+	 * hs_perf_script_srclines() says, or srclines(srclines_ctx, frame) when that is set and
+	 * not negative (stackcollapse-perf.pl reads none after a frame it expanded with
+	 * addr2line). srclines is called once per distinct frame line, the first time it is in a
+	 * sample, in input order, with f's comm and source-line fields unset; it must answer the
+	 * same for the same line. */
 	bool srcline;
-	size_t max_line, max_frames, max_sample; /* 0: the HS_PS_MAX_* defaults */
+	int (*srclines)(void *ctx, const struct hs_ps_frame *f);
+	void *srclines_ctx;
+	size_t max_line, max_frames, max_sample, max_known; /* 0: the HS_PS_MAX_* defaults */
 };
 
 struct hs_perf_script_stats {
@@ -114,6 +128,11 @@ const struct hs_perf_script_stats *hs_perf_script_stats(const struct hs_perf_scr
  * only header fields of the sample; a frame fills no srcline fields. */
 bool hs_perf_script_parse_header(const char *line, size_t n, struct hs_ps_sample *ret);
 bool hs_perf_script_parse_frame(const char *line, size_t n, struct hs_ps_frame *ret);
+
+/* How many source lines perf script -F+srcline prints after frame f, as stackcollapse-perf.pl
+ * counts them: one per name of an "a->b" chain, up to the first "[unknown]" name of an
+ * "[unknown]" module; none for a name "(...)" (a process name, not a frame). */
+uint32_t hs_perf_script_srclines(const struct hs_ps_frame *f);
 
 /* The names in a symbol that FlameGraph writes as an inline chain "caller->callee": split at
  * each "->", trailing empty names dropped (Perl's split). Usage:

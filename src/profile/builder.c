@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "symbolize/demangle.h"
 #include "util/strbuf.h"
 
 #define KERNEL_START 0xffff800000000000ULL
@@ -62,6 +63,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_vec_free(&b->loc_cache);
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
+	hs_u64map_release(&b->demangled);
 }
 
 struct hs_profile *hs_builder_take(struct hs_builder *b)
@@ -113,6 +115,30 @@ static uint32_t named_location(struct hs_builder *b, uint32_t mapping, uint64_t 
 {
 	uint32_t nm = hs_profile_intern_str(b->p, name);
 	struct hs_line ln = {hs_profile_function(b->p, nm, nm, 0, 0), 0};
+	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
+}
+
+/* A location named after a symbol: shown demangled, with the symbol's own name kept as the
+ * function's system name. Symbol names live as long as their table: demangle each once. */
+static uint32_t symbol_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind, const char *sym)
+{
+	uint32_t sys = hs_profile_intern_str(b->p, sym), nm = sys;
+	uint64_t cached;
+	struct hs_line ln;
+
+	if (!b->opts.no_demangle && sym[0] == '_') {
+		if (hs_u64map_get(&b->demangled, (uintptr_t)sym, &cached)) {
+			nm = (uint32_t)cached;
+		} else {
+			char *d = hs_demangle(sym);
+			if (d)
+				nm = hs_profile_intern_str(b->p, d);
+			free(d);
+			hs_u64map_put(&b->demangled, (uintptr_t)sym, nm);
+		}
+	}
+	ln.function = hs_profile_function(b->p, nm, sys, 0, 0);
+	ln.line = 0;
 	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
 }
 
@@ -193,7 +219,7 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	kind = map->dso->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
 	if (map->dso->kind != HS_DSO_ANON &&
 	    hs_symbolize_user(&b->sym, map->dso, addr - ret - map->start + map->pgoff, &sym)) {
-		loc = named_location(b, mapping, addr, kind, sym.name);
+		loc = symbol_location(b, mapping, addr, kind, sym.name);
 		b->p->locations.v[loc].sym_off = sym.offset + ret;
 	} else {
 		module_placeholder(&sb, map->dso->path);

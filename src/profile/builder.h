@@ -28,6 +28,7 @@ struct hs_builder_opts {
 	int32_t exclude_pid;    /* samples of this process are dropped (hotstack itself); 0 = none */
 	uint32_t max_stack;     /* the kernel's cap on chain length, to spot truncated chains */
 	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
+	bool no_demangle;       /* show symbols as they are in the symbol table */
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
 	/* Asked for a descriptor on the file mapped at [start, end) in pid, when a new file dso
 	 * is first mapped; returns an fd the dso takes over, or -1. May be NULL. */
@@ -68,6 +69,7 @@ struct hs_builder {
 	HS_VEC(struct hs_loc_cache_entry) loc_cache;
 	struct hs_index loc_ix;
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
+	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
 	HS_VEC(int64_t) values; /* one sample's values, reused */
 	struct hs_builder_stats stats;
 };

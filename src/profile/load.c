@@ -108,7 +108,8 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		rc = hs_folded_read(buf, len, ret, err);
 		break;
 	case HS_INPUT_PERF_DATA: {
-		struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel};
+		struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel,
+						    opts && opts->no_demangle};
 		rc = hs_perf_data_load(buf, len, &po, ret, info, err);
 		break;
 	}

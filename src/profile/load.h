@@ -24,6 +24,7 @@ int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_e
 struct hs_load_opts {
 	bool keep_time; /* perf.data: a sample per record, with its time */
 	bool no_kernel; /* perf.data: leave kernel frames out */
+	bool no_demangle; /* perf.data: symbols as they are in the symbol table */
 };
 
 /* hs_profile_load() with options, and what reading a perf.data found (info->perf; may be NULL).

@@ -1,5 +1,4 @@
-/* ELF symbol tables through libelf. Symbol choice among aliases follows what people expect to
- * read: a global name over a weak or local one, then the one with fewer leading underscores. */
+/* ELF symbol tables through libelf. Among aliases, the name perf would show (see cand_cmp). */
 #include "elf-symtab.h"
 
 #include <errno.h>
@@ -13,20 +12,23 @@
 struct cand {
 	uint64_t addr, size;
 	const char *name;
-	int rank; /* lower is better */
+	int rank; /* lower is better: global, local, weak; an ifunc after them */
 };
 
 typedef HS_VEC(struct cand) cand_vec;
 
+/* Among aliases, the one perf shows (tools/perf/util/symbol.c, choose_best_symbol): one with a
+ * size, a non-weak one, a global one, fewer leading underscores, then the longest name. */
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 	size_t lx, ly;
-	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	if (ux != uy)
@@ -34,9 +36,8 @@ static int cand_cmp(const void *a, const void *b)
 	lx = strlen(x->name);
 	ly = strlen(y->name);
 	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c;
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
@@ -73,7 +74,7 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 		c.addr = s.st_value;
 		c.size = s.st_size;
 		c.name = name;
-		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) + (type == STT_GNU_IFUNC ? 3 : 0);
+		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_GNU_IFUNC ? 3 : 0);
 		hs_vec_push(out, c);
 	}
 	return 0;

@@ -39,5 +39,11 @@ void hs_index_release(struct hs_index *ix);
 uint32_t hs_index_find(const struct hs_index *ix, uint64_t hash, hs_index_eq_fn eq, const void *ctx);
 /* Inserts id with the given hash; the caller has checked it is absent. */
 void hs_index_insert(struct hs_index *ix, uint64_t hash, uint32_t id);
+/* Starts loading the slot a lookup of hash begins at, for a lookup soon after. */
+static inline void hs_index_prefetch(const struct hs_index *ix, uint64_t hash)
+{
+	if (ix->cap)
+		__builtin_prefetch(&ix->slots[(hash >> 32) & (ix->cap - 1)]);
+}
 
 #endif

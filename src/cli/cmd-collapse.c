@@ -1,0 +1,1100 @@
+/* hotstack collapse: perf script text to folded stacks, line for line what FlameGraph's
+ * stackcollapse-perf.pl prints for the same input and options, streamed: memory grows with
+ * the number of distinct stacks, not with the input. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "format/perf-script.h"
+#include "util/hashmap.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+static const char collapse_usage[] =
+	"usage: hotstack collapse [FILE|-] [options]\n"
+	"Folds `perf script` text (FILE, gzipped or not; standard input by default) into one line\n"
+	"per distinct stack, \"comm;root;...;leaf count\", as stackcollapse-perf.pl does.\n"
+	"\n"
+	"  -o, --output FILE       write FILE instead of standard output\n"
+	"      --pid               root is comm-PID\n"
+	"      --tid               root is comm-PID/TID\n"
+	"      --kernel            _[k] after kernel functions\n"
+	"      --jit               _[j] after JIT functions (from /tmp/perf-PID.map)\n"
+	"      --all               --kernel and --jit\n"
+	"      --addrs             [module <address>] for frames without a symbol\n"
+	"      --event-filter=EVENT  only samples of EVENT (default: the first event in the input)\n"
+	"      --inline            expand inlined functions with addr2line (binutils)\n"
+	"      --context           with --inline: function:file:line\n"
+	"      --srcline           the input is from perf script -F+srcline: add :file:line to names\n"
+	"  -q, --quiet             no warnings\n";
+
+enum {
+	OPT_PID = OPT_CMD_BASE,
+	OPT_TID,
+	OPT_KERNEL,
+	OPT_JIT,
+	OPT_ALL,
+	OPT_ADDRS,
+	OPT_EVENT_FILTER,
+	OPT_INLINE,
+	OPT_CONTEXT,
+	OPT_SRCLINE,
+};
+
+/* A count as Perl keeps it: an unsigned integer until a sum overflows, a double after. */
+struct count {
+	uint64_t u;
+	double d;
+	bool nv;
+};
+
+static void count_add(struct count *c, const struct count *v)
+{
+	if (!c->nv && !v->nv && c->u <= UINT64_MAX - v->u) {
+		c->u += v->u;
+		return;
+	}
+	c->d = (c->nv ? c->d : (double)c->u) + (v->nv ? v->d : (double)v->u);
+	c->nv = true;
+}
+
+struct stack {
+	size_t off, len; /* in keys */
+	struct count n;
+};
+
+/* --inline: what nm printed for a module, read on first need. */
+struct nm_out {
+	char *mod;
+	char *text;
+	size_t len;
+};
+
+struct inline_ent {
+	char *pc, *mod, *result;
+};
+
+/* A sample seen before as the same root and the same frame lines folds to the same line:
+ * the raw key (root, then each line's reader id and java bit) finds it without folding. */
+#define RAW_KEYS_MAX (256u << 20) /* past this, samples are folded without the shortcut */
+
+struct raw_stack {
+	size_t off, len; /* in raw_keys */
+	uint32_t stack;
+};
+
+/* What one frame line folds to: bytes in frag_bytes (set), or in scratch. */
+struct frag {
+	size_t off, len;
+	bool set;
+};
+
+struct collapse {
+	bool pid, tid, kernel, jit, addrs, inline_, context, srcline;
+
+	HS_VEC(struct stack) stacks;
+	char *keys;
+	size_t keys_len, keys_cap;
+	struct hs_index ix;
+
+	struct hs_strbuf line, tmp;
+
+	HS_VEC(struct frag) frags; /* by frame id * 2 + (comm starts with "java") */
+	struct hs_strbuf frag_bytes;
+	HS_VEC(struct frag) parts; /* the frames of the sample being folded */
+	struct hs_strbuf scratch;
+
+	HS_VEC(struct raw_stack) raws;
+	struct hs_strbuf raw_keys, raw_key;
+	struct hs_index raw_ix;
+
+	HS_VEC(struct nm_out) nm;
+	HS_VEC(struct inline_ent) icache;
+	struct hs_index iix;
+	bool spawn_warned;
+};
+
+/* ---- the folded-stack table ---- */
+
+static uint64_t stack_hash(const char *p, size_t n)
+{
+	return hs_hash_mem(p, n);
+}
+
+struct stack_key {
+	const struct collapse *c;
+	const char *p;
+	size_t n;
+};
+
+static bool stack_eq(const void *ctx, uint32_t id)
+{
+	const struct stack_key *k = ctx;
+	const struct stack *s = &k->c->stacks.v[id];
+
+	return s->len == k->n && !memcmp(k->c->keys + s->off, k->p, k->n);
+}
+
+/* Adds v to the count of the folded line p; returns the line's index in stacks. */
+static uint32_t remember(struct collapse *c, const char *p, size_t n, const struct count *v)
+{
+	struct stack_key k = {c, p, n};
+	uint64_t h = stack_hash(p, n);
+	uint32_t id = hs_index_find(&c->ix, h, stack_eq, &k);
+	struct stack s;
+
+	if (id != UINT32_MAX) {
+		count_add(&c->stacks.v[id].n, v);
+		return id;
+	}
+	if (c->stacks.n >= UINT32_MAX - 1)
+		hs_die_oom();
+	hs_xgrow((void **)&c->keys, &c->keys_cap, c->keys_len + n, 1);
+	memcpy(c->keys + c->keys_len, p, n);
+	s.off = c->keys_len;
+	s.len = n;
+	s.n = *v;
+	c->keys_len += n;
+	hs_vec_push(&c->stacks, s);
+	hs_index_insert(&c->ix, h, (uint32_t)(c->stacks.n - 1));
+	return (uint32_t)(c->stacks.n - 1);
+}
+
+struct raw_key {
+	const struct collapse *c;
+	const char *p;
+	size_t n;
+};
+
+static bool raw_eq(const void *ctx, uint32_t id)
+{
+	const struct raw_key *k = ctx;
+	const struct raw_stack *r = &k->c->raws.v[id];
+
+	return r->len == k->n && !memcmp(k->c->raw_keys.buf + r->off, k->p, k->n);
+}
+
+static const struct collapse *sort_ctx;
+
+/* Perl's sort { $a cmp $b }: bytes compared unsigned, a prefix first. */
+static int stack_cmp(const void *a, const void *b)
+{
+	const struct stack *x = &sort_ctx->stacks.v[*(const uint32_t *)a];
+	const struct stack *y = &sort_ctx->stacks.v[*(const uint32_t *)b];
+	int d = memcmp(sort_ctx->keys + x->off, sort_ctx->keys + y->off, HS_MIN(x->len, y->len));
+
+	if (d)
+		return d;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Writes the lines, sorted, to of (opened before reading, so that an output that cannot be
+ * written fails before the work) and commits it. */
+static int write_stacks(struct collapse *c, struct hs_outfile *of, const char *path)
+{
+	uint32_t *order = hs_xmalloc((c->stacks.n ? c->stacks.n : 1) * sizeof(*order));
+	int rc;
+
+	for (size_t i = 0; i < c->stacks.n; i++)
+		order[i] = (uint32_t)i;
+	sort_ctx = c;
+	if (c->stacks.n > 1)
+		qsort(order, c->stacks.n, sizeof(*order), stack_cmp);
+	for (size_t i = 0; i < c->stacks.n && !of->err; i++) {
+		const struct stack *s = &c->stacks.v[order[i]];
+		char num[48];
+		int k;
+
+		hs_outfile_write(of, c->keys + s->off, s->len);
+		if (s->n.nv)
+			k = snprintf(num, sizeof(num), " %.15g\n", s->n.d); /* how Perl prints a double */
+		else
+			k = snprintf(num, sizeof(num), " %" PRIu64 "\n", s->n.u);
+		hs_outfile_write(of, num, (size_t)k);
+	}
+	free(order);
+	rc = hs_outfile_commit(of);
+	if (rc)
+		cli_error("cannot write '%s': %s", path, strerror(-rc));
+	return rc ? -1 : 0;
+}
+
+/* ---- --inline: addr2line and nm, run the way the Perl script runs them ---- */
+
+/* Runs argv (found in PATH, stderr shared with ours) and returns what it printed. A program
+ * that cannot be run prints nothing, as it would under the Perl script's backticks. */
+static void run_capture(struct collapse *c, char *const argv[], struct hs_strbuf *ret)
+{
+	posix_spawn_file_actions_t fa;
+	char buf[65536];
+	int out[2], st, rc;
+	pid_t pid;
+	ssize_t n;
+
+	hs_strbuf_reset(ret);
+	if (pipe2(out, O_CLOEXEC))
+		return;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	if (rc) {
+		if (!c->spawn_warned)
+			cli_warn("--inline: cannot run %s: %s", argv[0], strerror(rc));
+		c->spawn_warned = true;
+		close(out[0]);
+		return;
+	}
+	while ((n = read(out[0], buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		hs_strbuf_add(ret, buf, (size_t)n);
+	}
+	close(out[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* What `addr2line -a PC -e MOD -i -f -s -C` prints after its first line. One process per
+ * address, as the Perl script runs it: an addr2line asked several addresses can name the
+ * function at one of them differently, depending on what it was asked before. */
+static void a2l_ask(struct collapse *c, const char *pc, const char *mod, struct hs_strbuf *ret)
+{
+	char *argv[] = {"addr2line", "-a", (char *)pc, "-e", (char *)mod, "-i", "-f", "-s", "-C", NULL};
+	const char *nl;
+
+	run_capture(c, argv, ret);
+	nl = memchr(hs_strbuf_str(ret), '\n', ret->len);
+	if (!nl) {
+		hs_strbuf_reset(ret);
+		return;
+	}
+	ret->len -= (size_t)(nl + 1 - ret->buf);
+	memmove(ret->buf, nl + 1, ret->len + 1);
+}
+
+static const struct nm_out *nm_get(struct collapse *c, const char *mod)
+{
+	char *argv[] = {"nm", (char *)mod, NULL};
+	struct hs_strbuf sb = {0};
+	struct nm_out o;
+
+	for (size_t i = 0; i < c->nm.n; i++)
+		if (!strcmp(c->nm.v[i].mod, mod))
+			return &c->nm.v[i];
+	run_capture(c, argv, &sb);
+	o.mod = hs_xstrdup(mod);
+	o.len = sb.len;
+	o.text = hs_strbuf_detach(&sb);
+	hs_vec_push(&c->nm, o);
+	return &c->nm.v[c->nm.n - 1];
+}
+
+/* The first line of nm's output that is "HEX T NAME" for this exact NAME: its address. */
+static bool nm_find(const struct nm_out *a, const char *name, size_t nlen, uint64_t *ret)
+{
+	const char *p = a->text, *end = a->text + a->len;
+
+	while (p && p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		uint64_t v = 0;
+
+		if (!eol)
+			eol = end;
+		while (q < eol && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
+			v = v << 4 | (uint64_t)(*q <= '9' ? *q - '0' : *q - 'a' + 10), q++;
+		if (q > p && eol - q == (ptrdiff_t)(3 + nlen) && q[0] == ' ' && q[2] == ' ' &&
+		    !memcmp(q + 3, name, nlen)) {
+			*ret = v;
+			return true;
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
+static uint64_t hex_prefix(const char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v << 4 | (uint64_t)(p[i] <= '9' ? p[i] - '0' : p[i] - 'a' + 10);
+	return v;
+}
+
+/* Removes " (discriminator N)" the way s/ \(discriminator \S+\)// does: the first such text,
+ * up to the last ')' of the non-blank run after it. */
+static size_t drop_discriminator(char *l, size_t n)
+{
+	static const char pat[] = " (discriminator ";
+	const size_t np = sizeof(pat) - 1;
+	char *p = l;
+
+	while ((p = memmem(p, n - (size_t)(p - l), pat, np))) {
+		char *q = p + np, *rp = NULL, *e = l + n;
+		for (char *r = q; r < e && !(*r == ' ' || (*r >= '\t' && *r <= '\r')); r++)
+			if (*r == ')' && r > q)
+				rp = r;
+		if (rp) {
+			memmove(p, rp + 1, (size_t)(e - rp - 1));
+			return n - (size_t)(rp + 1 - p);
+		}
+		p++;
+	}
+	return n;
+}
+
+struct icache_key {
+	const struct collapse *c;
+	const char *pc, *mod;
+};
+
+static bool icache_eq(const void *ctx, uint32_t id)
+{
+	const struct icache_key *k = ctx;
+	const struct inline_ent *e = &k->c->icache.v[id];
+
+	return !strcmp(e->pc, k->pc) && !strcmp(e->mod, k->mod);
+}
+
+static struct inline_ent *icache_find(struct collapse *c, const char *pc, const char *mod, uint64_t *hash)
+{
+	struct icache_key k = {c, pc, mod};
+	uint32_t id;
+
+	*hash = hs_hash_combine(stack_hash(pc, strlen(pc)), stack_hash(mod, strlen(mod)));
+	id = hs_index_find(&c->iix, *hash, icache_eq, &k);
+	return id == UINT32_MAX ? NULL : &c->icache.v[id];
+}
+
+static const char *inline_names(struct collapse *c, const char *pc, const char *rawfunc, size_t rawlen,
+				const char *mod);
+
+static const char *inline_remember(struct collapse *c, const char *pc, const char *mod, uint64_t h, char *result)
+{
+	struct inline_ent e = {hs_xstrdup(pc), hs_xstrdup(mod), result};
+
+	hs_vec_push(&c->icache, e);
+	hs_index_insert(&c->iix, h, (uint32_t)(c->icache.n - 1));
+	return result;
+}
+
+/* The Perl script's inline(): addr2line's function names (and file:line with --context),
+ * outermost first, joined with ';'; "" when it has none. Cached per (pc, module), with the
+ * first symbol seen, as the Perl script caches it. */
+static const char *inline_names(struct collapse *c, const char *pc, const char *rawfunc, size_t rawlen,
+				const char *mod)
+{
+	struct inline_ent *e;
+	struct hs_strbuf out = {0}, res = {0};
+	HS_VEC(char *) items = {0};
+	uint64_t h;
+	char *p, *end, *one = NULL;
+	size_t one_n = 0;
+
+	if ((e = icache_find(c, pc, mod, &h)))
+		return e->result;
+	a2l_ask(c, pc, mod, &out);
+
+	if (out.len && memmem(out.buf, out.len, "??\n??:0", 7)) {
+		/* addr2line knows nothing there: try the symbol's address from nm plus the
+		 * offset perf printed (/^(.+)\+0x([0-9a-f]+)$/ on the symbol). */
+		size_t hx = rawlen;
+		while (hx > 0 && ((rawfunc[hx - 1] >= '0' && rawfunc[hx - 1] <= '9') ||
+				  (rawfunc[hx - 1] >= 'a' && rawfunc[hx - 1] <= 'f')))
+			hx--;
+		if (hx < rawlen && hx >= 4 && !memcmp(rawfunc + hx - 3, "+0x", 3)) {
+			uint64_t base;
+			if (nm_find(nm_get(c, mod), rawfunc, hx - 3, &base)) {
+				char newpc[24];
+				const char *r;
+				snprintf(newpc, sizeof(newpc), "0x%" PRIx64, base + hex_prefix(rawfunc + hx, rawlen - hx));
+				r = inline_names(c, newpc, "", 0, mod);
+				hs_strbuf_release(&out);
+				return inline_remember(c, pc, mod, h, hs_xstrdup(r));
+			}
+		}
+	}
+
+	/* Lines in pairs, function then file:line; innermost first from addr2line. */
+	p = out.buf;
+	end = out.buf + out.len;
+	while (p && p < end) {
+		char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((eol ? eol : end) - p);
+
+		n = drop_discriminator(p, n);
+		if (!one) {
+			one = p;
+			one_n = n;
+		} else {
+			struct hs_strbuf item = {0};
+			hs_strbuf_add(&item, one, one_n);
+			if (c->context) {
+				hs_strbuf_addc(&item, ':');
+				hs_strbuf_add(&item, p, n);
+			}
+			hs_vec_push(&items, hs_strbuf_detach(&item));
+			one = NULL;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	for (size_t i = items.n; i-- > 0;) {
+		if (i + 1 < items.n)
+			hs_strbuf_addc(&res, ';');
+		hs_strbuf_adds(&res, items.v[i]);
+		free(items.v[i]);
+	}
+	hs_vec_free(&items);
+	hs_strbuf_release(&out);
+	return inline_remember(c, pc, mod, h, hs_strbuf_detach(&res));
+}
+
+static void inline_release(struct collapse *c)
+{
+	for (size_t i = 0; i < c->nm.n; i++) {
+		free(c->nm.v[i].mod);
+		free(c->nm.v[i].text);
+	}
+	hs_vec_free(&c->nm);
+	for (size_t i = 0; i < c->icache.n; i++) {
+		free(c->icache.v[i].pc);
+		free(c->icache.v[i].mod);
+		free(c->icache.v[i].result);
+	}
+	hs_vec_free(&c->icache);
+	hs_index_release(&c->iix);
+}
+
+/* Modules the Perl script never asks addr2line about: m/(perf-\d+.map|kernel\.|\[[^\]]+\])/ */
+static bool inline_skips(const char *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (m[i] == 'p' && n - i >= 9 && !memcmp(m + i, "perf-", 5)) {
+			/* \d+ then any byte then "map": the byte is the one after the digits, or
+			 * the last digit (a shorter \d+), since "map" cannot start with a digit */
+			size_t d = i + 5;
+			while (d < n && m[d] >= '0' && m[d] <= '9')
+				d++;
+			if (d > i + 5 && n - d >= 4 && !memcmp(m + d + 1, "map", 3))
+				return true;
+			if (d > i + 6 && n - d >= 3 && !memcmp(m + d, "map", 3))
+				return true;
+		}
+		if (m[i] == 'k' && n - i >= 7 && !memcmp(m + i, "kernel.", 7))
+			return true;
+		if (m[i] == '[' && i + 2 < n && m[i + 1] != ']') {
+			const char *rb = memchr(m + i + 1, ']', n - i - 1);
+			if (rb)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- one sample to one folded line ---- */
+
+/* s/\[.*?\]//g, then blanks trimmed at both ends. */
+static void add_srcline(struct hs_strbuf *sb, struct hs_ps_str s)
+{
+	struct hs_strbuf *t = sb;
+	size_t start = t->len, i = 0, b, e;
+
+	hs_strbuf_addc(t, ':');
+	while (i < s.n) {
+		const char *lb = memchr(s.p + i, '[', s.n - i), *rb;
+		if (!lb) {
+			hs_strbuf_add(t, s.p + i, s.n - i);
+			break;
+		}
+		rb = memchr(lb + 1, ']', (size_t)(s.p + s.n - lb - 1));
+		if (!rb) {
+			hs_strbuf_add(t, s.p + i, s.n - i);
+			break;
+		}
+		hs_strbuf_add(t, s.p + i, (size_t)(lb - (s.p + i)));
+		i = (size_t)(rb + 1 - s.p);
+	}
+	for (b = start + 1; b < t->len && (t->buf[b] == ' ' || (t->buf[b] >= '\t' && t->buf[b] <= '\r')); b++)
+		;
+	for (e = t->len; e > b && (t->buf[e - 1] == ' ' || (t->buf[e - 1] >= '\t' && t->buf[e - 1] <= '\r')); e--)
+		;
+	if (e == b) {
+		t->len = start;
+	} else {
+		memmove(t->buf + start + 1, t->buf + b, e - b);
+		t->len = start + 1 + (e - b);
+	}
+	t->buf[t->len] = '\0';
+}
+
+/* Whether the name looks like a Go method, "pkg.(*T).M": m/\.\(.*\)\./ */
+static bool go_like(const char *p, size_t n)
+{
+	const char *a = NULL;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if (p[i] == '.' && p[i + 1] == '(') {
+			a = p + i;
+			break;
+		}
+	if (!a)
+		return false;
+	for (size_t i = n - 1; i >= 1 && p + i - 1 >= a + 2; i--)
+		if (p[i] == '.' && p[i - 1] == ')')
+			return true;
+	return false;
+}
+
+/* The Perl script's $tidy_generic: ';' to ':', everything from the first '(' on dropped
+ * (unless it opens "(anonymous namespace)", or the name looks like a Go method), quotes
+ * deleted. */
+static void add_tidy(struct hs_strbuf *sb, const char *p, size_t n)
+{
+	static const char anon[] = "anonymous namespace)";
+	const char *lp = memchr(p, '(', n);
+	size_t cut = n, i, run;
+
+	if (lp && !go_like(p, n)) {
+		for (; lp; lp = memchr(lp + 1, '(', (size_t)(p + n - lp - 1))) {
+			size_t left = (size_t)(p + n - lp - 1);
+			if (left < sizeof(anon) - 1 || memcmp(lp + 1, anon, sizeof(anon) - 1)) {
+				cut = (size_t)(lp - p);
+				break;
+			}
+		}
+	}
+	hs_strbuf_add(sb, p, cut); /* then fixed up in place */
+	for (i = sb->len - cut, run = i; i < sb->len; i++) {
+		char ch = sb->buf[i];
+		if (ch == '"' || ch == '\'')
+			continue;
+		sb->buf[run++] = ch == ';' ? ':' : ch;
+	}
+	sb->len = run;
+	sb->buf[run] = '\0';
+}
+
+static bool has(const char *p, size_t n, const char *what)
+{
+	return memmem(p, n, what, strlen(what)) != NULL;
+}
+
+/* With --inline: what addr2line expands frame f to, or NULL when the frame stays as it is. */
+static const char *inline_expand(struct collapse *c, const struct hs_ps_frame *f)
+{
+	char *pc, *mod;
+	const char *r;
+
+	if (!c->inline_ || inline_skips(f->module.p, f->module.n))
+		return NULL;
+	pc = hs_xstrndup(f->addr.p, f->addr.n);
+	mod = hs_xstrndup(f->module.p, f->module.n);
+	r = inline_names(c, pc, f->rawsym.p, f->rawsym.n, mod);
+	free(pc);
+	free(mod);
+	return *r && strcmp(r, "??") && strcmp(r, "??:??:0") ? r : NULL;
+}
+
+/* The reader's srclines hook: the Perl script reads no source lines after a frame it
+ * expanded with addr2line. */
+static int inline_srclines(void *ctx, const struct hs_ps_frame *f)
+{
+	return inline_expand(ctx, f) ? 0 : -1;
+}
+
+/* Appends ";name;name..." for one frame line (nothing for a process name). */
+static void fold_frame(struct collapse *c, struct hs_strbuf *sb, const struct hs_ps_sample *s,
+		       const struct hs_ps_frame *f, bool java)
+{
+	struct hs_ps_parts it;
+	struct hs_ps_str part;
+	bool unknown = false;
+	size_t k = 0;
+
+	const char *expanded = inline_expand(c, f);
+
+	if (expanded) {
+		hs_strbuf_addc(sb, ';');
+		hs_strbuf_adds(sb, expanded);
+		return;
+	}
+	if (f->sym.n && f->sym.p[0] == '(')
+		return; /* a process name, not a function */
+
+	hs_ps_parts_init(&it, f->sym);
+	for (; hs_ps_parts_next(&it, &part); k++) {
+		size_t start;
+
+		hs_strbuf_addc(sb, ';');
+		start = sb->len;
+		if (part.n == 9 && !memcmp(part.p, "[unknown]", 9)) {
+			/* no symbol: the module's file name, or "unknown" */
+			struct hs_ps_str m = f->module;
+			const char *slash;
+
+			hs_strbuf_reset(&c->tmp);
+			hs_strbuf_addc(&c->tmp, '[');
+			if (m.n == 9 && !memcmp(m.p, "[unknown]", 9)) {
+				hs_strbuf_adds(&c->tmp, "unknown");
+				unknown = true;
+			} else {
+				slash = memrchr(m.p, '/', m.n);
+				if (slash)
+					hs_strbuf_add(&c->tmp, slash + 1, (size_t)(m.p + m.n - slash - 1));
+				else
+					hs_strbuf_add(&c->tmp, m.p, m.n);
+			}
+			if (c->addrs) {
+				hs_strbuf_adds(&c->tmp, " <");
+				hs_strbuf_add(&c->tmp, f->addr.p, f->addr.n);
+				hs_strbuf_addc(&c->tmp, '>');
+			}
+			hs_strbuf_addc(&c->tmp, ']');
+			add_tidy(sb, c->tmp.buf, c->tmp.len);
+		} else {
+			add_tidy(sb, part.p, part.n);
+		}
+		if (java && sb->buf[start] == 'L' && memchr(sb->buf + start, '/', sb->len - start)) {
+			memmove(sb->buf + start, sb->buf + start + 1, sb->len - start);
+			sb->len--;
+		}
+		if (k > 0) {
+			if (!has(sb->buf + start, sb->len - start, "_[i]"))
+				hs_strbuf_adds(sb, "_[i]");
+		} else if (c->kernel && (f->flags & HS_PS_KERNEL)) {
+			hs_strbuf_adds(sb, "_[k]");
+		} else if (c->jit && (f->flags & HS_PS_JIT)) {
+			if (!has(sb->buf + start, sb->len - start, "_[j]"))
+				hs_strbuf_adds(sb, "_[j]");
+		}
+		if (c->srcline && !unknown && k < f->nsrcline)
+			add_srcline(sb, s->srclines[f->srcline + k]);
+	}
+}
+
+/* $period: 1 when not printed or "0" */
+static void sample_count(const struct hs_ps_sample *s, struct count *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!s->period_text.n || (s->period_text.n == 1 && s->period_text.p[0] == '0')) {
+		v->u = 1;
+	} else if (s->period == UINT64_MAX) {
+		/* saturated: Perl keeps numbers above 2^64-1 as doubles */
+		static const char max[] = "18446744073709551615";
+		struct hs_ps_str t = s->period_text;
+
+		while (t.n > 1 && t.p[0] == '0')
+			t.p++, t.n--;
+		if (t.n > sizeof(max) - 1 || (t.n == sizeof(max) - 1 && memcmp(t.p, max, t.n) > 0)) {
+			char *z = hs_xstrndup(t.p, t.n);
+			v->d = strtod(z, NULL);
+			v->nv = true;
+			free(z);
+		} else {
+			v->u = UINT64_MAX;
+		}
+	} else {
+		v->u = s->period;
+	}
+}
+
+/* $pname =~ /^java/, with the header in force when the frame was read; the suffixes --pid
+ * and --tid add cannot complete a "java". */
+static bool java_frame(const struct hs_ps_frame *f)
+{
+	return f->comm.n >= 4 && !memcmp(f->comm.p, "java", 4);
+}
+
+static void fold(struct collapse *c, const struct hs_ps_sample *s)
+{
+	struct hs_strbuf *sb = &c->line, *rk = &c->raw_key;
+	struct hs_ps_str pid = s->pid_text.n ? s->pid_text : s->tid_text;
+	struct hs_ps_str tid = s->pid_text.n ? s->tid_text : (struct hs_ps_str){NULL, 0};
+	struct raw_key key = {c, NULL, 0};
+	bool raw = !c->srcline;
+	uint32_t id = UINT32_MAX;
+	uint64_t h = 0;
+	struct count v;
+
+	sample_count(s, &v);
+	hs_strbuf_reset(sb);
+	/* "not $tid": absent or "0" -- then the one number is the tid and the pid is "?". */
+	if (!tid.n || (tid.n == 1 && tid.p[0] == '0')) {
+		tid = pid;
+		pid = (struct hs_ps_str){"?", 1};
+	}
+	hs_strbuf_add(sb, s->comm.p, s->comm.n);
+	if (c->tid || c->pid) {
+		hs_strbuf_addc(sb, '-');
+		hs_strbuf_add(sb, pid.p, pid.n);
+		if (c->tid) {
+			hs_strbuf_addc(sb, '/');
+			hs_strbuf_add(sb, tid.p, tid.n);
+		}
+	}
+	for (size_t i = 0; i < sb->len; i++)
+		if (sb->buf[i] == ' ')
+			sb->buf[i] = '_';
+
+	/* What a frame line folds to depends on the line alone (and java), except for the
+	 * source lines after it: a sample of lines the reader knows, and their java bits,
+	 * under the same root, is a line folded before. */
+	if (raw) {
+		uint64_t rootlen = sb->len;
+
+		hs_strbuf_reset(rk);
+		hs_strbuf_add(rk, &rootlen, sizeof(rootlen));
+		hs_strbuf_add(rk, sb->buf, sb->len);
+		hs_xgrow((void **)&rk->buf, &rk->cap, rk->len + s->nframes * 4 + 1, 1);
+		for (size_t i = 0; i < s->nframes && raw; i++) {
+			const struct hs_ps_frame *f = &s->frames[i];
+			uint32_t slot = f->id * 2 + java_frame(f);
+
+			raw = f->id < UINT32_MAX / 2;
+			memcpy(rk->buf + rk->len + i * 4, &slot, 4);
+		}
+		rk->len += s->nframes * 4;
+		rk->buf[rk->len] = '\0';
+	}
+	if (raw) {
+		key.p = rk->buf;
+		key.n = rk->len;
+		h = stack_hash(key.p, key.n);
+		id = hs_index_find(&c->raw_ix, h, raw_eq, &key);
+		if (id != UINT32_MAX) {
+			count_add(&c->stacks.v[c->raws.v[id].stack].n, &v);
+			return;
+		}
+	}
+
+	/* Each frame line folds to ";name..." -- worked out in input order, as the Perl script
+	 * runs addr2line in input order -- and they join root first. */
+	hs_vec_reserve(&c->parts, s->nframes);
+	hs_strbuf_reset(&c->scratch);
+	for (size_t i = 0; i < s->nframes; i++) {
+		const struct hs_ps_frame *f = &s->frames[i];
+		bool java = java_frame(f);
+		size_t slot = (size_t)f->id * 2 + java, start;
+
+		if (f->id == UINT32_MAX || c->srcline) {
+			start = c->scratch.len;
+			fold_frame(c, &c->scratch, s, f, java);
+			c->parts.v[i] = (struct frag){start, c->scratch.len - start, false};
+			continue;
+		}
+		if (slot >= c->frags.n) {
+			hs_vec_reserve(&c->frags, slot + 1);
+			memset(c->frags.v + c->frags.n, 0, (slot + 1 - c->frags.n) * sizeof(*c->frags.v));
+			c->frags.n = slot + 1;
+		}
+		if (!c->frags.v[slot].set) {
+			start = c->frag_bytes.len;
+			fold_frame(c, &c->frag_bytes, s, f, java);
+			c->frags.v[slot] = (struct frag){start, c->frag_bytes.len - start, true};
+		}
+		c->parts.v[i] = c->frags.v[slot];
+	}
+	for (size_t i = s->nframes; i-- > 0;) {
+		const struct frag *fr = &c->parts.v[i];
+		hs_strbuf_add(sb, (fr->set ? c->frag_bytes.buf : c->scratch.buf) + fr->off, fr->len);
+	}
+	id = remember(c, sb->buf, sb->len, &v);
+	if (raw && c->raw_keys.len < RAW_KEYS_MAX) {
+		struct raw_stack r = {c->raw_keys.len, key.n, id};
+
+		hs_strbuf_add(&c->raw_keys, key.p, key.n);
+		hs_vec_push(&c->raws, r);
+		hs_index_insert(&c->raw_ix, h, (uint32_t)(c->raws.n - 1));
+	}
+}
+
+/* ---- input: a file or standard input, gzipped or not ---- */
+
+struct input {
+	int fd;
+	bool gz, zend;
+	z_stream zs;
+	unsigned char *zbuf;
+	size_t zcap;
+	unsigned char head[2];
+	size_t nhead;
+};
+
+static ssize_t raw_read(int fd, void *buf, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(fd, buf, n);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static ssize_t input_read(void *ctx, void *buf, size_t n)
+{
+	struct input *in = ctx;
+
+	if (!in->gz) {
+		if (in->nhead) {
+			size_t k = HS_MIN(n, in->nhead);
+			memcpy(buf, in->head, k);
+			memmove(in->head, in->head + k, in->nhead - k);
+			in->nhead -= k;
+			return (ssize_t)k;
+		}
+		return raw_read(in->fd, buf, n);
+	}
+	in->zs.next_out = buf;
+	in->zs.avail_out = (uInt)HS_MIN(n, (size_t)1 << 30);
+	while (in->zs.avail_out == (uInt)HS_MIN(n, (size_t)1 << 30)) {
+		int zr;
+
+		if (!in->zs.avail_in) {
+			ssize_t r = raw_read(in->fd, in->zbuf, in->zcap);
+			if (r < 0)
+				return r;
+			if (!r) {
+				if (!in->zend)
+					return -EPROTO; /* ends inside a gzip member */
+				break;
+			}
+			in->zs.next_in = in->zbuf;
+			in->zs.avail_in = (uInt)r;
+		}
+		if (in->zend) {
+			/* another gzip member follows (as `cat a.gz b.gz` makes) */
+			if (inflateReset(&in->zs) != Z_OK)
+				return -EPROTO;
+			in->zend = false;
+		}
+		zr = inflate(&in->zs, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			in->zend = true;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return -EPROTO;
+	}
+	return (ssize_t)(HS_MIN(n, (size_t)1 << 30) - in->zs.avail_out);
+}
+
+static int input_open(struct input *in, const char *path)
+{
+	ssize_t r;
+
+	memset(in, 0, sizeof(*in));
+	if (!strcmp(path, "-")) {
+		in->fd = STDIN_FILENO;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0)
+			return -errno;
+	}
+	while (in->nhead < 2) {
+		r = raw_read(in->fd, in->head + in->nhead, 2 - in->nhead);
+		if (r < 0)
+			return (int)r;
+		if (!r)
+			break;
+		in->nhead += (size_t)r;
+	}
+	if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
+		in->gz = true;
+		in->zcap = 1 << 18;
+		in->zbuf = hs_xmalloc(in->zcap);
+		memcpy(in->zbuf, in->head, 2);
+		in->zs.next_in = in->zbuf;
+		in->zs.avail_in = 2;
+		in->nhead = 0;
+		if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void input_close(struct input *in)
+{
+	if (in->gz)
+		inflateEnd(&in->zs);
+	free(in->zbuf);
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+}
+
+static void collapse_release(struct collapse *c)
+{
+	hs_vec_free(&c->stacks);
+	free(c->keys);
+	hs_index_release(&c->ix);
+	hs_strbuf_release(&c->line);
+	hs_strbuf_release(&c->tmp);
+	hs_vec_free(&c->frags);
+	hs_strbuf_release(&c->frag_bytes);
+	hs_vec_free(&c->parts);
+	hs_strbuf_release(&c->scratch);
+	hs_vec_free(&c->raws);
+	hs_strbuf_release(&c->raw_keys);
+	hs_strbuf_release(&c->raw_key);
+	hs_index_release(&c->raw_ix);
+	inline_release(c);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *more)
+{
+	return n == 1 ? one : more;
+}
+
+/* What was left out, and why: stackcollapse-perf.pl drops the same things, mostly silently. */
+static void report_stats(const struct hs_perf_script *r, const char *filter)
+{
+	const struct hs_perf_script_stats *st = hs_perf_script_stats(r);
+	const char *ev = hs_perf_script_event(r);
+
+	if (st->filtered && !filter)
+		cli_warn("left out %" PRIu64 " %s of events other than '%s', the first in the input (choose with "
+			 "--event-filter)",
+			 st->filtered, plural(st->filtered, "sample", "samples"), ev);
+	if (filter && !st->headers)
+		cli_warn("no samples of event '%s'", filter);
+	else if (!st->samples && st->headers)
+		cli_warn("no sample ends with a blank line: was this recorded without call graphs (perf record -g)?");
+	else if (st->truncated)
+		cli_warn("the input ends inside a sample (no blank line after it): that sample is left out, as "
+			 "stackcollapse-perf.pl leaves it out");
+	if (st->unrecognized)
+		cli_warn("%" PRIu64 " %s not perf script text (the first is line %" PRIu64 ")", st->unrecognized,
+			 plural(st->unrecognized, "line is", "lines are"), st->first_unrecognized);
+}
+
+int cmd_collapse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"pid", no_argument, NULL, OPT_PID},
+		{"tid", no_argument, NULL, OPT_TID},
+		{"kernel", no_argument, NULL, OPT_KERNEL},
+		{"jit", no_argument, NULL, OPT_JIT},
+		{"all", no_argument, NULL, OPT_ALL},
+		{"addrs", no_argument, NULL, OPT_ADDRS},
+		{"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
+		{"inline", no_argument, NULL, OPT_INLINE},
+		{"context", no_argument, NULL, OPT_CONTEXT},
+		{"srcline", no_argument, NULL, OPT_SRCLINE},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct hs_perf_script_opts po = {0};
+	struct collapse c = {0};
+	struct hs_parse_error err = {0};
+	struct hs_perf_script *r;
+	struct hs_ps_sample s;
+	struct input in;
+	struct hs_outfile of;
+	const char *path = "-", *out = "-";
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_PID:
+			c.pid = true;
+			break;
+		case OPT_TID:
+			c.tid = true;
+			break;
+		case OPT_KERNEL:
+			c.kernel = true;
+			break;
+		case OPT_JIT:
+			c.jit = true;
+			break;
+		case OPT_ALL:
+			c.kernel = c.jit = true;
+			break;
+		case OPT_ADDRS:
+			c.addrs = true;
+			break;
+		case OPT_EVENT_FILTER:
+			po.event_filter = optarg;
+			break;
+		case OPT_INLINE:
+			c.inline_ = true;
+			break;
+		case OPT_CONTEXT:
+			c.context = true;
+			break;
+		case OPT_SRCLINE:
+			c.srcline = po.srcline = true;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case 'h':
+			fputs(collapse_usage, stdout);
+			return 0;
+		default:
+			fputs(collapse_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	rc = hs_outfile_open(&of, out);
+	if (rc) {
+		cli_error("cannot write '%s': %s", out, strerror(-rc));
+		hs_outfile_abort(&of);
+		return 1;
+	}
+	rc = input_open(&in, path);
+	if (rc) {
+		cli_error("cannot read '%s': %s", path, strerror(-rc));
+		input_close(&in);
+		hs_outfile_abort(&of);
+		return 1;
+	}
+	if (c.inline_) {
+		po.srclines = inline_srclines;
+		po.srclines_ctx = &c;
+	}
+	r = hs_perf_script_new(input_read, &in, &po);
+	while ((rc = hs_perf_script_next(r, &s, &err)) > 0)
+		fold(&c, &s);
+	if (rc < 0) {
+		const char *name = strcmp(path, "-") ? path : "<stdin>";
+		if (rc == -EPROTO)
+			cli_error("%s: the gzip data is corrupt or cut short", name);
+		else if (err.msg[0])
+			cli_error("%s: line %" PRIu64 ": %s", name, err.line, err.msg);
+		else
+			cli_error("cannot read '%s': %s", path, strerror(-rc));
+		hs_outfile_abort(&of);
+	} else {
+		report_stats(r, po.event_filter && *po.event_filter ? po.event_filter : NULL);
+		rc = write_stacks(&c, &of, out);
+	}
+	hs_perf_script_free(r);
+	input_close(&in);
+	collapse_release(&c);
+	return rc ? 1 : 0;
+}

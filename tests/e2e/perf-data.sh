@@ -1,0 +1,75 @@
+#!/bin/sh
+# perf.data files recorded here by perf: hotstack's stacks equal perf's (perf script, collapsed)
+# stack for stack for frame-pointer recordings; for DWARF recordings hotstack completes at least
+# what perf completes, and what it cannot finish ends in [truncated: stack copy] only; a binary
+# rebuilt since the recording is noticed and never used, and perf's build-id cache supplies the
+# original.
+set -eu
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+command -v perf >/dev/null 2>&1 || skip "perf is not installed"
+perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+# perf keeps copies of the binaries it sampled in $HOME/.debug: keep that in the scratch dir
+mkdir -p "$dir/home" "$dir/empty"
+export HOME="$dir/home"
+unset PERF_BUILDID_DIR
+
+# -- frame pointers: the same stacks, sample for sample (user-mode samples; perf and hotstack
+#    may name a kernel function by different aliases)
+perf record -q -g -o "$dir/fp.data" -- "$WORKLOADS/calltree" 1 >/dev/null 2>&1
+"$HOTSTACK" convert "$dir/fp.data" -o "$dir/hs.folded" 2>"$dir/convert.err" || fail "convert: $(cat "$dir/convert.err")"
+perf script -i "$dir/fp.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
+	"$HOTSTACK" collapse --kernel >"$dir/perf.folded" || fail "collapse failed"
+grep -v '_\[k\]' "$dir/hs.folded" | sort >"$dir/hs.user"
+# hotstack shows versioned symbols (clock_gettime@@GLIBC_2.17) without their version
+grep -v '_\[k\]' "$dir/perf.folded" | sed -E 's/@@?[A-Z][A-Za-z0-9_.]*//g' | sort >"$dir/perf.user"
+main_hs=$(grep -c ';main;' "$dir/hs.user" || true)
+[ "$main_hs" -ge 2 ] || fail "hotstack's stacks do not reach main: $(head -5 "$dir/hs.user")"
+# perf leaves some frames unnamed ([unknown]) where hotstack names them; compare the stacks perf
+# resolved completely
+grep -v '\[unknown\]' "$dir/perf.user" >"$dir/perf.complete"
+while read -r line; do
+	grep -qxF "$line" "$dir/hs.user" || fail "perf's stack '$line' is not in hotstack's output: $(cat "$dir/hs.user")"
+done <"$dir/perf.complete"
+echo "fp: $(wc -l <"$dir/perf.complete") of perf's complete user stacks found identically in hotstack's output"
+
+# -- DWARF: perf's 8 KiB copies of a 120-deep recursion
+perf record -q --call-graph dwarf -o "$dir/dw.data" -- "$WORKLOADS/recursive" 1 >/dev/null 2>&1
+"$HOTSTACK" convert "$dir/dw.data" -o "$dir/dw.folded" 2>/dev/null || fail "convert of a dwarf recording failed"
+perf script -i "$dir/dw.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
+	"$HOTSTACK" collapse >"$dir/dw.perf.folded" || fail "collapse failed"
+count_main() { awk '{ n = $NF; t += n; if ($0 ~ /;main(;| )/) m += n } END { printf "%d %d\n", m + 0, t + 0 }' "$1"; }
+read -r hs_main hs_total <<EOF2
+$(count_main "$dir/dw.folded")
+EOF2
+read -r perf_main perf_total <<EOF2
+$(count_main "$dir/dw.perf.folded")
+EOF2
+echo "dwarf: hotstack reaches main in $hs_main of $hs_total samples, perf in $perf_main of $perf_total"
+[ "$hs_main" -ge "$perf_main" ] || fail "hotstack completes fewer stacks than perf from the same file"
+# what hotstack could not finish, it ended for the one real reason: the copy ran out
+bad=$(awk '!/;main(;| )/' "$dir/dw.folded" | grep -v '_\[k\] [0-9]*$' | grep -cv '^[^;]*;\[truncated: stack copy\]' || true)
+[ "$bad" -le 2 ] || fail "$bad incomplete stacks end for another reason: $(awk '!/;main(;| )/' "$dir/dw.folded" | grep -v '^[^;]*;\[truncated: stack copy\]' | head -3)"
+
+# -- a binary rebuilt since the recording
+cat >"$dir/prog.c" <<'C'
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void first_version_spin(void) { for (int i = 0; i < 100000000; i++) sink += i; }
+int main(void) { first_version_spin(); return 0; }
+C
+cc -O1 -fno-omit-frame-pointer -o "$dir/prog" "$dir/prog.c"
+perf record -q -g -o "$dir/prog.data" -- "$dir/prog" >/dev/null 2>&1
+sed -i 's/first_version_spin/other_version_spin/g; s/100000000/100000001/' "$dir/prog.c"
+cc -O1 -fno-omit-frame-pointer -o "$dir/prog" "$dir/prog.c"
+# with perf's build-id cache: the recorded binary is found there
+"$HOTSTACK" convert "$dir/prog.data" -o "$dir/cached.folded" 2>"$dir/cached.err" || fail "convert failed"
+grep -q "first_version_spin" "$dir/cached.folded" || fail "the cached original was not used: $(cat "$dir/cached.folded")"
+if grep -q "other_version" "$dir/cached.folded"; then fail "the rebuilt binary was used"; fi
+# without it: a warning, and no names from the wrong file
+HOME="$dir/empty" "$HOTSTACK" convert "$dir/prog.data" -o "$dir/stale.folded" 2>"$dir/stale.err" || fail "convert failed"
+grep -q "changed since the recording" "$dir/stale.err" || fail "no warning about the rebuilt binary: $(cat "$dir/stale.err")"
+if grep -q "version_spin" "$dir/stale.folded"; then fail "names were taken from the rebuilt binary: $(cat "$dir/stale.folded")"; fi
+grep -q ";\[prog\]" "$dir/stale.folded" || fail "the rebuilt binary's frames are not [prog]: $(cat "$dir/stale.folded")"
+exit 0
