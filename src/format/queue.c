@@ -12,7 +12,7 @@ void hs_queue_init(struct hs_queue *q)
 void hs_queue_release(struct hs_queue *q)
 {
 	for (size_t i = 0; i < q->heap.n; i++)
-		free(q->heap.v[i].rec);
+		hs_queue_item_release(&q->heap.v[i]);
 	hs_vec_free(&q->heap);
 }
 
@@ -29,9 +29,9 @@ void hs_queue_push(struct hs_queue *q, const struct perf_event_header *rec, uint
 	hs_queue_push_owned(q, copy, time);
 }
 
-void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time)
+static void push(struct hs_queue *q, struct perf_event_header *rec, uint64_t time, bool owned)
 {
-	struct hs_queue_item it = {time, q->seq++, rec};
+	struct hs_queue_item it = {time, q->seq++, rec, owned};
 	size_t i;
 
 	q->bytes += rec->size;
@@ -47,6 +47,16 @@ void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint
 		i = parent;
 	}
 	q->heap.v[i] = it;
+}
+
+void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time)
+{
+	push(q, rec, time, true);
+}
+
+void hs_queue_push_borrowed(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time)
+{
+	push(q, (struct perf_event_header *)rec, time, false);
 }
 
 uint64_t hs_queue_round(struct hs_queue *q)

@@ -6,7 +6,9 @@
 #define HS_QUEUE_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "util/util.h"
@@ -14,7 +16,8 @@
 struct hs_queue_item {
 	uint64_t time;
 	uint64_t seq; /* arrival order: ties keep it */
-	struct perf_event_header *rec; /* owned copy */
+	struct perf_event_header *rec; /* owned copy, or borrowed (see owned) */
+	bool owned;
 };
 
 struct hs_queue {
@@ -31,9 +34,19 @@ void hs_queue_release(struct hs_queue *q);
 void hs_queue_push(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time);
 /* Takes rec (malloc'd) over, ordered by time. */
 void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time);
+/* Queues rec without copying it: it must stay valid until popped (a file mapped in memory). */
+void hs_queue_push_borrowed(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time);
+/* Frees a popped item's record if the queue owned it. */
+static inline void hs_queue_item_release(struct hs_queue_item *it)
+{
+	if (it->owned)
+		free(it->rec);
+	it->rec = NULL;
+}
 /* Ends a drain round: returns the time up to which records can be handed on. */
 uint64_t hs_queue_round(struct hs_queue *q);
-/* Pops the oldest record if its time is <= limit; the caller frees ret->rec. */
+/* Pops the oldest record if its time is <= limit; the caller releases it with
+ * hs_queue_item_release(). */
 int hs_queue_pop(struct hs_queue *q, uint64_t limit, struct hs_queue_item *ret);
 
 #endif

@@ -150,7 +150,7 @@ static void flush(struct loader *l, uint64_t limit)
 
 	while (hs_queue_pop(&l->q, limit, &it)) {
 		hand_on(l, it.rec);
-		free(it.rec);
+		hs_queue_item_release(&it);
 	}
 }
 
@@ -206,7 +206,11 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 			continue; /* perf's own records: the reader took what they say */
 		if (record_time(l, &r, &t))
 			last_time = t;
-		hs_queue_push(&l->q, r.h, last_time);
+		/* records in the mapped file stay where they are; decompressed ones are copied */
+		if ((const uint8_t *)r.h >= (const uint8_t *)buf && (const uint8_t *)r.h < (const uint8_t *)buf + len)
+			hs_queue_push_borrowed(&l->q, r.h, last_time);
+		else
+			hs_queue_push(&l->q, r.h, last_time);
 	}
 	flush(l, UINT64_MAX);
 	if (rc < 0) {

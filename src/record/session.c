@@ -722,7 +722,7 @@ static void process_inbox(struct hs_record *r, bool final)
 			struct hs_perf_event ev;
 			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
 				r->sink->event(r->sink->ctx, &ev);
-			free(it.rec);
+			hs_queue_item_release(&it);
 		}
 		drop_captures(r, limit);
 	}
@@ -732,7 +732,7 @@ static void process_inbox(struct hs_record *r, bool final)
 			struct hs_perf_event ev;
 			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
 				r->sink->event(r->sink->ctx, &ev);
-			free(it.rec);
+			hs_queue_item_release(&it);
 		}
 		drop_captures(r, UINT64_MAX);
 	}

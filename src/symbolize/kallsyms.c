@@ -3,15 +3,17 @@
 
 #include <stdbool.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "util/strbuf.h"
 #include "util/util.h"
 
 #define KALLSYMS_MAX_SYMS (8u << 20)
+#define KALLSYMS_MAX_BYTES ((size_t)1 << 30)
 
 /* Sorts by address; among aliases at one address the first is the one shown: the core kernel
  * before modules, a global symbol before a local one, then fewer leading underscores, then the
@@ -38,86 +40,146 @@ static int ksym_cmp(const void *a, const void *b, void *names)
 	return strcmp(nx, ny);
 }
 
-static uint32_t add_name(struct hs_strbuf *pool, const char *s, size_t n)
+
+/* The whole file in memory, after one NUL byte (so that offset 0 is the empty string). */
+static int slurp(const char *path, char **ret, size_t *len)
 {
-	uint32_t off = (uint32_t)pool->len;
-	hs_strbuf_add(pool, s, n);
-	hs_strbuf_addc(pool, '\0');
-	return off;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 1, cap = 0;
+	char *b = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r;
+		if (cap < n + 65536) {
+			if (cap >= KALLSYMS_MAX_BYTES) {
+				free(b);
+				close(fd);
+				return -EFBIG;
+			}
+			hs_xgrow((void **)&b, &cap, n + (1 << 20), 1);
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(b);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[0] = '\0';
+	b[n] = '\0';
+	*ret = b;
+	*len = n;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 int hs_kallsyms_load(const char *path, struct hs_kallsyms **ret)
 {
 	HS_VEC(struct hs_ksym) syms = {0};
-	struct hs_strbuf pool = {0};
-	char *line = NULL, lastmod[64] = "";
-	uint32_t lastmod_off = 0;
-	size_t cap = 0;
+	char *buf = NULL, *p, *end;
+	size_t len = 0;
 	bool nonzero = false;
-	FILE *f = fopen(path, "re");
 	struct hs_kallsyms *k;
+	int rc = slurp(path, &buf, &len);
 
-	if (!f)
-		return -errno;
-	hs_strbuf_addc(&pool, '\0');
-	while (getline(&line, &cap, f) > 0 && syms.n < KALLSYMS_MAX_SYMS) {
-		char *p = line, *end, *name, *mod = NULL;
-		uint64_t addr = strtoull(p, &end, 16);
+	if (rc)
+		return rc;
+	/* parsed in place: names and module names are NUL-terminated inside the buffer, which
+	 * becomes the table's string pool */
+	end = buf + len;
+	for (p = buf + 1; p < end && syms.n < KALLSYMS_MAX_SYMS;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p, *name, *mod = NULL;
+		uint64_t addr = 0;
+		int digits = 0, v;
 		char type;
-		size_t nlen;
 		struct hs_ksym s;
 
-		if (end == p || *end != ' ')
-			continue;
-		type = end[1];
-		if (!type || end[2] != ' ')
-			continue;
-		/* text symbols only: code addresses are all a profile ever looks up */
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = end + 3;
-		nlen = strcspn(name, "\t\n ");
-		if (name[nlen] == '\t' && name[nlen + 1] == '[') {
-			mod = name + nlen + 2;
-			mod[strcspn(mod, "]\n")] = '\0';
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		while ((v = hexval(*q)) >= 0 && digits < 17) {
+			addr = addr << 4 | (uint64_t)v;
+			q++;
+			digits++;
 		}
-		if (!nlen || nlen > 1024)
+		type = q[0] == ' ' ? q[1] : 0;
+		name = q + 3;
+		p = nl + 1;
+		/* text symbols only: code addresses are all a profile ever looks up */
+		if (!digits || digits > 16 || !type || q[2] != ' ' ||
+		    (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		{
+			char *tab = strchr(name, '\t');
+			if (tab) {
+				*tab = '\0';
+				if (tab[1] == '[') {
+					char *close = strchr(tab + 2, ']');
+					if (close)
+						*close = '\0';
+					mod = tab + 2;
+				}
+			}
+		}
+		if (!*name || strlen(name) > 1024)
 			continue;
 		if (addr)
 			nonzero = true;
 		s.addr = addr;
-		s.name = add_name(&pool, name, nlen);
-		s.module = 0;
+		s.name = (uint32_t)(name - buf);
+		s.module = mod && *mod ? (uint32_t)(mod - buf) : 0;
 		s.global = type == 'T' || type == 'W';
-		if (mod && *mod) {
-			if (strcmp(mod, lastmod)) {
-				snprintf(lastmod, sizeof(lastmod), "%s", mod);
-				lastmod_off = add_name(&pool, mod, strlen(mod));
-			}
-			s.module = lastmod_off;
-		}
 		hs_vec_push(&syms, s);
 	}
-	free(line);
-	fclose(f);
-	if (!nonzero) {
+	if (!nonzero || len > UINT32_MAX) {
 		hs_vec_free(&syms);
-		hs_strbuf_release(&pool);
+		free(buf);
 		return -ENODATA;
 	}
-	qsort_r(syms.v, syms.n, sizeof(*syms.v), ksym_cmp, pool.buf);
 	{
+		/* /proc/kallsyms comes sorted by address: then only the aliases at each address need
+		 * choosing among, not a full sort */
+		bool sorted = true;
 		size_t kept = 0;
-		for (size_t i = 0; i < syms.n; i++)
-			if (!kept || syms.v[kept - 1].addr != syms.v[i].addr)
+
+		for (size_t i = 1; i < syms.n && sorted; i++)
+			sorted = syms.v[i - 1].addr <= syms.v[i].addr;
+		if (!sorted)
+			qsort_r(syms.v, syms.n, sizeof(*syms.v), ksym_cmp, buf);
+		for (size_t i = 0; i < syms.n; i++) {
+			if (kept && syms.v[kept - 1].addr == syms.v[i].addr) {
+				if (ksym_cmp(&syms.v[i], &syms.v[kept - 1], buf) < 0)
+					syms.v[kept - 1] = syms.v[i];
+			} else {
 				syms.v[kept++] = syms.v[i];
+			}
+		}
 		syms.n = kept;
 	}
 	k = hs_xcalloc(1, sizeof(*k));
 	k->syms = syms.v;
 	k->n = syms.n;
-	k->names_len = pool.len;
-	k->names = hs_strbuf_detach(&pool);
+	k->names_len = len;
+	k->names = buf;
 	/* no sizes in kallsyms: allow up to a page past the last symbol */
 	k->text_end = syms.n ? syms.v[syms.n - 1].addr + 4096 : 0;
 	*ret = k;
