@@ -217,6 +217,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		hs_queue_release(&l->q);
 		hs_builder_release(&l->b);
 		hs_perf_data_close(&l->d);
+		hs_vec_free(&l->evmap);
 		free(kallsyms);
 		free(note);
 		free(l);

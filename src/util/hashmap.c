@@ -28,7 +28,7 @@ bool hs_u64map_get(const struct hs_u64map *m, uint64_t key, uint64_t *ret)
 {
 	size_t i;
 
-	if (!m->cap)
+	if (!m->cap || key == UINT64_MAX)
 		return false;
 	i = u64map_slot(m, key);
 	if (m->keys[i] != key)
@@ -57,6 +57,8 @@ void hs_u64map_put(struct hs_u64map *m, uint64_t key, uint64_t val)
 {
 	size_t i;
 
+	if (key == UINT64_MAX)
+		return; /* the empty-slot marker: documented as reserved */
 	if ((m->n + 1) * 2 > m->cap)
 		u64map_resize(m, m->cap ? m->cap * 2 : 16);
 	i = u64map_slot(m, key);

@@ -34,6 +34,9 @@ static void test_u64map(void **state)
 		assert_int_equal(v, i);
 	}
 	assert_false(hs_u64map_get(&m, 5, &v));
+	/* the reserved key (the empty-slot marker) is never found, whatever is stored */
+	hs_u64map_put(&m, UINT64_MAX, 7);
+	assert_false(hs_u64map_get(&m, UINT64_MAX, &v));
 	hs_u64map_release(&m);
 }
 
