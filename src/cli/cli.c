@@ -168,6 +168,7 @@ const struct option cli_output_longopts[] = {
 	{"tid", no_argument, NULL, OPT_TID_ROOT},
 	{"no-annotate", no_argument, NULL, OPT_NO_ANNOTATE},
 	{"inline-annotate", no_argument, NULL, OPT_INLINE_ANNOTATE},
+	{"lines", no_argument, NULL, OPT_LINES},
 	{"title", required_argument, NULL, OPT_TITLE},
 	{"width", required_argument, NULL, OPT_WIDTH},
 	{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
@@ -210,6 +211,9 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		return 1;
 	case OPT_INLINE_ANNOTATE:
 		o->annotate_inline = true;
+		return 1;
+	case OPT_LINES:
+		o->lines = true;
 		return 1;
 	case OPT_TITLE:
 		o->title = arg;

@@ -48,6 +48,8 @@ extern const struct option cli_output_longopts[];
 	"      --format FMT        format for -o - (svg, folded, pprof, txt)\n"                      \
 	"      --pid, --tid        folded/flame roots are comm-pid or comm-pid/tid\n"                \
 	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"    \
+	"      --inline-annotate   _[i] after inlined functions in folded output\n"                    \
+	"      --lines             frames as function:file:line where debug information tells\n"     \
 	"      --title TEXT        flame graph title\n"                                              \
 	"      --width PIXELS      flame graph width (default 1200)\n"                               \
 	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"      \
@@ -69,6 +71,7 @@ enum {
 	OPT_VALUE,
 	OPT_INLINE_ANNOTATE,
 	OPT_STATS,
+	OPT_LINES,
 	OPT_CMD_BASE = 1100, /* commands number their own options from here */
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@ static const char record_usage[] =
 	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
 	"      --no-kernel         user stacks only\n"
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
+	"      --symfs DIR         look the sampled files up under DIR first (DIR/PATH)\n"
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
 	"  -q, --quiet             no progress or summary\n"
@@ -42,6 +44,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_STACK_SIZE,
 	OPT_NO_DEMANGLE,
+	OPT_SYMFS,
 };
 
 struct record_ctx {
@@ -158,6 +161,7 @@ int cmd_record(int argc, char **argv)
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"symfs", required_argument, NULL, OPT_SYMFS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -175,7 +179,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx};
 	struct hs_profile *p;
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL;
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
 	bool no_demangle = false;
 	unsigned long v;
@@ -246,6 +250,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			no_demangle = true;
 			break;
+		case OPT_SYMFS:
+			symfs = optarg;
+			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
@@ -307,6 +314,13 @@ int cmd_record(int argc, char **argv)
 			goto usage_error;
 		ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
 	}
+	if (symfs) {
+		struct stat st;
+		if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error("--symfs: '%s' is not a directory", symfs);
+			goto usage_error;
+		}
+	}
 	if (optind < argc)
 		ro.argv = argv + optind;
 	ro.pids = pids.v;
@@ -345,6 +359,7 @@ int cmd_record(int argc, char **argv)
 	ctx.tty = isatty(STDERR_FILENO);
 	bo.unwind = unwind;
 	bo.no_demangle = no_demangle;
+	bo.symfs = symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.exclude_pid = getpid();

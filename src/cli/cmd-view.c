@@ -3,12 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "profile/load.h"
 #include "util/strbuf.h"
 
 enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
+
+enum { OPT_SYMFS = OPT_CMD_BASE };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
@@ -24,6 +27,13 @@ static const char *const view_usage[] = {
 			"an 'address symbol+offset (module)' line per frame. Stacks are unwound and named by\n"
 			"hotstack.\n",
 };
+
+/* what reading a perf.data takes besides the output options */
+static const char view_perf_data_help[] =
+	"      --symfs DIR         perf.data: look the recording's files up under DIR first (DIR/PATH,\n"
+	"                          and their debug files under DIR/usr/lib/debug): another machine's\n"
+	"                          or an image's files\n"
+	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n";
 
 static char *default_flame_path(const char *in)
 {
@@ -53,6 +63,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"symfs", required_argument, NULL, OPT_SYMFS},
 		{0, 0, 0, 0},
 	};
 	struct hs_output_opts o = {0};
@@ -84,8 +95,12 @@ static int cmd_view(enum view view, int argc, char **argv)
 		case 'D':
 			lo.no_demangle = true;
 			break;
+		case OPT_SYMFS:
+			lo.symfs = optarg;
+			break;
 		case 'h':
 			fputs(view_usage[view], stdout);
+			fputs(view_perf_data_help, stdout);
 			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
 			return 0;
 		default:
@@ -104,6 +119,13 @@ static int cmd_view(enum view view, int argc, char **argv)
 	if (optind < argc) {
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return 2;
+	}
+	if (lo.symfs) {
+		struct stat st;
+		if (stat(lo.symfs, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error("--symfs: '%s' is not a directory", lo.symfs);
+			return 2;
+		}
 	}
 	if (view == VIEW_SCRIPT && in_default)
 		in = "perf.data";

@@ -2,9 +2,12 @@
  * tables from coming out of the wrong file. */
 #include "dso-file.h"
 
+#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <lzma.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,24 +96,23 @@ int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret)
 	rc = open_mapped(d, ret);
 	/* not the file the recording saw, or gone: perf's build-id cache may hold a copy */
 	if ((rc == -ESTALE || rc == -ENOENT) && d->build_id_size && !captured && !open_from_cache(d, ret))
-		return 0;
+		rc = 0;
+	if (!rc)
+		ret->symfs = d->symfs; /* where its debug files are looked for first */
 	return rc;
 }
 
-static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
+/* Takes fd (closing it on failure) as d's file. check_inode: a file found by its path on this
+ * machine must be the one the process mapped, also when there is no build-id to tell. */
+static int open_fd(const struct hs_dso *d, int fd, bool check_inode, struct hs_dso_elf *ret)
 {
 	struct stat sb;
-	bool captured = d->fd >= 0;
-	int fd = captured ? dup(d->fd) : open(d->path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		return -ENOENT;
 	}
-	/* a file found by its path must be the one the process mapped */
-	if (!captured && !d->build_id_size && d->ino &&
+	if (check_inode && !d->build_id_size && d->ino &&
 	    (sb.st_ino != d->ino || major(sb.st_dev) != d->maj || minor(sb.st_dev) != d->min)) {
 		close(fd);
 		return -ESTALE;
@@ -119,6 +121,7 @@ static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
 		if (ret->elf)
 			elf_end(ret->elf);
+		ret->elf = NULL;
 		close(fd);
 		return -EBADMSG;
 	}
@@ -132,6 +135,72 @@ static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 		return -ESTALE;
 	}
 	return 0;
+}
+
+bool hs_pid_has_own_root(int32_t pid)
+{
+	struct stat theirs, ours;
+	char path[64];
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	if (stat(path, &theirs) < 0 || stat("/proc/self/root", &ours) < 0)
+		return false;
+	if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
+		return true;
+	/* the same root directory seen through another mount table (unshare -m, most containers
+	 * before pivot_root): paths can still name files that only exist in there */
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(path, &theirs) < 0 || stat("/proc/self/ns/mnt", &ours) < 0)
+		return false;
+	return theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
+}
+
+/* Which of two failures to report: a file that is there but not the one mapped says more than
+ * one that is not there. */
+static int worse(int best, int rc)
+{
+	return rc == -ESTALE || best == -ENOENT ? rc : best;
+}
+
+static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
+{
+	struct hs_strbuf sb = {0};
+	int fd, rc, best = -ENOENT;
+
+	if (d->fd >= 0) {
+		fd = dup(d->fd);
+		return fd < 0 ? -errno : open_fd(d, fd, false, ret);
+	}
+	if (d->path[0] == '/' && d->symfs) {
+		/* another machine's files: its inode numbers mean nothing here, its build-ids do */
+		hs_strbuf_addf(&sb, "%s%s", d->symfs, d->path);
+		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : open_fd(d, fd, false, ret);
+		if (!rc)
+			goto out;
+		best = worse(best, rc);
+	}
+	if (d->path[0] == '/' && hs_pid_has_own_root(d->pid_hint)) {
+		/* a container's file, through the process's own view of the file system */
+		hs_strbuf_reset(&sb);
+		hs_strbuf_addf(&sb, "/proc/%d/root%s", (int)d->pid_hint, d->path);
+		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : open_fd(d, fd, true, ret);
+		if (!rc) {
+			ret->root_pid = d->pid_hint;
+			goto out;
+		}
+		best = worse(best, rc);
+	}
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	rc = fd < 0 ? -errno : open_fd(d, fd, true, ret);
+	if (rc)
+		rc = worse(best, rc);
+out:
+	hs_strbuf_release(&sb);
+	return rc;
 }
 
 static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
@@ -188,8 +257,6 @@ uint64_t hs_dso_elf_key(const struct hs_dso_elf *e)
 		return hs_hash_bytes(e->build_id, e->build_id_size, 0xb1d) & ~1ULL;
 	return hs_hash_combine(hs_hash_u64((uint64_t)e->dev), (uint64_t)e->ino) & ~1ULL;
 }
-
-#define DEBUG_ROOT "/usr/lib/debug"
 
 /* Opens path as an ELF with the given build-id (when want_id_size) or CRC (else). */
 static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
@@ -273,15 +340,117 @@ static bool debuglink(Elf *elf, char *name, size_t cap, uint32_t *crc)
 	return false;
 }
 
+/* ---- debuginfod ---- */
+
+/* One client for the process, and what each build-id got: a path in debuginfod's cache, or NULL
+ * when the servers did not have it (asked once, never again in this process). */
+struct asked {
+	uint8_t id[20];
+	uint8_t id_size;
+	char *path;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	debuginfod_client *client;
+	bool began, at_exit;
+	struct hs_u64map by_id; /* hash of the build-id -> index in asked */
+	HS_VEC(struct asked) asked;
+} dfd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void debuginfod_release(void)
+{
+	pthread_mutex_lock(&dfd.lock);
+	if (dfd.client)
+		debuginfod_end(dfd.client);
+	dfd.client = NULL;
+	for (size_t i = 0; i < dfd.asked.n; i++)
+		free(dfd.asked.v[i].path);
+	hs_vec_free(&dfd.asked);
+	hs_u64map_release(&dfd.by_id);
+	pthread_mutex_unlock(&dfd.lock);
+}
+
+/* The path of the debug file of this build-id that debuginfod serves, or NULL; owned by dfd. */
+static const char *debuginfod_path(const uint8_t *id, size_t n)
+{
+	uint64_t key = hs_hash_bytes(id, n, 0xd1fd) & ~1ULL, ix;
+	struct asked a = {{0}, (uint8_t)n, NULL};
+	int fd;
+
+	if (hs_u64map_get(&dfd.by_id, key, &ix)) {
+		const struct asked *old = &dfd.asked.v[ix];
+		if (old->id_size == n && !memcmp(old->id, id, n))
+			return old->path;
+		return NULL; /* two build-ids of one hash: the second is not asked */
+	}
+	if (!dfd.began) {
+		dfd.began = true;
+		dfd.client = debuginfod_begin();
+		if (!dfd.at_exit && !atexit(debuginfod_release))
+			dfd.at_exit = true;
+	}
+	if (dfd.client) {
+		char *path = NULL;
+		fd = debuginfod_find_debuginfo(dfd.client, id, (int)n, &path);
+		if (fd >= 0) {
+			close(fd);
+			a.path = path;
+		} else {
+			free(path);
+		}
+	}
+	memcpy(a.id, id, n);
+	hs_u64map_put(&dfd.by_id, key, dfd.asked.n);
+	hs_vec_push(&dfd.asked, a);
+	return a.path;
+}
+
+static int open_from_debuginfod(const struct hs_dso_elf *main, struct hs_dso_elf *ret)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS"), *path;
+	int rc = -ENOENT;
+
+	/* never a connection unless asked for */
+	if (!urls || !urls[strspn(urls, " \t")] || main->build_id_size < 2)
+		return -ENOENT;
+	pthread_mutex_lock(&dfd.lock);
+	path = debuginfod_path(main->build_id, main->build_id_size);
+	if (path)
+		rc = open_debug_candidate(path, main->build_id, main->build_id_size, 0, ret);
+	pthread_mutex_unlock(&dfd.lock);
+	return rc;
+}
+
+/* ---- local debug files ---- */
+
+static const char *debug_root(void)
+{
+	const char *dir = getenv("HOTSTACK_DEBUG_DIR");
+
+	return dir && *dir ? dir : "/usr/lib/debug";
+}
+
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret)
 {
 	struct hs_strbuf sb = {0};
-	char name[256];
+	const char *roots[3], *dbg = debug_root();
+	char proc_root[64], name[256];
+	size_t nroots = 0;
 	uint32_t crc;
 	int rc = -ENOENT;
 
-	if (main->build_id_size >= 2) {
-		hs_strbuf_addf(&sb, "%s/.build-id/%02x/", DEBUG_ROOT, main->build_id[0]);
+	/* the symfs, the root the file was found under, then ours */
+	if (main->symfs)
+		roots[nroots++] = main->symfs;
+	if (main->root_pid > 0) {
+		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)main->root_pid);
+		roots[nroots++] = proc_root;
+	}
+	roots[nroots++] = "";
+	for (size_t r = 0; r < nroots && rc && main->build_id_size >= 2; r++) {
+		hs_strbuf_reset(&sb);
+		hs_strbuf_addf(&sb, "%s%s/.build-id/%02x/", roots[r], dbg, main->build_id[0]);
 		for (size_t i = 1; i < main->build_id_size; i++)
 			hs_strbuf_addf(&sb, "%02x", main->build_id[i]);
 		hs_strbuf_adds(&sb, ".debug");
@@ -289,19 +458,91 @@ int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs
 	}
 	if (rc && main->elf && path && path[0] == '/' && debuglink(main->elf, name, sizeof(name), &crc)) {
 		const char *slash = strrchr(path, '/');
-		size_t dirlen = (size_t)(slash - path);
+		int dirlen = (int)(slash - path);
 		/* beside the file, in its .debug/ directory, under the debug root */
-		static const char *const pre[] = {"", "", DEBUG_ROOT}, *const mid[] = {"/", "/.debug/", "/"};
+		const char *const pre[] = {"", "", dbg}, *const mid[] = {"/", "/.debug/", "/"};
 
-		for (size_t i = 0; i < HS_ARRAY_SIZE(pre) && rc; i++) {
-			hs_strbuf_reset(&sb);
-			hs_strbuf_addf(&sb, "%s%.*s%s%s", pre[i], (int)dirlen, path, mid[i], name);
-			/* the debug file is never the file itself */
-			if (!strcmp(hs_strbuf_str(&sb), path))
-				continue;
-			rc = open_debug_candidate(hs_strbuf_str(&sb), NULL, 0, crc, ret);
+		for (size_t r = 0; r < nroots && rc; r++) {
+			for (size_t i = 0; i < HS_ARRAY_SIZE(pre) && rc; i++) {
+				size_t rlen = strlen(roots[r]);
+				const char *full;
+
+				hs_strbuf_reset(&sb);
+				hs_strbuf_addf(&sb, "%s%s%.*s%s%s", roots[r], pre[i], dirlen, path, mid[i], name);
+				full = hs_strbuf_str(&sb);
+				/* the debug file is never the file itself */
+				if (!strncmp(full, roots[r], rlen) && !strcmp(full + rlen, path))
+					continue;
+				rc = open_debug_candidate(full, NULL, 0, crc, ret);
+			}
 		}
 	}
 	hs_strbuf_release(&sb);
+	if (rc)
+		rc = open_from_debuginfod(main, ret);
 	return rc ? -ENOENT : 0;
+}
+
+/* ---- MiniDebugInfo ---- */
+
+/* The decoder's memory: xz -9 needs 65 MiB, and no MiniDebugInfo is made with more. */
+#define MINIDEBUG_DECODER_MEM ((uint64_t)128 << 20)
+
+int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	size_t shstrndx, cap;
+	lzma_stream xz = LZMA_STREAM_INIT;
+	lzma_ret lr = LZMA_OK;
+	unsigned char *buf;
+
+	if (!main->elf || elf_getshdrstrndx(main->elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(main->elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (nm = elf_strptr(main->elf, shstrndx, sh.sh_name)) && !strcmp(nm, ".gnu_debugdata")) {
+			data = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf || !data->d_size)
+		return -ENOENT;
+	if (lzma_stream_decoder(&xz, MINIDEBUG_DECODER_MEM, 0) != LZMA_OK)
+		return -EBADMSG;
+	cap = HS_MIN(HS_MAX(data->d_size * 4, (size_t)1 << 16), HS_MINIDEBUG_MAX_SIZE);
+	buf = hs_xmalloc(cap);
+	xz.next_in = data->d_buf;
+	xz.avail_in = data->d_size;
+	xz.next_out = buf;
+	xz.avail_out = cap;
+	while ((lr = lzma_code(&xz, LZMA_FINISH)) == LZMA_OK) {
+		if (xz.avail_out)
+			continue;
+		if (cap == HS_MINIDEBUG_MAX_SIZE) {
+			lr = LZMA_MEMLIMIT_ERROR;
+			break;
+		}
+		cap = HS_MIN(cap * 2, HS_MINIDEBUG_MAX_SIZE);
+		buf = hs_xrealloc(buf, cap);
+		xz.next_out = buf + xz.total_out;
+		xz.avail_out = cap - (size_t)xz.total_out;
+	}
+	lzma_end(&xz);
+	if (lr != LZMA_STREAM_END) {
+		free(buf);
+		return lr == LZMA_MEMLIMIT_ERROR ? -EOVERFLOW : -EBADMSG;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->fd = -1;
+	ret->image = buf;
+	ret->elf = elf_memory((char *)buf, (size_t)xz.total_out);
+	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
+		hs_dso_elf_close(ret);
+		return -EBADMSG;
+	}
+	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
+	return 0;
 }

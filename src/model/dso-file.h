@@ -1,11 +1,14 @@
 /* Opening the ELF image a dso was mapped from, the one way every stage that reads code does it:
- * the descriptor captured while the file was mapped; else the file at the path, only if it is
- * the same file (build-id, or device and inode), else a copy of that build-id in perf's
- * build-id cache; for the vdso, the bytes in the process's memory (or in ours). */
+ * the descriptor captured while the file was mapped; else the file at the path (under --symfs
+ * first, then inside the process's root when it has its own, then as it is), only if it is the
+ * same file (build-id, or device and inode), else a copy of that build-id in perf's build-id
+ * cache; for the vdso, the bytes in the process's memory (or in ours). And its debug
+ * information, found where gdb finds it. */
 #ifndef HS_DSO_FILE_H
 #define HS_DSO_FILE_H
 
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -19,18 +22,43 @@ struct hs_dso_elf {
 	uint8_t build_id_size;
 	dev_t dev;     /* of the open file, 0 for memory */
 	ino_t ino;
+	/* where its debug files are looked for first */
+	const char *symfs; /* the dso's symfs directory (borrowed), or NULL */
+	int32_t root_pid;  /* > 0: the file was found inside /proc/PID/root */
 };
 
 /* Returns 0; -ENOENT/-EACCES/... when nothing could be opened, -ESTALE when the file at the
  * path is not the one that was mapped, -EBADMSG when it is not ELF. *ret needs
- * hs_dso_elf_close() after 0 only. Anonymous memory gives -ENOENT. */
+ * hs_dso_elf_close() after 0 only. Anonymous memory gives -ENOENT.
+ * A file found by path is looked for, in order, at d->symfs + path (identity: the build-id when
+ * known, else none: another machine's inodes mean nothing here), at /proc/PID/root + path
+ * (PID = d->pid_hint) when that process has another root or mount namespace than ours, and at
+ * path; the first that exists and passes the identity checks is taken. */
 int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret);
 void hs_dso_elf_close(struct hs_dso_elf *e);
-/* The separate debug file of an opened ELF, found as gdb finds it: by build-id under
- * /usr/lib/debug/.build-id/xx/yyyy.debug, else by .gnu_debuglink (its CRC checked) beside the
- * file, in its .debug/ directory, and under /usr/lib/debug. path is where the file was mapped
- * from. Returns 0 or -ENOENT. */
+
+/* The separate debug file of an opened ELF, found as gdb finds it, under the root main was
+ * found in (its symfs, or /proc/PID/root) first, then under ours:
+ *  1. by build-id, DEBUG/.build-id/xx/yyyy.debug;
+ *  2. by .gnu_debuglink (its CRC checked): beside the file, in its .debug/ directory, and under
+ *     DEBUG + the file's directory;
+ *  3. when DEBUGINFOD_URLS is set and not empty, from debuginfod by build-id (libdebuginfod,
+ *     with its cache in $XDG_CACHE_HOME/debuginfod_client); each build-id is asked once per
+ *     process, through one client, and any failure is "not found".
+ * DEBUG is $HOTSTACK_DEBUG_DIR when set and not empty, else /usr/lib/debug. path is where the
+ * file was mapped from. Returns 0 or -ENOENT. Serialized by a lock (debuginfod's state). */
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
+
+/* Fedora's MiniDebugInfo: the ELF image, holding a .symtab of the functions .dynsym lacks, that
+ * main carries xz-compressed in its .gnu_debugdata section. Its addresses are main's. Returns 0
+ * (*ret an image in memory), -ENOENT (no such section), -EBADMSG (not xz, or not ELF inside), or
+ * -EOVERFLOW (more than HS_MINIDEBUG_MAX_SIZE bytes decompressed). */
+#define HS_MINIDEBUG_MAX_SIZE ((size_t)256 << 20)
+int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret);
+
+/* Whether process pid sees another file system than we do: another root directory, or another
+ * mount namespace. False when it cannot be told (no such process, no permission). */
+bool hs_pid_has_own_root(int32_t pid);
 
 /* The directory perf's build-id cache keeps a file of this build-id in ($PERF_BUILDID_DIR or
  * ~/.debug, then .build-id/xx/yyyy); returns its length, 0 when there is no home. */

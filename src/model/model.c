@@ -94,6 +94,7 @@ struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id)
 	d->ino = id->ino;
 	d->fd = -1;
 	d->pid_hint = -1;
+	d->symfs = m->symfs && *m->symfs ? m->symfs : NULL;
 	hs_vec_push(&m->dsos, d);
 	hs_index_insert(&m->dso_ix, h, d->id);
 	return d;

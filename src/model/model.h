@@ -27,10 +27,12 @@ struct hs_dso {
 	uint64_t ino;
 	int fd;                   /* descriptor on the very file that was mapped, captured while a
 	                           * process had it mapped; -1 when none. Owned by the dso. */
-	int32_t pid_hint;         /* a process that mapped it, to read memory images through */
+	int32_t pid_hint;         /* a process that mapped it, to read memory images and its own
+	                           * root (containers) through */
 	uint64_t start_hint;      /* ... and where */
 	void *sym;                /* the symbolizer's per-dso data, owned by the symbolizer */
 	void *unwind;             /* the unwinder's per-dso data, owned by the unwinder */
+	const char *symfs;        /* the model's symfs when the dso was made (borrowed) */
 };
 
 struct hs_map {
@@ -59,6 +61,10 @@ struct hs_model {
 	struct hs_u64map thread_ix; /* tid -> index in threads */
 	HS_VEC(struct hs_dso *) dsos;
 	struct hs_index dso_ix;     /* identity -> index in dsos */
+	/* A directory the recording's paths are looked up under first (another machine's or an
+	 * image's files: perf --symfs), or NULL. Borrowed: must outlive the model. Set before the
+	 * first dso is made; each dso keeps it. */
+	const char *symfs;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */

@@ -62,7 +62,7 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 {
 	HS_VEC(struct folded_line) lines = {0};
 	struct hs_index ix = {0};
-	struct hs_strbuf sb = {0};
+	struct hs_strbuf sb = {0}, label = {0};
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
 	uint32_t vi = hs_output_value_index(p, o);
@@ -79,7 +79,7 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 		hs_folded_root(p, o, s->comm, s->pid, s->tid, &sb);
 		for (size_t f = 0; f < nf; f++) {
 			hs_strbuf_addc(&sb, ';');
-			add_name(&sb, frames[f].name);
+			add_name(&sb, hs_frame_label(&frames[f], o, &label));
 			if (o->annotate_inline && frames[f].inlined)
 				hs_strbuf_adds(&sb, "_[i]");
 			else if (!o->no_annotate && frames[f].kind == HS_KIND_KERNEL)
@@ -111,6 +111,7 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 	}
 	free(frames);
 	hs_strbuf_release(&sb);
+	hs_strbuf_release(&label);
 	hs_index_release(&ix);
 	hs_vec_free(&lines);
 	return out->err ? -out->err : 0;

@@ -1,6 +1,8 @@
 /* Stack expansion shared by writers that merge stacks, and format dispatch. */
 #include "output.h"
 
+#include "util/strbuf.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -58,6 +60,15 @@ int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct h
 	return -EINVAL;
 }
 
+const char *hs_frame_label(const struct hs_frame *f, const struct hs_output_opts *o, struct hs_strbuf *sb)
+{
+	if (!o->lines || !f->line || !*f->file)
+		return f->name;
+	hs_strbuf_reset(sb);
+	hs_strbuf_addf(sb, "%s:%s:%lld", f->name, f->file, (long long)f->line);
+	return hs_strbuf_str(sb);
+}
+
 uint32_t hs_output_value_index(const struct hs_profile *p, const struct hs_output_opts *o)
 {
 	if (!p->types.n)
@@ -79,13 +90,14 @@ size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_fra
 
 		hs_xgrow((void **)frames, cap, n + nl, sizeof(**frames));
 		if (!l->nlines) {
-			(*frames)[n++] = (struct hs_frame){"[unknown]", HS_KIND_PSEUDO, false};
+			(*frames)[n++] = (struct hs_frame){"[unknown]", "", 0, HS_KIND_PSEUDO, false};
 			continue;
 		}
 		for (uint32_t j = l->nlines; j-- > 0;) {
 			const struct hs_line *ln = &p->lines.v[l->line0 + j];
-			(*frames)[n++] = (struct hs_frame){
-				hs_profile_str(p, p->functions.v[ln->function].name), l->kind, j + 1 < l->nlines};
+			const struct hs_function *fn = &p->functions.v[ln->function];
+			(*frames)[n++] = (struct hs_frame){hs_profile_str(p, fn->name), hs_profile_str(p, fn->filename),
+							   ln->line, l->kind, j + 1 < l->nlines};
 		}
 	}
 	return n;

@@ -26,6 +26,7 @@ struct hs_output_opts {
 	bool root_tid;         /* folded root "comm-pid/tid" */
 	bool no_annotate;      /* no _[k] / _[j] suffixes in folded output */
 	bool annotate_inline;  /* _[i] on inlined frames */
+	bool lines;            /* frames shown as function:file:line where the line is known */
 	const char *title;     /* flame graph title; NULL = "Flame Graph" */
 	const char *subtitle;  /* flame graph subtitle, or NULL */
 	int width;             /* flame graph width in pixels; 0 = 1200 */
@@ -51,11 +52,19 @@ int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct h
 
 /* ---- frames as people see them, shared by the stack-merging writers ---- */
 
+struct hs_strbuf;
+
 struct hs_frame {
 	const char *name;  /* borrowed from the profile */
+	const char *file;  /* source file, "" when unknown; borrowed */
+	int64_t line;      /* 0 when unknown */
 	uint8_t kind;      /* enum hs_kind */
 	bool inlined;      /* this function was inlined into the next frame towards the root */
 };
+
+/* The name a frame is shown under: its function's, or with o->lines "function:file:line" (when
+ * the line is known), composed in sb. */
+const char *hs_frame_label(const struct hs_frame *f, const struct hs_output_opts *o, struct hs_strbuf *sb);
 
 /* Expands a sample's stack root first: every location's inline chain becomes frames
  * (outermost first). Returns the number of frames; *frames is reused across calls and must be
@@ -63,7 +72,6 @@ struct hs_frame {
 size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_frame **frames, size_t *cap);
 /* The root frame of a stack as folded output names it: the command name with spaces made
  * underscores, then "-pid" (o->root_pid) or "-pid/tid" (o->root_tid). Appends to sb. */
-struct hs_strbuf;
 void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t comm, int32_t pid,
 		    int32_t tid, struct hs_strbuf *sb);
 /* The value index o asks for, resolved against p (the first when out of range). */

@@ -110,7 +110,7 @@ static void tree_release(struct tree *t)
 static void tree_build(struct tree *t, const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi)
 {
 	struct hs_u64map leaves = {0}; /* (stack << 32 | thread node) -> leaf node */
-	struct hs_strbuf sb = {0};
+	struct hs_strbuf sb = {0}, label = {0};
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
 
@@ -131,8 +131,10 @@ static void tree_build(struct tree *t, const struct hs_profile *p, const struct 
 			size_t nf = hs_stack_frames(p, s->stack, &frames, &fcap);
 			uint32_t id = thread;
 
-			for (size_t f = 0; f < nf; f++)
-				id = tree_child(t, id, frames[f].name, frames[f].kind, frames[f].inlined, false);
+			for (size_t f = 0; f < nf; f++) {
+				const char *name = hs_frame_label(&frames[f], o, &label);
+				id = tree_child(t, id, name, frames[f].kind, frames[f].inlined, name != frames[f].name);
+			}
 			leaf = id;
 			hs_u64map_put(&leaves, key, leaf);
 		}
@@ -157,6 +159,7 @@ static void tree_build(struct tree *t, const struct hs_profile *p, const struct 
 	}
 	free(frames);
 	hs_strbuf_release(&sb);
+	hs_strbuf_release(&label);
 	hs_u64map_release(&leaves);
 }
 

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "symbolize/demangle.h"
+#include "symbolize/dwarf-lines.h"
 #include "util/strbuf.h"
 
 #define KERNEL_START 0xffff800000000000ULL
@@ -19,6 +20,7 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 	b->opts = *opts;
 	b->p = hs_profile_new();
 	hs_model_init(&b->model);
+	b->model.symfs = opts->symfs;
 	hs_symbolizer_init(&b->sym, &so);
 	{
 		struct hs_unwinder_opts uo = {opts->unwind == HS_UNWIND_AUTO, 0, 0};
@@ -118,13 +120,13 @@ static uint32_t named_location(struct hs_builder *b, uint32_t mapping, uint64_t 
 	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
 }
 
-/* A location named after a symbol: shown demangled, with the symbol's own name kept as the
- * function's system name. Symbol names live as long as their table: demangle each once. */
-static uint32_t symbol_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind, const char *sym)
+/* A function named after a symbol or a DWARF linkage name: shown demangled, with the name as
+ * it is kept as the system name. Those names live as long as the symbolizer: each is demangled
+ * once. */
+static uint32_t symbol_function(struct hs_builder *b, const char *sym, const char *file)
 {
 	uint32_t sys = hs_profile_intern_str(b->p, sym), nm = sys;
 	uint64_t cached;
-	struct hs_line ln;
 
 	if (!b->opts.no_demangle && sym[0] == '_') {
 		if (hs_u64map_get(&b->demangled, (uintptr_t)sym, &cached)) {
@@ -137,9 +139,20 @@ static uint32_t symbol_location(struct hs_builder *b, uint32_t mapping, uint64_t
 			hs_u64map_put(&b->demangled, (uintptr_t)sym, nm);
 		}
 	}
-	ln.function = hs_profile_function(b->p, nm, sys, 0, 0);
-	ln.line = 0;
-	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
+	return hs_profile_function(b->p, nm, sys, file ? hs_profile_intern_str(b->p, file) : 0, 0);
+}
+
+/* A location with the inline chain the symbolizer found, innermost first. */
+static uint32_t frames_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind,
+				const struct hs_sym_frame *f, int n)
+{
+	struct hs_line lines[HS_DWARF_MAX_INLINE];
+
+	for (int i = 0; i < n; i++) {
+		lines[i].function = symbol_function(b, f[i].name, f[i].file);
+		lines[i].line = f[i].line;
+	}
+	return hs_profile_location(b->p, mapping, addr, kind, lines, (uint32_t)n);
 }
 
 static void hex(char *out, const uint8_t *id, size_t n)
@@ -199,7 +212,9 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 {
 	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
 	struct hs_strbuf sb = {0};
-	struct hs_sym sym;
+	struct hs_sym_frame frames[HS_DWARF_MAX_INLINE];
+	uint64_t sym_off = 0;
+	int nf;
 	uint32_t mapping, loc;
 	uint8_t kind;
 
@@ -218,9 +233,10 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 		return loc;
 	kind = map->dso->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
 	if (map->dso->kind != HS_DSO_ANON &&
-	    hs_symbolize_user(&b->sym, map->dso, addr - ret - map->start + map->pgoff, &sym)) {
-		loc = symbol_location(b, mapping, addr, kind, sym.name);
-		b->p->locations.v[loc].sym_off = sym.offset + ret;
+	    (nf = hs_symbolize_user_frames(&b->sym, map->dso, addr - ret - map->start + map->pgoff, frames,
+					   HS_DWARF_MAX_INLINE, &sym_off)) > 0) {
+		loc = frames_location(b, mapping, addr, kind, frames, nf);
+		b->p->locations.v[loc].sym_off = sym_off + ret;
 	} else {
 		module_placeholder(&sb, map->dso->path);
 		loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));

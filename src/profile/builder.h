@@ -30,6 +30,8 @@ struct hs_builder_opts {
 	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
 	bool no_demangle;       /* show symbols as they are in the symbol table */
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
+	const char *symfs;      /* the recording's files are looked up under this directory first
+	                         * (struct hs_model's symfs); NULL = none. Borrowed */
 	/* Asked for a descriptor on the file mapped at [start, end) in pid, when a new file dso
 	 * is first mapped; returns an fd the dso takes over, or -1. May be NULL. */
 	int (*capture)(void *ctx, int32_t pid, uint64_t start, uint64_t end);

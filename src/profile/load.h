@@ -25,6 +25,7 @@ struct hs_load_opts {
 	bool keep_time; /* perf.data: a sample per record, with its time */
 	bool no_kernel; /* perf.data: leave kernel frames out */
 	bool no_demangle; /* perf.data: symbols as they are in the symbol table */
+	const char *symfs; /* perf.data: the recording's files are looked up under it first */
 };
 
 /* hs_profile_load() with options, and what reading a perf.data found (info->perf; may be NULL).

@@ -189,6 +189,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	bo.user = true;
 	bo.keep_time = opts && opts->keep_time;
 	bo.no_demangle = opts && opts->no_demangle;
+	bo.symfs = opts ? opts->symfs : NULL;
 	bo.kallsyms = kallsyms;
 	bo.build_id = header_build_id;
 	bo.build_id_ctx = &l->d;

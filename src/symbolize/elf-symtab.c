@@ -211,18 +211,37 @@ static void add_plt(Elf *elf, cand_vec *out, owned_vec *owned)
 	}
 }
 
+static Elf_Scn *find_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return scn;
+	}
+	return NULL;
+}
+
 int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret)
+{
+	return hs_elf_symtab_load_extra(elf, NULL, ret);
+}
+
+int hs_elf_symtab_load_extra(Elf *elf, Elf *extra, struct hs_elf_symtab **ret)
 {
 	cand_vec cands = {0};
 	HS_VEC(char) names = {0};
 	struct hs_elf_symtab *st;
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *extra_symtab = NULL;
 	size_t phnum, dropped = 0;
 	owned_vec owned = {0};
 	int rc = 0;
 
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -EBADMSG;
+	if (extra && elf_kind(extra) == ELF_K_ELF)
+		extra_symtab = find_symtab(extra);
 	st = hs_xcalloc(1, sizeof(*st));
 	if (elf_getphdrnum(elf, &phnum) == 0) {
 		st->segs = hs_xcalloc(phnum ? phnum : 1, sizeof(*st->segs));
@@ -245,9 +264,12 @@ int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret)
 	/* .symtab is a superset of .dynsym when present; a stripped file has only .dynsym */
 	if (symtab)
 		rc = add_symbols(elf, symtab, &cands, &dropped);
+	/* MiniDebugInfo holds only what .dynsym lacks: both are needed */
+	if (!rc && extra_symtab)
+		rc = add_symbols(extra, extra_symtab, &cands, &dropped);
 	if (!rc && dynsym)
 		rc = add_symbols(elf, dynsym, &cands, &dropped);
-	st->from_symtab = symtab != NULL;
+	st->from_symtab = symtab || extra_symtab;
 	if (!rc)
 		add_plt(elf, &cands, &owned);
 	if (rc) {

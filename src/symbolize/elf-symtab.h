@@ -39,6 +39,9 @@ struct hs_elf_symtab {
 /* Loads symbols from an open Elf. Returns 0, -EBADMSG (not a usable ELF), -EOVERFLOW (over a
  * cap). *ret must be freed with hs_elf_symtab_free(). */
 int hs_elf_symtab_load(Elf *elf, struct hs_elf_symtab **ret);
+/* The same, plus the .symtab of extra, an image whose addresses are elf's (MiniDebugInfo);
+ * from_symtab tells whether extra had one. extra may be NULL. */
+int hs_elf_symtab_load_extra(Elf *elf, Elf *extra, struct hs_elf_symtab **ret);
 void hs_elf_symtab_free(struct hs_elf_symtab *st);
 
 /* The ELF virtual address that a file offset is loaded at; false when no PT_LOAD covers it. */

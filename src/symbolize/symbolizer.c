@@ -2,14 +2,24 @@
 #include "symbolizer.h"
 
 #include <errno.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/dso-file.h"
+#include "symbolize/dwarf-lines.h"
+
+/* The DWARF of one file: from the file itself, or from its separate debug file. */
+struct hs_sym_dwarf {
+	struct hs_dso_elf elf; /* kept open while dw is used */
+	Dwarf *dw;
+};
 
 /* dso->sym for a dso whose file could not be used; distinct from NULL (not tried yet). */
 static char dso_failed;
+
+#define NO_DWARF (UINT64_MAX - 1)
 
 void hs_symbolizer_init(struct hs_symbolizer *s, const struct hs_symbolizer_opts *opts)
 {
@@ -30,6 +40,16 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 		hs_elf_symtab_free(s->tables.v[i]);
 	hs_vec_free(&s->tables);
 	hs_u64map_release(&s->by_key);
+	for (size_t i = 0; i < s->dwarfs.n; i++) {
+		struct hs_sym_dwarf *d = s->dwarfs.v[i];
+		if (d->dw)
+			dwarf_end(d->dw);
+		hs_dso_elf_close(&d->elf);
+		free(d);
+	}
+	hs_vec_free(&s->dwarfs);
+	hs_u64map_release(&s->dwarf_by_key);
+	hs_u64map_release(&s->dwarf_by_dso);
 	for (size_t i = 0; i < s->mismatched.n; i++)
 		free(s->mismatched.v[i]);
 	hs_vec_free(&s->mismatched);
@@ -112,6 +132,18 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 				full->build_id_size = st->build_id_size;
 				hs_elf_symtab_free(st);
 				st = full;
+				full = NULL;
+			}
+			hs_elf_symtab_free(full);
+			full = NULL;
+			hs_dso_elf_close(&dbg);
+		}
+		/* else the local functions its MiniDebugInfo names (Fedora), with its .dynsym */
+		if (!st->from_symtab && dso->kind == HS_DSO_FILE && !hs_dso_minidebug_open(&e, &dbg)) {
+			if (hs_elf_symtab_load_extra(e.elf, dbg.elf, &full) == 0 && full->from_symtab) {
+				hs_elf_symtab_free(st);
+				st = full;
+				s->stats.files_minidebuginfo++;
 			} else {
 				hs_elf_symtab_free(full);
 			}
@@ -154,6 +186,100 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 	ret->offset = vaddr - sym->addr;
 	ret->module = NULL;
 	return true;
+}
+
+static bool has_section(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(nm, want))
+			return true;
+	}
+	return false;
+}
+
+/* The DWARF for a dso's file (opened once per file), or NULL. */
+static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
+{
+	struct hs_dso_elf e, dbg;
+	struct hs_sym_dwarf *d;
+	uint64_t ix, key;
+
+	if (hs_u64map_get(&s->dwarf_by_dso, dso->id, &ix))
+		return ix == NO_DWARF ? NULL : s->dwarfs.v[ix]->dw;
+	hs_u64map_put(&s->dwarf_by_dso, dso->id, NO_DWARF);
+	if (dso->kind != HS_DSO_FILE || hs_dso_elf_open(dso, &e))
+		return NULL;
+	key = hs_dso_elf_key(&e);
+	if (hs_u64map_get(&s->dwarf_by_key, key, &ix)) {
+		hs_dso_elf_close(&e);
+		hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
+		return s->dwarfs.v[ix]->dw;
+	}
+	d = hs_xcalloc(1, sizeof(*d));
+	if (has_section(e.elf, ".debug_info")) {
+		d->elf = e;
+	} else if (!hs_dso_debug_open(&e, dso->path, &dbg) && has_section(dbg.elf, ".debug_info")) {
+		hs_dso_elf_close(&e);
+		d->elf = dbg;
+	} else {
+		hs_dso_elf_close(&e);
+		free(d);
+		return NULL;
+	}
+	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	ix = s->dwarfs.n;
+	hs_vec_push(&s->dwarfs, d);
+	hs_u64map_put(&s->dwarf_by_key, key, ix);
+	hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
+	return d->dw;
+}
+
+int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset,
+			     struct hs_sym_frame *out, int max, uint64_t *sym_off)
+{
+	const struct hs_elf_symtab *st = hs_symbolizer_table(s, dso);
+	const struct hs_elf_sym *sym = NULL;
+	struct hs_src_frame src[HS_DWARF_MAX_INLINE];
+	Dwarf *dw;
+	uint64_t vaddr;
+	int n = 0;
+
+	if (!st || max <= 0 || !hs_elf_symtab_offset_to_vaddr(st, file_offset, &vaddr))
+		return 0;
+	sym = hs_elf_symtab_lookup(st, vaddr);
+	if (sym)
+		*sym_off = vaddr - sym->addr;
+	if ((dw = dso_dwarf(s, dso)))
+		n = hs_dwarf_frames(dw, vaddr, src, HS_MIN(max, HS_DWARF_MAX_INLINE));
+	for (int i = 0; i < n; i++) {
+		/* a linkage name says more (namespace, class, parameters) than DW_AT_name */
+		out[i].name = src[i].linkage ? src[i].linkage : src[i].name;
+		out[i].file = src[i].file;
+		out[i].line = src[i].line;
+	}
+	if (n && sym) {
+		/* the function the code belongs to is named as the symbol table names it */
+		out[n - 1].name = hs_elf_sym_name(st, sym);
+	} else if (!n && sym) {
+		out[0].name = hs_elf_sym_name(st, sym);
+		out[0].file = NULL;
+		out[0].line = 0;
+		src[0].file = NULL;
+		if (dw && hs_dwarf_frames(dw, vaddr, src, 1) == 0 && src[0].file) {
+			out[0].file = src[0].file; /* a line without a function scope */
+			out[0].line = src[0].line;
+		}
+		n = 1;
+	}
+	return n;
 }
 
 size_t hs_running_kernel_build_id(uint8_t *buf, size_t cap)

@@ -20,6 +20,7 @@ struct hs_symbolizer_stats {
 	uint64_t files_loaded;
 	uint64_t files_unreadable;   /* could not be opened or parsed */
 	uint64_t files_mismatched;   /* the file at the path is not the one that was mapped */
+	uint64_t files_minidebuginfo; /* named from their MiniDebugInfo (.gnu_debugdata) */
 };
 
 struct hs_symbolizer {
@@ -30,6 +31,19 @@ struct hs_symbolizer {
 	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
 	HS_VEC(char *) mismatched; /* paths of files that are not the ones mapped (at most 64) */
+	HS_VEC(struct hs_sym_dwarf *) dwarfs; /* DWARF of files, opened on first use */
+	struct hs_u64map dwarf_by_key;        /* hs_dso_elf_key -> index in dwarfs */
+	struct hs_u64map dwarf_by_dso;        /* dso id -> index in dwarfs, or ~1 when it has none */
+};
+
+struct hs_sym_dwarf; /* defined in symbolizer.c */
+
+/* One function of an address's inline chain. */
+struct hs_sym_frame {
+	const char *name;        /* as the symbol table or DWARF names it (mangled for C++ and Rust:
+	                          * the caller demangles); borrowed from the symbolizer */
+	const char *file;        /* source file, or NULL */
+	int64_t line;            /* 0 when unknown */
 };
 
 struct hs_sym {
@@ -44,6 +58,12 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m);
 
 /* Symbol for a file offset in dso (address - map start + map pgoff). Returns true when found. */
 bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset, struct hs_sym *ret);
+/* The inline chain at a file offset in dso, innermost first: functions inlined there, then the
+ * function the code belongs to (named after its symbol when the symbol table has it), each with
+ * file and line where DWARF tells them. Returns how many (0: nothing known); *sym_off is the
+ * offset from the symbol's start when there is a symbol. */
+int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset,
+			     struct hs_sym_frame *out, int max, uint64_t *sym_off);
 /* Symbol for a kernel address. */
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);
 /* Loads kallsyms now (they can change later as modules come and go). Returns 0 or -errno. */
