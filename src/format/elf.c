@@ -47,3 +47,20 @@ size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap)
 	return 0;
 }
 
+
+bool hs_elf_has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(nm, name))
+			return true;
+	}
+	return false;
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/elf.h"
 #include "model/dso-file.h"
 #include "symbolize/dwarf-lines.h"
 
@@ -188,23 +189,6 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 	return true;
 }
 
-static bool has_section(Elf *elf, const char *want)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *nm;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(nm, want))
-			return true;
-	}
-	return false;
-}
-
 /* The DWARF for a dso's file (opened once per file), or NULL. */
 static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 {
@@ -224,9 +208,9 @@ static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 		return s->dwarfs.v[ix]->dw;
 	}
 	d = hs_xcalloc(1, sizeof(*d));
-	if (has_section(e.elf, ".debug_info")) {
+	if (hs_elf_has_section(e.elf, ".debug_info")) {
 		d->elf = e;
-	} else if (!hs_dso_debug_open(&e, dso->path, &dbg) && has_section(dbg.elf, ".debug_info")) {
+	} else if (!hs_dso_debug_open(&e, dso->path, &dbg) && hs_elf_has_section(dbg.elf, ".debug_info")) {
 		hs_dso_elf_close(&e);
 		d->elf = dbg;
 	} else {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/elf.h"
 #include "model/dso-file.h"
 
 #define MAX_SEGS 16
@@ -117,23 +118,6 @@ static void read_segments(struct hs_unwind_file *f, Elf *elf)
 	}
 }
 
-static bool elf_has_debug_frame(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *nm;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(nm, ".debug_frame"))
-			return true;
-	}
-	return false;
-}
-
 /* Builds (or rebuilds after eviction) a file's table. */
 static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
 {
@@ -153,7 +137,7 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 	{
 		/* CFI in a separate debug file, for code built without unwind tables */
 		struct hs_dso_elf dbg;
-		bool have_dbg = !elf_has_debug_frame(opened->elf) && !hs_dso_debug_open(opened, f->dso->path, &dbg);
+		bool have_dbg = !hs_elf_has_section(opened->elf, ".debug_frame") && !hs_dso_debug_open(opened, f->dso->path, &dbg);
 		rc = hs_cfi_table_build(opened->elf, have_dbg ? dbg.elf : NULL, &f->table, &err);
 		if (have_dbg)
 			hs_dso_elf_close(&dbg);
