@@ -29,7 +29,8 @@ static const char record_usage[] =
 	"                          cycles, instructions, ... ('hotstack record -e list')\n"
 	"  -g, --call-graph MODE   auto (default): DWARF unwinding of a copy of the user stack, with\n"
 	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
-	"                          only; fp: frame pointers walked by the kernel; none\n"
+	"                          only; fp: frame pointers walked by the kernel; lbr: the CPU's\n"
+	"                          last-branch records (Intel, hardware events); none\n"
 	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
 	"      --no-kernel         user stacks only\n"
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
@@ -303,10 +304,9 @@ int cmd_record(int argc, char **argv)
 			ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
 		}
 	} else if (!strcmp(cg, "lbr")) {
-		cli_error("-g lbr is not available in this version; use -g auto");
-		goto usage_error;
+		ro.callgraph = HS_CG_LBR;
 	} else {
-		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, none)", cg);
+		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
 		goto usage_error;
 	}
 	if (stack_size) {

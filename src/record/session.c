@@ -121,6 +121,11 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_er
 	case -ENOENT:
 	case -EOPNOTSUPP:
 	case -ENODEV:
+		if (r->o.callgraph == HS_CG_LBR)
+			return fail(err, e, 1,
+				    "-g lbr needs last-branch records in call-stack mode (an Intel CPU from Haswell on) "
+				    "sampled on a hardware event such as -e cycles%s; use -g auto (DWARF) instead",
+				    hs_have_cpu_pmu() ? "" : ", and this machine has no hardware PMU");
 		if (ev->hardware && !hs_have_cpu_pmu())
 			return fail(err, e, 1,
 				    "event '%s' needs a hardware PMU and this machine has none (usual in virtual "
@@ -168,8 +173,16 @@ static void setup_attr(struct hs_record *r)
 	}
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (o->callgraph == HS_CG_FP || (o->callgraph == HS_CG_STACK && o->kernel))
+	if (o->callgraph == HS_CG_FP || ((o->callgraph == HS_CG_STACK || o->callgraph == HS_CG_LBR) && o->kernel))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph == HS_CG_LBR) {
+		/* the user part from the branch records; the kernel's chain still gives its part and,
+		 * through PERF_CONTEXT_USER, the user instruction of samples taken in the kernel */
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES;
+		r->layout.branch_sample_type = a->branch_sample_type;
+	}
 	if (o->callgraph == HS_CG_STACK) {
 		/* the kernel part of the chain from the kernel; the user part is unwound here */
 		a->exclude_callchain_user = 1;

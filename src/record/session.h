@@ -20,6 +20,7 @@ enum hs_callgraph {
 	HS_CG_NONE = 0, /* the sampled instruction only */
 	HS_CG_FP,       /* chains walked by the kernel through frame pointers */
 	HS_CG_STACK,    /* kernel chain, plus user registers and a copy of the user stack to unwind */
+	HS_CG_LBR,      /* kernel chain, plus the CPU's last-branch records in call-stack mode */
 };
 
 /* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */

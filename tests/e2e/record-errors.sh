@@ -39,6 +39,13 @@ if ! "$HOTSTACK" record -q -e cycles -o "$dir/c.folded" -- true 2>"$dir/.err"; t
 	fi
 fi
 
+# LBR call stacks: refused with the reason and a fallback where the CPU has none
+if ! "$HOTSTACK" record -q -g lbr -e cycles -o "$dir/lbr.folded" -- true 2>"$dir/.err"; then
+	expect_stderr "lbr"
+	expect_stderr "-g auto"
+	one_line
+fi
+
 expect_status 1 "$HOTSTACK" record -o /nonexistent-dir/out.svg -- true
 expect_stderr "^hotstack: cannot write '/nonexistent-dir/out.svg': No such file or directory$"
 one_line
