@@ -171,7 +171,11 @@ static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 
 	if (d->fd >= 0) {
 		fd = dup(d->fd);
-		return fd < 0 ? -errno : open_fd(d, fd, false, ret);
+		rc = fd < 0 ? -errno : open_fd(d, fd, false, ret);
+		/* a container's file: its debug files are in there too */
+		if (!rc && d->path[0] == '/' && hs_pid_has_own_root(d->pid_hint))
+			ret->root_pid = d->pid_hint;
+		return rc;
 	}
 	if (d->path[0] == '/' && d->symfs) {
 		/* another machine's files: its inode numbers mean nothing here, its build-ids do */

@@ -24,7 +24,7 @@ struct hs_dso_elf {
 	ino_t ino;
 	/* where its debug files are looked for first */
 	const char *symfs; /* the dso's symfs directory (borrowed), or NULL */
-	int32_t root_pid;  /* > 0: the file was found inside /proc/PID/root */
+	int32_t root_pid;  /* > 0: the file is in process PID's own file system (/proc/PID/root) */
 };
 
 /* Returns 0; -ENOENT/-EACCES/... when nothing could be opened, -ESTALE when the file at the
@@ -37,8 +37,8 @@ struct hs_dso_elf {
 int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret);
 void hs_dso_elf_close(struct hs_dso_elf *e);
 
-/* The separate debug file of an opened ELF, found as gdb finds it, under the root main was
- * found in (its symfs, or /proc/PID/root) first, then under ours:
+/* The separate debug file of an opened ELF, found as gdb finds it, under main->symfs first, then
+ * under /proc/PID/root (PID = main->root_pid), then under our root:
  *  1. by build-id, DEBUG/.build-id/xx/yyyy.debug;
  *  2. by .gnu_debuglink (its CRC checked): beside the file, in its .debug/ directory, and under
  *     DEBUG + the file's directory;
