@@ -1,23 +1,133 @@
 /* Inline chains from DWARF (DWARF 5 section 3.3.8: DW_TAG_inlined_subroutine with its call site,
- * DW_AT_call_file / DW_AT_call_line): the scopes around an address, innermost first, are the
- * inlined functions down to the subprogram; each inlined function's position is the line table's
- * line for the innermost, and the call site of the function inlined into it for the others. */
+ * DW_AT_call_file / DW_AT_call_line). The functions of a compile unit (DW_TAG_subprogram with
+ * code) are indexed by address range once; an address then leads to its function by binary
+ * search, and the inlined instances containing it are found by descending that function's
+ * scopes. The innermost function's position is the line table's line for the address; each
+ * other's is the call site of the function inlined into it. */
 #include "dwarf-lines.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
+struct fn_range {
+	uint64_t lo, hi;  /* [lo, hi) */
+	uint64_t die_off; /* of the DW_TAG_subprogram */
+};
+
+struct hs_dwarf_cu {
+	Dwarf_Die cu;
+	struct fn_range *v;
+	size_t n;
+};
+
+void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw)
+{
+	memset(f, 0, sizeof(*f));
+	f->dw = dw;
+}
+
+void hs_dwarf_file_release(struct hs_dwarf_file *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->cus.n; i++) {
+		free(f->cus.v[i]->v);
+		free(f->cus.v[i]);
+	}
+	hs_vec_free(&f->cus);
+	hs_u64map_release(&f->cu_ix);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi > y->hi ? -1 : x->hi < y->hi;
+}
+
+typedef HS_VEC(struct fn_range) range_vec;
+
+static void add_ranges(Dwarf_Die *die, range_vec *out)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct fn_range r = {lo, hi, dwarf_dieoffset(die)};
+		if (hi > lo && out->n < HS_DWARF_MAX_FUNCS_PER_CU)
+			hs_vec_push(out, r);
+	}
+}
+
+/* Functions with code anywhere under die: at the top of the unit, and inside namespaces,
+ * classes and structures (not inside other functions: their nested scopes are found by the
+ * descent from the containing function). */
+static void collect(Dwarf_Die *die, range_vec *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram)
+			add_ranges(&child, out);
+		else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_module)
+			collect(&child, out, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static struct hs_dwarf_cu *cu_index(struct hs_dwarf_file *f, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu), ix;
+	struct hs_dwarf_cu *c;
+	range_vec v = {0};
+
+	if (hs_u64map_get(&f->cu_ix, key, &ix))
+		return f->cus.v[ix];
+	collect(cu, &v, 0);
+	if (v.n)
+		qsort(v.v, v.n, sizeof(*v.v), range_cmp);
+	c = hs_xcalloc(1, sizeof(*c));
+	c->cu = *cu;
+	c->v = v.v;
+	c->n = v.n;
+	hs_u64map_put(&f->cu_ix, key, f->cus.n);
+	hs_vec_push(&f->cus, c);
+	return c;
+}
+
+/* The innermost function range holding pc: the last range starting at or before pc that
+ * contains it (ranges nest only rarely, e.g. a function's cold part elsewhere). */
+static const struct fn_range *find_fn(const struct hs_dwarf_cu *c, uint64_t pc)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
+		if (pc < c->v[i].hi)
+			return &c->v[i];
+	return NULL;
+}
+
 static const char *die_linkage(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
-	const char *s = NULL;
 
 	/* through DW_AT_abstract_origin and DW_AT_specification, as the name of an inlined
 	 * instance lives on its abstract origin */
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
-		s = dwarf_formstring(&a);
-	return s;
+		return dwarf_formstring(&a);
+	return NULL;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -53,15 +163,40 @@ static int64_t call_line(Dwarf_Die *die)
 	return (int64_t)v;
 }
 
-int hs_dwarf_frames(Dwarf *dw, uint64_t vaddr, struct hs_src_frame *out, int max)
+/* The inlined instances containing pc below die, outermost first, into chain. */
+static int descend(Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int n, int max)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&child);
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) && dwarf_haspc(&child, pc) == 1) {
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (n == max)
+					return n;
+				chain[n++] = child;
+			}
+			return descend(&child, pc, chain, n, max);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+int hs_dwarf_frames(struct hs_dwarf_file *f, uint64_t vaddr, struct hs_src_frame *out, int max)
+{
+	Dwarf_Die cu, fn, chain[HS_DWARF_MAX_INLINE];
 	Dwarf_Line *ln;
+	const struct fn_range *r;
+	struct hs_dwarf_cu *c;
 	const char *file = NULL;
 	int64_t line = 0;
 	int n, k = 0;
 
-	if (!dw || max <= 0 || !dwarf_addrdie(dw, vaddr, &cu))
+	if (max > 0)
+		out[0].file = NULL;
+	if (!f || !f->dw || max <= 0 || !dwarf_addrdie(f->dw, vaddr, &cu))
 		return 0;
 	ln = dwarf_getsrc_die(&cu, vaddr);
 	if (ln) {
@@ -70,48 +205,33 @@ int hs_dwarf_frames(Dwarf *dw, uint64_t vaddr, struct hs_src_frame *out, int max
 		if (dwarf_lineno(ln, &l) == 0)
 			line = l;
 	}
-	/* dwarf_getscopes continues from an inlined instance into its abstract origin's scopes;
-	 * the innermost function's own containing scopes, in the concrete tree, come from
-	 * dwarf_getscopes_die (as eu-addr2line -i does) */
-	n = dwarf_getscopes(&cu, vaddr, &scopes);
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-			Dwarf_Die die = scopes[i];
-			free(scopes);
-			scopes = NULL;
-			n = dwarf_getscopes_die(&die, &scopes);
-			break;
-		}
-	}
-	for (int i = 0; i < n && k < max && k < HS_DWARF_MAX_INLINE; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		const char *linkage, *name;
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		linkage = die_linkage(&scopes[i]);
-		name = die_name(&scopes[i]);
-		out[k].name = name ? name : linkage;
-		out[k].linkage = linkage;
-		out[k].file = file;
-		out[k].line = line;
-		if (out[k].name)
-			k++;
-		if (tag == DW_TAG_subprogram)
-			break;
-		/* the next function out holds the call site of this one */
-		file = call_file(&cu, &scopes[i]);
-		line = call_line(&scopes[i]);
-	}
-	free(scopes);
-	if (k == 0 && file && max > 0) {
-		/* a line without a function scope (assembly): the line alone */
-		out[0].name = NULL;
-		out[0].linkage = NULL;
+	c = cu_index(f, &cu);
+	r = find_fn(c, vaddr);
+	if (!r || !dwarf_offdie(f->dw, r->die_off, &fn)) {
+		out[0].name = out[0].linkage = NULL;
 		out[0].file = file;
 		out[0].line = line;
 		return 0;
 	}
-	return k;
+	n = descend(&fn, vaddr, chain, 0, HS_MIN(max, HS_DWARF_MAX_INLINE) - 1);
+	/* innermost first: the inlined instances from the deepest out, then the function */
+	for (int i = n; i-- > 0;) {
+		out[k].linkage = die_linkage(&chain[i]);
+		out[k].name = die_name(&chain[i]);
+		if (!out[k].name)
+			out[k].name = out[k].linkage ? out[k].linkage : "[inlined]";
+		out[k].file = file;
+		out[k].line = line;
+		k++;
+		/* the next function out holds the call site of this one */
+		file = call_file(&cu, &chain[i]);
+		line = call_line(&chain[i]);
+	}
+	out[k].linkage = die_linkage(&fn);
+	out[k].name = die_name(&fn);
+	if (!out[k].name)
+		out[k].name = out[k].linkage ? out[k].linkage : "[unknown]";
+	out[k].file = file;
+	out[k].line = line;
+	return k + 1;
 }

@@ -1,11 +1,15 @@
 /* Inline frames and source lines from DWARF, through libdw: for an address of an ELF file, the
  * chain of functions inlined at it (innermost first) down to the function the code belongs to,
- * each with its file and line. */
+ * each with its file and line. Each compile unit's functions are indexed by address the first
+ * time an address falls in it, so a lookup descends one function's scopes, not the whole unit. */
 #ifndef HS_DWARF_LINES_H
 #define HS_DWARF_LINES_H
 
 #include <elfutils/libdw.h>
 #include <stdint.h>
+
+#include "util/hashmap.h"
+#include "util/util.h"
 
 struct hs_src_frame {
 	const char *name;     /* DW_AT_name (or the linkage name when there is no other); borrowed */
@@ -14,11 +18,25 @@ struct hs_src_frame {
 	int64_t line;         /* 0 when unknown */
 };
 
-/* Caps: inline depth per address, and DIE scopes looked through. */
+/* Caps: inline depth per address; functions indexed per compile unit. */
 #define HS_DWARF_MAX_INLINE 64
+#define HS_DWARF_MAX_FUNCS_PER_CU (4u << 20)
+
+struct hs_dwarf_cu; /* a compile unit's function index, in dwarf-lines.c */
+
+/* The DWARF of one file and the indexes built from it. Owns neither dw nor its ELF. */
+struct hs_dwarf_file {
+	Dwarf *dw;
+	HS_VEC(struct hs_dwarf_cu *) cus;
+	struct hs_u64map cu_ix; /* CU DIE offset -> index in cus */
+};
+
+void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw);
+void hs_dwarf_file_release(struct hs_dwarf_file *f);
 
 /* Frames for vaddr (an ELF virtual address), innermost first, in out[0..max). Returns how many
- * (0: no debug information covers vaddr). Strings live as long as dw. */
-int hs_dwarf_frames(Dwarf *dw, uint64_t vaddr, struct hs_src_frame *out, int max);
+ * (0: no function of the debug information covers vaddr; then, if out[0].file is not NULL, it
+ * holds the line alone). Strings live as long as the Dwarf. */
+int hs_dwarf_frames(struct hs_dwarf_file *f, uint64_t vaddr, struct hs_src_frame *out, int max);
 
 #endif

@@ -15,6 +15,7 @@
 struct hs_sym_dwarf {
 	struct hs_dso_elf elf; /* kept open while dw is used */
 	Dwarf *dw;
+	struct hs_dwarf_file df;
 };
 
 /* dso->sym for a dso whose file could not be used; distinct from NULL (not tried yet). */
@@ -43,6 +44,7 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 	hs_u64map_release(&s->by_key);
 	for (size_t i = 0; i < s->dwarfs.n; i++) {
 		struct hs_sym_dwarf *d = s->dwarfs.v[i];
+		hs_dwarf_file_release(&d->df);
 		if (d->dw)
 			dwarf_end(d->dw);
 		hs_dso_elf_close(&d->elf);
@@ -190,14 +192,14 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 }
 
 /* The DWARF for a dso's file (opened once per file), or NULL. */
-static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
+static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 {
 	struct hs_dso_elf e, dbg;
 	struct hs_sym_dwarf *d;
 	uint64_t ix, key;
 
 	if (hs_u64map_get(&s->dwarf_by_dso, dso->id, &ix))
-		return ix == NO_DWARF ? NULL : s->dwarfs.v[ix]->dw;
+		return ix == NO_DWARF ? NULL : &s->dwarfs.v[ix]->df;
 	hs_u64map_put(&s->dwarf_by_dso, dso->id, NO_DWARF);
 	if (dso->kind != HS_DSO_FILE || hs_dso_elf_open(dso, &e))
 		return NULL;
@@ -205,7 +207,7 @@ static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 	if (hs_u64map_get(&s->dwarf_by_key, key, &ix)) {
 		hs_dso_elf_close(&e);
 		hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
-		return s->dwarfs.v[ix]->dw;
+		return &s->dwarfs.v[ix]->df;
 	}
 	d = hs_xcalloc(1, sizeof(*d));
 	if (hs_elf_has_section(e.elf, ".debug_info")) {
@@ -219,11 +221,12 @@ static Dwarf *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 		return NULL;
 	}
 	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	hs_dwarf_file_init(&d->df, d->dw);
 	ix = s->dwarfs.n;
 	hs_vec_push(&s->dwarfs, d);
 	hs_u64map_put(&s->dwarf_by_key, key, ix);
 	hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
-	return d->dw;
+	return &d->df;
 }
 
 int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset,
@@ -232,7 +235,7 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 	const struct hs_elf_symtab *st = hs_symbolizer_table(s, dso);
 	const struct hs_elf_sym *sym = NULL;
 	struct hs_src_frame src[HS_DWARF_MAX_INLINE];
-	Dwarf *dw;
+	struct hs_dwarf_file *dw;
 	uint64_t vaddr;
 	int n = 0;
 
@@ -256,7 +259,6 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 		out[0].name = hs_elf_sym_name(st, sym);
 		out[0].file = NULL;
 		out[0].line = 0;
-		src[0].file = NULL;
 		if (dw && hs_dwarf_frames(dw, vaddr, src, 1) == 0 && src[0].file) {
 			out[0].file = src[0].file; /* a line without a function scope */
 			out[0].line = src[0].line;
@@ -264,6 +266,33 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 		n = 1;
 	}
 	return n;
+}
+
+bool hs_symbolize_jit(struct hs_symbolizer *s, struct hs_model *m, int32_t pid, uint64_t addr, uint64_t time,
+		      bool perf_maps, struct hs_jit_sym *ret)
+{
+	const struct hs_jit_code *c = hs_jit_find(&m->jit, pid, addr, time);
+	const char *name;
+	uint64_t start;
+
+	memset(ret, 0, sizeof(*ret));
+	if (c) {
+		ret->name = hs_jit_str(&m->jit, c->name);
+		ret->offset = addr - c->start;
+		ret->code = c->id;
+		hs_jit_code_line(&m->jit, c, addr, &ret->file, &ret->line);
+		s->stats.jit_jitdump++;
+		return true;
+	}
+	if (perf_maps && (name = hs_jit_perfmap_find(&m->jit, pid, addr, &start))) {
+		ret->name = name;
+		ret->offset = addr - start;
+		s->stats.jit_perf_map++;
+		return true;
+	}
+	if (perf_maps)
+		s->stats.jit_unnamed++;
+	return false;
 }
 
 size_t hs_running_kernel_build_id(uint8_t *buf, size_t cap)

@@ -112,13 +112,13 @@ awk -v pre="$INNER:$src:" '{
 	n = $NF
 	while ((i = index($0, pre)) > 0) { $0 = substr($0, i + length(pre)); split($0, a, /[; ]/); c[a[1]] += n }
 } END { for (l in c) print l, c[l] }' "$dir/l.txt" | sort -k2,2nr >"$dir/inner-lines.txt"
-begin=$(line_of INNER-BEGIN) end=$(line_of INNER-END) for=$(line_of INNER-FOR) body=$(line_of INNER-HOT)
-echo "c++: hs_inner_mix's lines (line samples), loop at $for-$body: $(tr '\n' ' ' <"$dir/inner-lines.txt")"
+begin=$(line_of INNER-BEGIN) end=$(line_of INNER-END) loop=$(line_of INNER-FOR) body=$(line_of INNER-HOT)
+echo "c++: hs_inner_mix's lines (line samples), loop at $loop-$body: $(tr '\n' ' ' <"$dir/inner-lines.txt")"
 while read -r l n; do
 	[ "$l" -ge "$((begin - 1))" ] && [ "$l" -le "$end" ] || fail "hs_inner_mix at line $l, outside its lines $begin-$end"
 done <"$dir/inner-lines.txt"
 top=$(head -n1 "$dir/inner-lines.txt" | cut -d' ' -f1)
-[ "$top" = "$for" ] || [ "$top" = "$body" ] || fail "hs_inner_mix's most sampled line is $top, not its loop ($for-$body)"
+[ "$top" = "$loop" ] || [ "$top" = "$body" ] || fail "hs_inner_mix's most sampled line is $top, not its loop ($loop-$body)"
 
 # --no-demangle: a second recording keeps the names of the symbol table and of DWARF
 "$HOTSTACK" record -q --no-demangle -o "$dir/n.folded" -- "$dir/prog" short >/dev/null 2>"$dir/rec.err" ||
@@ -154,7 +154,7 @@ if command -v go >/dev/null 2>&1 && go tool -n pprof >/dev/null 2>&1; then
 	# -raw: "N: 0xADDR M=1 NAME FILE:LINE s=0(SYSTEM NAME)" then the location's further lines
 	sed -E 's/ \[clone [^]]*\]//g; s/(\.(isra|constprop|part|cold)\.[0-9]+)+//g' "$dir/raw.txt" |
 		awk -v inner="$INNER $src:" -v outer="$OUTER $src:$(line_of CALL-INNER) " \
-			-v lambda="$LAMBDA $src:$(line_of CALL-OUTER) " -v lo="$for" -v hi="$body" '
+			-v lambda="$LAMBDA $src:$(line_of CALL-OUTER) " -v lo="$loop" -v hi="$body" '
 		/^Locations/ { in_loc = 1; next }
 		/^Mappings/ { in_loc = 0 }
 		!in_loc { next }
@@ -167,7 +167,7 @@ if command -v go >/dev/null 2>&1 && go tool -n pprof >/dev/null 2>&1; then
 				found = 1
 		}
 		END { exit !found }' ||
-		fail "go tool pprof -raw: no location holding hs_inner_mix at $src:$for-$body, hs_outer_step and the lambda at their call sites, with their system names: $(sed -n '/^Locations/,/^Mappings/p' "$dir/raw.txt" | head -12)"
+		fail "go tool pprof -raw: no location holding hs_inner_mix at $src:$loop-$body, hs_outer_step and the lambda at their call sites, with their system names: $(sed -n '/^Locations/,/^Mappings/p' "$dir/raw.txt" | head -12)"
 	grep -qF -- "$INNER (inline)" "$dir/traces.txt" && grep -qF -- "$OUTER (inline)" "$dir/traces.txt" ||
 		fail "go tool pprof -traces does not show the inlined functions as (inline): $(sed -n '8,20p' "$dir/traces.txt")"
 	if sed -E 's/ \[clone [^]]*\]//g' "$dir/traces.txt" | grep -qF -- "operator()() const (inline)"; then
