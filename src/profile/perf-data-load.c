@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/perf-data.h"
@@ -194,7 +195,21 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	bo.build_id = header_build_id;
 	bo.build_id_ctx = &l->d;
 	bo.max_stack = 127;
+	/* JIT code: jitdump files read whole when their mapping is seen, perf maps at the end;
+	 * jitdump times match samples' when perf recorded with -k CLOCK_MONOTONIC */
+	bo.jit_timed = l->d.attrs.n > 0;
+	for (size_t i = 0; i < l->d.attrs.n; i++)
+		if (!l->d.attrs.v[i].attr.use_clockid || l->d.attrs.v[i].attr.clockid != CLOCK_MONOTONIC)
+			bo.jit_timed = false;
 	hs_builder_init(&l->b, &bo);
+	/* kernel frames to come: read kallsyms meanwhile */
+	for (size_t i = 0; i < l->d.attrs.n && bo.kernel; i++) {
+		const struct perf_event_attr *a = &l->d.attrs.v[i].attr;
+		if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && !a->exclude_callchain_kernel && !a->exclude_kernel) {
+			hs_symbolizer_prefetch_kernel(&l->b.sym);
+			break;
+		}
+	}
 	hs_queue_init(&l->q);
 	while ((rc = hs_perf_data_next(&l->d, &r, err)) == 1) {
 		uint64_t t;

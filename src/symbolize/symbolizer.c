@@ -23,6 +23,8 @@ static char dso_failed;
 
 #define NO_DWARF (UINT64_MAX - 1)
 
+static void prefetch_join(struct hs_symbolizer *s);
+
 void hs_symbolizer_init(struct hs_symbolizer *s, const struct hs_symbolizer_opts *opts)
 {
 	memset(s, 0, sizeof(*s));
@@ -35,6 +37,7 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 {
 	if (!s)
 		return;
+	prefetch_join(s);
 	if (m)
 		for (size_t i = 0; i < m->dsos.n; i++)
 			m->dsos.v[i]->sym = NULL;
@@ -60,8 +63,44 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 	s->kallsyms = NULL;
 }
 
+static void *prefetch_main(void *arg)
+{
+	struct hs_symbolizer *s = arg;
+
+	s->kallsyms_pending_rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms",
+						  &s->kallsyms_pending);
+	return NULL;
+}
+
+void hs_symbolizer_prefetch_kernel(struct hs_symbolizer *s)
+{
+	if (s->kallsyms_state || s->kallsyms_loading || (s->opts.kallsyms_path && !*s->opts.kallsyms_path))
+		return;
+	s->kallsyms_pending = NULL;
+	if (pthread_create(&s->kallsyms_thread, NULL, prefetch_main, s) == 0)
+		s->kallsyms_loading = true;
+}
+
+/* Takes what the prefetch thread read, once it is done. */
+static void prefetch_join(struct hs_symbolizer *s)
+{
+	if (!s->kallsyms_loading)
+		return;
+	pthread_join(s->kallsyms_thread, NULL);
+	s->kallsyms_loading = false;
+	if (s->kallsyms_pending_rc == 0) {
+		hs_kallsyms_free(s->kallsyms);
+		s->kallsyms = s->kallsyms_pending;
+		s->kallsyms_state = 1;
+	} else if (!s->kallsyms) {
+		s->kallsyms_state = s->kallsyms_pending_rc;
+	}
+	s->kallsyms_pending = NULL;
+}
+
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
 {
+	prefetch_join(s);
 	struct hs_kallsyms *k = NULL;
 	int rc;
 
@@ -86,6 +125,8 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 {
 	const struct hs_ksym *k;
 
+	if (s->kallsyms_loading)
+		prefetch_join(s);
 	if (!s->kallsyms_state)
 		hs_symbolizer_load_kernel(s);
 	if (!s->kallsyms || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))

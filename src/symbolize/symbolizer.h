@@ -5,6 +5,7 @@
 #ifndef HS_SYMBOLIZER_H
 #define HS_SYMBOLIZER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,12 +22,19 @@ struct hs_symbolizer_stats {
 	uint64_t files_unreadable;   /* could not be opened or parsed */
 	uint64_t files_mismatched;   /* the file at the path is not the one that was mapped */
 	uint64_t files_minidebuginfo; /* named from their MiniDebugInfo (.gnu_debugdata) */
+	uint64_t jit_jitdump;        /* JIT addresses named from a jitdump */
+	uint64_t jit_perf_map;       /* ... from a perf map */
+	uint64_t jit_unnamed;        /* ... by neither */
 };
 
 struct hs_symbolizer {
 	struct hs_symbolizer_opts opts;
 	struct hs_kallsyms *kallsyms;
 	int kallsyms_state; /* 0 not tried, 1 loaded, negative errno when unavailable */
+	bool kallsyms_loading;    /* a prefetch thread is reading kallsyms */
+	pthread_t kallsyms_thread;
+	struct hs_kallsyms *kallsyms_pending;
+	int kallsyms_pending_rc;
 	HS_VEC(struct hs_elf_symtab *) tables;
 	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
@@ -64,10 +72,28 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
  * offset from the symbol's start when there is a symbol. */
 int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset,
 			     struct hs_sym_frame *out, int max, uint64_t *sym_off);
+/* JIT code (anonymous executable memory): what pid's runtime says is at addr at time. */
+struct hs_jit_sym {
+	const char *name;    /* borrowed from the model's JIT store */
+	const char *file;    /* source file (jitdump debug information), or NULL */
+	uint32_t line;
+	uint64_t offset;     /* from the code's start */
+	uint32_t code;       /* jitdump code id (struct hs_jit_code.id), 0 for a perf map's name */
+};
+/* Names addr from the jitdump code there at time, else, with perf_maps, from the process's perf
+ * map (which the caller has read: names in it are only known late, often at the end of a
+ * recording). Returns false when neither names it. */
+bool hs_symbolize_jit(struct hs_symbolizer *s, struct hs_model *m, int32_t pid, uint64_t addr, uint64_t time,
+		      bool perf_maps, struct hs_jit_sym *ret);
+
 /* Symbol for a kernel address. */
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);
 /* Loads kallsyms now (they can change later as modules come and go). Returns 0 or -errno. */
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s);
+/* Starts reading kallsyms in a thread of its own (reading /proc/kallsyms costs the kernel tens
+ * of milliseconds), for a run that will surely need kernel symbols; the first kernel lookup
+ * waits for it. */
+void hs_symbolizer_prefetch_kernel(struct hs_symbolizer *s);
 /* The build-id of the running kernel (from /sys/kernel/notes); returns its size, 0 if unknown. */
 size_t hs_running_kernel_build_id(uint8_t *buf, size_t cap);
 
