@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/filter.h"
 #include "profile/load.h"
 #include "util/outfile.h"
 
@@ -105,6 +106,8 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path)
 	return 0;
 }
 
+#define FORMAT_NAMES "svg, html, folded, pprof, speedscope, txt"
+
 static enum hs_format output_format(const struct cli_outputs *outs, const char *path)
 {
 	if (!strcmp(path, "-"))
@@ -117,16 +120,16 @@ static enum hs_format output_format(const struct cli_outputs *outs, const char *
 int cli_outputs_check(const struct cli_outputs *outs)
 {
 	if (outs->format && hs_format_from_name(outs->format) == HS_FMT_NONE) {
-		cli_error("unknown format '%s' (svg, folded, pprof, txt)", outs->format);
+		cli_error("unknown format '%s' (" FORMAT_NAMES ")", outs->format);
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
 		if (output_format(outs, outs->path[i]) == HS_FMT_NONE) {
 			if (!strcmp(outs->path[i], "-"))
-				cli_error("-o - needs --format (svg, folded, pprof, txt)");
+				cli_error("-o - needs --format (" FORMAT_NAMES ")");
 			else
-				cli_error("cannot tell the format of '%s' from its name (use .svg, .folded, .pb.gz, "
-					  ".txt, or --format)",
+				cli_error("cannot tell the format of '%s' from its name (use .svg, .html, .folded, "
+					  ".pb.gz, .speedscope.json, .txt, or --format)",
 					  outs->path[i]);
 			return -1;
 		}
@@ -134,7 +137,13 @@ int cli_outputs_check(const struct cli_outputs *outs)
 	return 0;
 }
 
-int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o)
+enum hs_format cli_output_format(const struct cli_outputs *outs, int i)
+{
+	return output_format(outs, outs->path[i]);
+}
+
+static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
+			 const struct hs_output_opts *o)
 {
 	int failed = 0;
 
@@ -144,7 +153,8 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p
 		int rc = hs_outfile_open(&of, path);
 
 		if (!rc)
-			rc = hs_write_format(p, output_format(outs, path), o, &of);
+			rc = a ? hs_write_diff(a, p, output_format(outs, path), o, &of)
+			       : hs_write_format(p, output_format(outs, path), o, &of);
 		if (!rc) {
 			rc = hs_outfile_commit(&of);
 		} else {
@@ -162,10 +172,20 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p
 	return failed ? -1 : 0;
 }
 
+int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o)
+{
+	return write_outputs(outs, NULL, p, o);
+}
+
+int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
+			   const struct hs_output_opts *o)
+{
+	return write_outputs(outs, a, b, o);
+}
+
 const struct option cli_output_longopts[] = {
 	{"format", required_argument, NULL, OPT_FORMAT},
-	{"pid", no_argument, NULL, OPT_PID_ROOT},
-	{"tid", no_argument, NULL, OPT_TID_ROOT},
+	{"root", required_argument, NULL, OPT_ROOT},
 	{"no-annotate", no_argument, NULL, OPT_NO_ANNOTATE},
 	{"inline-annotate", no_argument, NULL, OPT_INLINE_ANNOTATE},
 	{"lines", no_argument, NULL, OPT_LINES},
@@ -173,9 +193,25 @@ const struct option cli_output_longopts[] = {
 	{"width", required_argument, NULL, OPT_WIDTH},
 	{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
 	{"inverted", no_argument, NULL, OPT_INVERTED},
+	{"reverse", no_argument, NULL, OPT_REVERSE},
+	{"flamechart", no_argument, NULL, OPT_FLAMECHART},
+	{"palette", required_argument, NULL, OPT_PALETTE},
 	{"top", required_argument, NULL, OPT_TOP},
+	{"tree", optional_argument, NULL, OPT_TREE},
+	{"sort", required_argument, NULL, OPT_SORT},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"value", required_argument, NULL, OPT_VALUE},
+	{0, 0, 0, 0},
+};
+
+const struct option cli_filter_longopts[] = {
+	{"pid", required_argument, NULL, OPT_FILTER_PID},
+	{"tid", required_argument, NULL, OPT_FILTER_TID},
+	{"comm", required_argument, NULL, OPT_FILTER_COMM},
+	{"include", required_argument, NULL, OPT_FILTER_INCLUDE},
+	{"exclude", required_argument, NULL, OPT_FILTER_EXCLUDE},
+	{"time", required_argument, NULL, OPT_FILTER_TIME},
+	{"min-percent", required_argument, NULL, OPT_FILTER_MIN_PERCENT},
 	{0, 0, 0, 0},
 };
 
@@ -194,18 +230,99 @@ static int parse_int(const char *arg, const char *what, long lo, long hi, long *
 	return 0;
 }
 
+static int parse_palette(const char *arg, struct hs_output_opts *o)
+{
+	static const struct {
+		const char *name;
+		enum hs_palette p;
+	} pals[] = {
+		{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT}, {"mem", HS_PALETTE_MEM},
+		{"io", HS_PALETTE_IO},     {"java", HS_PALETTE_JAVA}, {"js", HS_PALETTE_JS},
+	};
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(pals); i++) {
+		if (!strcmp(arg, pals[i].name)) {
+			o->palette = pals[i].p;
+			return 1;
+		}
+	}
+	cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
+	return -1;
+}
+
+static int parse_sort(const char *arg, struct hs_output_opts *o)
+{
+	static const struct {
+		const char *name;
+		enum hs_sort_key k;
+	} keys[] = {
+		{"comm", HS_SORT_COMM}, {"pid", HS_SORT_PID}, {"tid", HS_SORT_TID},
+		{"dso", HS_SORT_DSO},   {"sym", HS_SORT_SYM},
+	};
+	const char *p = arg;
+	size_t n = 0;
+
+	memset(o->sort, 0, sizeof(o->sort));
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < HS_ARRAY_SIZE(keys); i++)
+			if (strlen(keys[i].name) == len && !strncmp(p, keys[i].name, len))
+				break;
+		if (i == HS_ARRAY_SIZE(keys) || n == HS_SORT_MAX || memchr(o->sort, keys[i].k, n)) {
+			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
+				  arg);
+			return -1;
+		}
+		o->sort[n++] = (uint8_t)keys[i].k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!n) {
+		cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
+		return -1;
+	}
+	return 1;
+}
+
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 {
 	long v;
 	char *end;
 
 	switch (opt) {
-	case OPT_PID_ROOT:
-		o->root_pid = true;
+	case OPT_ROOT:
+		o->root_pid = o->root_tid = false;
+		if (!strcmp(arg, "pid")) {
+			o->root_pid = true;
+		} else if (!strcmp(arg, "tid")) {
+			o->root_tid = true;
+		} else if (strcmp(arg, "comm")) {
+			cli_error("invalid --root '%s' (pid, tid or comm)", arg);
+			return -1;
+		}
 		return 1;
-	case OPT_TID_ROOT:
-		o->root_tid = true;
+	case OPT_REVERSE:
+		o->reverse = true;
 		return 1;
+	case OPT_FLAMECHART:
+		o->flamechart = true;
+		return 1;
+	case OPT_PALETTE:
+		return parse_palette(arg, o);
+	case OPT_TREE:
+		if (!arg || !strcmp(arg, "callee")) {
+			o->tree = HS_TREE_CALLEE;
+		} else if (!strcmp(arg, "caller")) {
+			o->tree = HS_TREE_CALLER;
+		} else {
+			cli_error("invalid --tree '%s' (callee or caller)", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_SORT:
+		return parse_sort(arg, o);
 	case OPT_NO_ANNOTATE:
 		o->no_annotate = true;
 		return 1;
@@ -262,5 +379,113 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 		return -1;
 	}
 	o->value_index = i;
+	return 0;
+}
+
+/* A list of ids "1,2,3" (pids and tids: 0 and up). */
+static int parse_ids(const char *arg, const char *what, struct hs_filter *f, bool tids)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
+			cli_error("invalid %s list '%s'", what, arg);
+			return -1;
+		}
+		if (tids)
+			hs_vec_push(&f->tids, (int32_t)v);
+		else
+			hs_vec_push(&f->pids, (int32_t)v);
+		p = *end ? end + 1 : end;
+	}
+	return 1;
+}
+
+static int parse_seconds(const char *s, size_t len, double *ret)
+{
+	char buf[64], *end;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	*ret = strtod(buf, &end);
+	return end == buf || *end || !(*ret >= 0) || *ret > 1e9 ? -1 : 0;
+}
+
+int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o)
+{
+	char err[256];
+	const char *comma;
+	char *end;
+	int which;
+
+	switch (opt) {
+	case OPT_FILTER_PID:
+		return parse_ids(arg, "process id", f, false);
+	case OPT_FILTER_TID:
+		return parse_ids(arg, "thread id", f, true);
+	case OPT_FILTER_COMM:
+	case OPT_FILTER_INCLUDE:
+	case OPT_FILTER_EXCLUDE:
+		which = opt == OPT_FILTER_COMM ? HS_FILTER_COMM : opt == OPT_FILTER_INCLUDE ? HS_FILTER_INCLUDE
+											    : HS_FILTER_EXCLUDE;
+		if (hs_filter_add_regex(f, (enum hs_filter_re)which, arg, err, sizeof(err))) {
+			cli_error("invalid regular expression '%s': %s", arg, err);
+			return -1;
+		}
+		return 1;
+	case OPT_FILTER_TIME:
+		comma = strchr(arg, ',');
+		f->time = true;
+		f->time_start = 0;
+		f->time_end = -1;
+		if (!comma || (comma > arg && parse_seconds(arg, (size_t)(comma - arg), &f->time_start)) ||
+		    (comma[1] && parse_seconds(comma + 1, strlen(comma + 1), &f->time_end)) ||
+		    (f->time_end >= 0 && f->time_end <= f->time_start)) {
+			cli_error("invalid --time '%s' (START,END in seconds from the first sample, START < END; "
+				  "either may be left out)",
+				  arg);
+			return -1;
+		}
+		return 1;
+	case OPT_FILTER_MIN_PERCENT:
+		f->min_percent = strtod(arg, &end);
+		if (end == arg || *end || !(f->min_percent >= 0) || f->min_percent > 100) {
+			cli_error("invalid --min-percent '%s' (a percentage from 0 to 100)", arg);
+			return -1;
+		}
+		o->tree_min = f->min_percent > 0 ? f->min_percent : -1;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_filter_apply(struct hs_filter *f, const struct hs_output_opts *o, struct hs_profile **p, const char *name)
+{
+	struct hs_profile *q = NULL;
+	int rc;
+
+	if (!hs_filter_active(f))
+		return 0;
+	f->value_index = hs_output_value_index(*p, o);
+	rc = hs_profile_filter(*p, f, &q);
+	if (rc == -ENODATA) {
+		cli_error("%s: --time needs timestamps, and this profile kept none (record with --keep-time, or "
+			  "read a perf.data)",
+			  strcmp(name, "-") ? name : "<stdin>");
+		return -1;
+	}
+	if (rc) {
+		cli_error("%s: cannot filter: %s", name, strerror(-rc));
+		return -1;
+	}
+	hs_profile_free(*p);
+	*p = q;
 	return 0;
 }

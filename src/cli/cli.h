@@ -44,9 +44,10 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o);
 /* getopt_long entries for cli_output_option, terminated by an all-zero entry. */
 extern const struct option cli_output_longopts[];
 #define CLI_OUTPUT_OPTS_HELP                                                                    \
-	"  -o, --output FILE       write FILE; format from its extension (.svg .folded .pb.gz .txt)\n" \
-	"      --format FMT        format for -o - (svg, folded, pprof, txt)\n"                      \
-	"      --pid, --tid        folded/flame roots are comm-pid or comm-pid/tid\n"                \
+	"  -o, --output FILE       write FILE; format from its extension (.svg .html .folded .pb.gz\n"  \
+	"                          .speedscope.json .txt)\n"                                        \
+	"      --format FMT        format for -o - (svg, html, folded, pprof, speedscope, txt)\n"   \
+	"      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n" \
 	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"    \
 	"      --inline-annotate   _[i] after inlined functions in folded output\n"                    \
 	"      --lines             frames as function:file:line where debug information tells\n"     \
@@ -54,14 +55,32 @@ extern const struct option cli_output_longopts[];
 	"      --width PIXELS      flame graph width (default 1200)\n"                               \
 	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"      \
 	"      --inverted          icicle graph: roots at the top\n"                                 \
+	"      --reverse           flame graph of stacks merged from the leaves\n"                   \
+	"      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n" \
+	"      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"        \
 	"      --top N             report: number of functions listed (default 20)\n"               \
+	"      --tree[=callee|caller]\n"                                                         \
+	"                          report: the call tree, callees under callers (or the reverse)\n" \
+	"      --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (in the order given)\n" \
+	"      --stats             report: how stacks end, where samples land\n"                    \
 	"      --value TYPE        sample value to use: samples (default), cpu, ...\n"
+
+/* The filters of the commands that read a profile (report, flame, convert, script, diff). */
+#define CLI_FILTER_OPTS_HELP                                                                    \
+	"      --pid PID[,PID...]  only samples of these processes\n"                               \
+	"      --tid TID[,TID...]  only samples of these threads\n"                                 \
+	"      --comm REGEX        only threads whose command name matches\n"                       \
+	"      --include REGEX     only samples with a frame whose function matches\n"              \
+	"      --exclude REGEX     no samples with a frame whose function matches\n"                \
+	"      --time START,END    only samples in this window, seconds from the first sample\n"    \
+	"                          (either may be left out; needs timestamps)\n"                      \
+	"      --min-percent P     frames under P% of the total (in the call tree) folded into one\n" \
+	"                          frame; the report's tree shows lines from P% (default 0.5)\n"
 
 /* Long-option codes shared by the commands. */
 enum {
 	OPT_FORMAT = 1000,
-	OPT_PID_ROOT,
-	OPT_TID_ROOT,
+	OPT_ROOT,
 	OPT_NO_ANNOTATE,
 	OPT_TITLE,
 	OPT_WIDTH,
@@ -72,11 +91,38 @@ enum {
 	OPT_INLINE_ANNOTATE,
 	OPT_STATS,
 	OPT_LINES,
+	OPT_REVERSE,
+	OPT_FLAMECHART,
+	OPT_PALETTE,
+	OPT_TREE,
+	OPT_SORT,
+	OPT_FILTER_PID,
+	OPT_FILTER_TID,
+	OPT_FILTER_COMM,
+	OPT_FILTER_INCLUDE,
+	OPT_FILTER_EXCLUDE,
+	OPT_FILTER_TIME,
+	OPT_FILTER_MIN_PERCENT,
 	OPT_CMD_BASE = 1100, /* commands number their own options from here */
 };
 
 /* --value TYPE resolved against a loaded profile; prints and returns -1 if absent. */
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
+
+/* The format output i is written in (after cli_outputs_check()). */
+enum hs_format cli_output_format(const struct cli_outputs *outs, int i);
+/* Writes the differential view of b against a to every output (formats hs_diff_format_ok()). */
+int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
+			   const struct hs_output_opts *o);
+
+struct hs_filter;
+/* Filter options, as cli_output_option(). */
+int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o);
+/* getopt_long entries for cli_filter_option, terminated by an all-zero entry. */
+extern const struct option cli_filter_longopts[];
+/* Replaces *p by its filtered copy when f filters anything (f->value_index taken from o);
+ * prints and returns -1 on failure (a time window on a profile without timestamps). */
+int cli_filter_apply(struct hs_filter *f, const struct hs_output_opts *o, struct hs_profile **p, const char *name);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -84,5 +130,6 @@ int cmd_flame(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
  * and write the profile in every format asked for. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "record/jvm.h"
 #include "record/session.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
@@ -37,6 +39,9 @@ static const char record_usage[] =
 	"      --symfs DIR         look the sampled files up under DIR first (DIR/PATH)\n"
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
+	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
+	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
+	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n" CLI_OUTPUT_OPTS_HELP;
 
@@ -46,11 +51,14 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_NO_DEMANGLE,
 	OPT_SYMFS,
+	OPT_KEEP_TIME,
+	OPT_NO_JVM_PERFMAP,
 };
 
 struct record_ctx {
 	struct hs_builder b;
 	bool tty;
+	bool jvm_perfmap;
 };
 
 static void sink_event(void *ctx, const struct hs_perf_event *ev)
@@ -61,6 +69,28 @@ static void sink_event(void *ctx, const struct hs_perf_event *ev)
 static void sink_proc(void *ctx, int32_t pid)
 {
 	hs_builder_add_proc(&((struct record_ctx *)ctx)->b, pid);
+}
+
+/* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
+ * named is asked for its perf map (the builder reads perf maps when the profile is taken). */
+static void sink_ending(void *ctx)
+{
+	struct record_ctx *rc = ctx;
+	struct hs_pid_list pids = {0};
+
+	if (!rc->jvm_perfmap)
+		return;
+	hs_builder_jit_pids(&rc->b, &pids);
+	for (size_t i = 0; i < pids.n; i++) {
+		char msg[256];
+		if (kill(pids.v[i], 0) < 0 || !hs_jvm_is_hotspot(pids.v[i]))
+			continue;
+		if (hs_jvm_request_perfmap(pids.v[i], 10000, msg, sizeof(msg)))
+			cli_warn("cannot get Java method names from JVM %d: %s", (int)pids.v[i], msg);
+		else if (cli_verbose)
+			fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pids.v[i]);
+	}
+	free(pids.v);
 }
 
 static void sink_progress(void *ctx, const struct hs_record_progress *p)
@@ -163,12 +193,14 @@ int cmd_record(int argc, char **argv)
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, NULL, OPT_SYMFS},
+		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
+		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	struct option longopts[48];
+	struct option longopts[64];
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
@@ -178,11 +210,11 @@ int cmd_record(int argc, char **argv)
 	struct hs_record rec;
 	struct hs_record_error err;
 	struct hs_builder_opts bo = {0};
-	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx};
+	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
-	bool no_demangle = false;
+	bool no_demangle = false, keep_time = false, jvm_perfmap = true;
 	unsigned long v;
 	char *end;
 	size_t n = 0;
@@ -253,6 +285,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			symfs = optarg;
+			break;
+		case OPT_KEEP_TIME:
+			keep_time = true;
+			break;
+		case OPT_NO_JVM_PERFMAP:
+			jvm_perfmap = false;
 			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
@@ -357,6 +395,11 @@ int cmd_record(int argc, char **argv)
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
+	/* samples are aggregated unless a view needs each one with its time */
+	keep_time |= oo.flamechart;
+	for (int i = 0; i < outs.n; i++)
+		keep_time |= cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE;
+	bo.keep_time = keep_time;
 	bo.unwind = unwind;
 	bo.no_demangle = no_demangle;
 	bo.symfs = symfs;
@@ -366,6 +409,10 @@ int cmd_record(int argc, char **argv)
 	bo.max_stack = rec.o.max_stack;
 	bo.capture = hs_record_capture;
 	bo.capture_ctx = &rec;
+	bo.live = true;
+	bo.jit_timed = rec.attr.use_clockid && rec.attr.clockid == CLOCK_MONOTONIC;
+	bo.tsc = rec.tsc;
+	ctx.jvm_perfmap = jvm_perfmap;
 	hs_builder_init(&ctx.b, &bo);
 	hs_builder_add_event(&ctx.b, ro.event->name, ro.event->time_based);
 	if (ro.period)
@@ -392,6 +439,8 @@ int cmd_record(int argc, char **argv)
 	status = hs_record_command_status(&rec);
 
 	p = hs_builder_take(&ctx.b);
+	for (size_t i = 0; i < ctx.b.model.jit.warnings.n; i++)
+		cli_warn("%s", ctx.b.model.jit.warnings.v[i]);
 	add_comments(p, argc, argv, &ro);
 	{
 		uint64_t got = ctx.b.stats.samples, lost = ctx.b.stats.lost;
@@ -425,6 +474,19 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
 				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
 		}
+		if (cli_verbose && (ctx.b.model.jit.stats.files || ctx.b.model.jit.stats.perf_maps))
+			fprintf(stderr,
+				"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
+				"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
+				"unnamed %llu\n",
+				(unsigned long long)ctx.b.model.jit.stats.files,
+				(unsigned long long)ctx.b.model.jit.stats.code_loads,
+				(unsigned long long)ctx.b.model.jit.stats.code_moves,
+				(unsigned long long)ctx.b.unwinder.stats.jit_tables,
+				(unsigned long long)ctx.b.model.jit.stats.perf_maps,
+				(unsigned long long)ctx.b.model.jit.stats.perf_map_entries,
+				(unsigned long long)ctx.b.sym.stats.jit_jitdump, (unsigned long long)ctx.b.sym.stats.jit_perf_map,
+				(unsigned long long)ctx.b.sym.stats.jit_unnamed);
 		if (!got && !cli_quiet)
 			cli_warn("no samples were recorded");
 	}

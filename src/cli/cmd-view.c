@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "profile/filter.h"
 #include "profile/load.h"
 #include "util/strbuf.h"
 
@@ -16,9 +17,9 @@ enum { OPT_SYMFS = OPT_CMD_BASE };
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
 			"Text report of the profile in FILE (default hotstack.pb.gz) on standard output.\n",
-	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg] [options]\n"
-		       "Interactive SVG flame graph of FILE (default hotstack.pb.gz); OUT defaults to FILE's\n"
-		       "name with .svg.\n",
+	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg|OUT.html] [options]\n"
+		       "Interactive flame graph of FILE (default hotstack.pb.gz): SVG, or HTML (a canvas, for\n"
+		       "profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
 	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
 			 "Reads any profile hotstack reads (perf.data, pprof, folded stacks) and writes each OUT\n"
 			 "in the format its extension names.\n",
@@ -35,14 +36,18 @@ static const char view_perf_data_help[] =
 	"                          or an image's files\n"
 	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n";
 
-static char *default_flame_path(const char *in)
+/* FILE's name with ext (".svg", ".html") for its extension. */
+static char *default_flame_path(const char *in, const char *ext)
 {
 	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
 	struct hs_strbuf sb = {0};
 	size_t n = strlen(in);
 
-	if (!strcmp(in, "-"))
-		return hs_xstrdup("hotstack.svg");
+	if (!strcmp(in, "-")) {
+		hs_strbuf_adds(&sb, "hotstack");
+		hs_strbuf_adds(&sb, ext);
+		return hs_strbuf_detach(&sb);
+	}
 	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
 		size_t k = strlen(exts[i]);
 		if (n > k && !strcmp(in + n - k, exts[i])) {
@@ -51,13 +56,13 @@ static char *default_flame_path(const char *in)
 		}
 	}
 	hs_strbuf_add(&sb, in, n);
-	hs_strbuf_adds(&sb, ".svg");
+	hs_strbuf_adds(&sb, ext);
 	return hs_strbuf_detach(&sb);
 }
 
 static int cmd_view(enum view view, int argc, char **argv)
 {
-	struct option longopts[32];
+	struct option longopts[64];
 	static const struct option own[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
@@ -67,6 +72,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	struct hs_output_opts o = {0};
+	struct hs_filter f = {0};
 	struct cli_outputs outs = {0};
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
@@ -78,13 +84,15 @@ static int cmd_view(enum view view, int argc, char **argv)
 
 	for (size_t i = 0; cli_output_longopts[i].name; i++)
 		longopts[n++] = cli_output_longopts[i];
+	for (size_t i = 0; cli_filter_longopts[i].name; i++)
+		longopts[n++] = cli_filter_longopts[i];
 	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
 		longopts[n++] = own[i];
 	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (cli_outputs_add(&outs, optarg))
-				return 2;
+				goto usage_error;
 			break;
 		case OPT_FORMAT:
 			outs.format = optarg;
@@ -102,14 +110,18 @@ static int cmd_view(enum view view, int argc, char **argv)
 			fputs(view_usage[view], stdout);
 			fputs(view_perf_data_help, stdout);
 			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			fputs(CLI_FILTER_OPTS_HELP, stdout);
+			hs_filter_release(&f);
 			return 0;
 		default:
-			rc = cli_output_option(c, optarg, &o);
+			rc = cli_filter_option(c, optarg, &f, &o);
+			if (rc == 0)
+				rc = cli_output_option(c, optarg, &o);
 			if (rc == 1)
 				break;
 			if (rc == 0)
 				fputs(view_usage[view], stderr);
-			return 2;
+			goto usage_error;
 		}
 	}
 	if (optind < argc) {
@@ -118,13 +130,13 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if (optind < argc) {
 		cli_error("unexpected argument '%s'", argv[optind]);
-		return 2;
+		goto usage_error;
 	}
 	if (lo.symfs) {
 		struct stat st;
 		if (stat(lo.symfs, &st) || !S_ISDIR(st.st_mode)) {
 			cli_error("--symfs: '%s' is not a directory", lo.symfs);
-			return 2;
+			goto usage_error;
 		}
 	}
 	if (view == VIEW_SCRIPT && in_default)
@@ -140,30 +152,51 @@ static int cmd_view(enum view view, int argc, char **argv)
 			outs.format = "txt";
 			break;
 		case VIEW_FLAME:
-			deflt = default_flame_path(in);
+			deflt = default_flame_path(in, outs.format && !strcmp(outs.format, "html") ? ".html" : ".svg");
 			cli_outputs_add(&outs, deflt);
 			break;
 		case VIEW_CONVERT:
 			cli_error("convert needs at least one -o OUTPUT");
-			return 2;
+			goto usage_error;
 		}
 	}
 	if (view == VIEW_FLAME && !outs.format)
 		outs.format = "svg";
 	if (cli_outputs_check(&outs)) {
 		free(deflt);
-		return 2;
+		goto usage_error;
 	}
-	lo.keep_time = view == VIEW_SCRIPT;
+	/* perf.data keeps every sample's time where a view uses it: the order of samples
+	 * (speedscope, flame charts, script), time windows, and pprof's timestamp labels */
+	lo.keep_time = view == VIEW_SCRIPT || f.time || o.flamechart;
+	for (int i = 0; i < outs.n; i++)
+		if (cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE || cli_output_format(&outs, i) == HS_FMT_PPROF)
+			lo.keep_time = true;
 	p = cli_load_ex(in, &lo);
 	if (!p) {
 		free(deflt);
+		hs_filter_release(&f);
 		return 1;
 	}
-	rc = cli_resolve_value(p, &o) ? 1 : cli_outputs_write(&outs, p, &o) ? 1 : 0;
+	rc = 0;
+	if (cli_resolve_value(p, &o) || cli_filter_apply(&f, &o, &p, in)) {
+		rc = 1;
+	} else if (o.flamechart && !hs_profile_has_time(p)) {
+		cli_error("%s: --flamechart needs timestamps, and this profile kept none (record with --keep-time, "
+			  "or read a perf.data)",
+			  strcmp(in, "-") ? in : "<stdin>");
+		rc = 1;
+	}
+	if (!rc && cli_outputs_write(&outs, p, &o))
+		rc = 1;
 	hs_profile_free(p);
+	hs_filter_release(&f);
 	free(deflt);
 	return rc;
+
+usage_error:
+	hs_filter_release(&f);
+	return 2;
 }
 
 int cmd_report(int argc, char **argv)

@@ -13,10 +13,11 @@ struct command {
 static const struct command commands[] = {
 	{"record", cmd_record, "record stacks of a command, processes, or the whole system"},
 	{"report", cmd_report, "text report: top functions by self and total"},
-	{"flame", cmd_flame, "interactive SVG flame graph of a profile"},
+	{"flame", cmd_flame, "interactive flame graph of a profile (SVG, or HTML for large ones)"},
 	{"convert", cmd_convert, "convert a profile to another format"},
 	{"collapse", cmd_collapse, "perf script text to folded stacks (stackcollapse-perf.pl)"},
 	{"script", cmd_script, "every sample of a perf.data as perf script text"},
+	{"diff", cmd_diff, "differential flame graph of two profiles"},
 };
 
 static void usage(FILE *f)

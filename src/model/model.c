@@ -1,9 +1,9 @@
 /* The process/thread/mapping model. */
 #include "model.h"
+#include "proc-maps.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 void hs_model_init(struct hs_model *m)
 {
 	memset(m, 0, sizeof(*m));
+	hs_jit_init(&m->jit, NULL);
 }
 
 void hs_model_release(struct hs_model *m)
@@ -37,6 +38,7 @@ void hs_model_release(struct hs_model *m)
 	hs_u64map_release(&m->proc_ix);
 	hs_u64map_release(&m->thread_ix);
 	hs_index_release(&m->dso_ix);
+	hs_jit_release(&m->jit);
 }
 
 bool hs_model_path_is_anon(const char *path)
@@ -282,51 +284,16 @@ int hs_model_from_proc(struct hs_model *m, int32_t pid,
 		       void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx)
 {
 	char path[64], comm[64];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
+	char *text;
+	size_t len;
+	int e;
 	DIR *d;
 	struct dirent *de;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &cap, f) > 0) {
-		uint64_t start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-		int name = 0;
-		struct hs_dso_ident id = {0};
-		struct hs_map *map;
-		char *nl;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &name) < 7)
-			continue;
-		if (!strchr(perms, 'x'))
-			continue;
-		nl = strchr(line + name, '\n');
-		if (nl)
-			*nl = '\0';
-		id.path = name ? line + name : "";
-		if (!*id.path)
-			id.path = "//anon";
-		id.maj = maj;
-		id.min = min;
-		id.ino = ino;
-		/* " (deleted)" is the kernel's note, not part of the name */
-		{
-			size_t n = strlen(id.path);
-			if (n > 10 && !strcmp(id.path + n - 10, " (deleted)"))
-				line[name + n - 10] = '\0';
-		}
-		map = hs_model_mmap(m, pid, start, end - start, off, 5 /* r-x */, hs_model_dso(m, &id));
-		if (map && capture && map->dso->kind != HS_DSO_ANON)
-			capture(ctx, pid, map);
-	}
-	free(line);
-	fclose(f);
+	if ((e = hs_proc_maps_read(pid, &text, &len)) < 0)
+		return e;
+	hs_model_add_proc_maps(m, pid, text, len, capture, ctx);
+	free(text);
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/jit.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
@@ -65,6 +66,12 @@ struct hs_model {
 	 * image's files: perf --symfs), or NULL. Borrowed: must outlive the model. Set before the
 	 * first dso is made; each dso keeps it. */
 	const char *symfs;
+	/* The time of the event being processed (the recording's clock), set by whoever feeds the
+	 * model: what is mapped "now" includes which JIT code is at an address now. */
+	uint64_t now;
+	/* JIT code the processes' runtimes describe (jitdump files, perf maps). Its options may
+	 * be set after hs_model_init(), before the first event. */
+	struct hs_jit jit;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */

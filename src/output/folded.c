@@ -3,18 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "writers.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
-struct folded_line {
-	char *text;
-	size_t len;
-	int64_t value;
-};
-
 struct folded_key {
-	const struct folded_line *lines;
+	const struct hs_folded_line *lines;
 	const char *text;
 	size_t len;
 };
@@ -27,7 +21,7 @@ static bool folded_eq(const void *ctx, uint32_t id)
 
 static int line_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+	return strcmp(((const struct hs_folded_line *)a)->text, ((const struct hs_folded_line *)b)->text);
 }
 
 /* Separators of the format cannot appear inside a frame. */
@@ -58,14 +52,14 @@ void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, 
 		hs_strbuf_addf(sb, "-%d", (int)pid);
 }
 
-int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi,
+		       struct hs_folded_line **ret)
 {
-	HS_VEC(struct folded_line) lines = {0};
+	HS_VEC(struct hs_folded_line) lines = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0}, label = {0};
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
-	uint32_t vi = hs_output_value_index(p, o);
 
 	/* Stacks that differ only in addresses read the same: merge by the text of the line. */
 	for (size_t i = 0; i < p->samples.n; i++) {
@@ -93,26 +87,42 @@ int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, 
 		h = hs_hash_bytes(k.text, k.len, 0);
 		id = hs_index_find(&ix, h, folded_eq, &k);
 		if (id == UINT32_MAX) {
-			struct folded_line l = {hs_xstrndup(k.text, k.len), k.len, 0};
+			struct hs_folded_line l = {hs_xstrndup(k.text, k.len), k.len, 0};
 			id = (uint32_t)lines.n;
 			hs_vec_push(&lines, l);
 			hs_index_insert(&ix, h, id);
 		}
-		lines.v[id].value += hs_profile_sample_values(p, (uint32_t)i)[vi];
+		if (p->types.n)
+			lines.v[id].value += hs_profile_sample_values(p, (uint32_t)i)[vi];
 	}
 	if (lines.n)
 		qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
-	for (size_t i = 0; i < lines.n; i++) {
-		if (lines.v[i].value > 0) {
-			hs_outfile_write(out, lines.v[i].text, lines.v[i].len);
-			hs_outfile_printf(out, " %lld\n", (long long)lines.v[i].value);
-		}
-		free(lines.v[i].text);
-	}
 	free(frames);
 	hs_strbuf_release(&sb);
 	hs_strbuf_release(&label);
 	hs_index_release(&ix);
-	hs_vec_free(&lines);
+	*ret = lines.v;
+	return lines.n;
+}
+
+void hs_folded_lines_free(struct hs_folded_line *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+{
+	struct hs_folded_line *lines;
+	size_t n = hs_folded_lines(p, o, hs_output_value_index(p, o), &lines);
+
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].value > 0) {
+			hs_outfile_write(out, lines[i].text, lines[i].len);
+			hs_outfile_printf(out, " %lld\n", (long long)lines[i].value);
+		}
+	}
+	hs_folded_lines_free(lines, n);
 	return out->err ? -out->err : 0;
 }

@@ -14,6 +14,7 @@ enum hs_format hs_format_from_path(const char *path)
 	} exts[] = {
 		{".pb.gz", HS_FMT_PPROF}, {".pprof", HS_FMT_PPROF}, {".pb", HS_FMT_PPROF},
 		{".folded", HS_FMT_FOLDED}, {".svg", HS_FMT_SVG}, {".txt", HS_FMT_TEXT},
+		{".speedscope.json", HS_FMT_SPEEDSCOPE}, {".html", HS_FMT_HTML}, {".htm", HS_FMT_HTML},
 	};
 	size_t n = strlen(path);
 
@@ -37,6 +38,10 @@ enum hs_format hs_format_from_name(const char *name)
 		return HS_FMT_TEXT;
 	if (!strcmp(name, "script") || !strcmp(name, "perf-script"))
 		return HS_FMT_SCRIPT;
+	if (!strcmp(name, "speedscope"))
+		return HS_FMT_SPEEDSCOPE;
+	if (!strcmp(name, "html"))
+		return HS_FMT_HTML;
 	return HS_FMT_NONE;
 }
 
@@ -54,6 +59,10 @@ int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct h
 		return hs_write_report(p, o, out);
 	case HS_FMT_SCRIPT:
 		return hs_write_script(p, o, out);
+	case HS_FMT_SPEEDSCOPE:
+		return hs_write_speedscope(p, o, out);
+	case HS_FMT_HTML:
+		return hs_write_html(p, o, out);
 	case HS_FMT_NONE:
 		break;
 	}
@@ -87,17 +96,18 @@ size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_fra
 	for (uint32_t i = s->nlocs; i-- > 0;) {
 		const struct hs_location *l = &p->locations.v[locs[i]];
 		uint32_t nl = l->nlines ? l->nlines : 1;
+		const char *module = hs_profile_str(p, p->mappings.v[l->mapping].file);
 
 		hs_xgrow((void **)frames, cap, n + nl, sizeof(**frames));
 		if (!l->nlines) {
-			(*frames)[n++] = (struct hs_frame){"[unknown]", "", 0, HS_KIND_PSEUDO, false};
+			(*frames)[n++] = (struct hs_frame){"[unknown]", "", module, 0, HS_KIND_PSEUDO, false};
 			continue;
 		}
 		for (uint32_t j = l->nlines; j-- > 0;) {
 			const struct hs_line *ln = &p->lines.v[l->line0 + j];
 			const struct hs_function *fn = &p->functions.v[ln->function];
 			(*frames)[n++] = (struct hs_frame){hs_profile_str(p, fn->name), hs_profile_str(p, fn->filename),
-							   ln->line, l->kind, j + 1 < l->nlines};
+							   module, ln->line, l->kind, j + 1 < l->nlines};
 		}
 	}
 	return n;

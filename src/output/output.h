@@ -17,7 +17,26 @@ enum hs_format {
 	HS_FMT_SVG,     /* .svg */
 	HS_FMT_TEXT,    /* .txt: the text report */
 	HS_FMT_SCRIPT,  /* perf-script-style text of every sample */
+	HS_FMT_SPEEDSCOPE, /* .speedscope.json */
+	HS_FMT_HTML,    /* .html: the canvas flame graph, for profiles too large for an SVG */
 };
+
+/* Flame graph colours: by kind of code (the default), or FlameGraph's palettes. */
+enum hs_palette {
+	HS_PALETTE_KIND = 0,
+	HS_PALETTE_HOT,
+	HS_PALETTE_MEM,
+	HS_PALETTE_IO,
+	HS_PALETTE_JAVA,
+	HS_PALETTE_JS,
+};
+
+/* Report grouping keys (--sort), in the order given. */
+enum hs_sort_key { HS_SORT_COMM = 1, HS_SORT_PID, HS_SORT_TID, HS_SORT_DSO, HS_SORT_SYM };
+#define HS_SORT_MAX 5
+
+/* Report call trees (--tree). */
+enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLEE, HS_TREE_CALLER };
 
 /* Options shared by the writers; a zeroed struct gives the defaults. */
 struct hs_output_opts {
@@ -32,8 +51,16 @@ struct hs_output_opts {
 	int width;             /* flame graph width in pixels; 0 = 1200 */
 	double min_width;      /* flame graph: frames narrower than this many pixels are merged; 0 = 0.1 */
 	bool inverted;         /* icicle graph */
+	bool reverse;          /* flame graph: stacks merged from the leaves (leaf at the bottom) */
+	bool flamechart;       /* flame graph: each thread's samples in time order, not merged by name */
+	enum hs_palette palette;
 	int top;               /* report: how many functions; 0 = 20 */
-	bool stats;            /* report: how stacks end (per stop reason and module) */
+	bool stats;            /* report: how stacks end (per stop reason and module), where samples land */
+	enum hs_tree tree;     /* report: call tree, callees under callers or callers under callees */
+	double tree_min;       /* report: tree lines under this percentage left out; 0 = 0.5, < 0 = none */
+	uint8_t sort[HS_SORT_MAX]; /* report: group by these keys (enum hs_sort_key), 0-terminated */
+	int base_value_index;  /* diff: the value_index of the profile compared against */
+	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
 };
 
 /* The format an output path asks for by its extension, or HS_FMT_NONE. */
@@ -47,8 +74,17 @@ int hs_write_svg(const struct hs_profile *p, const struct hs_output_opts *o, str
 int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_html(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o,
 		    struct hs_outfile *out);
+/* Differential views of b against a (HS_FMT_SVG, HS_FMT_HTML, HS_FMT_FOLDED: two-column
+ * "stack count_a count_b" lines as FlameGraph's difffolded.pl writes them). Widths are b's;
+ * colours say how each frame's share of the total changed. -EINVAL for other formats. */
+int hs_write_diff(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
+		  const struct hs_output_opts *o, struct hs_outfile *out);
+/* Whether hs_write_diff() writes format f. */
+bool hs_diff_format_ok(enum hs_format f);
 
 /* ---- frames as people see them, shared by the stack-merging writers ---- */
 
@@ -57,6 +93,7 @@ struct hs_strbuf;
 struct hs_frame {
 	const char *name;  /* borrowed from the profile */
 	const char *file;  /* source file, "" when unknown; borrowed */
+	const char *module; /* the mapping's file, "" when none; borrowed */
 	int64_t line;      /* 0 when unknown */
 	uint8_t kind;      /* enum hs_kind */
 	bool inlined;      /* this function was inlined into the next frame towards the root */

@@ -77,10 +77,14 @@ struct pprof_writer {
 	uint64_t map_kernel, map_jit; /* synthetic mapping ids, 0 = not used */
 };
 
+/* A string the profile may already hold (a profile read from pprof holds the label keys), so
+ * that a profile read back writes the same string table. */
 static uint64_t xstr(struct pprof_writer *w, enum extra_str s)
 {
-	if (!w->str_ix[s])
-		w->str_ix[s] = w->str_next++;
+	if (!w->str_ix[s]) {
+		uint32_t id = hs_profile_find_str(w->p, extra_names[s], strlen(extra_names[s]));
+		w->str_ix[s] = id != UINT32_MAX ? id : w->str_next++;
+	}
 	return w->str_ix[s];
 }
 
@@ -268,7 +272,7 @@ static void strings(struct pprof_writer *w)
 
 	for (size_t i = 0; i < p->str_off.n; i++)
 		hs_pb_bytes(&w->b, PROFILE_STRING_TABLE, p->str_pool.v + p->str_off.v[i], p->str_len.v[i]);
-	/* the extras in the order xstr() numbered them */
+	/* the extras the profile did not hold, in the order xstr() numbered them */
 	for (uint64_t ix = p->str_off.n; ix < w->str_next; ix++)
 		for (size_t k = 0; k < X_NSTR; k++)
 			if (w->str_ix[k] == ix)

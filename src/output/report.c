@@ -1,10 +1,14 @@
 /* The text report: top functions by self and by total value, with percentages, in the spirit
- * of `perf report --children`, but on one page. */
+ * of `perf report --children`, but on one page; or rows grouped by command, process, thread,
+ * module and function (--sort); a call tree (--tree); how stacks end and where samples land
+ * (--stats). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
 #include "util/hashmap.h"
+#include "util/strbuf.h"
 
 struct report_fn {
 	uint32_t name;   /* string id */
@@ -62,7 +66,7 @@ static void print_table(const struct hs_profile *p, struct hs_outfile *out, stru
 				  (long long)f->self, sum ? 100.0 * (double)f->total / (double)sum : 0.0,
 				  (long long)f->total, f->name ? hs_profile_str(p, f->name) : "[unknown]");
 		if (*mod)
-			hs_outfile_printf(out, "  [%s]", basename_of(mod));
+			hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 		hs_outfile_puts(out, "\n");
 	}
 }
@@ -147,6 +151,408 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 	hs_vec_free(&ends);
 }
 
+static double pct(int64_t v, int64_t sum)
+{
+	return sum ? 100.0 * (double)v / (double)sum : 0.0;
+}
+
+/* The function name (string id, 0 for none) and module (string id of the mapping's file) of
+ * line j (innermost 0) of location l. */
+static uint32_t line_name(const struct hs_profile *p, const struct hs_location *l, uint32_t j)
+{
+	return l->nlines ? p->functions.v[p->lines.v[l->line0 + j].function].name : 0;
+}
+
+static uint32_t loc_module(const struct hs_profile *p, const struct hs_location *l)
+{
+	return l->mapping ? p->mappings.v[l->mapping].file : 0;
+}
+
+/* ---- where samples land (--stats) ---- */
+
+struct landing {
+	uint32_t module;
+	int64_t value;
+};
+
+static int landing_cmp(const void *a, const void *b)
+{
+	const struct landing *x = a, *y = b;
+	return x->value > y->value ? -1 : x->value < y->value;
+}
+
+static void print_landing(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+{
+	static const char *const kinds[HS_KIND_COUNT] = {"user", "kernel", "JIT", "other (placeholders, stack endings)"};
+	int64_t by_kind[HS_KIND_COUNT] = {0};
+	HS_VEC(struct landing) mods = {0};
+	struct hs_u64map ix = {0};
+
+	for (size_t si = 0; si < p->samples.n; si++) {
+		const struct hs_sample *s = &p->samples.v[si];
+		const struct hs_stack *st = &p->stacks.v[s->stack];
+		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
+		const struct hs_location *l = st->nlocs ? &p->locations.v[hs_profile_stack_locs(p, s->stack)[0]] : NULL;
+		uint32_t module = l ? loc_module(p, l) : 0;
+		uint64_t m;
+
+		by_kind[l && l->kind < HS_KIND_COUNT ? l->kind : HS_KIND_PSEUDO] += v;
+		if (!hs_u64map_get(&ix, module, &m)) {
+			m = mods.n;
+			hs_vec_push(&mods, ((struct landing){module, 0}));
+			hs_u64map_put(&ix, module, m);
+		}
+		mods.v[m].value += v;
+	}
+	hs_outfile_puts(out, "\nWhere samples land (the innermost frame), by kind of code:\n");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "kind");
+	for (int k = 0; k < HS_KIND_COUNT; k++)
+		if (by_kind[k])
+			hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(by_kind[k], sum), (long long)by_kind[k], kinds[k]);
+	if (mods.n)
+		qsort(mods.v, mods.n, sizeof(*mods.v), landing_cmp);
+	hs_outfile_puts(out, "\nby module:\n");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "module");
+	for (size_t i = 0; i < mods.n && i < 20; i++) {
+		const char *mod = hs_profile_str(p, mods.v[i].module);
+		if (mods.v[i].value <= 0)
+			break;
+		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(mods.v[i].value, sum), (long long)mods.v[i].value,
+				  *mod ? mod : "[no module]");
+	}
+	hs_u64map_release(&ix);
+	hs_vec_free(&mods);
+}
+
+/* ---- --sort: rows grouped by keys ---- */
+
+struct group {
+	int64_t key[HS_SORT_MAX];
+	int64_t self, total;
+	uint64_t seen;
+	size_t order; /* of first appearance: ties keep it */
+};
+
+struct group_key {
+	const struct group *rows;
+	const int64_t *key;
+	size_t nkeys;
+};
+
+static bool group_eq(const void *ctx, uint32_t id)
+{
+	const struct group_key *k = ctx;
+	return !memcmp(k->rows[id].key, k->key, k->nkeys * sizeof(*k->key));
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->order < y->order ? -1 : 1;
+}
+
+static const char *sort_key_title(uint8_t k)
+{
+	switch (k) {
+	case HS_SORT_COMM: return "command";
+	case HS_SORT_PID: return "pid";
+	case HS_SORT_TID: return "tid";
+	case HS_SORT_DSO: return "shared object";
+	default: return "symbol";
+	}
+}
+
+/* The text of key k of a row, in sb. */
+static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, struct hs_strbuf *sb)
+{
+	const char *s;
+
+	hs_strbuf_reset(sb);
+	switch (k) {
+	case HS_SORT_PID:
+	case HS_SORT_TID:
+		if (v < 0)
+			return "?";
+		hs_strbuf_addf(sb, "%lld", (long long)v);
+		return hs_strbuf_str(sb);
+	case HS_SORT_COMM:
+		s = hs_profile_str(p, (uint32_t)v);
+		return *s ? s : "[unknown]";
+	case HS_SORT_DSO:
+		s = hs_profile_str(p, (uint32_t)v);
+		return *s ? basename_of(s) : "[unknown]";
+	default:
+		return v ? hs_profile_str(p, (uint32_t)v) : "[unknown]";
+	}
+}
+
+/* Same layout as HS_VEC(struct group), named so that it can be passed around. */
+struct group_vec {
+	struct group *v;
+	size_t n, cap;
+};
+
+static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t *key, size_t nkeys, int64_t v,
+		      bool self, uint64_t sample)
+{
+	struct group_key k = {rows->v, key, nkeys};
+	uint64_t h = hs_hash_bytes(key, nkeys * sizeof(*key), 0x50f7);
+	uint32_t id = hs_index_find(ix, h, group_eq, &k);
+
+	if (id == UINT32_MAX) {
+		struct group g = {{0}, 0, 0, UINT64_MAX, rows->n};
+		memcpy(g.key, key, nkeys * sizeof(*key));
+		id = (uint32_t)rows->n;
+		hs_vec_push(rows, g);
+		hs_index_insert(ix, h, id);
+	}
+	if (self)
+		rows->v[id].self += v;
+	if (rows->v[id].seen != sample) {
+		rows->v[id].seen = sample;
+		rows->v[id].total += v;
+	}
+}
+
+static void print_groups(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
+			 uint32_t vi, int64_t sum, int top)
+{
+	struct group_vec rows = {0};
+	struct hs_index ix = {0};
+	struct hs_strbuf sb = {0};
+	size_t nkeys = 0, width[HS_SORT_MAX] = {0};
+	bool frame_keys = false;
+
+	while (nkeys < HS_SORT_MAX && o->sort[nkeys]) {
+		frame_keys |= o->sort[nkeys] == HS_SORT_DSO || o->sort[nkeys] == HS_SORT_SYM;
+		nkeys++;
+	}
+	for (size_t si = 0; si < p->samples.n; si++) {
+		const struct hs_sample *s = &p->samples.v[si];
+		const struct hs_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
+		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
+		int64_t key[HS_SORT_MAX];
+		uint32_t nl0 = 1;
+
+		/* every frame gives a row (self for the innermost), or the sample one row when no key
+		 * is a frame's */
+		for (uint32_t li = 0; li < (frame_keys ? HS_MAX(st->nlocs, 1) : 1); li++) {
+			const struct hs_location *l = st->nlocs ? &p->locations.v[locs[li]] : &p->locations.v[0];
+			nl0 = l->nlines ? l->nlines : 1;
+			for (uint32_t j = 0; j < (frame_keys ? nl0 : 1); j++) {
+				for (size_t k = 0; k < nkeys; k++) {
+					switch (o->sort[k]) {
+					case HS_SORT_COMM: key[k] = s->comm; break;
+					case HS_SORT_PID: key[k] = s->pid; break;
+					case HS_SORT_TID: key[k] = s->tid; break;
+					case HS_SORT_DSO: key[k] = loc_module(p, l); break;
+					default: key[k] = line_name(p, l, j); break;
+					}
+				}
+				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si);
+			}
+		}
+	}
+	if (rows.n)
+		qsort(rows.v, rows.n, sizeof(*rows.v), group_cmp);
+	for (size_t k = 0; k < nkeys; k++)
+		width[k] = strlen(sort_key_title(o->sort[k]));
+	for (size_t i = 0; i < rows.n && (int)i < top; i++)
+		for (size_t k = 0; k + 1 < nkeys; k++)
+			width[k] = HS_MAX(width[k], HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], &sb)), 40));
+
+	hs_outfile_puts(out, "\nGrouped by ");
+	for (size_t k = 0; k < nkeys; k++)
+		hs_outfile_printf(out, "%s%s", k ? "," : "", sort_key_title(o->sort[k]));
+	hs_outfile_printf(out, " (self: samples whose innermost frame it is; total: samples it is in):\n");
+	hs_outfile_printf(out, "%8s %12s %8s %12s", "self%", "self", "total%", "total");
+	for (size_t k = 0; k < nkeys; k++)
+		hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0, sort_key_title(o->sort[k]));
+	hs_outfile_puts(out, "\n");
+	for (size_t i = 0; i < rows.n && (int)i < top; i++) {
+		const struct group *g = &rows.v[i];
+		if (g->self <= 0 && g->total <= 0)
+			break;
+		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld", pct(g->self, sum), (long long)g->self,
+				  pct(g->total, sum), (long long)g->total);
+		for (size_t k = 0; k < nkeys; k++)
+			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
+					  group_cell(p, o->sort[k], g->key[k], &sb));
+		hs_outfile_puts(out, "\n");
+	}
+	hs_strbuf_release(&sb);
+	hs_index_release(&ix);
+	hs_vec_free(&rows);
+}
+
+/* ---- --tree: the call tree ---- */
+
+struct tnode {
+	uint32_t name, module, parent;
+	int64_t total, self;
+};
+
+struct tnode_key {
+	const struct tnode *nodes;
+	uint32_t name, module, parent;
+};
+
+static bool tnode_eq(const void *ctx, uint32_t id)
+{
+	const struct tnode_key *k = ctx;
+	const struct tnode *n = &k->nodes[id];
+	return n->name == k->name && n->module == k->module && n->parent == k->parent;
+}
+
+struct tnode_vec {
+	struct tnode *v;
+	size_t n, cap;
+};
+
+static uint32_t tnode_child(struct tnode_vec *nodes, struct hs_index *ix, uint32_t parent, uint32_t name,
+			    uint32_t module)
+{
+	struct tnode_key k = {nodes->v, name, module, parent};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), name), module);
+	uint32_t id = hs_index_find(ix, h, tnode_eq, &k);
+
+	if (id == UINT32_MAX) {
+		struct tnode n = {name, module, parent, 0, 0};
+		id = (uint32_t)nodes->n;
+		hs_vec_push(nodes, n);
+		hs_index_insert(ix, h, id);
+	}
+	return id;
+}
+
+static const struct tnode *sort_nodes;
+
+static int tnode_cmp(const void *a, const void *b)
+{
+	const struct tnode *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+struct tframe {
+	uint32_t node;
+	uint32_t depth;
+	bool last; /* the last child of its parent that is printed */
+};
+
+static void print_tree(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
+		       uint32_t vi, int64_t sum)
+{
+	struct tnode_vec nodes = {0};
+	HS_VEC(uint32_t) path = {0}, kids = {0};
+	HS_VEC(struct tframe) todo = {0};
+	HS_VEC(char) open = {0}; /* per depth: an ancestor there has later siblings ('|') */
+	struct hs_index ix = {0};
+	uint32_t *child_start, *child_ids, *fill;
+	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
+	bool callers = o->tree == HS_TREE_CALLER;
+
+	hs_vec_push(&nodes, ((struct tnode){0, 0, UINT32_MAX, sum, 0})); /* the root, not printed */
+	for (size_t si = 0; si < p->samples.n; si++) {
+		const struct hs_sample *s = &p->samples.v[si];
+		const struct hs_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
+		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
+		uint32_t node = 0;
+
+		/* frames leaf first */
+		path.n = 0;
+		for (uint32_t li = 0; li < st->nlocs; li++) {
+			const struct hs_location *l = &p->locations.v[locs[li]];
+			for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
+				hs_vec_push(&path, line_name(p, l, j));
+				hs_vec_push(&path, loc_module(p, l));
+			}
+		}
+		for (size_t f = 0; f < path.n / 2; f++) {
+			size_t at = callers ? f : path.n / 2 - 1 - f;
+			node = tnode_child(&nodes, &ix, node, path.v[2 * at], path.v[2 * at + 1]);
+			nodes.v[node].total += v;
+			if (callers && f == 0)
+				nodes.v[node].self += v; /* the innermost frame */
+		}
+		if (node && !callers)
+			nodes.v[node].self += v;
+	}
+	child_start = hs_xcalloc(nodes.n + 1, sizeof(*child_start));
+	child_ids = hs_xmalloc(nodes.n * sizeof(*child_ids));
+	fill = hs_xmalloc((nodes.n + 1) * sizeof(*fill));
+	for (size_t i = 1; i < nodes.n; i++)
+		child_start[nodes.v[i].parent + 1]++;
+	for (size_t i = 0; i < nodes.n; i++)
+		child_start[i + 1] += child_start[i];
+	memcpy(fill, child_start, (nodes.n + 1) * sizeof(*fill));
+	for (size_t i = 1; i < nodes.n; i++)
+		child_ids[fill[nodes.v[i].parent]++] = (uint32_t)i;
+	sort_nodes = nodes.v;
+	for (size_t i = 0; i < nodes.n; i++)
+		if (child_start[i + 1] - child_start[i] > 1)
+			qsort(child_ids + child_start[i], child_start[i + 1] - child_start[i], sizeof(*child_ids), tnode_cmp);
+
+	hs_outfile_printf(out, "\nCall tree, %s", callers ? "callers under the functions they called" : "callees under their callers");
+	if (limit > 0)
+		hs_outfile_printf(out, " (lines under %g%% of the total left out)", limit);
+	hs_outfile_printf(out, ":\n%8s %8s  %s\n", "total%", "self%", "function");
+	hs_vec_push(&todo, ((struct tframe){0, 0, true}));
+	while (todo.n) {
+		struct tframe t = todo.v[--todo.n];
+		const struct tnode *n = &nodes.v[t.node];
+		size_t nk;
+
+		if (t.node) {
+			const struct tnode *par = &nodes.v[n->parent];
+			const char *mod = hs_profile_str(p, n->module);
+
+			/* in a tree of callers, only the functions at the top have self time to show */
+			if (callers && t.depth > 1)
+				hs_outfile_printf(out, "%7.2f%% %8s  ", pct(n->total, sum), "");
+			else
+				hs_outfile_printf(out, "%7.2f%% %7.2f%%  ", pct(n->total, sum), pct(n->self, sum));
+			for (uint32_t d = 2; d < t.depth; d++)
+				hs_outfile_puts(out, open.v[d] ? "|   " : "    ");
+			if (t.depth > 0 && n->parent)
+				hs_outfile_puts(out, t.last ? "`-- " : "|-- ");
+			hs_outfile_puts(out, n->name ? hs_profile_str(p, n->name) : "[unknown]");
+			if (*mod && (!n->parent || par->module != n->module))
+				hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
+			hs_outfile_puts(out, "\n");
+		}
+		/* children worth a line, pushed last first */
+		kids.n = 0;
+		for (uint32_t c = child_start[t.node]; c < child_start[t.node + 1]; c++)
+			if (pct(nodes.v[child_ids[c]].total, sum) >= limit && nodes.v[child_ids[c]].total > 0)
+				hs_vec_push(&kids, child_ids[c]);
+		nk = kids.n;
+		hs_vec_reserve(&open, t.depth + 2);
+		while (open.n < t.depth + 2)
+			hs_vec_push(&open, 0);
+		if (t.node)
+			open.v[t.depth] = !t.last;
+		for (size_t k = nk; k-- > 0;)
+			hs_vec_push(&todo, ((struct tframe){kids.v[k], t.node ? t.depth + 1 : 1, k + 1 == nk}));
+	}
+	free(child_start);
+	free(child_ids);
+	free(fill);
+	hs_index_release(&ix);
+	hs_vec_free(&nodes);
+	hs_vec_free(&path);
+	hs_vec_free(&kids);
+	hs_vec_free(&todo);
+	hs_vec_free(&open);
+}
+
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
 	HS_VEC(struct report_fn) fns = {0};
@@ -203,12 +609,20 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
-	hs_outfile_puts(out, "\nTop functions by self:\n");
-	print_table(p, out, fns.v, fns.n, top, sum, true);
-	hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-	print_table(p, out, fns.v, fns.n, top, sum, false);
-	if (o->stats)
+	if (o->sort[0]) {
+		print_groups(p, o, out, vi, sum, top);
+	} else {
+		hs_outfile_puts(out, "\nTop functions by self:\n");
+		print_table(p, out, fns.v, fns.n, top, sum, true);
+		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
+		print_table(p, out, fns.v, fns.n, top, sum, false);
+	}
+	if (o->tree)
+		print_tree(p, o, out, vi, sum);
+	if (o->stats) {
 		print_endings(p, out, vi, sum);
+		print_landing(p, out, vi, sum);
+	}
 
 	hs_u64map_release(&pids);
 	hs_u64map_release(&tids);

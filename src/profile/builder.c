@@ -1,6 +1,7 @@
 /* Events to profile. */
 #include "builder.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 	b->p = hs_profile_new();
 	hs_model_init(&b->model);
 	b->model.symfs = opts->symfs;
+	b->model.jit.opts.live = opts->live;
+	b->model.jit.opts.timed = opts->jit_timed;
+	b->model.jit.opts.tsc = opts->tsc;
 	hs_symbolizer_init(&b->sym, &so);
 	{
 		struct hs_unwinder_opts uo = {opts->unwind == HS_UNWIND_AUTO, 0, 0};
@@ -66,12 +70,15 @@ void hs_builder_release(struct hs_builder *b)
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
 	hs_u64map_release(&b->demangled);
+	hs_vec_free(&b->jit_pending);
 }
 
 struct hs_profile *hs_builder_take(struct hs_builder *b)
 {
-	struct hs_profile *p = b->p;
+	struct hs_profile *p;
 
+	hs_builder_finish(b);
+	p = b->p;
 	if (b->stats.last_time > b->stats.first_time)
 		p->duration_nanos = (int64_t)(b->stats.last_time - b->stats.first_time);
 	b->p = NULL;
@@ -80,10 +87,13 @@ struct hs_profile *hs_builder_take(struct hs_builder *b)
 
 /* ---- locations ---- */
 
+/* Each (mapping, address, return address or not) is resolved once; in JIT code, once per piece
+ * of code that was there (jit: its id, 0 for none). */
 struct loc_key {
 	const struct hs_builder *b;
 	uint32_t mapping;
 	uint64_t addr;
+	uint32_t jit;
 	bool ret;
 };
 
@@ -91,26 +101,36 @@ static bool loc_key_eq(const void *ctx, uint32_t id)
 {
 	const struct loc_key *k = ctx;
 	const struct hs_loc_cache_entry *e = &k->b->loc_cache.v[id];
-	return e->mapping == k->mapping && e->addr == k->addr && e->ret == k->ret;
+	return e->mapping == k->mapping && e->addr == k->addr && e->ret == k->ret && e->jit == k->jit;
 }
 
-static uint64_t loc_hash(uint32_t mapping, uint64_t addr, bool ret)
+static uint64_t loc_hash(uint32_t mapping, uint64_t addr, bool ret, uint32_t jit)
 {
-	return hs_hash_combine(hs_hash_u64(addr), ((uint64_t)mapping << 1) | ret);
+	return hs_hash_combine(hs_hash_u64(addr ^ ((uint64_t)jit << 40)), ((uint64_t)mapping << 1) | ret);
+}
+
+static uint32_t cached_jit_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret, uint32_t jit)
+{
+	struct loc_key k = {b, mapping, addr, jit, ret};
+	uint32_t id = hs_index_find(&b->loc_ix, loc_hash(mapping, addr, ret, jit), loc_key_eq, &k);
+	return id == UINT32_MAX ? 0 : b->loc_cache.v[id].loc;
 }
 
 static uint32_t cached_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret)
 {
-	struct loc_key k = {b, mapping, addr, ret};
-	uint32_t id = hs_index_find(&b->loc_ix, loc_hash(mapping, addr, ret), loc_key_eq, &k);
-	return id == UINT32_MAX ? 0 : b->loc_cache.v[id].loc;
+	return cached_jit_loc(b, mapping, addr, ret, 0);
+}
+
+static void cache_jit_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret, uint32_t jit, uint32_t loc)
+{
+	struct hs_loc_cache_entry e = {mapping, loc, addr, jit, ret};
+	hs_index_insert(&b->loc_ix, loc_hash(mapping, addr, ret, jit), (uint32_t)b->loc_cache.n);
+	hs_vec_push(&b->loc_cache, e);
 }
 
 static void cache_loc(struct hs_builder *b, uint32_t mapping, uint64_t addr, bool ret, uint32_t loc)
 {
-	struct hs_loc_cache_entry e = {mapping, loc, addr, ret};
-	hs_index_insert(&b->loc_ix, loc_hash(mapping, addr, ret), (uint32_t)b->loc_cache.n);
-	hs_vec_push(&b->loc_cache, e);
+	cache_jit_loc(b, mapping, addr, ret, 0, loc);
 }
 
 static uint32_t named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind, const char *name)
@@ -208,6 +228,53 @@ static uint32_t user_mapping(struct hs_builder *b, struct hs_map *map)
 	return map->profile_mapping;
 }
 
+/* A JIT function: its name, and its source line when the jitdump gives one. */
+static uint32_t jit_named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, const struct hs_jit_sym *js)
+{
+	uint32_t nm = hs_profile_intern_str(b->p, js->name), file = js->file ? hs_profile_intern_str(b->p, js->file) : 0;
+	struct hs_line ln = {hs_profile_function(b->p, nm, nm, file, 0), js->line};
+	uint32_t loc = hs_profile_location(b->p, mapping, addr, HS_KIND_JIT, &ln, 1);
+
+	b->p->locations.v[loc].sym_off = js->offset;
+	return loc;
+}
+
+/* A frame in anonymous executable memory: JIT code. Named now when the jitdump knows the code
+ * that is there at this sample's time (the cache key is that code, so a re-JIT at the same
+ * address is another location); else a placeholder location, named by hs_builder_finish(). */
+static uint32_t jit_location(struct hs_builder *b, int32_t pid, struct hs_map *map, uint32_t mapping, uint64_t addr,
+			     bool ret)
+{
+	struct hs_jit *j = &b->model.jit;
+	uint64_t at = addr - ret, now = b->model.now;
+	const struct hs_jit_code *c;
+	struct hs_jit_sym js;
+	struct hs_strbuf sb = {0};
+	uint32_t loc, id;
+
+	hs_jit_note_process(j, pid);
+	c = hs_jit_find(j, pid, at, now);
+	id = c ? c->id : 0;
+	loc = cached_jit_loc(b, mapping, addr, ret, id);
+	if (!loc && c && hs_symbolize_jit(&b->sym, &b->model, pid, at, now, false, &js)) {
+		loc = jit_named_location(b, mapping, addr, &js);
+		cache_jit_loc(b, mapping, addr, ret, id, loc);
+	} else if (!loc) {
+		struct hs_jit_pending pd = {0, pid, at, now};
+		module_placeholder(&sb, map->dso->path);
+		loc = named_location(b, mapping, addr, HS_KIND_JIT, hs_strbuf_str(&sb));
+		hs_strbuf_release(&sb);
+		cache_jit_loc(b, mapping, addr, ret, 0, loc);
+		pd.loc = loc;
+		hs_vec_push(&b->jit_pending, pd);
+	}
+	/* perf maps grow as the runtime compiles: read it again now and then while the process
+	 * lives, in case it is gone (or its container) at the end */
+	if (!id && b->opts.live)
+		hs_jit_perfmap_read(j, pid, now, 1000000000ULL, false);
+	return loc;
+}
+
 static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret)
 {
 	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
@@ -228,11 +295,13 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 		return loc;
 	}
 	mapping = user_mapping(b, map);
+	if (map->dso->kind == HS_DSO_ANON)
+		return jit_location(b, pid, map, mapping, addr, ret);
 	loc = cached_loc(b, mapping, addr, ret);
 	if (loc)
 		return loc;
-	kind = map->dso->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
-	if (map->dso->kind != HS_DSO_ANON &&
+	kind = HS_KIND_USER;
+	if (
 	    (nf = hs_symbolize_user_frames(&b->sym, map->dso, addr - ret - map->start + map->pgoff, frames,
 					   HS_DWARF_MAX_INLINE, &sym_off)) > 0) {
 		loc = frames_location(b, mapping, addr, kind, frames, nf);
@@ -395,6 +464,19 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	b->stats.samples++;
 }
 
+/* jit-PID.dump, the name perf (and every runtime writing jitdump) gives the file. */
+static bool is_jitdump_marker(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "jit-", 4))
+		return false;
+	n = strspn(base + 4, "0123456789");
+	return n > 0 && !strcmp(base + 4 + n, ".dump");
+}
+
 static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 {
 	struct hs_dso_ident id = {0};
@@ -407,6 +489,14 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 		return; /* the kernel's own maps, and data mappings, hold no user code */
 	if (m->is_mmap2 && !(m->prot & PROT_EXEC))
 		return;
+	if (is_jitdump_marker(m->filename)) {
+		/* a runtime's jitdump file, mapped as a marker for profilers: not code */
+		int fd = b->opts.live && b->opts.capture
+				 ? b->opts.capture(b->opts.capture_ctx, (int32_t)m->pid, m->start, m->start + m->len)
+				 : -1;
+		hs_jit_add_jitdump(&b->model.jit, (int32_t)m->pid, fd, m->filename);
+		return;
+	}
 	id.path = m->filename;
 	if (m->build_id_size) {
 		id.build_id = m->build_id;
@@ -434,6 +524,7 @@ void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev)
 void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, uint32_t evidx)
 {
 	if (ev->sid.has_time) {
+		b->model.now = ev->sid.time;
 		if (!b->stats.first_time)
 			b->stats.first_time = ev->sid.time;
 		if (ev->sid.time > b->stats.last_time)
@@ -478,5 +569,78 @@ static void capture_proc_map(void *ctx, int32_t pid, struct hs_map *map)
 
 int hs_builder_add_proc(struct hs_builder *b, int32_t pid)
 {
-	return hs_model_from_proc(&b->model, pid, capture_proc_map, b);
+	int rc = hs_model_from_proc(&b->model, pid, capture_proc_map, b);
+	struct hs_process *p;
+
+	if (rc)
+		return rc;
+	/* a runtime already writing jitdump when the recording started: its marker mapping */
+	p = hs_model_process(&b->model, pid);
+	for (size_t i = 0; i < p->maps.n; i++) {
+		struct hs_map *m = &p->maps.v[i];
+		int fd = -1;
+		if (m->dso->kind != HS_DSO_FILE || !is_jitdump_marker(m->dso->path))
+			continue;
+		if (m->dso->fd >= 0)
+			fd = fcntl(m->dso->fd, F_DUPFD_CLOEXEC, 0);
+		else if (b->opts.live && b->opts.capture)
+			fd = b->opts.capture(b->opts.capture_ctx, pid, m->start, m->end);
+		hs_jit_add_jitdump(&b->model.jit, pid, fd, m->dso->path);
+	}
+	return 0;
+}
+
+/* ---- deferred JIT naming ---- */
+
+void hs_builder_jit_pids(const struct hs_builder *b, struct hs_pid_list *pids)
+{
+	struct hs_u64map seen = {0};
+	uint64_t v;
+
+	for (size_t i = 0; i < b->jit_pending.n; i++) {
+		int32_t pid = b->jit_pending.v[i].pid;
+		if (hs_u64map_get(&seen, (uint32_t)pid, &v))
+			continue;
+		hs_u64map_put(&seen, (uint32_t)pid, 1);
+		hs_vec_push(pids, pid);
+	}
+	hs_u64map_release(&seen);
+}
+
+void hs_builder_finish(struct hs_builder *b)
+{
+	struct hs_jit *j = &b->model.jit;
+	struct hs_pid_list pids = {0};
+
+	if (b->finished || !b->p)
+		return;
+	b->finished = true;
+	if (!b->jit_pending.n)
+		return;
+	hs_jit_read_all(j, -1);
+	hs_builder_jit_pids(b, &pids);
+	for (size_t i = 0; i < pids.n; i++)
+		hs_jit_perfmap_read(j, pids.v[i], b->model.now, 0, true);
+	free(pids.v);
+	for (size_t i = 0; i < b->jit_pending.n; i++) {
+		const struct hs_jit_pending *pd = &b->jit_pending.v[i];
+		struct hs_location *l = &b->p->locations.v[pd->loc];
+		struct hs_jit_sym js;
+		uint32_t nm, file;
+		struct hs_line ln;
+
+		if (!hs_symbolize_jit(&b->sym, &b->model, pd->pid, pd->addr, pd->time, true, &js))
+			continue;
+		nm = hs_profile_intern_str(b->p, js.name);
+		file = js.file ? hs_profile_intern_str(b->p, js.file) : 0;
+		ln.function = hs_profile_function(b->p, nm, nm, file, 0);
+		ln.line = js.line;
+		/* the location keeps its id (stacks refer to it); it is found by its new lines no
+		 * more, which nothing needs after the end */
+		l = &b->p->locations.v[pd->loc];
+		l->line0 = (uint32_t)b->p->lines.n;
+		l->nlines = 1;
+		l->sym_off = js.offset + (l->address - pd->addr);
+		hs_vec_push(&b->p->lines, ln);
+	}
 }

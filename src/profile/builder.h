@@ -40,6 +40,14 @@ struct hs_builder_opts {
 	 * them); returns its size, 0 when unknown. May be NULL. */
 	size_t (*build_id)(void *ctx, const char *path, uint8_t *buf);
 	void *build_id_ctx;
+	/* JIT code. live: the processes are running and their jitdump files still being written
+	 * (a recording), else they are read whole when their mapping is seen (a file). jit_timed:
+	 * sample times are CLOCK_MONOTONIC, the clock jitdump files are written with, so that an
+	 * address names the code that was there at the sample's time. tsc: converts files with
+	 * architecture timestamps, when valid. */
+	bool live;
+	bool jit_timed;
+	struct hs_tsc_conv tsc;
 };
 
 struct hs_builder_stats {
@@ -57,7 +65,17 @@ struct hs_loc_cache_entry {
 	uint32_t mapping;
 	uint32_t loc;
 	uint64_t addr;
+	uint32_t jit; /* the JIT code (struct hs_jit_code.id) named there, 0 for none */
 	bool ret;
+};
+
+/* A location in JIT code that nothing named when its sample came: named at the end, when the
+ * runtimes' perf maps (and every jitdump record) are known. */
+struct hs_jit_pending {
+	uint32_t loc;
+	int32_t pid;
+	uint64_t addr; /* the address looked up (a return address - 1) */
+	uint64_t time; /* of the first sample in it */
 };
 
 struct hs_builder {
@@ -73,6 +91,8 @@ struct hs_builder {
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
 	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
 	HS_VEC(int64_t) values; /* one sample's values, reused */
+	HS_VEC(struct hs_jit_pending) jit_pending;
+	bool finished;
 	struct hs_builder_stats stats;
 };
 
@@ -90,6 +110,19 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 /* Describes an already running process from /proc (before its first sample). Returns 0 or a
  * negative errno (-ESRCH: it is gone). */
 int hs_builder_add_proc(struct hs_builder *b, int32_t pid);
+/* The processes with frames in JIT code nothing has named yet, each once (the caller frees
+ * pids->v): those a JVM could be asked to write a perf map for. */
+struct hs_pid_list {
+	int32_t *v; /* the layout of HS_VEC(int32_t) */
+	size_t n, cap;
+};
+void hs_builder_jit_pids(const struct hs_builder *b, struct hs_pid_list *pids);
+/* Ends the building: names the frames in JIT code that were left unnamed when their samples
+ * came (deferred JIT naming): every jitdump file read to its end, the perf map of each process
+ * with such frames read (see hs_jit_perfmap_read()), and each location named, as at its first
+ * sample's time, from the jitdump, else from the perf map. Locations keep their ids: only their
+ * lines change. hs_builder_take() does it when it was not done. */
+void hs_builder_finish(struct hs_builder *b);
 /* Hands the finished profile over to the caller (who frees it). */
 struct hs_profile *hs_builder_take(struct hs_builder *b);
 

@@ -202,14 +202,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		if (!l->d.attrs.v[i].attr.use_clockid || l->d.attrs.v[i].attr.clockid != CLOCK_MONOTONIC)
 			bo.jit_timed = false;
 	hs_builder_init(&l->b, &bo);
-	/* kernel frames to come: read kallsyms meanwhile */
-	for (size_t i = 0; i < l->d.attrs.n && bo.kernel; i++) {
-		const struct perf_event_attr *a = &l->d.attrs.v[i].attr;
-		if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && !a->exclude_callchain_kernel && !a->exclude_kernel) {
-			hs_symbolizer_prefetch_kernel(&l->b.sym);
-			break;
-		}
-	}
+
 	hs_queue_init(&l->q);
 	while ((rc = hs_perf_data_next(&l->d, &r, err)) == 1) {
 		uint64_t t;
@@ -222,6 +215,10 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 			continue; /* perf's own records: the reader took what they say */
 		if (record_time(l, &r, &t))
 			last_time = t;
+		/* a sample in the kernel: kernel symbols will be needed; read them meanwhile */
+		if (r.h->type == PERF_RECORD_SAMPLE && bo.kernel &&
+		    (r.h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+			hs_symbolizer_prefetch_kernel(&l->b.sym);
 		/* records in the mapped file stay where they are; decompressed ones are copied */
 		if ((const uint8_t *)r.h >= (const uint8_t *)buf && (const uint8_t *)r.h < (const uint8_t *)buf + len)
 			hs_queue_push_borrowed(&l->q, r.h, last_time);

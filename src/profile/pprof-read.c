@@ -371,6 +371,9 @@ static int read_sample(struct pprof_reader *rd, struct hs_pb_reader *r)
 	uint32_t stack;
 	int e;
 
+	/* as Go's Profile.CheckValid: a sample's values mean nothing without their types */
+	if (!nt)
+		return bad(rd, r->base, -EBADMSG, "sample in a profile without sample types");
 	rd->locs.n = rd->vals.n = 0;
 	while ((e = hs_pb_next(r, &f)) > 0) {
 		if (f.num == 1) {

@@ -90,6 +90,15 @@ uint32_t hs_profile_intern(struct hs_profile *p, const char *s, size_t len)
 	return id;
 }
 
+uint32_t hs_profile_find_str(const struct hs_profile *p, const char *s, size_t len)
+{
+	struct str_key k = {p, s, len};
+
+	if (!len)
+		return 0;
+	return hs_index_find(&p->str_ix, hs_hash_bytes(s, len, 0), str_eq, &k);
+}
+
 uint32_t hs_profile_intern_str(struct hs_profile *p, const char *s)
 {
 	return s ? hs_profile_intern(p, s, strlen(s)) : 0;
@@ -328,6 +337,14 @@ int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi)
 	for (size_t i = 0; i < p->samples.n; i++)
 		t += p->values.v[i * p->types.n + vi];
 	return t;
+}
+
+bool hs_profile_has_time(const struct hs_profile *p)
+{
+	for (size_t i = 0; i < p->samples.n; i++)
+		if (p->samples.v[i].time)
+			return true;
+	return false;
 }
 
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)

@@ -103,6 +103,8 @@ void hs_profile_free(struct hs_profile *p);
 uint32_t hs_profile_intern(struct hs_profile *p, const char *s, size_t len);
 uint32_t hs_profile_intern_str(struct hs_profile *p, const char *s);
 const char *hs_profile_str(const struct hs_profile *p, uint32_t id);
+/* The id of the string s if the profile holds it (0 for ""), else UINT32_MAX. */
+uint32_t hs_profile_find_str(const struct hs_profile *p, const char *s, size_t len);
 
 /* Adds a value type (before any sample is added); returns its index. */
 uint32_t hs_profile_add_type(struct hs_profile *p, const char *type, const char *unit);
@@ -135,6 +137,8 @@ static inline const uint32_t *hs_profile_stack_locs(const struct hs_profile *p, 
 const char *hs_profile_location_name(const struct hs_profile *p, uint32_t loc);
 /* Total of value index vi over all samples. */
 int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
+/* Whether any sample kept its timestamp. */
+bool hs_profile_has_time(const struct hs_profile *p);
 
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */

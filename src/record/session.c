@@ -22,6 +22,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #define DEFAULT_RING_PAGES 128
 #define MAX_ATTACH_ROUNDS 16
@@ -402,6 +405,63 @@ static int release_command(struct hs_record *r, struct hs_record_error *err)
 	return 0;
 }
 
+/* ---- the TSC ---- */
+
+#if defined(__x86_64__)
+/* A (TSC, CLOCK_MONOTONIC) pair read as close together as a few tries allow. */
+static void tsc_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t t0 = hs_now_ns(), c = __rdtsc(), t1 = hs_now_ns();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = c;
+			*ns = t0 + (t1 - t0) / 2;
+		}
+	}
+}
+#endif
+
+/* How a runtime's TSC timestamps (jitdump's architecture-timestamp flag) map to our clock: the
+ * rate from the kernel's perf_event_mmap_page where it publishes it (cap_user_time: a stable
+ * TSC and the native sched_clock), else measured over 10 ms; the offset measured now. */
+static void measure_tsc(struct hs_record *r)
+{
+#if defined(__x86_64__)
+	const struct perf_event_mmap_page *pg = r->rings.n ? r->rings.v[0].base : NULL;
+	uint64_t c0 = 0, n0 = 0;
+
+	memset(&r->tsc, 0, sizeof(r->tsc));
+	if (pg && pg->cap_user_time && pg->time_mult && pg->time_shift < 64) {
+		r->tsc.mult = pg->time_mult;
+		r->tsc.shift = pg->time_shift;
+	} else {
+		uint64_t c1 = 0, n1 = 0;
+		struct timespec ts = {0, 10000000};
+		tsc_pair(&c0, &n0);
+		nanosleep(&ts, NULL);
+		tsc_pair(&c1, &n1);
+		if (c1 <= c0 || n1 <= n0)
+			return;
+		/* ns per tick as mult / 2^shift, shift chosen to keep mult in 32 bits */
+		r->tsc.shift = 31;
+		while (r->tsc.shift && (((n1 - n0) << r->tsc.shift) / (c1 - c0)) > UINT32_MAX)
+			r->tsc.shift--;
+		r->tsc.mult = (uint32_t)(((n1 - n0) << r->tsc.shift) / (c1 - c0));
+		if (!r->tsc.mult)
+			return;
+	}
+	tsc_pair(&c0, &n0);
+	r->tsc.offset = 0;
+	r->tsc.offset = n0 - hs_tsc_to_ns(&r->tsc, c0);
+	r->tsc.valid = true;
+#else
+	memset(&r->tsc, 0, sizeof(r->tsc));
+#endif
+}
+
 /* ---- open / close ---- */
 
 int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_record_error *err)
@@ -495,6 +555,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 			epoll_ctl(r->epfd, EPOLL_CTL_ADD, pfd, &pe);
 		}
 	}
+	measure_tsc(r);
 	return 0;
 }
 
@@ -853,6 +914,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	enable_all(r, PERF_EVENT_IOC_DISABLE);
 	stop_reader(r); /* after a last round */
 	process_inbox(r, true);
+	if (sink->ending)
+		sink->ending(sink->ctx);
 	if (r->child > 0 && !r->child_exited) {
 		/* we end the recording: end the command too, as perf does */
 		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;

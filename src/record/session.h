@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "format/jitdump.h"
 #include "format/perf-event.h"
 #include "record/events.h"
 #include "format/queue.h"
@@ -57,12 +58,15 @@ struct hs_record_progress {
 };
 
 /* Where parsed events go. proc() is called for every process that was already running when
- * the recording started (to describe it from /proc) before any event of it. */
+ * the recording started (to describe it from /proc) before any event of it. ending(), when not
+ * NULL, is called once every event has been handed on, while the targets still run (before the
+ * command is ended): the moment to ask them for what they know (a JVM's perf map). */
 struct hs_record_sink {
 	void (*event)(void *ctx, const struct hs_perf_event *ev);
 	void (*proc)(void *ctx, int32_t pid);
 	void (*progress)(void *ctx, const struct hs_record_progress *p); /* about once a second */
 	void *ctx;
+	void (*ending)(void *ctx);
 };
 
 enum hs_stop_cause {
@@ -127,6 +131,7 @@ struct hs_record {
 	int stop_signal;
 	uint64_t records, bytes, lost_records, bad_records; /* written by the reader thread */
 	uint64_t start_ns;
+	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
 	const struct hs_record_sink *sink;
 	struct hs_parse_error perr;
 };

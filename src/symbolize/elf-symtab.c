@@ -40,6 +40,19 @@ static int cand_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static bool is_code_label(Elf *elf, const GElf_Sym *s)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	int vis = GELF_ST_VISIBILITY(s->st_other);
+
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE || !s->st_name || s->st_shndx >= SHN_LORESERVE ||
+	    vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	scn = elf_getscn(elf, s->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 {
 	GElf_Shdr sh;
@@ -62,7 +75,11 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 			break;
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value)
+		if (s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		/* functions, and (as perf does) untyped labels in code such as ld.so's
+		 * _dl_start_user, which reach to the next symbol */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_code_label(elf, &s))
 			continue;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name || strlen(name) > HS_ELF_MAX_NAME) {
@@ -74,7 +91,8 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 		c.addr = s.st_value;
 		c.size = s.st_size;
 		c.name = name;
-		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_GNU_IFUNC ? 3 : 0);
+		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_GNU_IFUNC ? 3 : 0) +
+			 (type == STT_NOTYPE ? 6 : 0);
 		hs_vec_push(out, c);
 	}
 	return 0;

@@ -1023,6 +1023,41 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 	return 0;
 }
 
+int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
+				const void *hdr, size_t hdr_size, uint64_t hdr_vaddr, struct hs_cfi_table **ret,
+				struct hs_parse_error *err)
+{
+	struct hs_cfi_table *t = hs_xcalloc(1, sizeof(*t));
+	struct builder b = {{0}, 0, NULL, 0};
+	struct cie_cache cc = {{0}, {0}, {0}};
+	struct section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
+	struct section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
+	int rc;
+
+	b.stats = &t->stats;
+	if (eh_frame_size) {
+		if (hdr_size && walk_hdr(&b, &cc, &hs, &eh))
+			t->stats.from_eh_frame_hdr = true;
+		else
+			walk_all(&b, &cc, &eh);
+	}
+	rc = b.err;
+	if (rc)
+		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
+	else
+		rc = finish(&b, t, err);
+	hs_vec_free(&b.rows);
+	hs_u64map_release(&cc.ix);
+	hs_vec_free(&cc.v);
+	hs_vec_free(&cc.initial);
+	if (rc) {
+		hs_cfi_table_free(t);
+		return rc;
+	}
+	*ret = t;
+	return 0;
+}
+
 void hs_cfi_table_free(struct hs_cfi_table *t)
 {
 	if (!t)

@@ -44,9 +44,16 @@ void hs_unwinder_release(struct hs_unwinder *u)
 {
 	if (!u)
 		return;
-	if (u->model)
+	if (u->model) {
 		for (size_t i = 0; i < u->model->dsos.n; i++)
 			u->model->dsos.v[i]->unwind = NULL;
+		for (size_t i = 0; i < u->model->jit.unwinds.n; i++) {
+			struct hs_jit_unwind *w = &u->model->jit.unwinds.v[i];
+			hs_cfi_table_free(w->table);
+			w->table = NULL;
+			w->tried = false;
+		}
+	}
 	for (size_t i = 0; i < u->files.n; i++) {
 		hs_cfi_table_free(u->files.v[i]->table);
 		free(u->files.v[i]);
@@ -220,6 +227,44 @@ const struct hs_cfi_table *hs_unwinder_table(struct hs_unwinder *u, struct hs_ds
 	return t;
 }
 
+/* Where JIT code is placed to compile its unwinding information: anywhere but 0, which marks
+ * discarded functions in FDEs. */
+#define JIT_BASE 0x10000
+
+/* The compiled unwinding information of the JIT code at pc in pid now (jitdump
+ * CODE_UNWINDING_INFO), and pc's address in it: the table is compiled with the code at
+ * JIT_BASE, the .eh_frame after it as perf's genelf.c places it, so that moved copies share it. */
+static const struct hs_cfi_table *jit_table(struct hs_unwinder *u, int32_t pid, uint64_t pc, uint64_t *vaddr)
+{
+	struct hs_jit *j = &u->model->jit;
+	const struct hs_jit_code *c = hs_jit_find(j, pid, pc, u->model->now);
+	struct hs_jit_unwind *w;
+
+	if (!c || !c->unwind)
+		return NULL;
+	w = &j->unwinds.v[c->unwind - 1];
+	if (!w->tried) {
+		uint64_t eh = JIT_BASE + ((w->code_size + 7) & ~7ULL);
+		struct hs_cfi_table *t = NULL;
+		struct hs_parse_error err = {0};
+
+		w->tried = true;
+		if (!hs_cfi_table_build_eh_frame(w->data, w->eh_frame_size, eh, w->data + w->eh_frame_size, w->hdr_size,
+						 eh + w->eh_frame_size, &t, &err)) {
+			if (t->n) {
+				w->table = t;
+				u->stats.jit_tables++;
+			} else {
+				hs_cfi_table_free(t);
+			}
+		}
+	}
+	if (!w->table)
+		return NULL;
+	*vaddr = JIT_BASE + (pc - c->start);
+	return w->table;
+}
+
 /* ---- the walk ---- */
 
 static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
@@ -378,9 +423,16 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 			stop = HS_STOP_UNMAPPED;
 			break;
 		}
-		f = file_of(u, map->dso);
-		t = file_table(u, f);
-		if (t && file_vaddr(f, lookup - map->start + map->pgoff, &vaddr)) {
+		if (map->dso->kind == HS_DSO_ANON) {
+			/* JIT code: CFI where its runtime gave some */
+			t = jit_table(u, pid, lookup, &vaddr);
+		} else {
+			f = file_of(u, map->dso);
+			t = file_table(u, f);
+			if (t && !file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
+				t = NULL;
+		}
+		if (t) {
 			row = hs_cfi_table_find(t, vaddr);
 			/* a sample taken during a system call whose instruction ends its function (the
 			 * signal trampoline's rt_sigreturn) has its PC just past the function's CFI */

@@ -1,6 +1,8 @@
 /* The user-space unwinder: a sample's registers and its copy of the user stack, walked frame by
  * frame with the best method that applies — a CFI row of the code's ELF file (tables compiled
- * lazily, cached by build-id, bounded in memory), else (in auto mode) a frame-pointer step —
+ * lazily, cached by build-id, bounded in memory) or of JIT code (the unwinding information of
+ * its jitdump, at the time of the sample: the model's now), else (in auto mode) a frame-pointer
+ * step —
  * until the real bottom of the stack or a stop reason. Not thread-safe. */
 #ifndef HS_UNWINDER_H
 #define HS_UNWINDER_H
@@ -39,6 +41,7 @@ struct hs_unwinder_stats {
 	uint64_t stops[HS_STOP_COUNT];
 	uint64_t tables_built, tables_evicted, tables_failed;
 	uint64_t unsupported_rows_hit;
+	uint64_t jit_tables;   /* JIT code unwinding information compiled */
 };
 
 struct hs_unwind_file; /* per-file state, defined in unwinder.c */

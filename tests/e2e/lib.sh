@@ -41,5 +41,5 @@ expect_status() {
 
 # Asserts that the last expect_status run printed a line matching an extended regex on stderr.
 expect_stderr() {
-	grep -qE "$1" "$dir/.err" || fail "stderr does not match /$1/: $(cat "$dir/.err")"
+	grep -qE -- "$1" "$dir/.err" || fail "stderr does not match /$1/: $(cat "$dir/.err")"
 }

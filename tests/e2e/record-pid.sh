@@ -12,7 +12,7 @@ for _ in $(seq 50); do
 	grep -q ready "$dir/ready" 2>/dev/null && break
 	sleep 0.1
 done
-"$HOTSTACK" record -q -p "$pid" -d 2 -o "$dir/p.folded" --tid || fail "record -p failed"
+"$HOTSTACK" record -q -p "$pid" -d 2 -o "$dir/p.folded" --root tid || fail "record -p failed"
 kill -0 "$pid" || fail "the target died"
 for i in 0 1 2 3; do
 	grep -q "^spin-$i-$pid/[0-9]*;.*spin_thread_$i" "$dir/p.folded" ||
@@ -28,7 +28,7 @@ if grep -q '^hotstack' "$dir/p.folded"; then fail "hotstack appears in its own p
 pid2=$!
 trap 'kill $pid $pid2 2>/dev/null || true; rm -rf "$dir"' EXIT
 sleep 0.3
-"$HOTSTACK" record -q -p "$pid,$pid2" -d 1 -o "$dir/two.folded" --pid || fail "record -p A,B failed"
+"$HOTSTACK" record -q -p "$pid,$pid2" -d 1 -o "$dir/two.folded" --root pid || fail "record -p A,B failed"
 grep -q "^spin-0-$pid2;" "$dir/two.folded" || fail "second process not sampled"
 grep -q "^spin-3-$pid;" "$dir/two.folded" || fail "first process not sampled"
 

@@ -8,7 +8,7 @@ require_perf_events
 "$WORKLOADS/threads" 1 5 >/dev/null &
 busy=$!
 trap 'kill $busy 2>/dev/null || true; rm -rf "$dir"' EXIT
-"$HOTSTACK" record -q -a -d 2 -o "$dir/a.folded" -o "$dir/a.pb.gz" --pid &
+"$HOTSTACK" record -q -a -d 2 -o "$dir/a.folded" -o "$dir/a.pb.gz" --root pid &
 rec=$!
 wait "$rec" || fail "record -a failed"
 procs=$(cut -d';' -f1 "$dir/a.folded" | sed 's/.*-//' | sort -u | wc -l)

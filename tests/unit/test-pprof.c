@@ -409,6 +409,39 @@ static void test_roundtrip(void **state)
 	hs_profile_free(q2);
 }
 
+/* A profile read back writes the very same bytes: nothing is lost or added on the way, the
+ * label keys the writer adds included (they are in the profile read back). */
+static void test_roundtrip_bytes(void **state)
+{
+	struct hs_profile *p = sample_profile(), *q = NULL, *q2 = NULL;
+	struct hs_parse_error err = {0};
+	size_t len, len2, len3, raw_len, raw_len2, raw_len3;
+	uint8_t *buf = write_pprof(p, &len), *buf2, *buf3, *raw, *raw2, *raw3;
+
+	(void)state;
+	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
+	buf2 = write_pprof(q, &len2);
+	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
+	buf3 = write_pprof(q2, &len3);
+	raw = gunzip_all(buf, len, &raw_len);
+	raw2 = gunzip_all(buf2, len2, &raw_len2);
+	raw3 = gunzip_all(buf3, len3, &raw_len3);
+	assert_int_equal(raw_len, raw_len2);
+	assert_memory_equal(raw, raw2, raw_len);
+	assert_int_equal(raw_len, raw_len3);
+	assert_memory_equal(raw, raw3, raw_len);
+	assert_int_equal(q->str_off.n, q2->str_off.n);
+	free(buf);
+	free(buf2);
+	free(buf3);
+	free(raw);
+	free(raw2);
+	free(raw3);
+	hs_profile_free(p);
+	hs_profile_free(q);
+	hs_profile_free(q2);
+}
+
 static void test_raw_protobuf(void **state)
 {
 	struct hs_profile *p = sample_profile(), *q = NULL;
@@ -681,6 +714,11 @@ static void test_hostile(void **state)
 	add_location(&b, 1, 0, 0, 0);
 	add_sample(&b, 1, 0);
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
+	/* a sample in a profile without sample types (found by fuzz-pprof) */
+	hs_pb_bytes(&b, 6, "", 0);
+	hs_pb_end(&b, hs_pb_begin(&b, 2));
+	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "without sample types"));
 	/* a field with the wrong wire type */
 	begin_profile(&b, 4);
 	hs_pb_bytes(&b, 12, "x", 1);
@@ -833,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_pb_fields),
 		cmocka_unit_test(test_pb_malformed),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_roundtrip_bytes),
 		cmocka_unit_test(test_raw_protobuf),
 		cmocka_unit_test(test_kinds_without_mappings),
 		cmocka_unit_test(test_every_prefix),

@@ -1,0 +1,165 @@
+/* hotstack diff: a differential flame graph of two profiles (SVG or HTML; widths from the
+ * second, colours by how each frame's share changed), or the two-column folded text of
+ * FlameGraph's difffolded.pl. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profile/filter.h"
+#include "profile/load.h"
+#include "util/strbuf.h"
+
+static const char diff_usage[] =
+	"usage: hotstack diff A B [-o OUT.svg|OUT.html|OUT.folded] [options]\n"
+	"Differential flame graph of profile B against profile A: frames as wide as in B, red where\n"
+	"their share of the total grew since A, blue where it shrank, the deepest colour for the\n"
+	"largest change. .folded writes 'stack count_a count_b' lines (FlameGraph's difffolded.pl).\n"
+	"OUT defaults to B's name with .diff.svg.\n"
+	"\n"
+	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
+	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
+	"  -q, --quiet             no warnings\n";
+
+enum { OPT_NORMALIZE = OPT_CMD_BASE };
+
+static char *default_path(const char *in)
+{
+	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".data"};
+	struct hs_strbuf sb = {0};
+	size_t n = strlen(in);
+
+	if (!strcmp(in, "-"))
+		return hs_xstrdup("diff.svg");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
+		size_t k = strlen(exts[i]);
+		if (n > k && !strcmp(in + n - k, exts[i])) {
+			n -= k;
+			break;
+		}
+	}
+	hs_strbuf_add(&sb, in, n);
+	hs_strbuf_adds(&sb, ".diff.svg");
+	return hs_strbuf_detach(&sb);
+}
+
+/* Loads and filters one side; o->value_index is resolved against it. */
+static struct hs_profile *load_side(const char *path, const struct hs_load_opts *lo, struct hs_filter *f,
+				    struct hs_output_opts *o)
+{
+	struct hs_profile *p = cli_load_ex(path, lo);
+
+	if (!p)
+		return NULL;
+	o->value_index = 0;
+	if (cli_resolve_value(p, o) || cli_filter_apply(f, o, &p, path)) {
+		hs_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-demangle", no_argument, NULL, 'D'},
+		{"normalize", no_argument, NULL, OPT_NORMALIZE},
+		{0, 0, 0, 0},
+	};
+	struct option longopts[64];
+	struct hs_output_opts o = {0};
+	struct hs_filter f = {0};
+	struct cli_outputs outs = {0};
+	struct hs_load_opts lo = {0};
+	struct hs_profile *a = NULL, *b = NULL;
+	char *deflt = NULL;
+	size_t n = 0;
+	int c, rc = 2;
+
+	for (size_t i = 0; cli_output_longopts[i].name; i++)
+		longopts[n++] = cli_output_longopts[i];
+	for (size_t i = 0; cli_filter_longopts[i].name; i++)
+		longopts[n++] = cli_filter_longopts[i];
+	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
+		longopts[n++] = own[i];
+	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (cli_outputs_add(&outs, optarg))
+				goto out;
+			break;
+		case OPT_FORMAT:
+			outs.format = optarg;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case 'D':
+			lo.no_demangle = true;
+			break;
+		case OPT_NORMALIZE:
+			o.normalize = true;
+			break;
+		case 'h':
+			fputs(diff_usage, stdout);
+			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			fputs(CLI_FILTER_OPTS_HELP, stdout);
+			rc = 0;
+			goto out;
+		default:
+			rc = cli_filter_option(c, optarg, &f, &o);
+			if (rc == 0)
+				rc = cli_output_option(c, optarg, &o);
+			if (rc == 1)
+				break;
+			if (rc == 0)
+				fputs(diff_usage, stderr);
+			rc = 2;
+			goto out;
+		}
+	}
+	rc = 2;
+	if (argc - optind != 2) {
+		cli_error(argc - optind < 2 ? "diff needs two profiles, A and B" : "unexpected argument '%s'",
+			  argv[HS_MIN(optind + 2, argc - 1)]);
+		goto out;
+	}
+	if (!outs.n) {
+		deflt = default_path(argv[optind + 1]);
+		cli_outputs_add(&outs, deflt);
+	}
+	if (cli_outputs_check(&outs))
+		goto out;
+	for (int i = 0; i < outs.n; i++) {
+		if (!hs_diff_format_ok(cli_output_format(&outs, i))) {
+			cli_error("diff writes flame graphs (.svg, .html) and two-column folded stacks (.folded), "
+				  "not '%s'",
+				  outs.path[i]);
+			goto out;
+		}
+	}
+	if (o.flamechart) {
+		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
+		goto out;
+	}
+	lo.keep_time = f.time;
+	rc = 1;
+	a = load_side(argv[optind], &lo, &f, &o);
+	if (!a)
+		goto out;
+	o.base_value_index = o.value_index;
+	b = load_side(argv[optind + 1], &lo, &f, &o);
+	if (!b)
+		goto out;
+	rc = cli_outputs_write_diff(&outs, a, b, &o) ? 1 : 0;
+out:
+	hs_profile_free(a);
+	hs_profile_free(b);
+	hs_filter_release(&f);
+	free(deflt);
+	return rc;
+}

@@ -1,0 +1,924 @@
+/* The JIT code store. jitdump records become code entries with a validity interval in time; a
+ * process's entries are kept in appearance order and indexed by start address (a sorted index
+ * extended by merging, with the running maximum of ends so that a lookup walks back only over
+ * entries that can still cover the address). Perf map lines are flattened, later lines over
+ * earlier ones, into non-overlapping ranges. */
+#include "jit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/perf-map.h"
+#include "model/dso-file.h"
+#include "util/strbuf.h"
+
+#define READ_CHUNK ((size_t)1 << 20)
+#define UNTIMED_REREAD_NS 10000000ULL
+#define HEADER_READ 4096
+
+struct hs_jit_source {
+	int fd;
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	bool have_header;
+	struct hs_jitdump_header h;
+	uint64_t off;         /* file offset of the next record */
+	bool done;            /* CODE_CLOSE, or an error nothing after can be found past */
+	bool timed;
+	bool arch_time;
+	uint64_t read_until;  /* CLOCK_MONOTONIC when last read to the end: records of times before
+	                       * it are in (live); UINT64_MAX once read whole */
+	uint64_t records;
+	/* CODE_DEBUG_INFO and CODE_UNWINDING_INFO describe the CODE_LOAD that follows them */
+	bool pending_lines;
+	uint64_t pending_lines_addr;
+	uint32_t pending_line0, pending_nlines;
+	uint32_t pending_unwind;
+};
+
+struct pm_entry {
+	uint64_t start, end;
+	uint32_t name;
+};
+
+struct pm_seg {
+	uint64_t start, end;
+	uint32_t entry; /* the line that owns the range */
+};
+
+struct hs_jit_proc {
+	int32_t pid;
+	HS_VEC(struct hs_jit_source *) sources;
+	HS_VEC(struct hs_jit_code) codes; /* in order of appearance */
+	HS_VEC(uint32_t) by_start;        /* indexes into codes, sorted by start */
+	HS_VEC(uint64_t) max_end;         /* running maximum of end along by_start */
+	struct hs_u64map by_index;        /* code_index -> index of its newest entry */
+	/* what finding its perf map needs, taken while it is alive */
+	bool noted, known;
+	uint32_t uid, euid;
+	int32_t nspid;
+	bool own_root;
+	/* its perf map */
+	bool pm_tried;
+	uint64_t pm_last_try;
+	bool pm_refused;
+	dev_t pm_dev;
+	ino_t pm_ino;
+	uint64_t pm_consumed;
+	HS_VEC(struct pm_entry) pm_entries;
+	HS_VEC(struct pm_seg) pm_segs;
+	bool pm_dirty;
+};
+
+static void warn(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
+
+static void warn(struct hs_jit *j, const char *fmt, ...)
+{
+	struct hs_strbuf sb = {0};
+	va_list ap;
+
+	if (j->warnings.n >= HS_JIT_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	hs_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	hs_vec_push(&j->warnings, hs_strbuf_detach(&sb));
+}
+
+/* ---- strings ---- */
+
+struct str_key {
+	const struct hs_jit *j;
+	const char *s;
+	size_t n;
+};
+
+static bool str_eq(const void *ctx, uint32_t id)
+{
+	const struct str_key *k = ctx;
+	const char *s = k->j->strs.v[id];
+	return !strncmp(s, k->s, k->n) && s[k->n] == '\0';
+}
+
+static uint32_t intern(struct hs_jit *j, const char *s, size_t n)
+{
+	struct str_key k = {j, s, n};
+	uint64_t h;
+	uint32_t id;
+	char *copy;
+
+	/* a name stops at an embedded NUL, as C strings do */
+	n = strnlen(s, n);
+	k.n = n;
+	h = hs_hash_mem(s, n);
+	id = hs_index_find(&j->str_ix, h, str_eq, &k);
+	if (id != UINT32_MAX)
+		return id;
+	copy = hs_xstrndup(s, n);
+	/* names end up in text formats: no line breaks or control characters */
+	for (char *c = copy; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	id = (uint32_t)j->strs.n;
+	hs_vec_push(&j->strs, copy);
+	hs_index_insert(&j->str_ix, h, id);
+	return id;
+}
+
+/* ---- lifecycle ---- */
+
+void hs_jit_init(struct hs_jit *j, const struct hs_jit_opts *opts)
+{
+	memset(j, 0, sizeof(*j));
+	if (opts)
+		j->opts = *opts;
+	intern(j, "", 0);
+}
+
+static void source_free(struct hs_jit_source *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s);
+}
+
+void hs_jit_release(struct hs_jit *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->procs.n; i++) {
+		struct hs_jit_proc *p = j->procs.v[i];
+		for (size_t k = 0; k < p->sources.n; k++)
+			source_free(p->sources.v[k]);
+		hs_vec_free(&p->sources);
+		hs_vec_free(&p->codes);
+		hs_vec_free(&p->by_start);
+		hs_vec_free(&p->max_end);
+		hs_u64map_release(&p->by_index);
+		hs_vec_free(&p->pm_entries);
+		hs_vec_free(&p->pm_segs);
+		free(p);
+	}
+	hs_vec_free(&j->procs);
+	hs_u64map_release(&j->proc_ix);
+	for (size_t i = 0; i < j->strs.n; i++)
+		free(j->strs.v[i]);
+	hs_vec_free(&j->strs);
+	hs_index_release(&j->str_ix);
+	hs_vec_free(&j->lines);
+	for (size_t i = 0; i < j->unwinds.n; i++)
+		free(j->unwinds.v[i].data); /* tables: the unwinder freed them */
+	hs_vec_free(&j->unwinds);
+	hs_vec_free(&j->buf);
+	for (size_t i = 0; i < j->warnings.n; i++)
+		free(j->warnings.v[i]);
+	hs_vec_free(&j->warnings);
+	memset(j, 0, sizeof(*j));
+}
+
+static struct hs_jit_proc *proc_find(const struct hs_jit *j, int32_t pid)
+{
+	uint64_t ix;
+	return hs_u64map_get(&j->proc_ix, (uint32_t)pid, &ix) ? j->procs.v[ix] : NULL;
+}
+
+static struct hs_jit_proc *proc_get(struct hs_jit *j, int32_t pid)
+{
+	struct hs_jit_proc *p = proc_find(j, pid);
+
+	if (p)
+		return p;
+	p = hs_xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->nspid = pid;
+	hs_u64map_put(&j->proc_ix, (uint32_t)pid, j->procs.n);
+	hs_vec_push(&j->procs, p);
+	return p;
+}
+
+/* ---- the process's identity ---- */
+
+void hs_jit_note_process(struct hs_jit *j, int32_t pid)
+{
+	struct hs_jit_proc *p;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!j->opts.live || pid <= 0)
+		return;
+	p = proc_get(j, pid);
+	if (p->noted)
+		return;
+	p->noted = true;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned int r, e;
+		if (sscanf(line, "Uid: %u %u", &r, &e) == 2) {
+			p->uid = r;
+			p->euid = e;
+			p->known = true;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			/* the pids it has from the outermost namespace in, its own last */
+			char *last = strrchr(line, '\t');
+			long v = last ? strtol(last + 1, NULL, 10) : 0;
+			if (v > 0 && v <= INT32_MAX)
+				p->nspid = (int32_t)v;
+		}
+	}
+	free(line);
+	fclose(f);
+	p->own_root = hs_pid_has_own_root(pid);
+}
+
+/* ---- code entries ---- */
+
+struct start_key {
+	uint64_t start;
+	uint32_t ix;
+};
+
+static int start_key_cmp(const void *a, const void *b)
+{
+	const struct start_key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
+}
+
+/* Brings the start index up to date: the entries added since are sorted and merged in, and the
+ * running maximum of ends recomputed. */
+static void index_codes(struct hs_jit_proc *p)
+{
+	size_t old = p->by_start.n, n = p->codes.n, m = n - old, a = 0, b = 0, k = 0;
+	struct start_key *tail;
+	uint32_t *merged;
+	uint64_t mx = 0;
+
+	if (!m)
+		return;
+	tail = hs_xmalloc(m * sizeof(*tail));
+	for (size_t i = 0; i < m; i++) {
+		tail[i].start = p->codes.v[old + i].start;
+		tail[i].ix = (uint32_t)(old + i);
+	}
+	qsort(tail, m, sizeof(*tail), start_key_cmp);
+	merged = hs_xmalloc(n * sizeof(*merged));
+	while (a < old || b < m) {
+		if (b == m || (a < old && p->codes.v[p->by_start.v[a]].start <= tail[b].start))
+			merged[k++] = p->by_start.v[a++];
+		else
+			merged[k++] = tail[b++].ix;
+	}
+	free(tail);
+	free(p->by_start.v);
+	p->by_start.v = merged;
+	p->by_start.n = p->by_start.cap = n;
+	hs_vec_reserve(&p->max_end, n);
+	for (size_t i = 0; i < n; i++) {
+		mx = HS_MAX(mx, p->codes.v[p->by_start.v[i]].end);
+		p->max_end.v[i] = mx;
+	}
+	p->max_end.n = n;
+}
+
+static uint64_t record_time(struct hs_jit *j, const struct hs_jit_source *s, uint64_t t)
+{
+	return s->arch_time && j->opts.tsc.valid ? hs_tsc_to_ns(&j->opts.tsc, t) : t;
+}
+
+static void add_code(struct hs_jit *j, struct hs_jit_proc *p, const struct hs_jit_code *c)
+{
+	hs_vec_push(&p->codes, *c);
+	hs_u64map_put(&p->by_index, c->code_index == UINT64_MAX ? UINT64_MAX - 1 : c->code_index, p->codes.n - 1);
+	j->ncodes++;
+}
+
+static void on_load(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_source *s, const struct hs_jitdump_record *r)
+{
+	struct hs_jit_code c = {0};
+	bool lines = s->pending_lines, unwind = s->pending_unwind != 0;
+	uint64_t addr = r->load.code_addr;
+
+	s->pending_lines = false;
+	c.unwind = s->pending_unwind;
+	s->pending_unwind = 0;
+	j->stats.code_loads++;
+	if (!r->load.code_size || r->load.code_size > HS_JITDUMP_MAX_CODE_SIZE || addr + r->load.code_size < addr ||
+	    j->ncodes >= HS_JIT_MAX_CODES) {
+		j->stats.skipped_records++;
+		return;
+	}
+	c.start = addr;
+	c.end = addr + r->load.code_size;
+	c.load_time = record_time(j, s, r->timestamp);
+	c.end_time = UINT64_MAX;
+	c.seq = ++j->seq;
+	c.code_index = r->load.code_index;
+	c.id = ++j->next_id;
+	c.name = intern(j, r->load.name, r->load.name_len);
+	c.timed = s->timed;
+	/* the debug information was written for this code's address (or its vma) */
+	if (lines && (s->pending_lines_addr == addr || s->pending_lines_addr == r->load.vma)) {
+		c.line0 = s->pending_line0;
+		c.nlines = s->pending_nlines;
+		for (uint32_t i = 0; i < c.nlines; i++)
+			j->lines.v[c.line0 + i].off -= s->pending_lines_addr;
+	}
+	if (unwind)
+		j->unwinds.v[c.unwind - 1].code_size = r->load.code_size;
+	add_code(j, p, &c);
+}
+
+static void on_move(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_source *s, const struct hs_jitdump_record *r)
+{
+	uint64_t ix, t = record_time(j, s, r->timestamp);
+	uint64_t key = r->move.code_index == UINT64_MAX ? UINT64_MAX - 1 : r->move.code_index;
+	struct hs_jit_code c;
+
+	j->stats.code_moves++;
+	if (!hs_u64map_get(&p->by_index, key, &ix) || j->ncodes >= HS_JIT_MAX_CODES) {
+		j->stats.skipped_records++;
+		return;
+	}
+	c = p->codes.v[ix];
+	if (c.start != r->move.old_code_addr) {
+		j->stats.skipped_records++; /* not the code this index named */
+		return;
+	}
+	/* the old place holds it until the move; the new one from then on */
+	p->codes.v[ix].end_time = s->timed ? t : 0;
+	if (c.end - c.start + r->move.new_code_addr < r->move.new_code_addr)
+		return;
+	c.end = r->move.new_code_addr + (c.end - c.start);
+	c.start = r->move.new_code_addr;
+	c.load_time = t;
+	c.end_time = UINT64_MAX;
+	c.seq = ++j->seq;
+	c.id = ++j->next_id;
+	add_code(j, p, &c);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct hs_jit_line *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void on_debug(struct hs_jit *j, struct hs_jit_source *s, const struct hs_jitdump_record *r)
+{
+	struct hs_jitdump_debug_iter it = {0};
+	struct hs_jitdump_debug_entry e;
+	size_t first = j->lines.n;
+
+	j->stats.debug_infos++;
+	s->pending_lines = false;
+	while (hs_jitdump_debug_next(r, &it, &e) && j->lines.n < HS_JIT_MAX_LINES) {
+		/* absolute addresses for now: made relative to the code's start by its CODE_LOAD */
+		struct hs_jit_line l = {e.addr, e.line, intern(j, e.file, e.file_len)};
+		if (e.addr < r->debug.code_addr)
+			continue;
+		hs_vec_push(&j->lines, l);
+	}
+	if (j->lines.n == first)
+		return;
+	qsort(j->lines.v + first, j->lines.n - first, sizeof(*j->lines.v), line_cmp);
+	s->pending_lines = true;
+	s->pending_lines_addr = r->debug.code_addr;
+	s->pending_line0 = (uint32_t)first;
+	s->pending_nlines = (uint32_t)(j->lines.n - first);
+}
+
+static void on_unwind(struct hs_jit *j, struct hs_jit_source *s, const struct hs_jitdump_record *r)
+{
+	struct hs_jit_unwind u = {0};
+	size_t n = (size_t)r->unwind.unwinding_size;
+
+	j->stats.unwinding_infos++;
+	s->pending_unwind = 0;
+	if (!n || r->unwind.eh_frame_hdr_size == n || j->unwind_bytes + n > HS_JIT_MAX_UNWIND_BYTES)
+		return; /* nothing but a header: the code has no CFI (frame pointers) */
+	u.data = hs_xmalloc(n);
+	memcpy(u.data, r->unwind.data, n);
+	u.hdr_size = (size_t)r->unwind.eh_frame_hdr_size;
+	u.eh_frame_size = n - u.hdr_size;
+	j->unwind_bytes += n;
+	hs_vec_push(&j->unwinds, u);
+	s->pending_unwind = (uint32_t)j->unwinds.n;
+}
+
+/* ---- reading jitdump files ---- */
+
+/* Reads up to want bytes at off into j->buf; returns how many. */
+static size_t read_at(struct hs_jit *j, int fd, uint64_t off, size_t want)
+{
+	size_t got = 0;
+
+	hs_vec_reserve(&j->buf, want);
+	while (got < want) {
+		ssize_t n = pread(fd, j->buf.v + got, want - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_source *s)
+{
+	uint64_t started = j->opts.live ? hs_now_ns() : UINT64_MAX;
+	size_t want = READ_CHUNK;
+
+	if (s->done || s->fd < 0)
+		return;
+	if (!s->have_header) {
+		struct hs_parse_error err = {0};
+		size_t got = read_at(j, s->fd, 0, HEADER_READ);
+		int rc = hs_jitdump_header_parse(j->buf.v, got, &s->h, &err);
+		if (rc == -ENODATA) {
+			if (!j->opts.live)
+				s->done = true;
+			return;
+		}
+		if (rc) {
+			warn(j, "%s: %s", s->path, err.msg);
+			s->done = true;
+			return;
+		}
+		s->have_header = true;
+		s->off = s->h.size;
+		s->arch_time = (s->h.flags & HS_JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
+		s->timed = j->opts.timed && (!s->arch_time || j->opts.tsc.valid);
+		j->stats.files++;
+	}
+	for (;;) {
+		size_t got = read_at(j, s->fd, s->off, want), pos = 0, next_want = READ_CHUNK;
+
+		while (pos < got) {
+			struct hs_jitdump_record r;
+			struct hs_parse_error err = {0};
+			int rc = hs_jitdump_record_parse(j->buf.v + pos, got - pos, &s->h, s->off + pos, &r, &err);
+
+			if (rc == -ENODATA) {
+				/* not complete in what was read: a record larger than the chunk is read
+				 * whole next time round; one the runtime is still writing, later */
+				if (got - pos >= HS_JITDUMP_RECORD_HEADER && r.size > got - pos)
+					next_want = HS_MAX(READ_CHUNK, (size_t)r.size);
+				break;
+			}
+			if (rc == -EBADMSG && r.size < HS_JITDUMP_RECORD_HEADER) {
+				warn(j, "%s: %s: the rest of the file is ignored", s->path, err.msg);
+				s->done = true;
+				break;
+			}
+			pos += r.size;
+			j->stats.records++;
+			if (++s->records > HS_JIT_MAX_RECORDS) {
+				warn(j, "%s: more than %u records: the rest of the file is ignored", s->path, HS_JIT_MAX_RECORDS);
+				s->done = true;
+				break;
+			}
+			if (rc) {
+				j->stats.skipped_records++; /* over a cap, or contradicting its own size */
+				continue;
+			}
+			switch (r.id) {
+			case HS_JIT_CODE_LOAD:
+				on_load(j, p, s, &r);
+				break;
+			case HS_JIT_CODE_MOVE:
+				on_move(j, p, s, &r);
+				break;
+			case HS_JIT_CODE_DEBUG_INFO:
+				on_debug(j, s, &r);
+				break;
+			case HS_JIT_CODE_UNWINDING_INFO:
+				on_unwind(j, s, &r);
+				break;
+			case HS_JIT_CODE_CLOSE:
+				s->done = true; /* the runtime is done with the file */
+				break;
+			default:
+				j->stats.skipped_records++; /* a newer writer's record: its size skips it */
+				break;
+			}
+			if (s->done)
+				break;
+		}
+		s->off += pos;
+		if (s->done || got < want || (!pos && next_want <= want))
+			break; /* the end of what the file holds now */
+		want = next_want;
+	}
+	s->read_until = started;
+}
+
+void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
+{
+	struct hs_jit_proc *p = proc_get(j, pid);
+	struct hs_jit_source *s;
+	struct stat st;
+
+	hs_jit_note_process(j, pid);
+	if (fd < 0 && path) {
+		/* the path as the process sees it */
+		struct hs_strbuf sb = {0};
+		if (path[0] == '/' && j->opts.live && hs_pid_has_own_root(pid))
+			hs_strbuf_addf(&sb, "/proc/%d/root%s", (int)pid, path);
+		else
+			hs_strbuf_adds(&sb, path);
+		/* not blocking on a FIFO named like a jitdump file */
+		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		hs_strbuf_release(&sb);
+		if (fd < 0) {
+			warn(j, "cannot open '%s': %s", path, strerror(errno));
+			return;
+		}
+	}
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < p->sources.n; i++) {
+		if (p->sources.v[i]->dev == st.st_dev && p->sources.v[i]->ino == st.st_ino) {
+			close(fd);
+			return;
+		}
+	}
+	s = hs_xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	s->path = hs_xstrdup(path ? path : "jitdump");
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	hs_vec_push(&p->sources, s);
+	if (!j->opts.live) {
+		source_read(j, p, s);
+		s->read_until = UINT64_MAX;
+	}
+}
+
+bool hs_jit_has_jitdump(const struct hs_jit *j, int32_t pid)
+{
+	const struct hs_jit_proc *p = proc_find(j, pid);
+	return p && p->sources.n;
+}
+
+void hs_jit_read_all(struct hs_jit *j, int32_t pid)
+{
+	for (size_t i = 0; i < j->procs.n; i++) {
+		struct hs_jit_proc *p = j->procs.v[i];
+		if (pid != -1 && p->pid != pid)
+			continue;
+		for (size_t k = 0; k < p->sources.n; k++)
+			source_read(j, p, p->sources.v[k]);
+	}
+}
+
+/* Whether a is a better answer than b for time t. */
+static bool better(const struct hs_jit_code *a, const struct hs_jit_code *b)
+{
+	if (!b)
+		return true;
+	if (a->timed != b->timed)
+		return a->timed;
+	if (a->timed && a->load_time != b->load_time)
+		return a->load_time > b->load_time;
+	return a->seq > b->seq;
+}
+
+const struct hs_jit_code *hs_jit_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t time)
+{
+	struct hs_jit_proc *p = proc_find(j, pid);
+	const struct hs_jit_code *best = NULL, *after = NULL;
+	bool earlier = false; /* some code was there at or before time */
+	size_t lo = 0, hi;
+
+	if (!p || !p->sources.n)
+		return NULL;
+	if (j->opts.live) {
+		/* what was appended since the last read, when the sample may need it: its time is past
+		 * that read (without comparable times: every 10 ms at most) */
+		for (size_t k = 0; k < p->sources.n; k++) {
+			struct hs_jit_source *s = p->sources.v[k];
+			if (!s->done && (s->timed ? time >= s->read_until : hs_now_ns() >= s->read_until + UNTIMED_REREAD_NS))
+				source_read(j, p, s);
+		}
+	}
+	index_codes(p);
+	/* the last entry starting at or before addr, then back while an earlier one can reach it */
+	hi = p->by_start.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->codes.v[p->by_start.v[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && p->max_end.v[i] > addr;) {
+		const struct hs_jit_code *c = &p->codes.v[p->by_start.v[i]];
+		if (c->end <= addr)
+			continue;
+		if (!c->timed) {
+			/* no usable time: the newest that did not move away */
+			if (c->end_time == UINT64_MAX && better(c, best))
+				best = c;
+		} else if (c->load_time <= time) {
+			earlier = true;
+			if (time < c->end_time && better(c, best))
+				best = c;
+		} else if (!after || c->load_time < after->load_time) {
+			after = c;
+		}
+	}
+	return best ? best : earlier ? NULL : after;
+}
+
+bool hs_jit_code_line(const struct hs_jit *j, const struct hs_jit_code *c, uint64_t addr, const char **file,
+		      uint32_t *line)
+{
+	uint32_t lo = 0, hi = c->nlines;
+	const struct hs_jit_line *v = j->lines.v + c->line0;
+	uint64_t off;
+
+	if (!c->nlines || addr < c->start)
+		return false;
+	off = addr - c->start;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	*file = j->strs.v[v[lo - 1].file];
+	*line = v[lo - 1].line;
+	return true;
+}
+
+/* ---- perf maps ---- */
+
+static void pm_take_line(struct hs_jit *j, struct hs_jit_proc *p, const char *line, size_t len)
+{
+	struct hs_perf_map_entry e;
+	struct pm_entry pe;
+
+	if (p->pm_entries.n >= HS_JIT_MAX_PERFMAP_ENTRIES || !hs_perf_map_parse_line(line, len, &e))
+		return;
+	pe.start = e.start;
+	pe.end = e.start + e.size;
+	pe.name = intern(j, e.name, e.name_len);
+	hs_vec_push(&p->pm_entries, pe);
+	p->pm_dirty = true;
+	j->stats.perf_map_entries++;
+}
+
+int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t min_interval_ns, bool final)
+{
+	struct hs_jit_proc *p = proc_get(j, pid);
+	struct hs_strbuf path = {0};
+	struct stat st;
+	uint64_t off;
+	int fd, rc = 0;
+	bool ours;
+
+	if (min_interval_ns && p->pm_tried && time - p->pm_last_try < min_interval_ns && time >= p->pm_last_try)
+		return 0;
+	p->pm_tried = true;
+	p->pm_last_try = time;
+	if (p->pm_refused)
+		return -EPERM;
+	hs_jit_note_process(j, pid);
+	if (p->own_root)
+		hs_strbuf_addf(&path, "/proc/%d/root/tmp/perf-%d.map", (int)pid, (int)p->nspid);
+	else
+		hs_strbuf_addf(&path, "/tmp/perf-%d.map", (int)p->nspid);
+	/* not through a symbolic link: the file is the runtime's, the link could be anyone's */
+	fd = open(hs_strbuf_str(&path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		rc = errno == ELOOP ? -EPERM : -errno;
+		if (rc == -EPERM) {
+			warn(j, "%s is a symbolic link: not read", hs_strbuf_str(&path));
+			p->pm_refused = true;
+		}
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		warn(j, "%s is not a regular file: not read", hs_strbuf_str(&path));
+		p->pm_refused = true;
+		rc = -EPERM;
+		goto out;
+	}
+	/* written by the process: its user's, or root's; without knowing the process (gone, or
+	 * a recording read later), ours or root's, as perf has it */
+	ours = st.st_uid == 0 || (p->known ? st.st_uid == p->euid || st.st_uid == p->uid : st.st_uid == geteuid());
+	if (!ours) {
+		if (p->known)
+			warn(j, "%s is owned by uid %u, not by the process's user (%u) or root: not read",
+			     hs_strbuf_str(&path), (unsigned)st.st_uid, (unsigned)p->euid);
+		else
+			warn(j, "%s is owned by uid %u, not by us or root: not read", hs_strbuf_str(&path),
+			     (unsigned)st.st_uid);
+		p->pm_refused = true;
+		rc = -EPERM;
+		goto out;
+	}
+	if (st.st_dev != p->pm_dev || st.st_ino != p->pm_ino || (uint64_t)st.st_size < p->pm_consumed) {
+		/* another file, or rewritten: start over */
+		p->pm_entries.n = 0;
+		p->pm_consumed = 0;
+		p->pm_dirty = true;
+		p->pm_dev = st.st_dev;
+		p->pm_ino = st.st_ino;
+		j->stats.perf_maps++;
+	}
+	off = p->pm_consumed;
+	while (off < HS_JIT_MAX_PERFMAP_BYTES) {
+		size_t got = read_at(j, fd, off, READ_CHUNK), took;
+		bool last = got < READ_CHUNK;
+		took = hs_jit_perfmap_feed(j, pid, (const char *)j->buf.v, got, last && final);
+		if (!took && !last)
+			took = got; /* a line longer than the chunk: not a perf map line, skip it */
+		off += took;
+		if (last)
+			break;
+	}
+	p->pm_consumed = off;
+out:
+	if (fd >= 0)
+		close(fd);
+	hs_strbuf_release(&path);
+	return rc;
+}
+
+size_t hs_jit_perfmap_feed(struct hs_jit *j, int32_t pid, const char *text, size_t len, bool final)
+{
+	struct hs_jit_proc *p = proc_get(j, pid);
+	size_t start = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n')
+			continue;
+		pm_take_line(j, p, text + start, i - start);
+		start = i + 1;
+	}
+	if (final && start < len) {
+		pm_take_line(j, p, text + start, len - start);
+		start = len;
+	}
+	return start;
+}
+
+/* Max-heap of perf map entry indexes by position: the later line wins. The layout of
+ * HS_VEC(uint32_t), named to be passed around. */
+struct u32_heap {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void heap_push(struct u32_heap *h, uint32_t v)
+{
+	size_t i;
+
+	hs_vec_push(h, v);
+	for (i = h->n - 1; i > 0 && h->v[(i - 1) / 2] < h->v[i]; i = (i - 1) / 2) {
+		uint32_t t = h->v[i];
+		h->v[i] = h->v[(i - 1) / 2];
+		h->v[(i - 1) / 2] = t;
+	}
+}
+
+static void heap_pop(struct u32_heap *h)
+{
+	size_t i = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t t;
+		if (l < h->n && h->v[l] > h->v[m])
+			m = l;
+		if (r < h->n && h->v[r] > h->v[m])
+			m = r;
+		if (m == i)
+			break;
+		t = h->v[i];
+		h->v[i] = h->v[m];
+		h->v[m] = t;
+		i = m;
+	}
+}
+
+struct pm_sort {
+	uint64_t start;
+	uint32_t ix;
+};
+
+static int pm_sort_cmp(const void *a, const void *b)
+{
+	const struct pm_sort *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Flattens the lines into ranges that do not overlap, each owned by the last line covering
+ * it: a sweep over every start and end, with the lines covering the current point in a heap. */
+static void pm_flatten(struct hs_jit_proc *p)
+{
+	size_t n = p->pm_entries.n, next = 0, nb = 0, k = 0;
+	struct pm_sort *order;
+	uint64_t *bounds;
+	struct u32_heap heap = {0};
+
+	p->pm_segs.n = 0;
+	p->pm_dirty = false;
+	if (!n)
+		return;
+	order = hs_xmalloc(n * sizeof(*order));
+	bounds = hs_xmalloc(2 * n * sizeof(*bounds));
+	for (size_t i = 0; i < n; i++) {
+		order[i].start = p->pm_entries.v[i].start;
+		order[i].ix = (uint32_t)i;
+		bounds[nb++] = p->pm_entries.v[i].start;
+		bounds[nb++] = p->pm_entries.v[i].end;
+	}
+	qsort(order, n, sizeof(*order), pm_sort_cmp);
+	qsort(bounds, nb, sizeof(*bounds), u64_cmp);
+	for (size_t i = 0; i < nb; i++)
+		if (!k || bounds[k - 1] != bounds[i])
+			bounds[k++] = bounds[i];
+	nb = k;
+	for (size_t b = 0; b + 1 < nb; b++) {
+		uint64_t x = bounds[b];
+		struct pm_seg *last = p->pm_segs.n ? &p->pm_segs.v[p->pm_segs.n - 1] : NULL;
+
+		while (next < n && order[next].start <= x)
+			heap_push(&heap, order[next++].ix);
+		while (heap.n && p->pm_entries.v[heap.v[0]].end <= x)
+			heap_pop(&heap);
+		if (!heap.n)
+			continue;
+		if (last && last->end == x && last->entry == heap.v[0]) {
+			last->end = bounds[b + 1];
+		} else {
+			struct pm_seg sg = {x, bounds[b + 1], heap.v[0]};
+			hs_vec_push(&p->pm_segs, sg);
+		}
+	}
+	hs_vec_free(&heap);
+	free(order);
+	free(bounds);
+}
+
+const char *hs_jit_perfmap_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t *start)
+{
+	struct hs_jit_proc *p = proc_find(j, pid);
+	size_t lo = 0, hi;
+
+	if (!p || !p->pm_entries.n)
+		return NULL;
+	if (p->pm_dirty)
+		pm_flatten(p);
+	hi = p->pm_segs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->pm_segs.v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->pm_segs.n || p->pm_segs.v[lo].start > addr)
+		return NULL;
+	{
+		const struct pm_entry *e = &p->pm_entries.v[p->pm_segs.v[lo].entry];
+		*start = e->start;
+		return j->strs.v[e->name];
+	}
+}

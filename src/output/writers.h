@@ -1,0 +1,116 @@
+/* Helpers the writers in src/output/ share and nothing outside it uses: text escaping, folded
+ * lines, the flame-graph tree (merged, reversed, or in time order) and its layout, colours. */
+#ifndef HS_OUTPUT_WRITERS_H
+#define HS_OUTPUT_WRITERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "output.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+
+/* ---- text ---- */
+
+/* Length of the UTF-8 sequence at s and its code point, or 0 when it is not valid UTF-8
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+size_t hs_utf8_next(const unsigned char *s, uint32_t *cp);
+/* Appends at most maxchars characters of s as XML (or HTML) text or attribute content; bytes
+ * that are not UTF-8 or not allowed in XML become U+FFFD. */
+void hs_xml_add(struct hs_strbuf *sb, const char *s, size_t maxchars);
+/* Appends s as a JSON string, quotes included; invalid UTF-8 becomes U+FFFD and '<' is
+ * written \u003c, so the text can sit inside an HTML <script> element. */
+void hs_json_add(struct hs_strbuf *sb, const char *s);
+
+/* ---- folded lines ---- */
+
+struct hs_folded_line {
+	char *text; /* "root;caller;...;leaf", owned */
+	size_t len;
+	int64_t value;
+};
+
+/* The profile's folded lines for value index vi: merged by text, sorted by text. Returns how
+ * many; free them with hs_folded_lines_free(). */
+size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi,
+		       struct hs_folded_line **ret);
+void hs_folded_lines_free(struct hs_folded_line *v, size_t n);
+
+/* ---- the flame-graph tree ---- */
+
+struct hs_flame_node {
+	const char *name; /* borrowed from the profile, or one of the tree's own copies */
+	int64_t value;    /* of the profile drawn */
+	int64_t base;     /* diff: of the profile compared against */
+	uint32_t parent;  /* UINT32_MAX for the root */
+	uint8_t kind;
+	bool inlined;
+};
+
+/* Node 0 is "all"; below it each thread's root (as folded output names it) and the frames,
+ * root first (o->reverse: leaf first, the thread last). With o->flamechart, samples are taken
+ * in time order per thread and a frame merges only with the same frame of the sample just
+ * before it, so children stay in time order. */
+struct hs_flame_tree {
+	HS_VEC(struct hs_flame_node) nodes;
+	HS_VEC(char *) owned;
+	struct hs_index ix;
+	uint32_t *child_start; /* after hs_flame_tree_finish(): children of n are */
+	uint32_t *child_ids;   /* child_ids[child_start[n] .. child_start[n + 1]] */
+	bool time_order;       /* children in creation order, not by name */
+};
+
+void hs_flame_tree_init(struct hs_flame_tree *t);
+/* Adds p's samples (value index vi) to the node values, or with base to the base values. */
+void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, const struct hs_output_opts *o,
+		       uint32_t vi, bool base);
+/* Builds the children arrays; call once, after the last add. */
+void hs_flame_tree_finish(struct hs_flame_tree *t);
+void hs_flame_tree_release(struct hs_flame_tree *t);
+
+struct hs_flame_box {
+	uint32_t node;    /* UINT32_MAX: a merged frame of nmerged narrow siblings */
+	uint32_t nmerged;
+	uint32_t depth;
+	bool leaf;        /* nothing drawn above it (narrow) */
+	int64_t off;      /* left edge, in value units from the left of the graph */
+	int64_t value;
+};
+
+struct hs_flame_boxes {
+	struct hs_flame_box *v;
+	size_t n, cap;
+};
+
+/* The boxes to draw, depth first, root first, each node's children left to right (by name,
+ * or in time order); nodes of value 0 are left out, and the children of a node narrower than
+ * minval are merged into one box (minval 0: every node is a box). */
+void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_flame_boxes *ret, uint32_t *max_depth);
+
+/* ---- colours ---- */
+
+struct hs_rgb {
+	uint8_t r, g, b;
+};
+
+/* The fill of a frame under a palette: a colour family from the palette's rules (the kind of
+ * code for HS_PALETTE_KIND), a shade within it from a hash of the name, the same on every run. */
+struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind, bool inlined);
+/* Differential colour: ratio in [-1, 1], positive grew (red), negative shrank (blue), 0
+ * neutral grey; intensity grows with the square of |ratio|. */
+struct hs_rgb hs_flame_diff_color(double ratio);
+/* Diff: a node's change, its share of the drawn total less its share of the base total. */
+double hs_flame_delta(const struct hs_flame_tree *t, uint32_t node);
+/* The largest |hs_flame_delta()| over the tree's nodes. */
+double hs_flame_max_delta(const struct hs_flame_tree *t);
+
+/* What a value is called in titles: its unit, or its type when the unit is a bare count. */
+const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
+
+/* SVG and HTML documents from a finished tree; diff colours by change (hs_flame_delta). */
+int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
+		     struct hs_outfile *out);
+int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
+		      struct hs_outfile *out);
+
+#endif

@@ -1,0 +1,337 @@
+/* The HotSpot attach protocol on Linux (src/hotspot/os/linux/attachListener_linux.cpp in
+ * OpenJDK): the JVM's listener is started by the trigger file and SIGQUIT; a request is
+ * "<version>\0<command>\0<arg>\0<arg>\0<arg>\0" with version 1 and three arguments (empty ones
+ * too); the answer is the result code as a decimal line, then the command's output. jcmd's
+ * requests are the command "jcmd" with the diagnostic command line as first argument. */
+#include "jvm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define REPLY_MAX 65536
+
+struct jvm_proc {
+	int32_t pid, nspid;
+	uint32_t euid, egid;
+	uint64_t sigcgt;
+};
+
+static int say(char *msg, size_t cap, int rc, const char *fmt, ...) HS_PRINTF(4, 5);
+
+static int say(char *msg, size_t cap, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cap) {
+		va_start(ap, fmt);
+		vsnprintf(msg, cap, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+bool hs_jvm_is_hotspot(int32_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		size_t n = strlen(line);
+		while (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		found = n >= 10 && !strcmp(line + n - 10, "/libjvm.so");
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static int read_status(struct jvm_proc *j)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)j->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	j->nspid = j->pid;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned int r, e;
+		unsigned long long m;
+		if (sscanf(line, "Uid: %u %u", &r, &e) == 2) {
+			j->euid = e;
+			got |= 1;
+		} else if (sscanf(line, "Gid: %u %u", &r, &e) == 2) {
+			j->egid = e;
+			got |= 2;
+		} else if (sscanf(line, "SigCgt: %llx", &m) == 1) {
+			j->sigcgt = m;
+			got |= 4;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			char *last = strrchr(line, '\t');
+			long v = last ? strtol(last + 1, NULL, 10) : 0;
+			if (v > 0 && v <= INT32_MAX)
+				j->nspid = (int32_t)v;
+		}
+	}
+	free(line);
+	fclose(f);
+	return got == 7 ? 0 : -EPROTO;
+}
+
+/* Whether the command line asks for attach to be off. */
+static bool attach_disabled(int32_t pid)
+{
+	char path[64], buf[65536];
+	ssize_t n;
+	int fd;
+	bool off = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	for (ssize_t i = 0; i < n;) {
+		const char *arg = buf + i;
+		size_t len = strnlen(arg, (size_t)(n - i));
+		if (len == 27 && !memcmp(arg, "-XX:+DisableAttachMechanism", 27))
+			off = true;
+		else if (len == 27 && !memcmp(arg, "-XX:-DisableAttachMechanism", 27))
+			off = false;
+		i += (ssize_t)len + 1;
+	}
+	return off;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static bool is_socket(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Writes all of buf, or fails. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -errno;
+		buf += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The exchange itself, as the JVM's user: starts the listener when needed, sends the request,
+ * and reads the answer. */
+static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size_t cap)
+{
+	static const char request[] = "1\0jcmd\0Compiler.perfmap\0\0"; /* + the literal's own NUL */
+	char sock_path[128], trigger[128], reply[REPLY_MAX + 1];
+	struct sockaddr_un sa = {0};
+	size_t got = 0;
+	int fd, rc;
+	long code;
+	char *end;
+
+	snprintf(sock_path, sizeof(sock_path), "/proc/%d/root/tmp/.java_pid%d", (int)j->pid, (int)j->nspid);
+	trigger[0] = '\0';
+	if (!is_socket(sock_path)) {
+		/* SIGQUIT to a JVM that does not catch it (-Xrs) would end it */
+		if (!(j->sigcgt & (1ull << (SIGQUIT - 1))))
+			return say(msg, cap, -EOPNOTSUPP, "it does not handle SIGQUIT (-Xrs), so attach cannot be started");
+		/* the trigger: the working directory first, as the JVM looks, then its /tmp */
+		snprintf(trigger, sizeof(trigger), "/proc/%d/cwd/.attach_pid%d", (int)j->pid, (int)j->nspid);
+		fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			snprintf(trigger, sizeof(trigger), "/proc/%d/root/tmp/.attach_pid%d", (int)j->pid, (int)j->nspid);
+			fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		}
+		if (fd < 0)
+			return say(msg, cap, -errno, "cannot create its attach trigger file: %s", strerror(errno));
+		close(fd);
+		if (kill(j->pid, SIGQUIT) < 0) {
+			rc = -errno;
+			unlink(trigger);
+			return say(msg, cap, rc, "cannot signal it: %s", strerror(-rc));
+		}
+		while (!is_socket(sock_path) && now_ms() < deadline)
+			sleep_ms(20);
+		unlink(trigger);
+		if (!is_socket(sock_path))
+			return say(msg, cap, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
+	}
+	if (strlen(sock_path) >= sizeof(sa.sun_path))
+		return say(msg, cap, -ENAMETOOLONG, "its socket path is too long");
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return say(msg, cap, -errno, "cannot create a socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		close(fd);
+		return say(msg, cap, rc, "cannot connect to its attach socket: %s", strerror(-rc));
+	}
+	if ((rc = write_all(fd, request, sizeof(request)))) {
+		close(fd);
+		return say(msg, cap, rc, "cannot send the request: %s", strerror(-rc));
+	}
+	/* the JVM answers when it is done, then closes */
+	for (;;) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		uint64_t now = now_ms();
+		ssize_t k;
+		if (now >= deadline) {
+			close(fd);
+			return say(msg, cap, -ETIMEDOUT, "no answer in time");
+		}
+		if (poll(&pfd, 1, (int)(deadline - now)) <= 0)
+			continue;
+		k = read(fd, reply + got, REPLY_MAX - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || (got += (size_t)k) == REPLY_MAX)
+			break;
+	}
+	close(fd);
+	reply[got] = '\0';
+	code = strtol(reply, &end, 10);
+	if (end == reply || *end != '\n')
+		return say(msg, cap, -EPROTO, "unexpected answer to the attach request");
+	{
+		/* jcmd's own failures (an unknown command: a JVM before 17) come back as text */
+		const char *out = end + 1, *nl;
+		if (code == 0 && !strstr(out, "Exception") && !strstr(out, "Unknown diagnostic command"))
+			return 0;
+		while (*out == '\n' || *out == ' ')
+			out++;
+		nl = strchr(out, '\n');
+		if (strstr(out, "Unknown diagnostic command"))
+			return say(msg, cap, -EOPNOTSUPP, "it has no Compiler.perfmap (a JDK before 17)");
+		return say(msg, cap, -EPROTO, "Compiler.perfmap failed (%ld): %.*s", code,
+			   (int)(nl ? (size_t)(nl - out) : strlen(out)), out);
+	}
+}
+
+/* The exchange in a child process with the JVM's effective user and group: the JVM checks its
+ * peer's credentials, which root outside a user namespace would not pass from inside it. */
+static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, size_t cap)
+{
+	int pipefd[2], status;
+	pid_t child;
+	char buf[512];
+	ssize_t n;
+	int32_t rc;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return say(msg, cap, -errno, "cannot create a pipe: %s", strerror(errno));
+	child = fork();
+	if (child < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return say(msg, cap, -errno, "cannot fork: %s", strerror(errno));
+	}
+	if (child == 0) {
+		char m[sizeof(buf) - sizeof(rc)];
+		close(pipefd[0]);
+		m[0] = '\0';
+		if (setgroups(0, NULL) < 0 || setresgid(j->egid, j->egid, j->egid) < 0 ||
+		    setresuid(j->euid, j->euid, j->euid) < 0)
+			rc = say(m, sizeof(m), -EPERM, "cannot take its user %u: %s", (unsigned)j->euid, strerror(errno));
+		else
+			rc = exchange(j, deadline, m, sizeof(m));
+		memcpy(buf, &rc, sizeof(rc));
+		memcpy(buf + sizeof(rc), m, strlen(m) + 1);
+		if (write_all(pipefd[1], buf, sizeof(rc) + strlen(m) + 1)) {
+			/* the parent sees a short answer */
+		}
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = 0;
+	for (;;) {
+		struct pollfd pfd = {pipefd[0], POLLIN, 0};
+		uint64_t now = now_ms();
+		ssize_t k;
+		if (now >= deadline + 500 || poll(&pfd, 1, (int)(deadline + 500 - now)) == 0)
+			break;
+		k = read(pipefd[0], buf + n, sizeof(buf) - 1 - (size_t)n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += k;
+	}
+	close(pipefd[0]);
+	if (waitpid(child, &status, WNOHANG) == 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	if (n < (ssize_t)sizeof(rc))
+		return say(msg, cap, -ETIMEDOUT, "no answer in time");
+	buf[n] = '\0';
+	memcpy(&rc, buf, sizeof(rc));
+	if (rc)
+		say(msg, cap, rc, "%s", buf + sizeof(rc));
+	return rc;
+}
+
+int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, char *msg, size_t msg_size)
+{
+	struct jvm_proc j = {pid, pid, 0, 0, 0};
+	uint64_t deadline = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 5000);
+	int rc;
+
+	if (msg_size)
+		msg[0] = '\0';
+	if ((rc = read_status(&j)))
+		return say(msg, msg_size, rc == -ENOENT ? -ESRCH : rc, "cannot read its status");
+	if (attach_disabled(pid))
+		return say(msg, msg_size, -EOPNOTSUPP, "attach is disabled (-XX:+DisableAttachMechanism)");
+	if (geteuid() == 0 && j.euid != 0)
+		return exchange_as(&j, deadline, msg, msg_size);
+	return exchange(&j, deadline, msg, msg_size);
+}

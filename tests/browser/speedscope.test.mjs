@@ -1,0 +1,146 @@
+// Opens hotstack's speedscope JSON in the speedscope app (the `speedscope` npm package, served
+// from a local HTTP server with #profileURL=) in headless Chromium, and reads what it shows:
+// one profile per thread with its total weight, the functions of each in the Sandwich view with
+// their totals, a search that narrows them.
+// Usage: node speedscope.test.mjs SMALL.speedscope.json [THREADS.speedscope.json], SMALL
+// converted from tests/fixtures/flame-small.folded, THREADS recorded from tests/workloads/threads
+// (run by tests/e2e/speedscope-browser.sh).
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const app = join(here, 'node_modules', 'speedscope', 'dist', 'release');
+const small = resolve(process.argv[2]);
+const threads = process.argv[3] ? resolve(process.argv[3]) : null;
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const types = {
+	'.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
+	'.woff2': 'font/woff2', '.png': 'image/png', '.ico': 'image/x-icon', '.wasm': 'application/wasm',
+};
+
+// The app's files, and the profiles under /profiles/.
+const profiles = { 'small.json': small, 'threads.json': threads };
+const server = createServer((req, res) => {
+	const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+	const file = path.startsWith('/profiles/') ? profiles[path.slice(10)] : join(app, path);
+	if (!file || !file.startsWith(path.startsWith('/profiles/') ? '/' : app) || !existsSync(file)) {
+		res.writeHead(404);
+		res.end();
+		return;
+	}
+	res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+	res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const base = `http://127.0.0.1:${server.address().port}`;
+
+const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
+const context = await chromium.launchPersistentContext(userDataDir, {
+	executablePath,
+	headless: true,
+	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let failed = false;
+const step = (what) => console.log('ok - ' + what);
+
+// The Sandwich view's rows: {name: [total, self]}.
+async function sandwich(page) {
+	const text = await page.evaluate(() => document.body.innerText);
+	const rows = {};
+	const re = /(\d+) \([^)]*\)\s+(\d+) \([^)]*\)\s+(\S+)/g;
+	for (let m; (m = re.exec(text));)
+		rows[m[3]] = [Number(m[1]), Number(m[2])];
+	return rows;
+}
+
+// The profile selector's rows: [[name, total weight]].
+async function profileList(page, current) {
+	await page.getByText(current, { exact: false }).first().click();
+	const text = await page.evaluate(() => document.body.innerText);
+	const rows = [];
+	const re = /^(\d+)\t(.+)\t(\d+)$/gm;
+	for (let m; (m = re.exec(text));)
+		rows.push([m[2], Number(m[3])]);
+	return rows;
+}
+
+async function open(page, name) {
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(e.message));
+	await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(base + '/profiles/' + name)}`);
+	await page.getByText('Sandwich').waitFor();
+	return errors;
+}
+
+try {
+	const page = context.pages()[0] ?? (await context.newPage());
+	page.setDefaultTimeout(15000);
+	const errors = await open(page, 'small.json');
+	// two threads ("app" and "worker" in the folded input), app first
+	await page.getByText('app (1/2)').waitFor();
+	step('speedscope loads the profile, one profile per thread');
+
+	await page.getByText('Sandwich').click();
+	await page.getByText('Symbol Name').waitFor();
+	let rows = await sandwich(page);
+	assert.deepEqual(rows, {
+		draw: [50, 50], lex: [30, 28], draw_text: [20, 20], render: [80, 10], read: [10, 10],
+		init: [5, 5], next_token: [2, 2], parse: [40, 0], main: [125, 0],
+	});
+	step('Sandwich view: the functions of app with their totals and self weights');
+
+	await page.keyboard.press('Control+f');
+	await page.keyboard.type('draw');
+	await page.waitForFunction(() => !document.body.innerText.includes('next_token'));
+	rows = await sandwich(page);
+	assert.deepEqual(rows, { draw: [50, 50], draw_text: [20, 20] });
+	await page.keyboard.press('Escape');
+	await page.waitForFunction(() => document.body.innerText.includes('next_token'));
+	step('search narrows the functions to the matches');
+
+	assert.deepEqual(await profileList(page, 'app (1/2)'), [['app', 125], ['worker', 75]]);
+	await page.getByText('worker', { exact: true }).click();
+	await page.getByText('worker (2/2)').waitFor();
+	rows = await sandwich(page);
+	assert.deepEqual(rows, { sys_write: [50, 50], lex: [25, 25], parse: [25, 0], work: [75, 0], thread_start: [75, 0] });
+	step('the second thread: its own functions and weights');
+	assert.deepEqual(errors, [], 'no script errors');
+
+	if (threads) {
+		const want = JSON.parse(readFileSync(threads, 'utf8'));
+		// a new page: only the hash would change, and speedscope loads a profile once
+		await page.close();
+		const page2 = await context.newPage();
+		page2.setDefaultTimeout(15000);
+		const errs = await open(page2, 'threads.json');
+		const first = want.profiles[want.activeProfileIndex].name;
+		const n = want.profiles.length;
+		await page2.getByText(`${first} (${want.activeProfileIndex + 1}/${n})`).waitFor();
+		const list = await profileList(page2, first);
+		assert.deepEqual(list, want.profiles.map((p) => [p.name, p.weights.reduce((a, b) => a + b, 0)]));
+		const spinners = list.filter(([name]) => /^spin-\d \(\d+\/\d+\)$/.test(name));
+		assert.ok(spinners.length >= 2, 'a profile per spinning thread: ' + JSON.stringify(list));
+		await page2.getByText(spinners[0][0], { exact: true }).click();
+		await page2.getByText('Sandwich').click();
+		await page2.getByText('Symbol Name').waitFor();
+		rows = await sandwich(page2);
+		const fn = 'spin_thread_' + spinners[0][0].slice(5, 6);
+		assert.ok(rows[fn] && rows[fn][0] > 0, fn + ' in the Sandwich view of its thread: ' + JSON.stringify(rows));
+		assert.deepEqual(errs, [], 'no script errors');
+		step(`a recording of ${spinners.length} threads: one profile each, with its spinner`);
+	}
+} catch (e) {
+	failed = true;
+	console.error(e);
+} finally {
+	await context.close();
+	server.close();
+	rmSync(userDataDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

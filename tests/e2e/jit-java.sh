@@ -1,0 +1,73 @@
+#!/bin/sh
+# A running JVM, started with no agent and no perf map option (only -XX:+PreserveFramePointer, so
+# that its compiled frames can be walked), attached with -p for a few seconds: at the end of the
+# recording hotstack asks it for its perf map through the attach mechanism (Compiler.perfmap, as
+# jcmd does), and the Java methods appear as JIT frames, under the interpreter's and the call
+# stub's frames and continuing into libjvm.so (JavaCalls::call_helper) and down to the thread's
+# start. With --no-jvm-perfmap the JVM is not asked and the same code stays unnamed.
+set -eu
+. "$(dirname "$0")/lib.sh"
+command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
+command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"
+require_perf_events
+
+cat >"$dir/Spin.java" <<'EOF'
+public class Spin {
+    static double work(int n) { double s = 0; for (int i = 0; i < n; i++) s += Math.sqrt(i) * 1.0001; return s; }
+    static double middle(int n) { double s = 0; for (int k = 0; k < 10; k++) s += work(n); return s; }
+    public static void main(String[] args) {
+        long end = System.currentTimeMillis() + Long.parseLong(args[0]) * 1000;
+        double t = 0;
+        System.out.println("ready");
+        while (System.currentTimeMillis() < end) t += middle(100000);
+        if (t < 0) System.out.println(t);
+    }
+}
+EOF
+javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
+java -XX:+PreserveFramePointer -cp "$dir" Spin 30 >"$dir/java.out" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -f "/tmp/perf-$pid.map"; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do
+	grep -q ready "$dir/java.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready "$dir/java.out" || fail "the JVM did not start: $(cat "$dir/java.out")"
+sleep 1.5 # for the JIT compilers to compile work() and middle()
+major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
+[ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
+
+# nothing left by an earlier process of this pid: the map must come from this JVM, now
+rm -f "/tmp/perf-$pid.map"
+"$HOTSTACK" record -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
+	fail "record -p: $(cat "$dir/rec.err")"
+kill -0 "$pid" 2>/dev/null || fail "the JVM did not survive"
+[ -s "/tmp/perf-$pid.map" ] || fail "the JVM wrote no perf map: $(cat "$dir/rec.err")"
+grep -q "JVM $pid wrote its perf map" "$dir/rec.err" || fail "hotstack did not ask the JVM: $(cat "$dir/rec.err")"
+
+# samples with Java method frames (HotSpot names them "double Spin.work(int)"), and of those the
+# ones that continue into libjvm.so and down to the thread's start
+awk '
+{
+	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	total += n
+	if (line !~ /;double Spin\.(work|middle)\(int\)_\[j\]/) next
+	java += n
+	if (line ~ /;start_thread;/ && line ~ /;JavaCalls::call_helper\(/) deep += n
+}
+END { printf "%d %d %d\n", total, java, deep }' "$dir/java.folded" >"$dir/counts"
+read -r total java deep <"$dir/counts"
+echo "jit-java: $total samples, $java with Java method frames, $deep of them through libjvm.so to start_thread"
+[ "$java" -ge 100 ] || fail "only $java of $total samples name Spin's methods: $(sort -t' ' -k2 -nr "$dir/java.folded" | head -3)"
+[ $((deep * 100)) -ge $((java * 90)) ] ||
+	fail "only $deep of $java Java stacks reach libjvm.so: $(grep 'Spin\.' "$dir/java.folded" | grep -v call_helper | head -3)"
+
+# not asked: the JIT code stays unnamed
+rm -f "/tmp/perf-$pid.map"
+"$HOTSTACK" record -q --no-jvm-perfmap -p "$pid" -d 1 -o "$dir/no.folded" 2>"$dir/no.err" ||
+	fail "record --no-jvm-perfmap: $(cat "$dir/no.err")"
+[ ! -e "/tmp/perf-$pid.map" ] || fail "--no-jvm-perfmap: the JVM was asked anyway"
+if grep -q 'Spin\.' "$dir/no.folded"; then fail "--no-jvm-perfmap: Java names without a perf map"; fi
+grep -q '\[anon\]_\[j\]' "$dir/no.folded" || fail "--no-jvm-perfmap: no unnamed JIT frames: $(head -3 "$dir/no.folded")"
+echo "jit-java: --no-jvm-perfmap leaves them unnamed"
+exit 0

@@ -1,0 +1,664 @@
+/* Unit tests of the views beyond the plain flame graph and report: profile filters
+ * (profile/filter.c), speedscope JSON, the HTML flame graph's data, differential views
+ * (folded and SVG colours), reversed graphs and flame charts, palettes, and the report's
+ * call tree, --sort groups and --stats. Profiles are built in memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output/output.h"
+#include "output/writers.h"
+#include "profile/filter.h"
+#include "profile/profile.h"
+
+/* ---- building profiles ---- */
+
+static struct hs_profile *new_profile(void)
+{
+	struct hs_profile *p = hs_profile_new();
+
+	hs_profile_add_type(p, "samples", "count");
+	hs_profile_add_type(p, "cpu", "nanoseconds");
+	return p;
+}
+
+/* A location for "name" ("name_[k]" kernel, "outer>inner" inner inlined into outer) in a
+ * mapping of the given file (NULL: none). */
+static uint32_t location(struct hs_profile *p, const char *spec, const char *module)
+{
+	char name[256];
+	struct hs_line lines[2];
+	uint32_t nlines = 0, mapping = 0;
+	uint8_t kind = HS_KIND_USER;
+	size_t n;
+	char *gt;
+
+	snprintf(name, sizeof(name), "%s", spec);
+	n = strlen(name);
+	if (n > 4 && !strcmp(name + n - 4, "_[k]"))
+		kind = HS_KIND_KERNEL, name[n - 4] = 0;
+	if (name[0] == '[')
+		kind = HS_KIND_PSEUDO;
+	gt = strchr(name, '>');
+	if (gt) {
+		*gt = 0;
+		lines[nlines++] = (struct hs_line){
+			hs_profile_function(p, hs_profile_intern_str(p, gt + 1), 0, 0, 0), 0};
+	}
+	lines[nlines++] = (struct hs_line){hs_profile_function(p, hs_profile_intern_str(p, name), 0, 0, 0), 0};
+	if (module) {
+		struct hs_mapping m = {0x1000, 0x2000, 0, hs_profile_intern_str(p, module), 0, kind};
+		mapping = hs_profile_mapping(p, &m);
+	}
+	return hs_profile_location(p, mapping, 0, kind, lines, nlines);
+}
+
+/* Adds a sample of comm pid/tid at time with the stack "root;...;leaf" and value v (cpu 1000 v). */
+static void add(struct hs_profile *p, const char *comm, int32_t pid, int32_t tid, uint64_t time, const char *stack,
+		int64_t v)
+{
+	uint32_t locs[64];
+	size_t n = 0;
+	char *copy = strdup(stack), *save = NULL;
+	int64_t vals[2] = {v, 1000 * v};
+
+	for (char *f = strtok_r(copy, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
+		const char *module = f[0] == '[' ? NULL : strstr(f, "_[k]") ? "[kernel.kallsyms]"
+						       : strncmp(f, "lib", 3) ? "/usr/bin/app" : "/usr/lib/libc.so.6";
+		assert_true(n < 64);
+		locs[n++] = location(p, f, module);
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = locs[i];
+		locs[i] = locs[n - 1 - i];
+		locs[n - 1 - i] = t;
+	}
+	hs_profile_add_sample(p, hs_profile_stack(p, locs, (uint32_t)n), hs_profile_intern_str(p, comm), pid, tid, time,
+			      vals);
+	free(copy);
+}
+
+static char *write_to_string(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o)
+{
+	char path[] = "/tmp/hs-views-XXXXXX";
+	int fd = mkstemp(path);
+	struct hs_outfile out;
+	FILE *fp;
+	char *buf;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hs_outfile_open(&out, path), 0);
+	assert_int_equal(hs_write_format(p, f, o, &out), 0);
+	assert_int_equal(hs_outfile_commit(&out), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	unlink(path);
+	return buf;
+}
+
+static char *diff_to_string(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
+			    const struct hs_output_opts *o)
+{
+	char path[] = "/tmp/hs-views-XXXXXX";
+	int fd = mkstemp(path);
+	struct hs_outfile out;
+	FILE *fp;
+	char *buf;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hs_outfile_open(&out, path), 0);
+	assert_int_equal(hs_write_diff(a, b, f, o, &out), 0);
+	assert_int_equal(hs_outfile_commit(&out), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	unlink(path);
+	return buf;
+}
+
+static char *folded(const struct hs_profile *p)
+{
+	struct hs_output_opts o = {0};
+	return write_to_string(p, HS_FMT_FOLDED, &o);
+}
+
+/* Two processes, three threads, timestamps 1 s apart from 10 s. */
+static struct hs_profile *threads_profile(void)
+{
+	struct hs_profile *p = new_profile();
+	const uint64_t s = 1000000000ULL;
+
+	add(p, "app", 100, 100, 10 * s, "main;parse;lex", 4);
+	add(p, "app", 100, 100, 11 * s, "main;parse;libc_read", 2);
+	add(p, "app", 100, 101, 12 * s, "thread_start;work;compress", 3);
+	add(p, "app", 100, 101, 13 * s, "thread_start;work;sys_write_[k]", 1);
+	add(p, "db", 200, 200, 14 * s, "main;query;libc_memcpy", 5);
+	add(p, "db", 200, 200, 15 * s, "main;query;lex", 5);
+	return p;
+}
+
+/* ---- filters ---- */
+
+static struct hs_profile *filtered(const struct hs_profile *p, const struct hs_filter *f)
+{
+	struct hs_profile *q = NULL;
+
+	assert_int_equal(hs_profile_filter(p, f, &q), 0);
+	assert_non_null(q);
+	return q;
+}
+
+static void test_filter_ids_and_names(void **state)
+{
+	struct hs_profile *p = threads_profile(), *q;
+	struct hs_filter f = {0};
+	char *out;
+
+	(void)state;
+	/* nothing asked: a copy */
+	assert_false(hs_filter_active(&f));
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "app;main;parse;lex 4\napp;main;parse;libc_read 2\napp;thread_start;work;compress 3\n"
+				 "app;thread_start;work;sys_write_[k] 1\ndb;main;query;lex 5\ndb;main;query;libc_memcpy 5\n");
+	free(out);
+	hs_profile_free(q);
+
+	hs_vec_push(&f.pids, 200);
+	assert_true(hs_filter_active(&f));
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "db;main;query;lex 5\ndb;main;query;libc_memcpy 5\n");
+	free(out);
+	/* only what the kept samples refer to is copied */
+	assert_int_equal(q->samples.n, 2);
+	assert_int_equal(q->functions.n, 1 + 4);
+	assert_int_equal(q->mappings.n, 1 + 2);
+	assert_int_equal(q->types.n, 2);
+	assert_int_equal(q->samples.v[0].time, 14000000000ULL);
+	assert_int_equal(hs_profile_sample_values(q, 1)[1], 5000);
+	hs_profile_free(q);
+	hs_filter_release(&f);
+
+	memset(&f, 0, sizeof(f));
+	hs_vec_push(&f.tids, 101);
+	hs_vec_push(&f.tids, 200);
+	hs_vec_push(&f.pids, 100);
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "app;thread_start;work;compress 3\napp;thread_start;work;sys_write_[k] 1\n");
+	free(out);
+	hs_profile_free(q);
+	hs_filter_release(&f);
+
+	/* --comm, --include, --exclude: regular expressions, anywhere in the name */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_COMM, "^d", NULL, 0), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "memcpy", NULL, 0), 0);
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "db;main;query;lex 5\n");
+	free(out);
+	hs_profile_free(q);
+	hs_filter_release(&f);
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "^lex$", NULL, 0), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "sys_", NULL, 0), 0);
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "app;main;parse;lex 4\napp;thread_start;work;sys_write_[k] 1\ndb;main;query;lex 5\n");
+	free(out);
+	hs_profile_free(q);
+	hs_filter_release(&f);
+
+	/* an inlined function is a frame too */
+	{
+		struct hs_profile *r = new_profile();
+		char err[128];
+
+		add(r, "x", 1, 1, 0, "main;outer>inner", 1);
+		add(r, "x", 1, 1, 0, "main;other", 1);
+		memset(&f, 0, sizeof(f));
+		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "inner", NULL, 0), 0);
+		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "(", err, sizeof(err)), -EINVAL);
+		assert_true(err[0]);
+		q = filtered(r, &f);
+		assert_int_equal(q->samples.n, 1);
+		assert_int_equal(q->locations.v[hs_profile_stack_locs(q, q->samples.v[0].stack)[0]].nlines, 2);
+		hs_profile_free(q);
+		hs_filter_release(&f);
+		hs_profile_free(r);
+	}
+	hs_profile_free(p);
+}
+
+static void test_filter_time(void **state)
+{
+	struct hs_profile *p = threads_profile(), *q;
+	struct hs_filter f = {0};
+	char *out;
+
+	(void)state;
+	/* seconds from the first sample (10 s): [1, 3) holds the samples at 11 and 12 */
+	f.time = true;
+	f.time_start = 1;
+	f.time_end = 3;
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "app;main;parse;libc_read 2\napp;thread_start;work;compress 3\n");
+	free(out);
+	hs_profile_free(q);
+	/* open end */
+	f.time_start = 4.5;
+	f.time_end = -1;
+	q = filtered(p, &f);
+	assert_int_equal(q->samples.n, 1);
+	assert_int_equal(q->samples.v[0].time, 15000000000ULL);
+	hs_profile_free(q);
+	hs_profile_free(p);
+
+	/* no timestamps: an error, not an empty profile */
+	p = new_profile();
+	add(p, "x", 1, 1, 0, "main", 1);
+	q = NULL;
+	assert_int_equal(hs_profile_filter(p, &f, &q), -ENODATA);
+	assert_null(q);
+	hs_profile_free(p);
+}
+
+static void test_filter_min_percent(void **state)
+{
+	struct hs_profile *p = new_profile(), *q;
+	struct hs_filter f = {0};
+	char *out;
+
+	(void)state;
+	add(p, "a", 1, 1, 0, "main;big;leaf", 80);
+	add(p, "a", 1, 1, 0, "main;big;small1", 4);
+	add(p, "a", 1, 1, 0, "main;big;small2", 4);
+	add(p, "b", 2, 2, 0, "main;tiny;deep", 2);
+	add(p, "a", 1, 1, 0, "main;outer>inlined_small", 5);
+	add(p, "a", 1, 1, 0, "main;outer2;x", 5);
+	/* threads are merged: main holds 100 of 100 */
+	f.min_percent = 5;
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "a;main;big;[frames under 5%] 8\n"
+				 "a;main;big;leaf 80\n"
+				 "a;main;outer2;x 5\n"
+				 "a;main;outer;inlined_small 5\n"
+				 "b;main;[frames under 5%] 2\n");
+	free(out);
+	hs_profile_free(q);
+
+	/* a cut inside an inline chain keeps the outer function */
+	f.min_percent = 5.5;
+	q = filtered(p, &f);
+	out = folded(q);
+	assert_string_equal(out, "a;main;[frames under 5.5%] 10\n"
+				 "a;main;big;[frames under 5.5%] 8\n"
+				 "a;main;big;leaf 80\n"
+				 "b;main;[frames under 5.5%] 2\n");
+	free(out);
+	hs_profile_free(q);
+	p->types.n = 2;
+	{
+		/* the share is of the value asked for: cpu is 1000 times samples, the same shares */
+		f.value_index = 1;
+		f.min_percent = 50;
+		q = filtered(p, &f);
+		out = folded(q);
+		assert_string_equal(out, "a;main;[frames under 50%] 10\na;main;big;[frames under 50%] 8\n"
+					 "a;main;big;leaf 80\nb;main;[frames under 50%] 2\n");
+		free(out);
+		hs_profile_free(q);
+	}
+	hs_profile_free(p);
+}
+
+/* ---- speedscope ---- */
+
+static void test_speedscope(void **state)
+{
+	struct hs_profile *p = new_profile();
+	struct hs_output_opts o = {0};
+	char *out;
+	const char *a, *b, *c;
+
+	(void)state;
+	/* out of order in the profile: the writer sorts each thread's samples by time */
+	add(p, "app", 100, 100, 3000, "main;b", 2);
+	add(p, "app", 100, 100, 1000, "main;a", 1);
+	add(p, "worker \"w\"", 100, 101, 500, "thread_start;work", 7);
+	add(p, "app", 100, 100, 2000, "main;a", 1);
+	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	assert_non_null(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
+	/* threads in the order of their first sample; names escaped */
+	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"none\",\"startValue\":0,"
+			"\"endValue\":7,\"samples\":[[0,1]],\"weights\":[7]}");
+	b = strstr(out, "{\"type\":\"sampled\",\"name\":\"app (100/100)\",\"unit\":\"none\",\"startValue\":0,"
+			"\"endValue\":4,\"samples\":[[2,3],[2,3],[2,4]],\"weights\":[1,1,2]}");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a < b);
+	c = strstr(out, "\"shared\":{\"frames\":[\n{\"name\":\"thread_start\",\"file\":\"/usr/bin/app\"},\n"
+			"{\"name\":\"work\",\"file\":\"/usr/bin/app\"},\n{\"name\":\"main\",\"file\":\"/usr/bin/app\"},\n"
+			"{\"name\":\"a\",\"file\":\"/usr/bin/app\"},\n{\"name\":\"b\",\"file\":\"/usr/bin/app\"}]}");
+	assert_non_null(c);
+	/* the heaviest thread is the one shown first */
+	assert_non_null(strstr(out, "\"activeProfileIndex\":0,"));
+	free(out);
+
+	/* --value cpu: weights in nanoseconds */
+	o.value_index = 1;
+	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	assert_non_null(strstr(out, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":4000,"));
+	assert_non_null(strstr(out, "\"weights\":[1000,1000,2000]"));
+	free(out);
+	hs_profile_free(p);
+}
+
+/* ---- flame trees: reversed, flame charts, HTML data ---- */
+
+static void test_reverse_and_flamechart(void **state)
+{
+	struct hs_profile *p = new_profile();
+	struct hs_output_opts o = {0};
+	struct hs_flame_tree t;
+	struct hs_flame_boxes boxes = {0};
+	uint32_t max_depth;
+	char line[512];
+	size_t at = 0;
+
+	(void)state;
+	add(p, "app", 1, 1, 1, "main;a;leaf", 1);
+	add(p, "app", 1, 1, 2, "main;a;leaf", 1);
+	add(p, "app", 1, 1, 3, "main;b;leaf", 1);
+	add(p, "app", 1, 1, 4, "main;a;leaf", 1);
+
+	/* reversed: merged from the leaves, the thread last */
+	o.reverse = true;
+	hs_flame_tree_init(&t);
+	hs_flame_tree_add(&t, p, &o, 0, false);
+	hs_flame_tree_finish(&t);
+	hs_flame_layout(&t, 0, &boxes, &max_depth);
+	for (size_t i = 0; i < boxes.n; i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%u:%s:%lld ", boxes.v[i].depth,
+				       t.nodes.v[boxes.v[i].node].name, (long long)boxes.v[i].value);
+	assert_string_equal(line, "0:all:4 1:leaf:4 2:a:3 3:main:3 4:app:3 2:b:1 3:main:1 4:app:1 ");
+	hs_flame_tree_release(&t);
+
+	/* flame chart: time order, a node continues only while the path is the same */
+	o.reverse = false;
+	o.flamechart = true;
+	boxes.n = 0;
+	at = 0;
+	hs_flame_tree_init(&t);
+	hs_flame_tree_add(&t, p, &o, 0, false);
+	hs_flame_tree_finish(&t);
+	hs_flame_layout(&t, 0, &boxes, &max_depth);
+	for (size_t i = 0; i < boxes.n; i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%u:%s:%lld@%lld ", boxes.v[i].depth,
+				       t.nodes.v[boxes.v[i].node].name, (long long)boxes.v[i].value, (long long)boxes.v[i].off);
+	assert_string_equal(line, "0:all:4@0 1:app:4@0 2:main:4@0 3:a:2@0 4:leaf:2@0 3:b:1@2 4:leaf:1@2 3:a:1@3 "
+				  "4:leaf:1@3 ");
+	hs_flame_tree_release(&t);
+	free(boxes.v);
+	hs_profile_free(p);
+}
+
+static void test_html(void **state)
+{
+	struct hs_profile *p = threads_profile();
+	struct hs_output_opts o = {0};
+	char *out;
+
+	(void)state;
+	o.title = "t</script><x>";
+	out = write_to_string(p, HS_FMT_HTML, &o);
+	assert_non_null(strstr(out, "<!DOCTYPE html>"));
+	assert_non_null(strstr(out, "<title>t&lt;/script&gt;&lt;x&gt;</title>"));
+	assert_non_null(strstr(out, "window.hotstackFlame"));
+	/* every frame, depth first, root first, siblings by name */
+	assert_non_null(strstr(out, "\"names\":[\"all\",\"app\",\"main\",\"parse\",\"lex\",\"libc_read\",\"thread_start\","
+				    "\"work\",\"compress\",\"sys_write\",\"db\",\"query\",\"libc_memcpy\"],\n"
+				    "\"kinds\":[3,3,0,0,0,0,0,0,0,1,3,0,0]"));
+	assert_non_null(strstr(out, "\"depth\":[0,1,2,3,4,4,2,3,4,4,1,2,3,4,4],\n"
+				    "\"name\":[0,1,2,3,4,5,6,7,8,9,10,2,11,4,12],\n"
+				    "\"value\":[20,10,6,6,4,2,4,4,3,1,10,10,10,5,5]"));
+	free(out);
+	hs_profile_free(p);
+}
+
+/* ---- differential views ---- */
+
+static void parse_fill(const char *svg, const char *title_prefix, int rgb[3])
+{
+	const char *t = strstr(svg, title_prefix), *f;
+
+	assert_non_null(t);
+	f = strstr(t, "fill=\"rgb(");
+	assert_non_null(f);
+	assert_int_equal(sscanf(f, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]), 3);
+}
+
+static void test_diff(void **state)
+{
+	struct hs_profile *a = new_profile(), *b = new_profile();
+	struct hs_output_opts o = {0};
+	char *out;
+	int c[3];
+
+	(void)state;
+	/* b: hot doubled; the rest as before */
+	add(a, "w", 1, 1, 0, "main;hot", 10);
+	add(a, "w", 1, 1, 0, "main;f1", 30);
+	add(a, "w", 1, 1, 0, "main;f2", 30);
+	add(a, "w", 1, 1, 0, "main;f3", 30);
+	add(a, "w", 1, 1, 0, "main;gone", 1);
+	add(b, "w", 1, 1, 0, "main;hot", 20);
+	add(b, "w", 1, 1, 0, "main;f1", 30);
+	add(b, "w", 1, 1, 0, "main;f2", 30);
+	add(b, "w", 1, 1, 0, "main;f3", 30);
+	add(b, "w", 1, 1, 0, "main;new", 1);
+
+	out = diff_to_string(a, b, HS_FMT_FOLDED, &o);
+	assert_string_equal(out, "w;main;f1 30 30\nw;main;f2 30 30\nw;main;f3 30 30\nw;main;gone 1 0\n"
+				 "w;main;hot 10 20\nw;main;new 0 1\n");
+	free(out);
+	/* difffolded.pl -n: a's counts scaled to b's total (111 / 101), rounded down */
+	o.normalize = true;
+	out = diff_to_string(a, b, HS_FMT_FOLDED, &o);
+	assert_string_equal(out, "w;main;f1 32 30\nw;main;f2 32 30\nw;main;f3 32 30\nw;main;gone 1 0\n"
+				 "w;main;hot 10 20\nw;main;new 0 1\n");
+	free(out);
+	o.normalize = false;
+
+	out = diff_to_string(a, b, HS_FMT_SVG, &o);
+	assert_non_null(strstr(out, "Differential Flame Graph"));
+	/* hot grew most: the deepest red */
+	parse_fill(out, "<title>hot (20 samples, was 9.90%, 18.02%)", c);
+	assert_int_equal(c[0], 255);
+	assert_true(c[1] < 40 && c[2] < 40);
+	/* the others changed a third as much (their shares fell from 29.7% to 27.0%): near grey,
+	 * a little blue */
+	parse_fill(out, "<title>f1 (30 samples, was 29.70%, 27.03%)", c);
+	assert_true(c[2] > c[0] && c[0] == c[1] && c[0] >= 195);
+	/* main and the thread did not change */
+	parse_fill(out, "<title>main (111 samples, was 100.00%, 100.00%)", c);
+	assert_true(c[0] == 220 && c[1] == 220 && c[2] == 220);
+	/* widths are b's: what is gone is not drawn */
+	assert_null(strstr(out, "<title>gone"));
+	assert_non_null(strstr(out, "<title>new (1 samples, was 0.00%, 0.90%)"));
+	free(out);
+
+	out = diff_to_string(a, b, HS_FMT_HTML, &o);
+	assert_non_null(strstr(out, "\"diff\":true"));
+	assert_non_null(strstr(out, "\"baseTotal\":101"));
+	free(out);
+	hs_profile_free(a);
+	hs_profile_free(b);
+}
+
+static void test_palettes(void **state)
+{
+	struct hs_rgb c;
+
+	(void)state;
+	for (int i = 0; i < 50; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "fn%d", i);
+		c = hs_flame_color(HS_PALETTE_HOT, name, HS_KIND_USER, false);
+		assert_true(c.r >= 205 && c.g <= 230 && c.b <= 55);
+		c = hs_flame_color(HS_PALETTE_MEM, name, HS_KIND_USER, false);
+		assert_true(c.r == 0 && c.g >= 190);
+		c = hs_flame_color(HS_PALETTE_IO, name, HS_KIND_USER, false);
+		assert_true(c.b >= 190 && c.r == c.g);
+	}
+	/* java: JIT and Java classes green, C++ yellow, kernel orange, inlined aqua, the rest red */
+	c = hs_flame_color(HS_PALETTE_JAVA, "Ljava/lang/String;::hashCode", HS_KIND_USER, false);
+	assert_true(c.g >= 200 && c.r <= 110);
+	c = hs_flame_color(HS_PALETTE_JAVA, "Interpreter", HS_KIND_JIT, false);
+	assert_true(c.g >= 200 && c.r <= 110);
+	c = hs_flame_color(HS_PALETTE_JAVA, "JavaThread::run", HS_KIND_USER, false);
+	assert_true(c.r >= 175 && c.r == c.g && c.b <= 70);
+	c = hs_flame_color(HS_PALETTE_JAVA, "do_syscall_64", HS_KIND_KERNEL, false);
+	assert_true(c.r >= 190 && c.b == 0);
+	c = hs_flame_color(HS_PALETTE_JAVA, "main", HS_KIND_USER, false);
+	assert_true(c.r >= 200 && c.g < c.r);
+	/* js: JIT code with a source path green, without one aqua */
+	c = hs_flame_color(HS_PALETTE_JS, "LazyCompile:~f /app/x.js:3", HS_KIND_JIT, false);
+	assert_true(c.g >= 200 && c.b <= 110);
+	c = hs_flame_color(HS_PALETTE_JS, "Builtin:ArgumentsAdaptor", HS_KIND_JIT, false);
+	assert_true(c.g >= 165 && c.b >= 165 && c.r <= 110);
+	/* diff colours: neutral, full red, full blue */
+	c = hs_flame_diff_color(0);
+	assert_true(c.r == 220 && c.g == 220 && c.b == 220);
+	c = hs_flame_diff_color(1);
+	assert_true(c.r == 255 && c.g == 30 && c.b == 30);
+	c = hs_flame_diff_color(-0.5);
+	assert_true(c.b > c.r && c.r == c.g && c.r == 220 - 48);
+}
+
+/* ---- the report ---- */
+
+static void test_report_views(void **state)
+{
+	struct hs_profile *p = threads_profile();
+	struct hs_output_opts o = {0};
+	char *out;
+
+	(void)state;
+	o.tree = HS_TREE_CALLEE;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_non_null(strstr(out, "Call tree, callees under their callers (lines under 0.5% of the total left out):\n"
+				    "  total%    self%  function\n"
+				    "  80.00%    0.00%  main  [app]\n"
+				    "  50.00%    0.00%  |-- query\n"
+				    "  25.00%   25.00%  |   |-- libc_memcpy  [libc.so.6]\n"
+				    "  25.00%   25.00%  |   `-- lex\n"
+				    "  30.00%    0.00%  `-- parse\n"
+				    "  20.00%   20.00%      |-- lex\n"
+				    "  10.00%   10.00%      `-- libc_read  [libc.so.6]\n"
+				    "  20.00%    0.00%  thread_start  [app]\n"
+				    "  20.00%    0.00%  `-- work\n"
+				    "  15.00%   15.00%      |-- compress\n"
+				    "   5.00%    5.00%      `-- sys_write  [kernel.kallsyms]\n"));
+	free(out);
+
+	o.tree = HS_TREE_CALLER;
+	o.tree_min = 20;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_non_null(strstr(out, "Call tree, callers under the functions they called (lines under 20% of the total "
+				    "left out):\n"
+				    "  total%    self%  function\n"
+				    "  45.00%   45.00%  lex  [app]\n"
+				    "  25.00%           |-- query\n"
+				    "  25.00%           |   `-- main\n"
+				    "  20.00%           `-- parse\n"
+				    "  20.00%               `-- main\n"
+				    "  25.00%   25.00%  libc_memcpy  [libc.so.6]\n"
+				    "  25.00%           `-- query  [app]\n"
+				    "  25.00%               `-- main\n"));
+	free(out);
+
+	memset(&o, 0, sizeof(o));
+	o.sort[0] = HS_SORT_COMM;
+	o.sort[1] = HS_SORT_DSO;
+	o.sort[2] = HS_SORT_SYM;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_null(strstr(out, "Top functions"));
+	assert_non_null(strstr(out, "Grouped by command,shared object,symbol (self: samples whose innermost frame it is; "
+				    "total: samples it is in):\n"
+				    "   self%         self   total%        total  command  shared object      symbol\n"
+				    "  25.00%            5   25.00%            5  db       libc.so.6          libc_memcpy\n"
+				    "  25.00%            5   25.00%            5  db       app                lex\n"
+				    "  20.00%            4   20.00%            4  app      app                lex\n"
+				    "  15.00%            3   15.00%            3  app      app                compress\n"
+				    "  10.00%            2   10.00%            2  app      libc.so.6          libc_read\n"
+				    "   5.00%            1    5.00%            1  app      [kernel.kallsyms]  sys_write\n"
+				    "   0.00%            0   50.00%           10  db       app                query\n"
+				    "   0.00%            0   50.00%           10  db       app                main\n"));
+	free(out);
+
+	o.sort[0] = HS_SORT_PID;
+	o.sort[1] = 0;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_non_null(strstr(out, "   self%         self   total%        total  pid\n"
+				    "  50.00%           10   50.00%           10  100\n"
+				    "  50.00%           10   50.00%           10  200\n"));
+	free(out);
+
+	memset(&o, 0, sizeof(o));
+	o.stats = true;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_non_null(strstr(out, "Where samples land (the innermost frame), by kind of code:\n"
+				    "   share      samples  kind\n"
+				    "  95.00%           19  user\n"
+				    "   5.00%            1  kernel\n"));
+	assert_non_null(strstr(out, "by module:\n   share      samples  module\n"
+				    "  60.00%           12  /usr/bin/app\n"
+				    "  35.00%            7  /usr/lib/libc.so.6\n"));
+	free(out);
+	hs_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_filter_ids_and_names),
+		cmocka_unit_test(test_filter_time),
+		cmocka_unit_test(test_filter_min_percent),
+		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_reverse_and_flamechart),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_palettes),
+		cmocka_unit_test(test_report_views),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
