@@ -70,4 +70,23 @@ rm -f "/tmp/perf-$pid.map"
 if grep -q 'Spin\.' "$dir/no.folded"; then fail "--no-jvm-perfmap: Java names without a perf map"; fi
 grep -q '\[anon\]_\[j\]' "$dir/no.folded" || fail "--no-jvm-perfmap: no unnamed JIT frames: $(head -3 "$dir/no.folded")"
 echo "jit-java: --no-jvm-perfmap leaves them unnamed"
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+
+# a JVM that refuses attaching: one line that says why, and the recording is still written
+java -XX:+PreserveFramePointer -XX:+DisableAttachMechanism -cp "$dir" Spin 30 >"$dir/java2.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -q ready "$dir/java2.out" 2>/dev/null && break
+	sleep 0.05
+done
+sleep 1
+"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/dis.folded" 2>"$dir/dis.err" ||
+	fail "record of a JVM without attach: $(cat "$dir/dis.err")"
+[ -s "$dir/dis.folded" ] || fail "no profile written for a JVM without attach"
+grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach is disabled" "$dir/dis.err" ||
+	fail "no warning for a JVM with attach disabled: $(cat "$dir/dis.err")"
+[ "$(grep -c JVM "$dir/dis.err")" -eq 1 ] || fail "more than one line for a JVM with attach disabled: $(cat "$dir/dis.err")"
+kill -0 "$pid" 2>/dev/null || fail "the JVM with attach disabled did not survive"
+echo "jit-java: a JVM with attach disabled: $(grep JVM "$dir/dis.err")"
 exit 0
