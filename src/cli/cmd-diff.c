@@ -20,6 +20,7 @@ static const char diff_usage[] =
 	"\n"
 	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
 	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
+	"      --no-inline         perf.data: no inline frames, no source lines (no DWARF read)\n"
 	"  -q, --quiet             no warnings\n";
 
 enum { OPT_NORMALIZE = OPT_CMD_BASE };
@@ -67,6 +68,7 @@ int cmd_diff(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"no-inline", no_argument, NULL, 'I'},
 		{"normalize", no_argument, NULL, OPT_NORMALIZE},
 		{0, 0, 0, 0},
 	};
@@ -100,6 +102,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'D':
 			lo.no_demangle = true;
+			break;
+		case 'I':
+			lo.no_inline = true;
 			break;
 		case OPT_NORMALIZE:
 			o.normalize = true;

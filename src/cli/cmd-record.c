@@ -36,6 +36,7 @@ static const char record_usage[] =
 	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
 	"      --no-kernel         user stacks only\n"
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
+	"      --no-inline         no DWARF debug information: no inline frames, no source lines\n"
 	"      --symfs DIR         look the sampled files up under DIR first (DIR/PATH)\n"
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
@@ -53,6 +54,7 @@ enum {
 	OPT_SYMFS,
 	OPT_KEEP_TIME,
 	OPT_NO_JVM_PERFMAP,
+	OPT_NO_INLINE,
 };
 
 struct record_ctx {
@@ -193,6 +195,7 @@ int cmd_record(int argc, char **argv)
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, NULL, OPT_SYMFS},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
 		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
 		{"quiet", no_argument, NULL, 'q'},
@@ -214,7 +217,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
-	bool no_demangle = false, keep_time = false, jvm_perfmap = true;
+	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true;
 	unsigned long v;
 	char *end;
 	size_t n = 0;
@@ -285,6 +288,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			symfs = optarg;
+			break;
+		case OPT_NO_INLINE:
+			no_inline = true;
 			break;
 		case OPT_KEEP_TIME:
 			keep_time = true;
@@ -402,6 +408,7 @@ int cmd_record(int argc, char **argv)
 	bo.keep_time = keep_time;
 	bo.unwind = unwind;
 	bo.no_demangle = no_demangle;
+	bo.no_inline = no_inline;
 	bo.symfs = symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;

@@ -34,7 +34,9 @@ static const char view_perf_data_help[] =
 	"      --symfs DIR         perf.data: look the recording's files up under DIR first (DIR/PATH,\n"
 	"                          and their debug files under DIR/usr/lib/debug): another machine's\n"
 	"                          or an image's files\n"
-	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n";
+	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
+	"      --no-inline         perf.data: no DWARF debug information: no inline frames, no\n"
+	"                          source lines (faster where debug information is large)\n";
 
 /* FILE's name with ext (".svg", ".html") for its extension. */
 static char *default_flame_path(const char *in, const char *ext)
@@ -68,6 +70,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"no-inline", no_argument, NULL, 'I'},
 		{"symfs", required_argument, NULL, OPT_SYMFS},
 		{0, 0, 0, 0},
 	};
@@ -102,6 +105,9 @@ static int cmd_view(enum view view, int argc, char **argv)
 			break;
 		case 'D':
 			lo.no_demangle = true;
+			break;
+		case 'I':
+			lo.no_inline = true;
 			break;
 		case OPT_SYMFS:
 			lo.symfs = optarg;

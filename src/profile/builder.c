@@ -15,7 +15,7 @@
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 {
-	struct hs_symbolizer_opts so = {opts->kallsyms};
+	struct hs_symbolizer_opts so = {opts->kallsyms, opts->no_inline};
 
 	memset(b, 0, sizeof(*b));
 	b->opts = *opts;

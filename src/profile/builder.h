@@ -29,6 +29,7 @@ struct hs_builder_opts {
 	uint32_t max_stack;     /* the kernel's cap on chain length, to spot truncated chains */
 	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
 	bool no_demangle;       /* show symbols as they are in the symbol table */
+	bool no_inline;         /* no DWARF: no inline frames, no source lines */
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
 	const char *symfs;      /* the recording's files are looked up under this directory first
 	                         * (struct hs_model's symfs); NULL = none. Borrowed */

@@ -109,7 +109,8 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		break;
 	case HS_INPUT_PERF_DATA: {
 		struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel,
-						    opts && opts->no_demangle, opts ? opts->symfs : NULL};
+						    opts && opts->no_demangle, opts && opts->no_inline,
+						    opts ? opts->symfs : NULL};
 		rc = hs_perf_data_load(buf, len, &po, ret, info, err);
 		break;
 	}

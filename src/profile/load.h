@@ -26,6 +26,7 @@ struct hs_load_opts {
 	bool no_kernel; /* perf.data: leave kernel frames out */
 	bool no_demangle; /* perf.data: symbols as they are in the symbol table */
 	const char *symfs; /* perf.data: the recording's files are looked up under it first */
+	bool no_inline; /* perf.data: no DWARF: no inline frames, no source lines */
 };
 
 /* hs_profile_load() with options, and what reading a perf.data found (info->perf; may be NULL).

@@ -190,6 +190,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	bo.user = true;
 	bo.keep_time = opts && opts->keep_time;
 	bo.no_demangle = opts && opts->no_demangle;
+	bo.no_inline = opts && opts->no_inline;
 	bo.symfs = opts ? opts->symfs : NULL;
 	bo.kallsyms = kallsyms;
 	bo.build_id = header_build_id;

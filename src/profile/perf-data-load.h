@@ -16,6 +16,7 @@ struct hs_perf_data_load_opts {
 	bool keep_time;   /* one sample per record, with its timestamp (hotstack script) */
 	bool no_kernel;   /* leave kernel frames out */
 	bool no_demangle; /* symbols as they are in the symbol table */
+	bool no_inline;   /* no DWARF: no inline frames, no source lines */
 	const char *symfs; /* the recording's files are looked up under this directory first */
 };
 

@@ -285,7 +285,7 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 	sym = hs_elf_symtab_lookup(st, vaddr);
 	if (sym)
 		*sym_off = vaddr - sym->addr;
-	if ((dw = dso_dwarf(s, dso)))
+	if (!s->opts.no_dwarf && (dw = dso_dwarf(s, dso)))
 		n = hs_dwarf_frames(dw, vaddr, src, HS_MIN(max, HS_DWARF_MAX_INLINE));
 	for (int i = 0; i < n; i++) {
 		/* a linkage name says more (namespace, class, parameters) than DW_AT_name */

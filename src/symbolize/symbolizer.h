@@ -15,6 +15,7 @@
 
 struct hs_symbolizer_opts {
 	const char *kallsyms_path; /* NULL = /proc/kallsyms; "" = no kernel symbols */
+	bool no_dwarf;             /* no DWARF: no inline frames, no source lines (symbols only) */
 };
 
 struct hs_symbolizer_stats {

@@ -139,6 +139,14 @@ if command -v perf >/dev/null 2>&1 && mkdir -p "$dir/home" &&
 	if grep -qF 'geo::' "$dir/pn.txt"; then fail "perf.data --no-demangle: demangled names"; fi
 	grep -qF -- "$CHAIN" "$dir/pd.txt" || fail "perf.data: no '$CHAIN': $(head -5 "$dir/pd.txt")"
 	echo "c++: perf.data: mangled names with --no-demangle, demangled without"
+	# --no-inline: no DWARF read, so the inlined functions fold into the function they are in
+	"$HOTSTACK" convert "$dir/p.data" --no-inline --lines -o "$dir/pi.folded" 2>"$dir/conv.err" || fail "convert --no-inline failed: $(cat "$dir/conv.err")"
+	declone "$dir/pi.folded" >"$dir/pi.txt"
+	if grep -qF 'hs_inner_mix' "$dir/pi.txt"; then fail "--no-inline: inline frames shown: $(grep -F hs_inner_mix "$dir/pi.txt" | head -2)"; fi
+	if grep -q '\.cpp:[0-9]' "$dir/pi.txt"; then fail "--no-inline: source lines shown"; fi
+	grep -qF 'geo::Accumulator<unsigned long>::spin(unsigned long, double)::{lambda()#1}::operator()() const' "$dir/pi.txt" ||
+		fail "--no-inline: the lambda is not named from the symbol table: $(head -3 "$dir/pi.txt")"
+	echo "c++: perf.data --no-inline: the inlined functions folded into the lambda, no lines"
 else
 	echo "c++: perf is missing or cannot record: --no-demangle on a perf.data not checked"
 fi
