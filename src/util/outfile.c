@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +14,88 @@
 
 #define OUT_BUFSZ (256 * 1024)
 
+/* Whether path is a device or a pipe to write to in place (see outfile.h): 1 yes, 2 yes
+ * through a link, 0 no (a regular file, a link to one, or nothing: the temporary file and
+ * rename then), or a negative errno for what must not be written at all. */
+static int write_in_place(const char *path)
+{
+	struct stat st, t;
+	bool trusted, link;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	trusted = st.st_uid == 0 || st.st_uid == geteuid();
+	link = S_ISLNK(st.st_mode);
+	if (link) {
+		if (!trusted || stat(path, &t) < 0)
+			return 0; /* replaced by the rename */
+		st = t;
+		trusted = st.st_uid == 0 || st.st_uid == geteuid();
+	}
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return trusted ? 1 + link : -EPERM;
+	if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
+		return -EPERM;
+	return 0;
+}
+
+/* The descriptor a path names: "-" and /dev/stdout standard output, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N; -1 for other paths. */
+static int named_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long v;
+
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || *n < '0' || *n > '9')
+		return -1;
+	v = strtol(n, &end, 10);
+	return *end || v > INT_MAX ? -1 : (int)v;
+}
+
 int hs_outfile_open(struct hs_outfile *ret, const char *path)
 {
 	struct hs_strbuf sb = {0};
 	const char *slash;
 	unsigned int attempt;
+	int rc;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->fd = -1;
 	ret->path = hs_xstrdup(path);
 	ret->cap = OUT_BUFSZ;
 	ret->buf = hs_xmalloc(ret->cap);
-	if (!strcmp(path, "-")) {
-		ret->fd = STDOUT_FILENO;
+	if ((ret->fd = named_fd(path)) >= 0) {
+		/* standard output by any name: written as it is, whatever it is (a file, a pipe) */
+		return 0;
+	}
+	rc = write_in_place(path);
+	if (rc) {
+		struct stat st;
+		if (rc > 0) {
+			/* not blocking on a FIFO nobody reads: ENXIO instead */
+			ret->fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | (rc == 1 ? O_NOFOLLOW : 0));
+			rc = ret->fd < 0 ? -errno : 0;
+		}
+		if (!rc && (fstat(ret->fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) ||
+			    fcntl(ret->fd, F_SETFL, 0) < 0))
+			rc = -EPERM; /* replaced meanwhile */
+		if (rc) {
+			if (ret->fd >= 0)
+				close(ret->fd);
+			ret->fd = -1;
+			ret->err = -rc;
+			return rc;
+		}
+		ret->direct = true;
 		return 0;
 	}
 	slash = strrchr(path, '/');
@@ -130,6 +200,8 @@ int hs_outfile_commit(struct hs_outfile *o)
 
 	if (o->fd >= 0 && !o->err)
 		outfile_flush(o);
+	if (o->direct && close(o->fd) < 0 && !o->err)
+		o->err = errno;
 	if (o->tmp) {
 		if (!o->err && fsync(o->fd) < 0 && errno != EINVAL)
 			o->err = errno;
@@ -148,6 +220,8 @@ int hs_outfile_commit(struct hs_outfile *o)
 
 void hs_outfile_abort(struct hs_outfile *o)
 {
+	if (o->direct && o->fd >= 0)
+		close(o->fd);
 	if (o->tmp) {
 		if (o->fd >= 0)
 			close(o->fd);

@@ -1,10 +1,15 @@
 /* Output files that never leave a half-written result behind: data goes to a temporary file
  * created beside the target (O_EXCL, so a planted link is never followed) and is renamed over
- * the target only when every write succeeded. "-" writes to standard output instead. */
+ * the target only when every write succeeded; a symbolic link at the target is replaced, not
+ * followed. "-" (or /dev/stdout) writes to standard output instead, /dev/stderr and /dev/fd/N
+ * to those descriptors. A character device or a pipe at the target
+ * (not a regular file: /dev/null, a FIFO) is written to directly when it is root's or ours; so is
+ * one reached through a link that is root's or ours (/dev/stdout), never through anyone else's. */
 #ifndef HS_OUTFILE_H
 #define HS_OUTFILE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -13,6 +18,7 @@ struct hs_outfile {
 	char *path;   /* the target, owned */
 	char *tmp;    /* the temporary file, owned; NULL for stdout */
 	int fd;
+	bool direct;  /* fd is the target itself (a device or a pipe), closed at the end */
 	int err;      /* first error (positive errno), 0 if none */
 	char *buf;
 	size_t len, cap;

@@ -144,12 +144,85 @@ static void test_outfile_errors(void **state)
 	}
 }
 
+/* Links and special files at the output path: a link is replaced, never followed (what it
+ * pointed to is untouched); a device is written in place, not replaced by a regular file; a
+ * FIFO nobody reads is an error, not a hang; standard output by its /dev name is fd 1. */
+static void test_outfile_links(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX", path[128], victim[128], fifo[128];
+	struct hs_outfile o;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.svg", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.svg", dir);
+	{
+		FILE *f = fopen(victim, "w");
+		assert_non_null(f);
+		fputs("precious\n", f);
+		fclose(f);
+	}
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(hs_outfile_open(&o, path), 0);
+	hs_outfile_puts(&o, "profile\n");
+	assert_int_equal(hs_outfile_commit(&o), 0);
+	assert_string_equal(read_all(victim), "precious\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_string_equal(read_all(path), "profile\n");
+	/* a dangling link too: nothing is created where it points */
+	unlink(path);
+	assert_int_equal(symlink("/nonexistent-hs-target", path), 0);
+	assert_int_equal(hs_outfile_open(&o, path), 0);
+	hs_outfile_puts(&o, "profile\n");
+	assert_int_equal(hs_outfile_commit(&o), 0);
+	assert_int_equal(access("/nonexistent-hs-target", F_OK), -1);
+
+	/* a FIFO without a reader */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(hs_outfile_open(&o, fifo), -ENXIO);
+	hs_outfile_abort(&o);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	/* devices are written in place */
+	if (access("/dev/null", W_OK) == 0) {
+		assert_int_equal(hs_outfile_open(&o, "/dev/null"), 0);
+		hs_outfile_puts(&o, "nothing\n");
+		assert_int_equal(hs_outfile_commit(&o), 0);
+		assert_int_equal(lstat("/dev/null", &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+	}
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(hs_outfile_open(&o, "/dev/full"), 0);
+		hs_outfile_puts(&o, "0123456789");
+		assert_int_equal(hs_outfile_commit(&o), -ENOSPC);
+		assert_int_equal(lstat("/dev/full", &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+	}
+	/* standard output by name */
+	assert_int_equal(hs_outfile_open(&o, "/dev/stdout"), 0);
+	assert_int_equal(o.fd, STDOUT_FILENO);
+	assert_null(o.tmp);
+	hs_outfile_abort(&o);
+	assert_int_equal(hs_outfile_open(&o, "/proc/self/fd/2"), 0);
+	assert_int_equal(o.fd, STDERR_FILENO);
+	hs_outfile_abort(&o);
+
+	unlink(fifo);
+	unlink(path);
+	unlink(victim);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64map),     cmocka_unit_test(test_index),
 		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_outfile_atomic),
-		cmocka_unit_test(test_outfile_errors),
+		cmocka_unit_test(test_outfile_errors), cmocka_unit_test(test_outfile_links),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
