@@ -7,13 +7,13 @@
 # then the frames per sample each prints for the same samples, to show they do comparable work.
 # Needs perf and g++; exits 77 with a reason without them.
 #
-#   bench/inline-names.sh               # BUILD=build DURATION=5 RUNS=3 NFUNC=300 MODES="dwarf fp"
+#   bench/inline-names.sh               # BUILD=build DURATION=30 RUNS=3 NFUNC=300 MODES="dwarf fp"
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
 hotstack=$(cd "$build" 2>/dev/null && pwd)/hotstack
-secs=${DURATION:-5}
+secs=${DURATION:-30}
 runs=${RUNS:-3}
 nfunc=${NFUNC:-300}
 modes=${MODES:-dwarf fp}

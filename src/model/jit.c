@@ -655,11 +655,12 @@ bool hs_jit_code_line(const struct hs_jit *j, const struct hs_jit_code *c, uint6
 		      uint32_t *line)
 {
 	uint32_t lo = 0, hi = c->nlines;
-	const struct hs_jit_line *v = j->lines.v + c->line0;
+	const struct hs_jit_line *v;
 	uint64_t off;
 
-	if (!c->nlines || addr < c->start)
+	if (!c->nlines || addr < c->start || !j->lines.v)
 		return false;
+	v = j->lines.v + c->line0;
 	off = addr - c->start;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

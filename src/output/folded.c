@@ -27,13 +27,13 @@ static int line_cmp(const void *a, const void *b)
 /* Separators of the format cannot appear inside a frame. */
 static void add_name(struct hs_strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
-		char c = *s;
-		if (c == ';')
-			c = ':';
-		else if (c == '\n' || c == '\r')
-			c = ' ';
-		hs_strbuf_addc(sb, c);
+	while (*s) {
+		size_t run = strcspn(s, ";\n\r");
+
+		hs_strbuf_add(sb, s, run);
+		s += run;
+		if (*s)
+			hs_strbuf_addc(sb, *s++ == ';' ? ':' : ' ');
 	}
 }
 

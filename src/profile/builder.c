@@ -71,6 +71,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_u64map_release(&b->kernel_maps);
 	hs_u64map_release(&b->demangled);
 	hs_vec_free(&b->jit_pending);
+	hs_vec_free(&b->user_pending);
 }
 
 struct hs_profile *hs_builder_take(struct hs_builder *b)
@@ -301,6 +302,18 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	if (loc)
 		return loc;
 	kind = HS_KIND_USER;
+	if (b->opts.prefetch_dwarf)
+		hs_symbolizer_prefetch_dwarf(&b->sym, map->dso); /* nothing when started already */
+	if (b->opts.prefetch_dwarf && hs_symbolizer_dwarf_pending(&b->sym, map->dso)) {
+		/* named at the end, when its DWARF is open: a placeholder now */
+		struct hs_user_pending pd = {0, map->dso, addr - ret - map->start + map->pgoff, addr, ret};
+		module_placeholder(&sb, map->dso->path);
+		pd.loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));
+		hs_strbuf_release(&sb);
+		hs_vec_push(&b->user_pending, pd);
+		cache_loc(b, mapping, addr, ret, pd.loc);
+		return pd.loc;
+	}
 	if (
 	    (nf = hs_symbolize_user_frames(&b->sym, map->dso, addr - ret - map->start + map->pgoff, frames,
 					   HS_DWARF_MAX_INLINE, &sym_off)) > 0) {
@@ -514,6 +527,8 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 	map = hs_model_mmap(&b->model, (int32_t)m->pid, m->start, m->len, m->pgoff, m->prot ? m->prot : PROT_EXEC, dso);
 	if (map && dso->kind == HS_DSO_FILE && dso->fd < 0 && !dso->sym && b->opts.capture)
 		dso->fd = b->opts.capture(b->opts.capture_ctx, (int32_t)m->pid, map->start, map->end);
+	if (map && dso->kind == HS_DSO_FILE && b->opts.prefetch_dwarf && id.build_id == bid)
+		hs_symbolizer_prefetch_dwarf(&b->sym, dso);
 }
 
 void hs_builder_event(struct hs_builder *b, const struct hs_perf_event *ev)
@@ -607,6 +622,32 @@ void hs_builder_jit_pids(const struct hs_builder *b, struct hs_pid_list *pids)
 	hs_u64map_release(&seen);
 }
 
+/* Frames whose file's DWARF was not open yet at their first sample: named now, the location
+ * keeping its id as JIT frames do below. */
+static void name_user_pending(struct hs_builder *b)
+{
+	for (size_t i = 0; i < b->user_pending.n; i++) {
+		const struct hs_user_pending *pd = &b->user_pending.v[i];
+		struct hs_sym_frame frames[HS_DWARF_MAX_INLINE];
+		struct hs_location *l;
+		uint64_t sym_off = 0;
+		int nf = hs_symbolize_user_frames(&b->sym, pd->dso, pd->file_offset, frames, HS_DWARF_MAX_INLINE, &sym_off);
+		uint32_t line0 = (uint32_t)b->p->lines.n;
+
+		if (nf <= 0)
+			continue;
+		for (int k = 0; k < nf; k++) {
+			struct hs_line ln = {symbol_function(b, frames[k].name, frames[k].file), frames[k].line};
+			hs_vec_push(&b->p->lines, ln);
+		}
+		l = &b->p->locations.v[pd->loc];
+		l->line0 = line0;
+		l->nlines = (uint32_t)nf;
+		l->sym_off = sym_off + pd->ret;
+	}
+	b->user_pending.n = 0;
+}
+
 void hs_builder_finish(struct hs_builder *b)
 {
 	struct hs_jit *j = &b->model.jit;
@@ -615,6 +656,7 @@ void hs_builder_finish(struct hs_builder *b)
 	if (b->finished || !b->p)
 		return;
 	b->finished = true;
+	name_user_pending(b);
 	if (!b->jit_pending.n)
 		return;
 	hs_jit_read_all(j, -1);

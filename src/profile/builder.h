@@ -49,6 +49,10 @@ struct hs_builder_opts {
 	bool live;
 	bool jit_timed;
 	struct hs_tsc_conv tsc;
+	/* the DWARF of a file is opened in a thread of its own, from its first frame on (and from
+	 * its mapping on when the build_id callback knows it: a perf.data's header lists the
+	 * files with samples); frames in it that come before it is ready are named at the end */
+	bool prefetch_dwarf;
 };
 
 struct hs_builder_stats {
@@ -79,6 +83,16 @@ struct hs_jit_pending {
 	uint64_t time; /* of the first sample in it */
 };
 
+/* A location in a file whose DWARF was still being opened at its first sample: named at the
+ * end. */
+struct hs_user_pending {
+	uint32_t loc;
+	struct hs_dso *dso;
+	uint64_t file_offset; /* looked up (a return address - 1) */
+	uint64_t addr;        /* the location's address */
+	bool ret;
+};
+
 struct hs_builder {
 	struct hs_builder_opts opts;
 	struct hs_profile *p;
@@ -93,6 +107,7 @@ struct hs_builder {
 	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
 	HS_VEC(int64_t) values; /* one sample's values, reused */
 	HS_VEC(struct hs_jit_pending) jit_pending;
+	HS_VEC(struct hs_user_pending) user_pending;
 	bool finished;
 	struct hs_builder_stats stats;
 };

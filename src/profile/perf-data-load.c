@@ -73,14 +73,17 @@ static char *choose_kallsyms(const struct hs_perf_data *d, char **note)
 		if (d->build_ids.v[i].kernel && !strcmp(d->build_ids.v[i].filename, "[kernel.kallsyms]"))
 			kb = &d->build_ids.v[i];
 	if (kb) {
-		if (rn && rn == kb->size && !memcmp(running, kb->build_id, rn))
-			return NULL; /* this kernel: /proc/kallsyms */
+		/* perf record keeps a copy of kallsyms as they were during the recording (module
+		 * addresses included) in its build-id cache: the best source, and a file reads in a
+		 * few milliseconds where /proc/kallsyms costs the kernel tens */
 		hex(idhex, kb->build_id, kb->size);
 		if (home) {
 			snprintf(path, sizeof(path), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, idhex);
 			if (access(path, R_OK) == 0)
 				return hs_xstrdup(path);
 		}
+		if (rn && rn == kb->size && !memcmp(running, kb->build_id, rn))
+			return NULL; /* this kernel: /proc/kallsyms */
 		*note = hs_xstrdup("recorded on another kernel (build-id differs) and perf's build-id cache has no "
 				   "copy of its symbols");
 		return hs_xstrdup("");
@@ -191,6 +194,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	bo.keep_time = opts && opts->keep_time;
 	bo.no_demangle = opts && opts->no_demangle;
 	bo.no_inline = opts && opts->no_inline;
+	bo.prefetch_dwarf = !bo.no_inline;
 	bo.symfs = opts ? opts->symfs : NULL;
 	bo.kallsyms = kallsyms;
 	bo.build_id = header_build_id;

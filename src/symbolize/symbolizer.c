@@ -16,6 +16,11 @@ struct hs_sym_dwarf {
 	struct hs_dso_elf elf; /* kept open while dw is used */
 	Dwarf *dw;
 	struct hs_dwarf_file df;
+	/* opened in a thread of its own (hs_symbolizer_prefetch_dwarf): dw and df are set once
+	 * it is joined */
+	bool loading;
+	int ready; /* set by the thread when it is done (atomic) */
+	pthread_t thread;
 };
 
 /* dso->sym for a dso whose file could not be used; distinct from NULL (not tried yet). */
@@ -33,11 +38,15 @@ void hs_symbolizer_init(struct hs_symbolizer *s, const struct hs_symbolizer_opts
 	elf_version(EV_CURRENT);
 }
 
+static void dwarf_join(struct hs_symbolizer *s, struct hs_sym_dwarf *d);
+
 void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 {
 	if (!s)
 		return;
 	prefetch_join(s);
+	for (size_t i = 0; i < s->dwarfs.n; i++)
+		dwarf_join(s, s->dwarfs.v[i]);
 	if (m)
 		for (size_t i = 0; i < m->dsos.n; i++)
 			m->dsos.v[i]->sym = NULL;
@@ -233,14 +242,42 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 }
 
 /* The DWARF for a dso's file (opened once per file), or NULL. */
-static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
+/* Opening a file's DWARF decompresses and indexes its sections (tens of milliseconds for a
+ * distribution's libc): the part a prefetch thread does. */
+static void *dwarf_main(void *arg)
+{
+	struct hs_sym_dwarf *d = arg;
+	Dwarf_Aranges *ar;
+	size_t n;
+
+	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	if (d->dw)
+		dwarf_getaranges(d->dw, &ar, &n); /* the address index every lookup starts with */
+	__atomic_store_n(&d->ready, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void dwarf_join(struct hs_symbolizer *s, struct hs_sym_dwarf *d)
+{
+	if (!d->loading)
+		return;
+	pthread_join(d->thread, NULL);
+	d->loading = false;
+	s->dwarf_threads--;
+	hs_dwarf_file_init(&d->df, d->dw);
+}
+
+/* The dso's DWARF entry: found, or opened (the file, or its separate debug file) without its
+ * DWARF begun yet; NULL when it has none. */
+static struct hs_sym_dwarf *dso_dwarf_entry(struct hs_symbolizer *s, struct hs_dso *dso, bool *fresh)
 {
 	struct hs_dso_elf e, dbg;
 	struct hs_sym_dwarf *d;
 	uint64_t ix, key;
 
+	*fresh = false;
 	if (hs_u64map_get(&s->dwarf_by_dso, dso->id, &ix))
-		return ix == NO_DWARF ? NULL : &s->dwarfs.v[ix]->df;
+		return ix == NO_DWARF ? NULL : s->dwarfs.v[ix];
 	hs_u64map_put(&s->dwarf_by_dso, dso->id, NO_DWARF);
 	if (dso->kind != HS_DSO_FILE || hs_dso_elf_open(dso, &e))
 		return NULL;
@@ -248,7 +285,7 @@ static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *d
 	if (hs_u64map_get(&s->dwarf_by_key, key, &ix)) {
 		hs_dso_elf_close(&e);
 		hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
-		return &s->dwarfs.v[ix]->df;
+		return s->dwarfs.v[ix];
 	}
 	d = hs_xcalloc(1, sizeof(*d));
 	if (hs_elf_has_section(e.elf, ".debug_info")) {
@@ -261,13 +298,57 @@ static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *d
 		free(d);
 		return NULL;
 	}
-	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-	hs_dwarf_file_init(&d->df, d->dw);
 	ix = s->dwarfs.n;
 	hs_vec_push(&s->dwarfs, d);
 	hs_u64map_put(&s->dwarf_by_key, key, ix);
 	hs_u64map_put(&s->dwarf_by_dso, dso->id, ix);
+	*fresh = true;
+	return d;
+}
+
+static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
+{
+	bool fresh;
+	struct hs_sym_dwarf *d = dso_dwarf_entry(s, dso, &fresh);
+
+	if (!d)
+		return NULL;
+	if (fresh) {
+		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+		hs_dwarf_file_init(&d->df, d->dw);
+	}
+	dwarf_join(s, d);
 	return &d->df;
+}
+
+void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
+{
+	bool fresh;
+	struct hs_sym_dwarf *d;
+
+	if (s->opts.no_dwarf || s->dwarf_threads >= HS_SYM_MAX_DWARF_THREADS)
+		return;
+	d = dso_dwarf_entry(s, dso, &fresh);
+	if (!d || !fresh)
+		return;
+	if (pthread_create(&d->thread, NULL, dwarf_main, d) == 0) {
+		d->loading = true;
+		s->dwarf_threads++;
+	} else {
+		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+		hs_dwarf_file_init(&d->df, d->dw);
+	}
+}
+
+bool hs_symbolizer_dwarf_pending(struct hs_symbolizer *s, struct hs_dso *dso)
+{
+	uint64_t ix;
+	struct hs_sym_dwarf *d;
+
+	if (s->opts.no_dwarf || !s->dwarf_threads || !hs_u64map_get(&s->dwarf_by_dso, dso->id, &ix) || ix == NO_DWARF)
+		return false;
+	d = s->dwarfs.v[ix];
+	return d->loading && !__atomic_load_n(&d->ready, __ATOMIC_ACQUIRE);
 }
 
 int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset,
@@ -276,7 +357,7 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 	const struct hs_elf_symtab *st = hs_symbolizer_table(s, dso);
 	const struct hs_elf_sym *sym = NULL;
 	struct hs_src_frame src[HS_DWARF_MAX_INLINE];
-	struct hs_dwarf_file *dw;
+	struct hs_dwarf_file *dw = NULL;
 	uint64_t vaddr;
 	int n = 0;
 

@@ -43,7 +43,11 @@ struct hs_symbolizer {
 	HS_VEC(struct hs_sym_dwarf *) dwarfs; /* DWARF of files, opened on first use */
 	struct hs_u64map dwarf_by_key;        /* hs_dso_elf_key -> index in dwarfs */
 	struct hs_u64map dwarf_by_dso;        /* dso id -> index in dwarfs, or ~1 when it has none */
+	unsigned dwarf_threads;               /* prefetch threads not joined yet */
 };
+
+/* DWARF files opened in threads of their own at most at once. */
+#define HS_SYM_MAX_DWARF_THREADS 8
 
 struct hs_sym_dwarf; /* defined in symbolizer.c */
 
@@ -86,6 +90,14 @@ struct hs_jit_sym {
  * recording). Returns false when neither names it. */
 bool hs_symbolize_jit(struct hs_symbolizer *s, struct hs_model *m, int32_t pid, uint64_t addr, uint64_t time,
 		      bool perf_maps, struct hs_jit_sym *ret);
+
+/* Starts opening dso's DWARF (with its separate debug file) in a thread of its own, for a
+ * file that will surely be needed (a perf.data lists the files that had samples): the first
+ * lookup in it waits for the thread. Nothing when no_dwarf is set, when the DWARF is open
+ * already, or when HS_SYM_MAX_DWARF_THREADS are busy. */
+void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso);
+/* Whether dso's DWARF is still being opened by a prefetch thread (a lookup now would wait). */
+bool hs_symbolizer_dwarf_pending(struct hs_symbolizer *s, struct hs_dso *dso);
 
 /* Symbol for a kernel address. */
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);

@@ -43,7 +43,10 @@ void hs_strbuf_adds(struct hs_strbuf *sb, const char *s)
 
 void hs_strbuf_addc(struct hs_strbuf *sb, char c)
 {
-	hs_strbuf_add(sb, &c, 1);
+	if (sb->len + 2 > sb->cap)
+		strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
 }
 
 void hs_strbuf_vaddf(struct hs_strbuf *sb, const char *fmt, va_list ap)
