@@ -12,10 +12,13 @@
 #include "profile/filter.h"
 #include "profile/load.h"
 #include "util/outfile.h"
+#include "util/strbuf.h"
 
 int cli_verbose;
 int cli_quiet;
 static const char *cli_value_name;
+static bool cli_wall;      /* --wall: the "wall" value, per thread */
+static bool cli_root_given; /* --root was given: --wall keeps it */
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -201,6 +204,7 @@ const struct option cli_output_longopts[] = {
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"value", required_argument, NULL, OPT_VALUE},
+	{"wall", no_argument, NULL, OPT_WALL},
 	{0, 0, 0, 0},
 };
 
@@ -293,6 +297,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 
 	switch (opt) {
 	case OPT_ROOT:
+		cli_root_given = true;
 		o->root_pid = o->root_tid = false;
 		if (!strcmp(arg, "pid")) {
 			o->root_pid = true;
@@ -357,6 +362,11 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		return 1;
 	case OPT_VALUE:
 		cli_value_name = arg;
+		cli_wall = false;
+		return 1;
+	case OPT_WALL:
+		cli_wall = true;
+		cli_value_name = NULL;
 		return 1;
 	case OPT_STATS:
 		o->stats = true;
@@ -369,13 +379,29 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 {
 	int i;
 
+	if (cli_wall) {
+		i = hs_profile_find_type(p, "wall");
+		if (i < 0) {
+			cli_error("the profile has no wall-clock values: --wall needs a profile recorded with "
+				  "'hotstack record --off-cpu' (on a CPU-time event)");
+			return -1;
+		}
+		o->value_index = i;
+		/* wall-clock time adds up per thread: each thread's own time line */
+		if (!cli_root_given)
+			o->root_tid = true;
+		return 0;
+	}
 	if (!cli_value_name)
 		return 0;
 	i = hs_profile_find_type(p, cli_value_name);
 	if (i < 0) {
-		cli_error("the profile has no '%s' values (it has: %s%s%s)", cli_value_name,
-			  p->types.n ? hs_profile_str(p, p->types.v[0].type) : "none",
-			  p->types.n > 1 ? ", " : "", p->types.n > 1 ? hs_profile_str(p, p->types.v[1].type) : "");
+		struct hs_strbuf sb = {0};
+		for (size_t t = 0; t < p->types.n; t++)
+			hs_strbuf_addf(&sb, "%s%s", t ? ", " : "", hs_profile_str(p, p->types.v[t].type));
+		cli_error("the profile has no '%s' values (it has: %s)", cli_value_name,
+			  p->types.n ? hs_strbuf_str(&sb) : "none");
+		hs_strbuf_release(&sb);
 		return -1;
 	}
 	o->value_index = i;

@@ -63,7 +63,9 @@ extern const struct option cli_output_longopts[];
 	"                          report: the call tree, callees under callers (or the reverse)\n" \
 	"      --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (in the order given)\n" \
 	"      --stats             report: how stacks end, where samples land\n"                    \
-	"      --value TYPE        sample value to use: samples (default), cpu, ...\n"
+	"      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n" \
+	"      --wall              wall-clock time per thread: on-CPU plus off-CPU time (a profile\n" \
+	"                          recorded with --off-cpu); --value wall with --root tid\n"
 
 /* The filters of the commands that read a profile (report, flame, convert, script, diff). */
 #define CLI_FILTER_OPTS_HELP                                                                    \
@@ -103,6 +105,7 @@ enum {
 	OPT_FILTER_EXCLUDE,
 	OPT_FILTER_TIME,
 	OPT_FILTER_MIN_PERCENT,
+	OPT_WALL,
 	OPT_CMD_BASE = 1100, /* commands number their own options from here */
 };
 

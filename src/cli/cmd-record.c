@@ -1,5 +1,6 @@
 /* hotstack record: sample stacks of a command, of running processes, or of the whole system,
  * and write the profile in every format asked for. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -28,7 +29,12 @@ static const char record_usage[] =
 	"  -F, --freq HZ           samples per second per CPU or thread (default 999)\n"
 	"  -c, --count N           sample every N events instead of at a frequency\n"
 	"  -e, --event EVENT       cpu-clock (default), task-clock, page-faults, context-switches,\n"
-	"                          cycles, instructions, ... ('hotstack record -e list')\n"
+	"                          cycles, instructions, ..., or a tracepoint CATEGORY:NAME\n"
+	"                          (sched:sched_wakeup); 'hotstack record -e list'\n"
+	"      --off-cpu           also the time threads spend blocked, with the stack they blocked\n"
+	"                          in (value off-cpu; on + off as value wall: views take --wall)\n"
+	"      --off-cpu-min TIME  leave out blocked periods shorter than TIME (500us, 2ms, 1s;\n"
+	"                          a bare number is milliseconds)\n"
 	"  -g, --call-graph MODE   auto (default): DWARF unwinding of a copy of the user stack, with\n"
 	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
 	"                          only; fp: frame pointers walked by the kernel; lbr: the CPU's\n"
@@ -55,17 +61,27 @@ enum {
 	OPT_KEEP_TIME,
 	OPT_NO_JVM_PERFMAP,
 	OPT_NO_INLINE,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_MIN,
 };
 
 struct record_ctx {
 	struct hs_builder b;
 	bool tty;
 	bool jvm_perfmap;
+	const struct hs_record *rec;
+	uint32_t off_cpu_ev; /* the builder's event index of --off-cpu samples */
 };
 
 static void sink_event(void *ctx, const struct hs_perf_event *ev)
 {
-	hs_builder_event(&((struct record_ctx *)ctx)->b, ev);
+	struct record_ctx *rc = ctx;
+	uint32_t evidx = 0;
+
+	if (ev->type == PERF_RECORD_SAMPLE && rc->rec->o.off_cpu &&
+	    hs_record_event_index(rc->rec, ev->sid.id) == HS_REC_EVENT_OFF_CPU)
+		evidx = rc->off_cpu_ev;
+	hs_builder_event_of(&rc->b, ev, evidx);
 }
 
 static void sink_proc(void *ctx, int32_t pid)
@@ -133,15 +149,114 @@ static int parse_pids(const char *arg, struct pid_vec *pids)
 	return 0;
 }
 
-static void list_events(void)
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of a tracefs events directory (or of one category), sorted; files left out. */
+static void list_dir(const char *path, bool indent)
+{
+	HS_VEC(char *) names = {0};
+	DIR *d = opendir(path);
+	struct dirent *de;
+	size_t col = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		hs_vec_push(&names, hs_xstrdup(de->d_name));
+	}
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+	for (size_t i = 0; i < names.n; i++) {
+		size_t len = strlen(names.v[i]);
+		if (indent) {
+			printf("  %s\n", names.v[i]);
+		} else {
+			/* categories: filled lines */
+			if (col && col + 1 + len > 78) {
+				putchar('\n');
+				col = 0;
+			}
+			printf("%s%s", col ? " " : "  ", names.v[i]);
+			col += len + (col ? 1 : 2);
+		}
+		free(names.v[i]);
+	}
+	if (col)
+		putchar('\n');
+	hs_vec_free(&names);
+}
+
+/* -e list, or -e list:CATEGORY for the tracepoints of one category. */
+static int list_events(const char *what)
 {
 	const struct hs_event_desc *e;
+	const char *tdir = hs_tracefs_dir();
+	char path[512];
 
+	if (!strncmp(what, "list:", 5)) {
+		const char *cat = what + 5;
+		if (!tdir) {
+			cli_error("no tracefs is mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)");
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/events/%s", tdir, cat);
+		if (!*cat || strchr(cat, '/') || access(path, X_OK)) {
+			cli_error("unknown tracepoint category '%s' (see 'hotstack record -e list')", cat);
+			return 1;
+		}
+		printf("tracepoints of %s (for -e %s:NAME):\n", cat, cat);
+		list_dir(path, true);
+		return 0;
+	}
 	printf("events (for -e):\n");
 	for (size_t i = 0; (e = hs_event_at(i)); i++)
 		printf("  %-24s %s\n", e->name, e->hardware ? "hardware" : "software");
 	if (!hs_have_cpu_pmu())
 		printf("\nthis machine has no hardware PMU: only the software events can be sampled\n");
+	if (!tdir) {
+		printf("\ntracepoints (-e CATEGORY:NAME): no tracefs is readable here (mount it with 'mount -t "
+		       "tracefs nodev /sys/kernel/tracing', as root)\n");
+		return 0;
+	}
+	printf("\ntracepoints (-e CATEGORY:NAME, each hit a sample), in these categories under %s/events\n"
+	       "('hotstack record -e list:CATEGORY' lists the tracepoints of one):\n",
+	       tdir);
+	snprintf(path, sizeof(path), "%s/events", tdir);
+	list_dir(path, false);
+	return 0;
+}
+
+/* "500us", "2ms", "1.5s", "100ns"; a bare number is milliseconds. */
+static int parse_duration_ns(const char *arg, uint64_t *ret)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e6}};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !(v >= 0) || arg[0] == '-')
+		goto bad;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			if (v * units[i].ns > 1e18)
+				goto bad;
+			*ret = (uint64_t)(v * units[i].ns);
+			return 0;
+		}
+	}
+bad:
+	cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)", arg);
+	return -1;
 }
 
 static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
@@ -157,9 +272,17 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	hs_strbuf_reset(&sb);
 	if (o->period)
 		hs_strbuf_addf(&sb, "event %s, every %llu events", o->event->name, (unsigned long long)o->period);
+	else if (o->event->tracepoint)
+		hs_strbuf_addf(&sb, "event %s, every hit", o->event->name);
 	else
 		hs_strbuf_addf(&sb, "event %s at %u Hz", o->event->name, o->freq);
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	if (o->off_cpu) {
+		hs_strbuf_reset(&sb);
+		hs_strbuf_adds(&sb, "off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until "
+				    "it was switched in again; the time preempted threads waited for a CPU counts as wall time only");
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	}
 	hs_strbuf_release(&sb);
 }
 
@@ -198,6 +321,8 @@ int cmd_record(int argc, char **argv)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
 		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
+		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -217,7 +342,9 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
-	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true;
+	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
+	static struct hs_event_desc tracepoint;
+	uint64_t off_cpu_min = 0;
 	unsigned long v;
 	char *end;
 	size_t n = 0;
@@ -298,6 +425,14 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_JVM_PERFMAP:
 			jvm_perfmap = false;
 			break;
+		case OPT_OFF_CPU:
+			ro.off_cpu = true;
+			break;
+		case OPT_OFF_CPU_MIN:
+			if (parse_duration_ns(optarg, &off_cpu_min))
+				goto usage_error;
+			off_cpu_min_given = true;
+			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
@@ -322,12 +457,21 @@ int cmd_record(int argc, char **argv)
 			goto usage_error;
 		}
 	}
-	if (!strcmp(event, "list")) {
-		list_events();
+	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
 		hs_vec_free(&pids);
-		return 0;
+		return list_events(event);
 	}
 	ro.event = hs_event_find(event);
+	if (!ro.event && strchr(event, ':')) {
+		char msg[512];
+		rc = hs_tracepoint_find(event, &tracepoint, msg, sizeof(msg));
+		if (rc) {
+			cli_error("%s", msg);
+			hs_vec_free(&pids);
+			return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+		}
+		ro.event = &tracepoint;
+	}
 	if (!ro.event) {
 		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
 		goto usage_error;
@@ -351,6 +495,21 @@ int cmd_record(int argc, char **argv)
 		ro.callgraph = HS_CG_LBR;
 	} else {
 		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
+		goto usage_error;
+	}
+	if (off_cpu_min_given && !ro.off_cpu) {
+		cli_error("--off-cpu-min goes with --off-cpu");
+		goto usage_error;
+	}
+	if (ro.off_cpu && ro.callgraph == HS_CG_LBR) {
+		cli_error("--off-cpu does not go with -g lbr (the CPU records no branches for a thread switched out); "
+			  "use -g auto");
+		goto usage_error;
+	}
+	if (ro.off_cpu && !ro.event->time_based) {
+		cli_error("--off-cpu goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
+			  "time add up to wall-clock time; '%s' counts events",
+			  ro.event->name);
 		goto usage_error;
 	}
 	if (stack_size) {
@@ -412,6 +571,8 @@ int cmd_record(int argc, char **argv)
 	bo.symfs = symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
+	/* samples taken in the kernel's own code paths, not by an interrupt */
+	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
 	bo.exclude_pid = getpid();
 	bo.max_stack = rec.o.max_stack;
 	bo.capture = hs_record_capture;
@@ -422,6 +583,9 @@ int cmd_record(int argc, char **argv)
 	ctx.jvm_perfmap = jvm_perfmap;
 	hs_builder_init(&ctx.b, &bo);
 	hs_builder_add_event(&ctx.b, ro.event->name, ro.event->time_based);
+	ctx.rec = &rec;
+	if (ro.off_cpu)
+		ctx.off_cpu_ev = hs_builder_add_off_cpu(&ctx.b, off_cpu_min);
 	if (ro.period)
 		ctx.b.p->period = (int64_t)ro.period;
 	else
@@ -445,6 +609,8 @@ int cmd_record(int argc, char **argv)
 	}
 	status = hs_record_command_status(&rec);
 
+	if (ro.off_cpu)
+		hs_builder_off_cpu_end(&ctx.b, rec.stop_ns);
 	p = hs_builder_take(&ctx.b);
 	for (size_t i = 0; i < ctx.b.model.jit.warnings.n; i++)
 		cli_warn("%s", ctx.b.model.jit.warnings.v[i]);
@@ -494,9 +660,27 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)ctx.b.model.jit.stats.perf_map_entries,
 				(unsigned long long)ctx.b.sym.stats.jit_jitdump, (unsigned long long)ctx.b.sym.stats.jit_perf_map,
 				(unsigned long long)ctx.b.sym.stats.jit_unnamed);
-		if (!got && !cli_quiet)
+		if (ro.off_cpu && !cli_quiet) {
+			const struct hs_builder_stats *st = &ctx.b.stats;
+			fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
+				(double)st->off_cpu_ns / 1e9);
+			if (st->off_cpu_short)
+				fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
+					(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
+			if (st->off_cpu_preempted)
+				fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
+					(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
+			fputc('\n', stderr);
+		}
+		if (cli_verbose && ctx.b.stats.tracing_frames)
+			fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
+				(unsigned long long)ctx.b.stats.tracing_frames);
+		if (!got && !ctx.b.stats.off_cpu_samples && !cli_quiet)
 			cli_warn("no samples were recorded");
 	}
+	/* a --value the profile does not have: said, and the outputs written with the default */
+	if (cli_resolve_value(p, &oo))
+		status = status ? status : 1;
 	if (cli_outputs_write(&outs, p, &oo))
 		status = status ? status : 1;
 	hs_profile_free(p);

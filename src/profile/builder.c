@@ -31,6 +31,7 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 		hs_unwinder_init(&b->unwinder, &b->model, &uo);
 	}
 	hs_profile_add_type(b->p, "samples", "count");
+	b->off_cpu_ev = UINT32_MAX;
 	{
 		struct hs_loc_cache_entry e0 = {0};
 		hs_vec_push(&b->loc_cache, e0); /* index 0 unused so that ids stay non-zero */
@@ -43,7 +44,7 @@ uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_
 
 	/* the first CPU-time event is pprof's usual "cpu"; any other is named after itself */
 	if (time_based && hs_profile_find_type(b->p, "cpu") < 0)
-		ix = hs_profile_add_type(b->p, "cpu", "nanoseconds");
+		ix = b->cpu_ix = hs_profile_add_type(b->p, "cpu", "nanoseconds");
 	else
 		ix = hs_profile_add_type(b->p, name, time_based ? "nanoseconds" : "count");
 	if (ix == 1)
@@ -55,10 +56,29 @@ uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_
 	return ix - 1;
 }
 
+uint32_t hs_builder_add_off_cpu(struct hs_builder *b, uint64_t min_ns)
+{
+	uint32_t ev = hs_builder_add_event(b, "off-cpu", true);
+
+	b->off_cpu_ev = ev;
+	b->off_cpu_ix = ev + 1;
+	b->off_cpu_min = min_ns;
+	if (b->cpu_ix) {
+		b->wall_ix = hs_profile_add_type(b->p, "wall", "nanoseconds");
+		hs_vec_push(&b->p->type_events, 0);
+		hs_vec_reserve(&b->values, b->p->types.n);
+	}
+	return ev;
+}
+
 void hs_builder_release(struct hs_builder *b)
 {
 	if (!b)
 		return;
+	for (size_t i = 0; i < b->off_cpu.n; i++)
+		hs_vec_free(&b->off_cpu.v[i].locs);
+	hs_vec_free(&b->off_cpu);
+	hs_u64map_release(&b->off_cpu_by_tid);
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
 	hs_model_release(&b->model);
@@ -409,17 +429,23 @@ static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
 	}
 }
 
-static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
+/* The frames tracepoints and software events may start with, in kernels that fetch the
+ * registers deeper than the traced code's caller: never what was traced. */
+static bool is_tracing_frame(const char *name)
 {
-	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
-	const char *comm;
-	char tidname[24];
-	uint32_t stack;
+	static const char *const prefixes[] = {"perf_", "__perf_", "___perf_", "trace_", "__trace", "___trace",
+					       "ftrace_", "__ftrace", "bpf_trace", "__bpf_trace"};
 
-	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
-		b->stats.own_samples++;
-		return;
-	}
+	for (size_t i = 0; i < HS_ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The sample's call chain as locations in b->locs, leaf first, with its stop reason; false
+ * when no frame is left to show. */
+static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
+{
 	if (s->user_abi && s->stack && s->user_regs) {
 		/* kernel frames from the kernel's chain, user frames unwound from the copied stack */
 		struct hs_regs regs;
@@ -447,33 +473,167 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		if ((k && b->opts.kernel) || (!k && b->opts.user))
 			hs_callchain_push(&b->cc, s->ip, k, false);
 	}
-	if (!b->cc.frames.n) {
-		b->stats.empty_samples++;
-		return;
-	}
 	b->locs.n = 0;
 	for (size_t i = 0; i < b->cc.frames.n; i++) {
 		const struct hs_cc_frame *f = &b->cc.frames.v[i];
 		uint32_t loc = f->signal   ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
 			       : f->kernel ? kernel_location(b, f->addr, f->ret)
 					   : user_location(b, pid, f->addr, f->ret);
+		if (strip && f->kernel && !b->locs.n && is_tracing_frame(hs_profile_location_name(b->p, loc))) {
+			b->stats.tracing_frames++;
+			continue;
+		}
+		strip = false;
 		hs_vec_push(&b->locs, loc);
+	}
+	if (!b->locs.n) {
+		b->stats.empty_samples++;
+		return false;
 	}
 	if (b->cc.stop != HS_STOP_END)
 		hs_vec_push(&b->locs, named_location(b, 0, 0, HS_KIND_PSEUDO, hs_stop_name(b->cc.stop)));
-	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
-	comm = hs_model_comm_of(&b->model, tid);
+	return true;
+}
+
+static uint32_t thread_comm(struct hs_builder *b, int32_t tid)
+{
+	const char *comm = hs_model_comm_of(&b->model, tid);
+	char tidname[24];
+
 	if (!comm) {
 		snprintf(tidname, sizeof(tidname), ":%d", (int)tid);
 		comm = tidname;
 	}
+	return hs_profile_intern_str(b->p, comm);
+}
+
+/* ---- off-CPU time ---- */
+
+static struct hs_off_cpu_pending *off_cpu_of(struct hs_builder *b, int32_t tid, bool create)
+{
+	uint64_t ix;
+
+	if (hs_u64map_get(&b->off_cpu_by_tid, (uint32_t)tid, &ix))
+		return &b->off_cpu.v[ix];
+	if (!create)
+		return NULL;
+	{
+		struct hs_off_cpu_pending e = {0};
+		e.tid = tid;
+		hs_u64map_put(&b->off_cpu_by_tid, (uint32_t)tid, b->off_cpu.n);
+		hs_vec_push(&b->off_cpu, e);
+	}
+	return &b->off_cpu.v[b->off_cpu.n - 1];
+}
+
+/* A switch-out with its stack (in b->locs): held until the thread runs again. */
+static void off_cpu_out(struct hs_builder *b, const struct hs_perf_sample *s)
+{
+	struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)s->sid.tid, true);
+
+	if (e->exited)
+		return;
+	if (e->active)
+		b->stats.off_cpu_unmatched++;
+	e->active = true;
+	e->preempted = false;
+	e->pid = (int32_t)s->sid.pid;
+	e->comm = thread_comm(b, e->tid);
+	e->out_time = s->sid.time;
+	e->locs.n = 0;
+	hs_vec_reserve(&e->locs, b->locs.n);
+	memcpy(e->locs.v, b->locs.v, b->locs.n * sizeof(*b->locs.v));
+	e->locs.n = b->locs.n;
+}
+
+/* The thread runs again at in_time: its time off the CPU is added, as off-CPU and wall time
+ * when it was blocked, as wall time only when it was runnable (preempted). */
+static void off_cpu_add(struct hs_builder *b, struct hs_off_cpu_pending *e, uint64_t in_time)
+{
+	uint64_t ns = in_time > e->out_time ? in_time - e->out_time : 0;
+	uint32_t stack;
+
+	e->active = false;
+	if (e->preempted) {
+		b->stats.off_cpu_preempted++;
+		b->stats.off_cpu_preempted_ns += ns;
+		if (!b->wall_ix || !ns || ns < b->off_cpu_min)
+			return;
+	} else if (ns < b->off_cpu_min || !ns) {
+		b->stats.off_cpu_short++;
+		b->stats.off_cpu_short_ns += ns;
+		return;
+	}
+	stack = hs_profile_stack(b->p, e->locs.v, (uint32_t)e->locs.n);
+	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
+	if (!e->preempted)
+		b->values.v[b->off_cpu_ix] = (int64_t)ns;
+	if (b->wall_ix)
+		b->values.v[b->wall_ix] = (int64_t)ns;
+	hs_profile_add_sample(b->p, stack, e->comm, e->pid, e->tid, b->opts.keep_time ? e->out_time : 0,
+			      b->values.v);
+	if (!e->preempted) {
+		b->stats.off_cpu_samples++;
+		b->stats.off_cpu_ns += ns;
+	}
+}
+
+/* PERF_RECORD_SWITCH(_CPU_WIDE): the sample_id is the thread switched out or in. */
+static void off_cpu_switch(struct hs_builder *b, const struct hs_perf_event *ev)
+{
+	struct hs_off_cpu_pending *e;
+
+	if (b->off_cpu_ev == UINT32_MAX || !ev->sid.has_time || ev->sid.tid == UINT32_MAX || !ev->sid.tid)
+		return;
+	e = off_cpu_of(b, (int32_t)ev->sid.tid, false);
+	if (!e || !e->active)
+		return;
+	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		/* still runnable (preempted, yielded): waiting for a CPU is not blocked time */
+		e->preempted = !!(ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		e->out_time = ev->sid.time; /* the switch itself, just after the sample */
+		return;
+	}
+	off_cpu_add(b, e, ev->sid.time);
+}
+
+void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time)
+{
+	if (end_time < b->stats.last_time)
+		end_time = b->stats.last_time;
+	for (size_t i = 0; i < b->off_cpu.n; i++)
+		if (b->off_cpu.v[i].active)
+			off_cpu_add(b, &b->off_cpu.v[i], end_time);
+}
+
+static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
+{
+	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
+	bool off_cpu = evidx == b->off_cpu_ev;
+	uint32_t stack;
+
+	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
+		b->stats.own_samples++;
+		return;
+	}
+	if (off_cpu && (!tid || tid == -1 || !s->sid.has_time))
+		return; /* the idle task: its "blocked" time is everybody's CPU time */
+	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
+		return;
+	if (off_cpu) {
+		off_cpu_out(b, s);
+		return;
+	}
+	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
 	hs_vec_reserve(&b->values, b->p->types.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
 	b->values.v[0] = 1;
 	if (1 + (size_t)evidx < b->p->types.n)
 		b->values.v[1 + evidx] = (int64_t)(s->period ? s->period : 1);
-	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, comm), pid, tid,
-			      b->opts.keep_time ? s->sid.time : 0, b->values.v);
+	if (b->wall_ix && evidx + 1 == b->cpu_ix)
+		b->values.v[b->wall_ix] = (int64_t)(s->period ? s->period : 1);
+	hs_profile_add_sample(b->p, stack, thread_comm(b, tid), pid, tid, b->opts.keep_time ? s->sid.time : 0,
+			      b->values.v);
 	b->stats.samples++;
 }
 
@@ -560,9 +720,24 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 	case PERF_RECORD_FORK:
 		hs_model_fork(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.ppid, (int32_t)ev->task.tid,
 			      (int32_t)ev->task.ptid);
+		if (b->off_cpu_ev != UINT32_MAX) {
+			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, false);
+			if (e)
+				e->exited = false; /* the id is used again */
+		}
 		break;
 	case PERF_RECORD_EXIT:
 		hs_model_exit(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.tid);
+		if (b->off_cpu_ev != UINT32_MAX) {
+			/* its last switch-out blocks nothing */
+			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, true);
+			e->active = false;
+			e->exited = true;
+		}
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		off_cpu_switch(b, ev);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:

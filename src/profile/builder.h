@@ -53,6 +53,10 @@ struct hs_builder_opts {
 	 * its mapping on when the build_id callback knows it: a perf.data's header lists the
 	 * files with samples); frames in it that come before it is ready are named at the end */
 	bool prefetch_dwarf;
+	/* the samples come from a tracepoint or a software event: their kernel chains start where
+	 * the kernel fetched the caller's registers, and leading frames of the tracing machinery
+	 * (perf_*, trace_*, __traceiter_*, ftrace_*), should a kernel give them, are left out */
+	bool strip_tracing;
 };
 
 struct hs_builder_stats {
@@ -64,6 +68,15 @@ struct hs_builder_stats {
 	uint64_t unknown_records;
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t first_time, last_time;
+	uint64_t tracing_frames;     /* frames of the tracing machinery left out (strip_tracing) */
+	/* off-CPU time (hs_builder_add_off_cpu()) */
+	uint64_t off_cpu_samples;    /* blocked periods added to the profile */
+	uint64_t off_cpu_ns;         /* ... their total */
+	uint64_t off_cpu_preempted;  /* switch-outs of runnable threads (preemption, yield): wall time only */
+	uint64_t off_cpu_preempted_ns;
+	uint64_t off_cpu_short;      /* blocked periods under the minimum: not added */
+	uint64_t off_cpu_short_ns;   /* ... their total */
+	uint64_t off_cpu_unmatched;  /* switch-outs with no switch-in seen before the next (lost records) */
 };
 
 struct hs_loc_cache_entry {
@@ -93,6 +106,17 @@ struct hs_user_pending {
 	bool ret;
 };
 
+/* A thread switched out with its stack, waiting for its switch-in (off-CPU time). */
+struct hs_off_cpu_pending {
+	int32_t pid, tid;
+	uint32_t comm;     /* string id of the thread's name at the switch-out */
+	uint64_t out_time; /* the switch-out */
+	bool active;
+	bool preempted;    /* switched out runnable: waiting for a CPU, not blocked */
+	bool exited;       /* its last switch-outs (system-wide events see them) block nothing */
+	HS_VEC(uint32_t) locs; /* the stack's locations, leaf first */
+};
+
 struct hs_builder {
 	struct hs_builder_opts opts;
 	struct hs_profile *p;
@@ -110,6 +134,13 @@ struct hs_builder {
 	HS_VEC(struct hs_user_pending) user_pending;
 	bool finished;
 	struct hs_builder_stats stats;
+	/* off-CPU time: the event whose samples are switch-outs (UINT32_MAX: none), the value
+	 * indexes of "off-cpu" and "wall" (0: none), blocked periods per thread */
+	uint32_t off_cpu_ev;
+	uint32_t off_cpu_ix, wall_ix, cpu_ix;
+	uint64_t off_cpu_min;
+	struct hs_u64map off_cpu_by_tid; /* tid -> index in off_cpu */
+	HS_VEC(struct hs_off_cpu_pending) off_cpu;
 };
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);
@@ -117,6 +148,20 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);
  * first CPU-time event (cpu-clock, task-clock: periods in nanoseconds) is "cpu", others their
  * name. Returns the event's index for hs_builder_event_of(). Call before the first sample. */
 uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_based);
+/* Off-CPU time (record --off-cpu): the samples of the event this returns are the stacks of
+ * threads being switched out; each is added to the profile when the thread is switched in
+ * again (PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE), weighted by the nanoseconds it was
+ * off the CPU, as value "off-cpu" (its "samples" value is 0), when that is at least min_ns.
+ * Switch-outs of runnable threads (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: preemption, yield)
+ * are waiting for a CPU, not blocked: not off-CPU time. With a CPU-time event added before, a
+ * "wall" value too: the CPU time of on-CPU samples, plus the time off the CPU, blocked or
+ * waiting for a CPU (each under the stack it was switched out with), which adds up to each
+ * thread's elapsed time. min_ns applies to both kinds of periods. Call after
+ * hs_builder_add_event(), before the first sample. */
+uint32_t hs_builder_add_off_cpu(struct hs_builder *b, uint64_t min_ns);
+/* Threads still switched out when the recording ended at end_time (the events' clock): their
+ * stacks are added with the time up to then. Call once, after the last event. */
+void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time);
 /* Releases everything, including the profile if it was not taken. */
 void hs_builder_release(struct hs_builder *b);
 /* Feeds one parsed event. Events must come in time order. A sample's period goes to the value

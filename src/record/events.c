@@ -2,9 +2,13 @@
 #include "events.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util/util.h"
 
 static const struct {
 	struct hs_event_desc d;
@@ -40,6 +44,78 @@ const struct hs_event_desc *hs_event_find(const char *name)
 const struct hs_event_desc *hs_event_at(size_t i)
 {
 	return i < sizeof(events) / sizeof(events[0]) ? &events[i].d : NULL;
+}
+
+const char *hs_tracefs_dir(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "%s/events", dirs[i]);
+		if (access(path, X_OK) == 0)
+			return dirs[i];
+	}
+	return NULL;
+}
+
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen)
+{
+	const char *colon = strchr(name, ':'), *dir;
+	char path[512], buf[32], *end;
+	size_t cat;
+	FILE *f;
+	unsigned long long id;
+	int e;
+
+	if (!colon || colon == name || !colon[1] || strchr(colon + 1, ':') || strchr(name, '/') ||
+	    strstr(name, "..")) {
+		snprintf(msg, msglen, "'%s' is not a tracepoint name (CATEGORY:NAME)", name);
+		return -EINVAL;
+	}
+	dir = hs_tracefs_dir();
+	if (!dir) {
+		snprintf(msg, msglen,
+			 "no tracefs to look tracepoint '%s' up in: mount it with 'mount -t tracefs nodev "
+			 "/sys/kernel/tracing' (as root)",
+			 name);
+		return -ENODEV;
+	}
+	cat = (size_t)(colon - name);
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", dir, (int)cat, name, colon + 1);
+	f = fopen(path, "re");
+	if (!f) {
+		e = errno;
+		snprintf(path, sizeof(path), "%s/events/%.*s", dir, (int)cat, name);
+		if (e == ENOENT && access(path, F_OK))
+			snprintf(msg, msglen, "unknown tracepoint category '%.*s' (see 'hotstack record -e list')",
+				 (int)cat, name);
+		else if (e == ENOENT)
+			snprintf(msg, msglen, "unknown tracepoint '%s' (see 'hotstack record -e list:%.*s')", name,
+				 (int)cat, name);
+		else
+			snprintf(msg, msglen, "cannot read the id of tracepoint '%s' in %s/events: %s%s", name, dir,
+				 strerror(e), e == EACCES || e == EPERM ? " (tracepoints need root or CAP_PERFMON)" : "");
+		return e == ENOENT ? -ENOENT : -EACCES;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		snprintf(msg, msglen, "cannot read the id of tracepoint '%s'", name);
+		return -EACCES;
+	}
+	fclose(f);
+	errno = 0;
+	id = strtoull(buf, &end, 10);
+	if (errno || end == buf) {
+		snprintf(msg, msglen, "tracepoint '%s' has no usable id ('%s')", name, buf);
+		return -EACCES;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->name = name;
+	ret->type = PERF_TYPE_TRACEPOINT;
+	ret->config = id;
+	ret->tracepoint = true;
+	return 0;
 }
 
 bool hs_have_cpu_pmu(void)

@@ -13,12 +13,21 @@ struct hs_event_desc {
 	uint64_t config;
 	bool hardware;      /* needs a hardware PMU */
 	bool time_based;    /* its period counts nanoseconds */
+	bool tracepoint;    /* PERF_TYPE_TRACEPOINT: every hit is a sample (period 1) */
 };
 
 /* Looks an event up by name or alias; NULL when unknown. */
 const struct hs_event_desc *hs_event_find(const char *name);
 /* Iterates the table: returns NULL past the end. */
 const struct hs_event_desc *hs_event_at(size_t i);
+/* A tracepoint "CATEGORY:NAME" (as under /sys/kernel/tracing/events): its id read from tracefs
+ * (or debugfs's tracing directory). name is borrowed into ret and must outlive it. Returns 0;
+ * -EINVAL when name is not CATEGORY:NAME, -ENODEV when no tracefs is mounted, -ENOENT when
+ * there is no such tracepoint, -EACCES when its id cannot be read; msg says which. */
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen);
+/* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable. */
+const char *hs_tracefs_dir(void);
+
 /* Whether the machine has a CPU PMU at all (virtual machines often have none). */
 bool hs_have_cpu_pmu(void);
 

@@ -168,8 +168,9 @@ static void setup_attr(struct hs_record *r)
 	a->size = sizeof(*a);
 	a->type = o->event->type;
 	a->config = o->event->config;
-	if (o->period) {
-		a->sample_period = o->period;
+	if (o->period || o->event->tracepoint) {
+		/* a tracepoint: every hit, unless -c says otherwise */
+		a->sample_period = o->period ? o->period : 1;
 	} else {
 		a->freq = 1;
 		a->sample_freq = o->freq;
@@ -214,6 +215,60 @@ static void setup_attr(struct hs_record *r)
 
 	r->layout.sample_type = a->sample_type;
 	r->layout.sample_id_all = true;
+
+	if (o->off_cpu) {
+		/* a sample at every switch-out, taken in the scheduler (its kernel chain starts at
+		 * schedule()), with the same layout as the main event's; no side-band records but the
+		 * switches, which the main event already sends */
+		struct perf_event_attr *b = &r->attr_off_cpu;
+		*b = *a;
+		b->type = PERF_TYPE_SOFTWARE;
+		b->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		b->freq = 0;
+		b->sample_period = 1;
+		b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = b->build_id = 0;
+		b->context_switch = 1;
+	}
+}
+
+/* --off-cpu: the context-switch event for (pid, cpu), into the ring of that CPU (which exists:
+ * the main event made it). Its id tells its samples apart. */
+static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_record_error *err)
+{
+	struct perf_event_attr *a = &r->attr_off_cpu;
+	int cpu = r->cpus.v[cpu_ix], fd;
+	uint64_t id;
+
+	if (!r->o.off_cpu)
+		return 0;
+	/* the same fallbacks as the main event's, so that the layouts stay the same */
+	a->build_id = 0;
+	a->use_clockid = r->attr.use_clockid;
+	a->clockid = r->attr.clockid;
+	if (r->attr.exclude_kernel)
+		return fail(err, -EACCES, 1,
+			    "--off-cpu needs kernel samples (the switch-out happens in the kernel), and "
+			    "kernel.perf_event_paranoid is %d: run as root or grant CAP_PERFMON",
+			    read_paranoid());
+	fd = hs_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return fail(err, fd, 1, "cannot open the context-switch event for --off-cpu: %s", strerror(-fd));
+	hs_vec_push(&r->fds, fd);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
+		return fail(err, -errno, 1, "cannot share the ring buffer of CPU %d: %s", cpu, strerror(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return fail(err, -errno, 1, "cannot get the id of the context-switch event: %s", strerror(errno));
+	hs_u64map_put(&r->off_cpu_ids, id, 1);
+	return 0;
+}
+
+enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id)
+{
+	uint64_t v;
+
+	return r->o.off_cpu && hs_u64map_get(&r->off_cpu_ids, id, &v) ? HS_REC_EVENT_OFF_CPU : HS_REC_EVENT_MAIN;
 }
 
 /* Opens the event for (pid, cpu); sends its records to the ring of that CPU, creating the ring
@@ -248,7 +303,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 	if (cpu_ix < r->rings.n) {
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
 			return fail(err, -errno, 1, "cannot share the ring buffer of CPU %d: %s", cpu, strerror(errno));
-		return 0;
+		return open_off_cpu(r, pid, cpu_ix, err);
 	}
 	{
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -276,7 +331,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		hs_vec_push(&r->rings, ring);
 		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, fd, &ee);
 	}
-	return 0;
+	return open_off_cpu(r, pid, cpu_ix, err);
 }
 
 static int open_for(struct hs_record *r, pid_t pid, struct hs_record_error *err)
@@ -613,6 +668,7 @@ void hs_record_close(struct hs_record *r)
 	hs_vec_free(&r->tids);
 	hs_vec_free(&r->pidfds);
 	hs_vec_free(&r->captures);
+	hs_u64map_release(&r->off_cpu_ids);
 	r->epfd = r->sigfd = r->timerfd = -1;
 }
 
@@ -911,6 +967,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 		}
 	}
 
+	r->stop_ns = hs_now_ns();
 	enable_all(r, PERF_EVENT_IOC_DISABLE);
 	stop_reader(r); /* after a last round */
 	process_inbox(r, true);

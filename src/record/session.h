@@ -16,6 +16,7 @@
 #include "record/events.h"
 #include "format/queue.h"
 #include "record/ring.h"
+#include "util/hashmap.h"
 
 enum hs_callgraph {
 	HS_CG_NONE = 0, /* the sampled instruction only */
@@ -44,6 +45,15 @@ struct hs_record_opts {
 	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or room
 	                                     * for 256 samples when copying stacks */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
+	bool off_cpu;                       /* also a context-switch event per target: a sample with
+	                                     * the stack of every switch-out, and the switch records
+	                                     * (PERF_RECORD_SWITCH*) that say when threads run again */
+};
+
+/* Which event of a recording a sample comes from (hs_record_event_index()). */
+enum hs_record_event {
+	HS_REC_EVENT_MAIN = 0, /* the event asked for with -e */
+	HS_REC_EVENT_OFF_CPU,  /* the context-switch event of --off-cpu */
 };
 
 struct hs_record_error {
@@ -101,6 +111,8 @@ struct hs_record_ring {
 struct hs_record {
 	struct hs_record_opts o;
 	struct perf_event_attr attr;
+	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
+	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
 	HS_VEC(int) cpus;
 	HS_VEC(int) fds;
@@ -131,6 +143,7 @@ struct hs_record {
 	int stop_signal;
 	uint64_t records, bytes, lost_records, bad_records; /* written by the reader thread */
 	uint64_t start_ns;
+	uint64_t stop_ns; /* when the events were disabled (CLOCK_MONOTONIC, as event times) */
 	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
 	const struct hs_record_sink *sink;
 	struct hs_parse_error perr;
@@ -153,6 +166,9 @@ void hs_record_block_signals(void);
  * the mapping existed, or opened now through /proc/PID/map_files; -1 if neither works. The
  * caller owns it. Signature fits struct hs_builder_opts.capture. */
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end);
+
+/* The event a sample with this id (PERF_SAMPLE_IDENTIFIER) belongs to. */
+enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id);
 
 /* The status the profiled command ended with (for exit codes): as a shell reports it. */
 int hs_record_command_status(const struct hs_record *r);
