@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "view-opts.h"
 #include "profile/filter.h"
 #include "profile/load.h"
 #include "util/strbuf.h"
@@ -19,8 +20,6 @@ static const char diff_usage[] =
 	"OUT defaults to B's name with .diff.svg.\n"
 	"\n"
 	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
-	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
-	"      --no-inline         perf.data: no inline frames, no source lines (no DWARF read)\n"
 	"  -q, --quiet             no warnings\n";
 
 enum { OPT_NORMALIZE = OPT_CMD_BASE };
@@ -64,68 +63,41 @@ static struct hs_profile *load_side(const char *path, const struct hs_load_opts 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option own[] = {
-		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"no-demangle", no_argument, NULL, 'D'},
-		{"no-inline", no_argument, NULL, 'I'},
 		{"normalize", no_argument, NULL, OPT_NORMALIZE},
 		{0, 0, 0, 0},
 	};
-	struct option longopts[64];
-	struct hs_output_opts o = {0};
-	struct hs_filter f = {0};
-	struct cli_outputs outs = {0};
-	struct hs_load_opts lo = {0};
+	struct option longopts[96];
+	struct cli_view_opts v = {0};
+	struct hs_output_opts *o = &v.o;
+	struct hs_filter *f = &v.f;
+	struct cli_outputs *outs = &v.outs;
+	struct hs_load_opts *lo = &v.lo;
 	struct hs_profile *a = NULL, *b = NULL;
 	char *deflt = NULL;
-	size_t n = 0;
 	int c, rc = 2;
 
-	for (size_t i = 0; cli_output_longopts[i].name; i++)
-		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; cli_filter_longopts[i].name; i++)
-		longopts[n++] = cli_filter_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
-		longopts[n++] = own[i];
+	cli_view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
 	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (cli_outputs_add(&outs, optarg))
-				goto out;
-			break;
-		case OPT_FORMAT:
-			outs.format = optarg;
-			break;
-		case 'q':
-			cli_quiet = 1;
-			break;
-		case 'D':
-			lo.no_demangle = true;
-			break;
-		case 'I':
-			lo.no_inline = true;
-			break;
-		case OPT_NORMALIZE:
-			o.normalize = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(diff_usage, stdout);
+			fputs(cli_perf_data_help, stdout);
 			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			rc = 0;
 			goto out;
-		default:
-			rc = cli_filter_option(c, optarg, &f, &o);
-			if (rc == 0)
-				rc = cli_output_option(c, optarg, &o);
-			if (rc == 1)
-				break;
-			if (rc == 0)
-				fputs(diff_usage, stderr);
-			rc = 2;
-			goto out;
 		}
+		if (c == OPT_NORMALIZE) {
+			o->normalize = true;
+			continue;
+		}
+		rc = cli_view_option(c, optarg, &v);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			fputs(diff_usage, stderr);
+		rc = 2;
+		goto out;
 	}
 	rc = 2;
 	if (argc - optind != 2) {
@@ -133,38 +105,38 @@ int cmd_diff(int argc, char **argv)
 			  argv[HS_MIN(optind + 2, argc - 1)]);
 		goto out;
 	}
-	if (!outs.n) {
+	if (!outs->n) {
 		deflt = default_path(argv[optind + 1]);
-		cli_outputs_add(&outs, deflt);
+		cli_outputs_add(outs, deflt);
 	}
-	if (cli_outputs_check(&outs))
+	if (cli_outputs_check(outs))
 		goto out;
-	for (int i = 0; i < outs.n; i++) {
-		if (!hs_diff_format_ok(cli_output_format(&outs, i))) {
+	for (int i = 0; i < outs->n; i++) {
+		if (!hs_diff_format_ok(cli_output_format(outs, i))) {
 			cli_error("diff writes flame graphs (.svg, .html) and two-column folded stacks (.folded), "
 				  "not '%s'",
-				  outs.path[i]);
+				  outs->path[i]);
 			goto out;
 		}
 	}
-	if (o.flamechart) {
+	if (o->flamechart) {
 		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
 		goto out;
 	}
-	lo.keep_time = f.time;
+	lo->keep_time = f->time;
 	rc = 1;
-	a = load_side(argv[optind], &lo, &f, &o);
+	a = load_side(argv[optind], lo, f, o);
 	if (!a)
 		goto out;
-	o.base_value_index = o.value_index;
-	b = load_side(argv[optind + 1], &lo, &f, &o);
+	o->base_value_index = o->value_index;
+	b = load_side(argv[optind + 1], lo, f, o);
 	if (!b)
 		goto out;
-	rc = cli_outputs_write_diff(&outs, a, b, &o) ? 1 : 0;
+	rc = cli_outputs_write_diff(outs, a, b, o) ? 1 : 0;
 out:
 	hs_profile_free(a);
 	hs_profile_free(b);
-	hs_filter_release(&f);
+	hs_filter_release(f);
 	free(deflt);
 	return rc;
 }

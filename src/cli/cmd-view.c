@@ -6,13 +6,12 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "view-opts.h"
 #include "profile/filter.h"
 #include "profile/load.h"
 #include "util/strbuf.h"
 
 enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
-
-enum { OPT_SYMFS = OPT_CMD_BASE };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
@@ -29,14 +28,6 @@ static const char *const view_usage[] = {
 			"hotstack.\n",
 };
 
-/* what reading a perf.data takes besides the output options */
-static const char view_perf_data_help[] =
-	"      --symfs DIR         perf.data: look the recording's files up under DIR first (DIR/PATH,\n"
-	"                          and their debug files under DIR/usr/lib/debug): another machine's\n"
-	"                          or an image's files\n"
-	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
-	"      --no-inline         perf.data: no DWARF debug information: no inline frames, no\n"
-	"                          source lines (faster where debug information is large)\n";
 
 /* FILE's name with ext (".svg", ".html") for its extension. */
 static char *default_flame_path(const char *in, const char *ext)
@@ -64,71 +55,38 @@ static char *default_flame_path(const char *in, const char *ext)
 
 static int cmd_view(enum view view, int argc, char **argv)
 {
-	struct option longopts[64];
 	static const struct option own[] = {
-		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"no-demangle", no_argument, NULL, 'D'},
-		{"no-inline", no_argument, NULL, 'I'},
-		{"symfs", required_argument, NULL, OPT_SYMFS},
 		{0, 0, 0, 0},
 	};
-	struct hs_output_opts o = {0};
-	struct hs_filter f = {0};
-	struct cli_outputs outs = {0};
+	struct option longopts[96];
+	struct cli_view_opts v = {0};
+	struct hs_output_opts *o = &v.o;
+	struct hs_filter *f = &v.f;
+	struct cli_outputs *outs = &v.outs;
+	struct hs_load_opts *lo = &v.lo;
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
 	bool in_default = true;
-	struct hs_load_opts lo = {0};
 	char *deflt = NULL;
-	size_t n = 0;
 	int c, rc;
 
-	for (size_t i = 0; cli_output_longopts[i].name; i++)
-		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; cli_filter_longopts[i].name; i++)
-		longopts[n++] = cli_filter_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
-		longopts[n++] = own[i];
+	cli_view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
 	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (cli_outputs_add(&outs, optarg))
-				goto usage_error;
-			break;
-		case OPT_FORMAT:
-			outs.format = optarg;
-			break;
-		case 'q':
-			cli_quiet = 1;
-			break;
-		case 'D':
-			lo.no_demangle = true;
-			break;
-		case 'I':
-			lo.no_inline = true;
-			break;
-		case OPT_SYMFS:
-			lo.symfs = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(view_usage[view], stdout);
-			fputs(view_perf_data_help, stdout);
+			fputs(cli_perf_data_help, stdout);
 			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
-			hs_filter_release(&f);
+			hs_filter_release(&v.f);
 			return 0;
-		default:
-			rc = cli_filter_option(c, optarg, &f, &o);
-			if (rc == 0)
-				rc = cli_output_option(c, optarg, &o);
-			if (rc == 1)
-				break;
-			if (rc == 0)
-				fputs(view_usage[view], stderr);
-			goto usage_error;
 		}
+		rc = cli_view_option(c, optarg, &v);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			fputs(view_usage[view], stderr);
+		goto usage_error;
 	}
 	if (optind < argc) {
 		in = argv[optind++];
@@ -138,70 +96,63 @@ static int cmd_view(enum view view, int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		goto usage_error;
 	}
-	if (lo.symfs) {
-		struct stat st;
-		if (stat(lo.symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error("--symfs: '%s' is not a directory", lo.symfs);
-			goto usage_error;
-		}
-	}
 	if (view == VIEW_SCRIPT && in_default)
 		in = "perf.data";
-	if (!outs.n) {
+	if (!outs->n) {
 		switch (view) {
 		case VIEW_SCRIPT:
-			cli_outputs_add(&outs, "-");
-			outs.format = "script";
+			cli_outputs_add(outs, "-");
+			outs->format = "script";
 			break;
 		case VIEW_REPORT:
-			cli_outputs_add(&outs, "-");
-			outs.format = "txt";
+			cli_outputs_add(outs, "-");
+			outs->format = "txt";
 			break;
 		case VIEW_FLAME:
-			deflt = default_flame_path(in, outs.format && !strcmp(outs.format, "html") ? ".html" : ".svg");
-			cli_outputs_add(&outs, deflt);
+			deflt = default_flame_path(in, outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
+			cli_outputs_add(outs, deflt);
 			break;
 		case VIEW_CONVERT:
 			cli_error("convert needs at least one -o OUTPUT");
 			goto usage_error;
 		}
 	}
-	if (view == VIEW_FLAME && !outs.format)
-		outs.format = "svg";
-	if (cli_outputs_check(&outs)) {
+	if (view == VIEW_FLAME && !outs->format)
+		outs->format = "svg";
+	if (cli_outputs_check(outs)) {
 		free(deflt);
 		goto usage_error;
 	}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
 	 * (speedscope, flame charts, script), time windows, and pprof's timestamp labels */
-	lo.keep_time = view == VIEW_SCRIPT || f.time || o.flamechart;
-	for (int i = 0; i < outs.n; i++)
-		if (cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE || cli_output_format(&outs, i) == HS_FMT_PPROF)
-			lo.keep_time = true;
-	p = cli_load_ex(in, &lo);
+	lo->keep_time = view == VIEW_SCRIPT || f->time || o->flamechart;
+	for (int i = 0; i < outs->n; i++)
+		if (cli_output_format(outs, i) == HS_FMT_SPEEDSCOPE || cli_output_format(outs, i) == HS_FMT_PPROF)
+			lo->keep_time = true;
+	p = cli_load_ex(in, lo);
 	if (!p) {
 		free(deflt);
-		hs_filter_release(&f);
+		hs_filter_release(f);
 		return 1;
 	}
 	rc = 0;
-	if (cli_resolve_value(p, &o) || cli_filter_apply(&f, &o, &p, in)) {
+	if (cli_resolve_value(p, o) || cli_filter_apply(f, o, &p, in)) {
 		rc = 1;
-	} else if (o.flamechart && !hs_profile_has_time(p)) {
+	} else if (o->flamechart && !hs_profile_has_time(p)) {
 		cli_error("%s: --flamechart needs timestamps, and this profile kept none (record with --keep-time, "
 			  "or read a perf.data)",
 			  strcmp(in, "-") ? in : "<stdin>");
 		rc = 1;
 	}
-	if (!rc && cli_outputs_write(&outs, p, &o))
+	if (!rc && cli_outputs_write(outs, p, o))
 		rc = 1;
 	hs_profile_free(p);
-	hs_filter_release(&f);
+	hs_filter_release(f);
 	free(deflt);
 	return rc;
 
 usage_error:
-	hs_filter_release(&f);
+	hs_filter_release(f);
 	return 2;
 }
 

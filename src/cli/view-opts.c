@@ -1,0 +1,78 @@
+#include "view-opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+enum { OPT_NO_DEMANGLE = OPT_CMD_BASE + 90, OPT_NO_INLINE, OPT_SYMFS };
+
+const char cli_perf_data_help[] =
+	"      --symfs DIR         perf.data: look the recording's files up under DIR first (DIR/PATH,\n"
+	"                          and their debug files under DIR/usr/lib/debug): another machine's\n"
+	"                          or an image's files\n"
+	"      --no-demangle       perf.data: C++ and Rust symbols as they are in the symbol table\n"
+	"      --no-inline         perf.data: no DWARF debug information: no inline frames, no\n"
+	"                          source lines (faster where debug information is large)\n";
+
+static const struct option shared[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+	{"symfs", required_argument, NULL, OPT_SYMFS},
+	{0, 0, 0, 0},
+};
+
+static size_t append(struct option *to, size_t n, size_t cap, const struct option *from)
+{
+	for (; from->name; from++) {
+		if (n + 1 >= cap)
+			abort(); /* a table too small: a programming error, found by any run */
+		to[n++] = *from;
+	}
+	return n;
+}
+
+void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own)
+{
+	size_t n = append(longopts, 0, cap, cli_output_longopts);
+
+	n = append(longopts, n, cap, cli_filter_longopts);
+	n = append(longopts, n, cap, shared);
+	n = append(longopts, n, cap, own);
+	longopts[n] = (struct option){0, 0, 0, 0};
+}
+
+int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
+{
+	struct stat st;
+	int rc;
+
+	switch (c) {
+	case 'o':
+		return cli_outputs_add(&v->outs, arg) ? -1 : 1;
+	case OPT_FORMAT:
+		v->outs.format = arg;
+		return 1;
+	case 'q':
+		cli_quiet = 1;
+		return 1;
+	case OPT_NO_DEMANGLE:
+		v->lo.no_demangle = true;
+		return 1;
+	case OPT_NO_INLINE:
+		v->lo.no_inline = true;
+		return 1;
+	case OPT_SYMFS:
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error("--symfs: '%s' is not a directory", arg);
+			return -1;
+		}
+		v->lo.symfs = arg;
+		return 1;
+	}
+	rc = cli_filter_option(c, arg, &v->f, &v->o);
+	if (rc == 0)
+		rc = cli_output_option(c, arg, &v->o);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* The options every command that reads profiles takes: outputs (-o, --format and the writers'
+ * options), filters, -q, and how a perf.data is read (--no-demangle, --no-inline, --symfs). */
+#ifndef HS_CLI_VIEW_OPTS_H
+#define HS_CLI_VIEW_OPTS_H
+
+#include <getopt.h>
+
+#include "cli.h"
+#include "profile/filter.h"
+#include "profile/load.h"
+
+struct cli_view_opts {
+	struct hs_output_opts o;
+	struct hs_filter f;
+	struct cli_outputs outs;
+	struct hs_load_opts lo;
+};
+
+/* What --help says of the perf.data options. */
+extern const char cli_perf_data_help[];
+
+/* The getopt_long table: the shared options, then own (terminated by an all-zero entry), into
+ * longopts of cap entries. */
+void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own);
+/* Takes shared option c: 1 when taken, 0 when it is not one of them, -1 when its value is
+ * wrong (a message said why). */
+int cli_view_option(int c, const char *arg, struct cli_view_opts *v);
+
+#endif
