@@ -596,15 +596,18 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 			return rc == -ESRCH ? fail(err, rc, 1, "the command ended before it could be attached") : rc;
 	}
 	for (size_t i = 0; i < o->npids; i++) {
-		int pfd;
+		/* before attaching: a process that exits meanwhile is still noticed (its pidfd becomes
+		 * readable), where a pidfd opened after it was reaped would never be */
+		int pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (pfd < 0 && errno == ESRCH)
+			return fail(err, -ESRCH, 1, "no such process: %d", (int)o->pids[i]);
+		hs_vec_push(&r->pidfds, pfd);
 		if (!o->all_cpus) {
 			if ((rc = attach_pid(r, o->pids[i], err)))
 				return rc;
 		} else if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
 			return fail(err, -ESRCH, 1, "no such process: %d", (int)o->pids[i]);
 		}
-		pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
-		hs_vec_push(&r->pidfds, pfd);
 		if (pfd >= 0) {
 			struct epoll_event pe = {EPOLLIN, {.u64 = 100 + i}};
 			epoll_ctl(r->epfd, EPOLL_CTL_ADD, pfd, &pe);
