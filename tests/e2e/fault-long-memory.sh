@@ -1,0 +1,42 @@
+#!/bin/sh
+# A long recording's memory stays flat once the set of distinct stacks is stable: hotstack
+# records a steady workload (2 spinning threads, -p, 16 s, default call graphs with stack copies,
+# samples added up per stack) while its resident set (VmRSS in /proc/PID/status) is read every
+# half second; the largest value of the second half of the recording is at most 4 MiB above the
+# largest of the first half (which includes the start: symbol tables, CFI, rings). A memory
+# assertion, not a timing one: the figures are read, not timed.
+set -eu
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+if grep -qa __asan_init "$HOTSTACK"; then
+	skip "AddressSanitizer keeps freed memory in quarantine: resident sizes say nothing here"
+fi
+
+"$WORKLOADS/threads" 2 60 >"$dir/ready" &
+target=$!
+rec=""
+trap 'kill $target $rec 2>/dev/null || true; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do
+	grep -q ready "$dir/ready" 2>/dev/null && break
+	sleep 0.1
+done
+"$HOTSTACK" record -q -p "$target" -d 16 -o "$dir/long.folded" -o "$dir/long.pb.gz" &
+rec=$!
+: >"$dir/rss"
+for _ in $(seq 28); do
+	sleep 0.5
+	awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" >>"$dir/rss" 2>/dev/null ||
+		fail "hotstack ended before its 16 s: $(cat "$dir/rss")"
+done
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$rec/status" 2>/dev/null || echo 0)
+wait "$rec" || fail "the recording failed"
+grep -q spin_thread_1 "$dir/long.folded" || fail "the workload was not sampled"
+samples=$(awk '{ n += $NF } END { print n }' "$dir/long.folded")
+[ "$(wc -l <"$dir/rss")" -eq 28 ] || fail "RSS read $(wc -l <"$dir/rss") times"
+set -- $(awk 'NR <= 14 && $1 > a { a = $1 } NR > 14 && $1 > b { b = $1 } END { print a, b }' "$dir/rss")
+first=$1 second=$2
+echo "fault-long-memory: $samples samples in 16 s; RSS (kB) every 0.5 s: $(tr '\n' ' ' <"$dir/rss")"
+echo "fault-long-memory: largest RSS first half $first kB, second half $second kB (growth $((second - first)) kB), peak $hwm kB"
+[ $((second - first)) -le 4096 ] ||
+	fail "RSS grew by $((second - first)) kB in the second half of a steady recording: $(tr '\n' ' ' <"$dir/rss")"
+exit 0
