@@ -529,6 +529,14 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 	s->read_until = started;
 }
 
+/* Whether a file the process wrote for profilers may be believed: owned by root, by the
+ * process's user (real or effective), or, when the process is not known (gone, or a recording
+ * read later), by us — as perf has it. */
+static bool owned_by(const struct hs_jit_proc *p, uid_t uid)
+{
+	return uid == 0 || (p->known ? uid == p->euid || uid == p->uid : uid == geteuid());
+}
+
 void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 {
 	struct hs_jit_proc *p = proc_get(j, pid);
@@ -543,17 +551,32 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 			hs_strbuf_addf(&sb, "/proc/%d/root%s", (int)pid, path);
 		else
 			hs_strbuf_adds(&sb, path);
-		/* not blocking on a FIFO named like a jitdump file */
-		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		/* not blocking on a FIFO named like a jitdump file; not through a symbolic link: the
+		 * file is the runtime's, a link could be anyone's */
+		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 		hs_strbuf_release(&sb);
 		if (fd < 0) {
-			warn(j, "cannot open '%s': %s", path, strerror(errno));
+			if (errno == ELOOP)
+				warn(j, "%s is a symbolic link: not read", path);
+			else
+				warn(j, "cannot open '%s': %s", path, strerror(errno));
 			return;
 		}
 	}
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	/* written by the runtime: its user's, or root's (as perf maps, below) */
+	if (!owned_by(p, st.st_uid)) {
+		if (p->known)
+			warn(j, "%s is owned by uid %u, not by the process's user (%u) or root: not read",
+			     path ? path : "jitdump", (unsigned)st.st_uid, (unsigned)p->euid);
+		else
+			warn(j, "%s is owned by uid %u, not by us or root: not read", path ? path : "jitdump",
+			     (unsigned)st.st_uid);
 		close(fd);
 		return;
 	}
@@ -700,7 +723,6 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 	struct stat st;
 	uint64_t off;
 	int fd, rc = 0;
-	bool ours;
 
 	if (min_interval_ns && p->pm_tried && time - p->pm_last_try < min_interval_ns && time >= p->pm_last_try)
 		return 0;
@@ -731,8 +753,7 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 	}
 	/* written by the process: its user's, or root's; without knowing the process (gone, or
 	 * a recording read later), ours or root's, as perf has it */
-	ours = st.st_uid == 0 || (p->known ? st.st_uid == p->euid || st.st_uid == p->uid : st.st_uid == geteuid());
-	if (!ours) {
+	if (!owned_by(p, st.st_uid)) {
 		if (p->known)
 			warn(j, "%s is owned by uid %u, not by the process's user (%u) or root: not read",
 			     hs_strbuf_str(&path), (unsigned)st.st_uid, (unsigned)p->euid);

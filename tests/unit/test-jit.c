@@ -888,6 +888,57 @@ static void test_store_hostile(void **state)
 	free(b.p);
 }
 
+/* A jitdump file that is a symbolic link, or someone else's, is not read (a warning says why);
+ * the runtime's own file (here: ours) is. */
+static void test_jitdump_untrusted(void **state)
+{
+	char path[128], link[128];
+	struct buf b = {0};
+	struct hs_jit store;
+	struct hs_jit_opts so = {false, true, {0}};
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/jit-2147480002.dump", tmpdir);
+	snprintf(link, sizeof(link), "%s/jit-2147480003.dump", tmpdir);
+	unlink(path);
+	unlink(link);
+	header(&b, 40, 0);
+	rec_load(&b, 1, 0x1000, 0x10, 1, "trusted");
+	append(path, b.p, b.n);
+	hs_jit_init(&store, &so);
+	hs_jit_add_jitdump(&store, 2147480002, -1, path);
+	assert_int_equal(store.warnings.n, 0);
+	assert_string_equal(hs_jit_str(&store, hs_jit_find(&store, 2147480002, 0x1004, 10)->name), "trusted");
+	hs_jit_release(&store);
+
+	assert_int_equal(symlink(path, link), 0);
+	hs_jit_init(&store, &so);
+	hs_jit_add_jitdump(&store, 2147480003, -1, link);
+	assert_null(hs_jit_find(&store, 2147480003, 0x1004, 10));
+	assert_int_equal(store.warnings.n, 1);
+	assert_non_null(strstr(store.warnings.v[0], "symbolic link"));
+	hs_jit_release(&store);
+
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 4242, 4242), 0);
+		hs_jit_init(&store, &so);
+		hs_jit_add_jitdump(&store, 2147480002, -1, path);
+		assert_null(hs_jit_find(&store, 2147480002, 0x1004, 10));
+		assert_int_equal(store.warnings.n, 1);
+		assert_non_null(strstr(store.warnings.v[0], "owned by uid 4242"));
+		hs_jit_release(&store);
+		/* a descriptor on it (a live recording's capture) is checked the same way */
+		hs_jit_init(&store, &so);
+		hs_jit_add_jitdump(&store, 2147480002, open(path, O_RDONLY | O_CLOEXEC), path);
+		assert_null(hs_jit_find(&store, 2147480002, 0x1004, 10));
+		assert_int_equal(store.warnings.n, 1);
+		hs_jit_release(&store);
+	}
+	unlink(link);
+	unlink(path);
+	free(b.p);
+}
+
 static void test_perf_map_store(void **state)
 {
 	struct hs_jit store;
@@ -1094,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_store_times),
 		cmocka_unit_test(test_store_live),
 		cmocka_unit_test(test_store_hostile),
+		cmocka_unit_test(test_jitdump_untrusted),
 		cmocka_unit_test(test_perf_map_store),
 		cmocka_unit_test(test_perf_map_file),
 		cmocka_unit_test(test_builder_naming),
