@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,7 @@ static const char record_usage[] =
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
+	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n" CLI_OUTPUT_OPTS_HELP;
 
@@ -63,6 +66,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
+	OPT_USER,
 };
 
 struct record_ctx {
@@ -301,6 +305,67 @@ static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsi
 	return 0;
 }
 
+/* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
+static struct {
+	gid_t *groups;
+	char **envp;
+	struct hs_strbuf home, name, logname;
+} run_as;
+
+/* Looks the user up (a name, or a uid) with their groups, and prepares the command's
+ * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. Returns
+ * 0, or the exit status after saying what is wrong. */
+static int run_as_user(const char *user, struct hs_record_opts *ro)
+{
+	struct passwd *pw;
+	char *end;
+	int ng = 64;
+	size_t n = 0, k = 0;
+
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && *user >= '0' && *user <= '9') {
+		unsigned long uid = strtoul(user, &end, 10);
+		if (!*end && uid <= UINT32_MAX)
+			pw = getpwuid((uid_t)uid);
+	}
+	if (!pw) {
+		cli_error("no such user: %s", user);
+		return 2;
+	}
+	if (geteuid() != 0 && pw->pw_uid != geteuid()) {
+		cli_error("--user needs root to run the command as '%s'", pw->pw_name);
+		return 1;
+	}
+	run_as.groups = hs_xmalloc((size_t)ng * sizeof(gid_t));
+	if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0) {
+		run_as.groups = hs_xrealloc(run_as.groups, (size_t)ng * sizeof(gid_t));
+		if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0)
+			ng = 0;
+	}
+	hs_strbuf_addf(&run_as.home, "HOME=%s", pw->pw_dir);
+	hs_strbuf_addf(&run_as.name, "USER=%s", pw->pw_name);
+	hs_strbuf_addf(&run_as.logname, "LOGNAME=%s", pw->pw_name);
+	while (environ[n])
+		n++;
+	run_as.envp = hs_xmalloc((n + 4) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
+		    strncmp(environ[i], "LOGNAME=", 8))
+			run_as.envp[k++] = environ[i];
+	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.home);
+	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.name);
+	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.logname);
+	run_as.envp[k] = NULL;
+	ro->as_user = true;
+	ro->uid = pw->pw_uid;
+	ro->gid = pw->pw_gid;
+	ro->groups = run_as.groups;
+	ro->ngroups = (size_t)ng;
+	ro->envp = run_as.envp;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -323,6 +388,7 @@ int cmd_record(int argc, char **argv)
 		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
+		{"user", required_argument, NULL, OPT_USER},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -340,7 +406,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL;
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL, *user = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
 	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
@@ -432,6 +498,9 @@ int cmd_record(int argc, char **argv)
 			if (parse_duration_ns(optarg, &off_cpu_min))
 				goto usage_error;
 			off_cpu_min_given = true;
+			break;
+		case OPT_USER:
+			user = optarg;
 			break;
 		case OPT_MAX_STACK:
 			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
@@ -531,6 +600,16 @@ int cmd_record(int argc, char **argv)
 	if (!ro.argv && !ro.npids && !ro.all_cpus) {
 		cli_error("nothing to record: give a command after --, -p PID, or -a");
 		goto usage_error;
+	}
+	if (user) {
+		if (!ro.argv) {
+			cli_error("--user goes with a command: hotstack record --user NAME -- command");
+			goto usage_error;
+		}
+		if ((rc = run_as_user(user, &ro))) {
+			hs_vec_free(&pids);
+			return rc;
+		}
 	}
 	if (!outs.n)
 		cli_outputs_add(&outs, "hotstack.pb.gz");

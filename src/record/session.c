@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -419,6 +420,16 @@ static int start_command(struct hs_record *r, struct hs_record_error *err)
 		/* wait until the events are attached; EOF means the parent gave up */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		if (r->o.as_user && (setgroups(r->o.ngroups, r->o.groups) < 0 || setgid(r->o.gid) < 0 ||
+				     setuid(r->o.uid) < 0)) {
+			/* negative: the user could not be taken */
+			e = -errno;
+			if (write(ep[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		if (r->o.envp)
+			environ = r->o.envp;
 		execvp(r->o.argv[0], r->o.argv);
 		e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)
@@ -451,6 +462,9 @@ static int release_command(struct hs_record *r, struct hs_record_error *err)
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(r->child, &r->child_status, 0);
 		r->child_exited = true;
+		if (e < 0)
+			return fail(err, e, 126, "cannot run '%s' as user %u: %s", r->o.argv[0], (unsigned)r->o.uid,
+				    strerror(-e));
 		if (e == ENOENT)
 			return fail(err, -ENOENT, 127, "%s: command not found", r->o.argv[0]);
 		if (e == EACCES)

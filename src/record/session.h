@@ -48,6 +48,14 @@ struct hs_record_opts {
 	bool off_cpu;                       /* also a context-switch event per target: a sample with
 	                                     * the stack of every switch-out, and the switch records
 	                                     * (PERF_RECORD_SWITCH*) that say when threads run again */
+	/* record --user: the command runs as this user (its groups set, then its gid and uid, in
+	 * the child before exec) while the recording stays ours */
+	bool as_user;
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;                /* supplementary groups, ngroups of them */
+	size_t ngroups;
+	char **envp;                        /* the command's environment; NULL: ours */
 };
 
 /* Which event of a recording a sample comes from (hs_record_event_index()). */
