@@ -69,7 +69,7 @@ struct hsjit_code_info {
 /* Creates the jitdump file and maps its first page executable, the marker profilers notice in
  * the process's mappings (perf record, hotstack record). opts may be NULL for the defaults.
  * Returns 0 (*ret set), -EINVAL (a size field too small), -ENOMEM, or the errno of the file's
- * creation. */
+ * creation (-ELOOP: the path is a symbolic link, which is never followed). */
 int hsjit_open(struct hsjit **ret, const struct hsjit_options *opts);
 
 /* Describes code_size bytes of machine code at code, just generated (and about to run): a

@@ -408,7 +408,9 @@ int hsjit_open(struct hsjit **ret, const struct hsjit_options *opts)
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	j->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+	/* not through a symbolic link: one planted in a shared directory such as /tmp would make
+	 * the runtime truncate and write whatever it points to */
+	j->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (j->fd < 0) {
 		rc = -errno;
 		free(j);

@@ -538,6 +538,25 @@ static void test_libjit_file(void **state)
 	o.size = 4;
 	assert_int_equal(hsjit_open(&j, &o), -EINVAL);
 	o.size = sizeof(o);
+	/* a symbolic link at the path (planted in a shared directory) is not followed */
+	{
+		char victim[128], link[128];
+		snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+		snprintf(link, sizeof(link), "%s/jit-link.dump", tmpdir);
+		struct stat st;
+		FILE *f = fopen(victim, "w");
+		assert_non_null(f);
+		fputs("precious", f);
+		fclose(f);
+		assert_int_equal(symlink(victim, link), 0);
+		o.path = link;
+		assert_int_equal(hsjit_open(&j, &o), -ELOOP);
+		assert_int_equal(stat(victim, &st), 0);
+		assert_int_equal(st.st_size, 8);
+		unlink(link);
+		unlink(victim);
+		o.path = path;
+	}
 	t0 = hsjit_timestamp(NULL);
 	assert_int_equal(hsjit_open(&j, &o), 0);
 	lines[0].addr = (uint64_t)(uintptr_t)code;
