@@ -733,6 +733,7 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, true);
 			e->active = false;
 			e->exited = true;
+			hs_vec_free(&e->locs); /* many short-lived threads: keep only the entry */
 		}
 		break;
 	case PERF_RECORD_SWITCH:
