@@ -548,3 +548,18 @@ const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi)
 		return unit;
 	return *type ? type : "samples";
 }
+
+int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
+		  hs_tree_drawer *draw)
+{
+	struct hs_flame_tree t;
+	uint32_t vi = hs_output_value_index(p, o);
+	int rc;
+
+	hs_flame_tree_init(&t);
+	hs_flame_tree_add(&t, p, o, vi, false);
+	hs_flame_tree_finish(&t);
+	rc = draw(&t, o, hs_value_unit_name(p, vi), false, out);
+	hs_flame_tree_release(&t);
+	return rc;
+}

@@ -236,14 +236,5 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 
 int hs_write_html(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
-	struct hs_flame_tree t;
-	uint32_t vi = hs_output_value_index(p, o);
-	int rc;
-
-	hs_flame_tree_init(&t);
-	hs_flame_tree_add(&t, p, o, vi, false);
-	hs_flame_tree_finish(&t);
-	rc = hs_html_from_tree(&t, o, hs_value_unit_name(p, vi), false, out);
-	hs_flame_tree_release(&t);
-	return rc;
+	return hs_flame_draw(p, o, out, hs_html_from_tree);
 }

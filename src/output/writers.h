@@ -108,6 +108,11 @@ double hs_flame_max_delta(const struct hs_flame_tree *t);
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
 
 /* SVG and HTML documents from a finished tree; diff colours by change (hs_flame_delta). */
+/* Draws profile p's flame graph with draw (hs_svg_from_tree, hs_html_from_tree). */
+typedef int hs_tree_drawer(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
+			   struct hs_outfile *out);
+int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
+		  hs_tree_drawer *draw);
 int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
 		     struct hs_outfile *out);
 int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
