@@ -505,6 +505,71 @@ static void test_lbr_stack(void **state)
 	hs_builder_release(&b);
 }
 
+/* A sample taken in the kernel in LBR call-stack mode: the user instruction is the first entry
+ * after PERF_CONTEXT_USER in the kernel's chain, the calls below it from the branch records
+ * (kernel branches, which call-stack mode for user space does not record, left out if any);
+ * with kernel frames not kept, only the user part. */
+static void test_lbr_stack_in_kernel(void **state)
+{
+	uint64_t chain[5] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, 0xffffffff81000020ULL, PERF_CONTEXT_USER, 0};
+	uint64_t branches[3 * 3];
+	struct hs_perf_event ev;
+	struct hs_profile *p;
+	const uint32_t *locs;
+
+	(void)state;
+	chain[4] = (uint64_t)(uintptr_t)lbr_leaf + 3;
+	branches[0] = 0xffffffff81000030ULL; /* a kernel branch: not a user caller */
+	branches[1] = 0xffffffff81000040ULL;
+	branches[2] = 0;
+	branches[3] = (uint64_t)(uintptr_t)lbr_caller + 2;
+	branches[4] = (uint64_t)(uintptr_t)lbr_leaf;
+	branches[5] = 0;
+	branches[6] = (uint64_t)(uintptr_t)test_lbr_stack_in_kernel + 40;
+	branches[7] = (uint64_t)(uintptr_t)lbr_caller;
+	branches[8] = 0;
+	for (int kernel = 1; kernel >= 0; kernel--) {
+		struct hs_builder b;
+		struct hs_builder_opts o = {0};
+		uint32_t n, u;
+
+		o.kernel = kernel;
+		o.user = true;
+		o.kallsyms = "";
+		hs_builder_init(&b, &o);
+		hs_builder_add_event(&b, "cycles", false);
+		assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+		memset(&ev, 0, sizeof(ev));
+		ev.type = PERF_RECORD_SAMPLE;
+		ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
+		ev.sample.ip = 0xffffffff81000010ULL;
+		ev.sample.period = 1;
+		ev.sample.callchain = chain;
+		ev.sample.nr_callchain = 5;
+		ev.sample.branches = branches;
+		ev.sample.nr_branches = 3;
+		ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
+		hs_builder_event(&b, &ev);
+		p = hs_builder_take(&b);
+		assert_int_equal(p->samples.n, 1);
+		locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
+		n = p->stacks.v[p->samples.v[0].stack].nlocs;
+		for (uint32_t i = 0; i < n; i++)
+			print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
+		assert_int_equal(n, kernel ? 5 : 3);
+		u = kernel ? 2 : 0;
+		if (kernel) {
+			assert_int_equal(p->locations.v[locs[0]].kind, HS_KIND_KERNEL);
+			assert_int_equal(p->locations.v[locs[1]].kind, HS_KIND_KERNEL);
+		}
+		assert_string_equal(hs_profile_location_name(p, locs[u]), "lbr_leaf");
+		assert_string_equal(hs_profile_location_name(p, locs[u + 1]), "lbr_caller");
+		assert_string_equal(hs_profile_location_name(p, locs[u + 2]), "test_lbr_stack_in_kernel");
+		hs_profile_free(p);
+		hs_builder_release(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_every_prefix),  cmocka_unit_test(test_corrupt_size),
 		cmocka_unit_test(test_byte_order_and_version), cmocka_unit_test(test_pipe_compressed),
 		cmocka_unit_test(test_real_files_cut), cmocka_unit_test(test_lbr_stack),
+		cmocka_unit_test(test_lbr_stack_in_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
