@@ -1,12 +1,14 @@
 #!/bin/sh
 # Off-CPU profiles: offcpu-nofp (-O2 -fomit-frame-pointer) spends each round 10 ms asleep in
-# main -> sleeper -> nap -> nanosleep and 10 ms busy in main -> spinner -> spin. Recorded with
+# main -> sleeper -> nap -> nanosleep and 10 ms busy in main -> spinner -> spin (run_rounds,
+# inlined into main, shows as an inline frame where debug information is read). Recorded with
 # --off-cpu:
 #  - the off-CPU value holds the sleeping path: the blocking kernel path at the top (schedule,
 #    under do_nanosleep), the user stack below it complete down to main (DWARF: no frame
 #    pointers), no pseudo frame;
 #  - the wall-clock view (--wall, per thread) gives the sleeping path 50% of the thread's time,
-#    within 10 points, and the spinning path the other half;
+#    within 10 points, and the spinning path the other half; with two more threads doing the
+#    same, each of the three;
 #  - --off-cpu-min drops short blocks: with 100 us naps under brief -> short_nap each round, a
 #    5 ms minimum keeps the 10 ms naps and only periods of 5 ms or more.
 set -eu
@@ -24,7 +26,7 @@ grep -q 'off-CPU: 50 blocked periods' "$dir/rec.err" ||
 "$HOTSTACK" convert "$dir/rec.pb.gz" -o "$dir/cpu.folded"
 
 # the sleeping path, root to leaf: the user stack down to main, then the kernel's
-sleep_re=';_start;__libc_start_main;__libc_start_call_main;main;sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep;'
+sleep_re=';_start;__libc_start_main;__libc_start_call_main;main;(run_rounds;)?sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep;'
 sleep_re="$sleep_re"'entry_SYSCALL_64[a-z_]*_\[k\];.*do_nanosleep_\[k\];(__)?schedule_\[k\] [0-9]+$'
 awk -v re="$sleep_re" '
 { n = $NF; total += n; if ($0 ~ re) good += n; else if ($0 ~ /;sleeper;/) bad = bad $0 "\n" }
@@ -42,8 +44,8 @@ $(sort -t' ' -k2 -nr "$dir/off.folded" | head -n 5)"
 # the wall-clock view: per thread (comm-pid/tid roots), both halves
 awk '
 { n = $NF; total += n }
-/;main;sleeper;nap;/ { sleep += n }
-/;main;spinner;spin/ { spin += n }
+/;main;(run_rounds;)?sleeper;nap;/ { sleep += n }
+/;main;(run_rounds;)?spinner;spin/ { spin += n }
 $1 !~ /^offcpu-nofp-[0-9]+\/[0-9]+;/ { other = other $1 "\n" }
 END {
 	printf "%d %d %d %d %d\n", total, sleep, spin, int(100 * sleep / total + 0.5), int(100 * spin / total + 0.5)
@@ -58,7 +60,7 @@ $(sort -t' ' -k2 -nr "$dir/wall.folded" | head -n 5)"
 [ "$spin_pct" -ge 40 ] && [ "$spin_pct" -le 60 ] ||
 	fail "the spinning path has $spin_pct% of the wall time, not 50% within 10 points"
 # the on-CPU view is the default, and has no time of the naps
-grep -q ';main;spinner;spin' "$dir/cpu.folded" || fail "no on-CPU samples in spin"
+grep -qE ';main;(run_rounds;)?spinner;spin' "$dir/cpu.folded" || fail "no on-CPU samples in spin"
 ! grep -q ';do_nanosleep_\[k\];schedule_\[k\] ' "$dir/cpu.folded" ||
 	fail "the default (on-CPU) view counts blocked stacks"
 
@@ -67,6 +69,27 @@ grep -q ';main;spinner;spin' "$dir/cpu.folded" || fail "no on-CPU samples in spi
 grep -q 'off-cpu (nanoseconds)' "$dir/report.txt" || fail "report --value off-cpu: $(head -n 3 "$dir/report.txt")"
 "$HOTSTACK" flame "$dir/rec.pb.gz" --wall -o "$dir/wall.svg"
 grep -q 'sleeper' "$dir/wall.svg" || fail "the --wall flame graph has no sleeper frame"
+
+# threads: two workers do the same rounds beside the main thread; each thread's wall time is
+# half asleep, its sleeping stack complete down to its start
+"$HOTSTACK" record -q --off-cpu --wall -o "$dir/threads.folded" -- "$W" 30 0 2
+awk '
+{ split($1, f, ";"); root = f[1]; n = $NF; total[root] += n }
+/;sleeper;nap;/ { sleep[root] += n }
+/^offcpu-worker-[0-9]+\/[0-9]+;/ && /;sleeper;nap;/ && !/;clone3;start_thread;worker;(run_rounds;)?sleeper;nap;.*;schedule_\[k\] [0-9]+$/ { bad = bad $0 "\n" }
+END {
+	for (r in total) {
+		if (total[r] < 100000000) continue # a thread before it named itself
+		printf "%s %d %d\n", r, total[r], int(100 * sleep[r] / total[r] + 0.5)
+	}
+	printf "%s", bad > "/dev/stderr"
+}' "$dir/threads.folded" >"$dir/threads.stats" 2>"$dir/threads.bad"
+echo "off-cpu: per thread (root, wall ns, sleeping %): $(tr '\n' ' ' <"$dir/threads.stats")"
+[ "$(grep -c . "$dir/threads.stats")" -eq 3 ] || fail "not 3 threads in the wall view: $(cat "$dir/threads.stats")"
+[ ! -s "$dir/threads.bad" ] || fail "worker sleeping stacks not complete: $(head -n 3 "$dir/threads.bad")"
+while read -r root ns pct; do
+	[ "$pct" -ge 40 ] && [ "$pct" -le 60 ] || fail "thread $root: $pct% of its wall time asleep, not 50% within 10 points"
+done <"$dir/threads.stats"
 
 # --off-cpu-min: every blocked period kept lasted at least the minimum, all twenty 10 ms naps
 # are kept, and 100 us naps are left out (counted in the summary) unless the machine kept the

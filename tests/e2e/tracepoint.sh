@@ -36,7 +36,7 @@ fi
 tracing_re='(^|;)(__?_?perf_|perf_|__?_?trace|trace_|ftrace_|__ftrace|bpf_trace|__bpf_trace)[^;]*_\[k\] [0-9]+$'
 ! grep -qE "$tracing_re" "$dir/switch.folded" ||
 	fail "stacks start in the tracing machinery: $(grep -E "$tracing_re" "$dir/switch.folded" | head -n 3)"
-nap_re=';_start;__libc_start_main;__libc_start_call_main;main;sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep;'
+nap_re=';_start;__libc_start_main;__libc_start_call_main;main;(run_rounds;)?sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep;'
 nap_re="$nap_re"'entry_SYSCALL_64[a-z_]*_\[k\];.*do_nanosleep_\[k\];schedule_\[k\];__schedule_\[k\] [0-9]+$'
 naps=$(awk -v re="$nap_re" '$0 ~ re { s += $NF } END { print s + 0 }' "$dir/switch.folded")
 leaves=$(sed 's/ [0-9]*$//; s/.*;//' "$dir/switch.folded" | sort | uniq -c | sort -nr | head -n 3 | tr -s ' \n' ' ')
@@ -64,7 +64,7 @@ fi
 # a syscall tracepoint: the hit is at the syscall's entry
 if [ -r "$tracefs/events/syscalls/sys_enter_clock_nanosleep/id" ]; then
 	"$HOTSTACK" record -q -e syscalls:sys_enter_clock_nanosleep -o "$dir/sys.folded" -- "$W" 10
-	sys_re=';_start;__libc_start_main;__libc_start_call_main;main;sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep[;_ ]'
+	sys_re=';_start;__libc_start_main;__libc_start_call_main;main;(run_rounds;)?sleeper;nap;(__nanosleep;)?(__)?clock_nanosleep[;_ ]'
 	sys=$(awk -v re="$sys_re" '$0 ~ re { s += $NF } END { print s + 0 }' "$dir/sys.folded")
 	echo "tracepoint: syscalls:sys_enter_clock_nanosleep: $sys samples on the nap path"
 	[ "$sys" -eq 10 ] || fail "$sys sys_enter_clock_nanosleep samples on the nap path, not 10: $(cat "$dir/sys.folded")"

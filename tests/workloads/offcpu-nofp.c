@@ -1,9 +1,12 @@
 /* Half asleep, half busy, without frame pointers: ROUNDS (default 50) rounds of
  * main -> sleeper -> nap (nanosleep for 10 ms) and main -> spinner -> spin (busy for 10 ms of
  * wall-clock time, however often it is preempted), so that each thread's elapsed time is half
- * blocked in nanosleep and half running. With a second argument US, each round also runs
- * main -> brief -> short_nap, a nanosleep of US microseconds (for --off-cpu-min). Built -O2
- * -fomit-frame-pointer: only CFI leads from a stack taken in the kernel back to main. */
+ * blocked in nanosleep and half running. With a second argument US (0: none), each round also
+ * runs main -> brief -> short_nap, a nanosleep of US microseconds (for --off-cpu-min). With a
+ * third, N, N more threads named offcpu-worker do the same rounds under worker -> sleeper /
+ * spinner. Built -O2 -fomit-frame-pointer: only CFI leads from a stack taken in the kernel back
+ * to main or the thread's start. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -15,6 +18,10 @@ __attribute__((noipa)) void short_nap(long ns);
 __attribute__((noipa)) void brief(long us);
 __attribute__((noipa)) void spin(void);
 __attribute__((noipa)) void spinner(void);
+__attribute__((noipa)) void *worker(void *arg);
+
+static int rounds = 50;
+static long brief_us;
 
 static long now_ns(void)
 {
@@ -74,16 +81,39 @@ void spinner(void)
 	sink++;
 }
 
-int main(int argc, char **argv)
+static inline __attribute__((always_inline)) void run_rounds(void)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 50;
-	long brief_us = argc > 2 ? atol(argv[2]) : 0;
-
 	for (int i = 0; i < rounds; i++) {
 		sleeper();
 		spinner();
 		if (brief_us > 0 && brief_us < 1000000)
 			brief(brief_us);
 	}
+}
+
+void *worker(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "offcpu-worker");
+	run_rounds();
+	sink++;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int nthreads = argc > 3 ? atoi(argv[3]) : 0;
+	pthread_t t[8];
+
+	rounds = argc > 1 ? atoi(argv[1]) : 50;
+	brief_us = argc > 2 ? atol(argv[2]) : 0;
+	if (nthreads < 0 || nthreads > 8)
+		nthreads = 0;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, worker, NULL))
+			return 1;
+	run_rounds();
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
 	return 0;
 }
