@@ -751,6 +751,9 @@ int cmd_record(int argc, char **argv)
 					(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
 			fputc('\n', stderr);
 		}
+		if (cli_verbose && ctx.b.stats.off_cpu_unmatched)
+			fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
+				(unsigned long long)ctx.b.stats.off_cpu_unmatched);
 		if (cli_verbose && ctx.b.stats.tracing_frames)
 			fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
 				(unsigned long long)ctx.b.stats.tracing_frames);

@@ -624,6 +624,14 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		off_cpu_out(b, s);
 		return;
 	}
+	if (b->off_cpu.n && s->sid.has_time) {
+		/* running, so switched in: when that record was lost, the period ends here */
+		struct hs_off_cpu_pending *e = off_cpu_of(b, tid, false);
+		if (e && e->active && s->sid.time > e->out_time) {
+			b->stats.off_cpu_unmatched++;
+			off_cpu_add(b, e, s->sid.time);
+		}
+	}
 	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
 	hs_vec_reserve(&b->values, b->p->types.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));

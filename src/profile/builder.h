@@ -76,7 +76,8 @@ struct hs_builder_stats {
 	uint64_t off_cpu_preempted_ns;
 	uint64_t off_cpu_short;      /* blocked periods under the minimum: not added */
 	uint64_t off_cpu_short_ns;   /* ... their total */
-	uint64_t off_cpu_unmatched;  /* switch-outs with no switch-in seen before the next (lost records) */
+	uint64_t off_cpu_unmatched;  /* switch-outs with no switch-in seen before the thread's next
+	                              * switch-out (dropped) or on-CPU sample (ended there): lost records */
 };
 
 struct hs_loc_cache_entry {

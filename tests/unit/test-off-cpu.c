@@ -304,7 +304,8 @@ static void test_end_and_exit(void **state)
 	hs_builder_release(&f.b);
 }
 
-/* A switch-in lost: the next switch-out replaces the held one. CPU-wide switch records work
+/* A switch-in lost: the next switch-out replaces the held one, an on-CPU sample of the thread
+ * ends its period. CPU-wide switch records work
  * as the per-thread ones. The idle task is not a thread that blocks. */
 static void test_lost_cpu_wide_idle(void **state)
 {
@@ -321,10 +322,14 @@ static void test_lost_cpu_wide_idle(void **state)
 	blocked(&f, 0, 4000);
 	side(&f, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT, 0, 4000);
 	side(&f, PERF_RECORD_SWITCH_CPU_WIDE, 0, 0, 5000);
+	/* a lost switch-in, then the thread runs: the period ends at its on-CPU sample */
+	blocked(&f, 7, 5500);
+	switch_out(&f, 7, 5500, false);
+	on_cpu(&f, 7, 5800, 1000);
 	hs_builder_off_cpu_end(&f.b, 6000);
 	p = hs_builder_take(&f.b);
-	assert_int_equal(total_at(p, "off-cpu", NULL, -1), 300);
-	assert_int_equal(f.b.stats.off_cpu_unmatched, 1);
+	assert_int_equal(total_at(p, "off-cpu", NULL, -1), 600);
+	assert_int_equal(f.b.stats.off_cpu_unmatched, 2);
 	hs_profile_free(p);
 	hs_builder_release(&f.b);
 }
