@@ -150,6 +150,13 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 {
 	int failed = 0;
 
+	for (int k = 0; k < 2; k++) {
+		const struct hs_profile *q = k ? p : a;
+		if (q && q->stacks_over_cap)
+			cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
+				 "' frame",
+				 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
+	}
 	for (int i = 0; i < outs->n; i++) {
 		struct hs_outfile of;
 		const char *path = outs->path[i];

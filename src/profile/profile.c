@@ -21,6 +21,7 @@ struct hs_profile *hs_profile_new(void)
 	hs_vec_push(&p->locations, l0);
 	hs_vec_push(&p->stacks, s0);
 	hs_vec_push(&p->lines, ln0);
+	p->max_stacks = HS_PROFILE_MAX_STACKS;
 	return p;
 }
 
@@ -257,6 +258,27 @@ static bool stack_eq(const void *ctx, uint32_t id)
 	return s->nlocs == k->n && !memcmp(&k->p->stack_locs.v[s->loc0], k->locs, k->n * sizeof(*k->locs));
 }
 
+/* The one stack every stack past the caps becomes: a pseudo-frame saying so. */
+static uint32_t over_cap(struct hs_profile *p)
+{
+	p->stacks_over_cap++;
+	if (!p->over_cap_stack) {
+		struct hs_line ln = {0, 0};
+		struct hs_stack s;
+		uint32_t loc;
+
+		ln.function = hs_profile_function(p, hs_profile_intern_str(p, HS_PROFILE_OVER_CAP_NAME), 0, 0, 0);
+		loc = hs_profile_location(p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
+		s.loc0 = (uint32_t)p->stack_locs.n;
+		s.nlocs = 1;
+		hs_vec_push(&p->stack_locs, loc);
+		p->over_cap_stack = (uint32_t)p->stacks.n;
+		hs_vec_push(&p->stacks, s);
+		/* not in the index: no stack of locations asked for is this one */
+	}
+	return p->over_cap_stack;
+}
+
 uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs)
 {
 	struct stack_key k = {p, locs, nlocs};
@@ -269,6 +291,9 @@ uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t n
 	id = hs_index_find(&p->stack_ix, h, stack_eq, &k);
 	if (id != UINT32_MAX)
 		return id;
+	if (p->stacks.n >= (p->max_stacks ? p->max_stacks : HS_PROFILE_MAX_STACKS) ||
+	    p->stack_locs.n + nlocs > HS_PROFILE_MAX_STACK_LOCS)
+		return over_cap(p);
 	s.loc0 = (uint32_t)p->stack_locs.n;
 	s.nlocs = nlocs;
 	hs_vec_reserve(&p->stack_locs, p->stack_locs.n + nlocs);

@@ -69,6 +69,13 @@ struct hs_sample {
 	uint64_t time;  /* ns (CLOCK_MONOTONIC of the recording), 0 when not kept */
 };
 
+/* Caps on the stack table: distinct stacks, and location entries of all of them together. Past
+ * either, hs_profile_stack() hands out one stack of a single pseudo-frame, "[too many stacks]",
+ * for every new stack (its samples still count) and counts them in stacks_over_cap. */
+#define HS_PROFILE_MAX_STACKS (8u << 20)
+#define HS_PROFILE_MAX_STACK_LOCS (256u << 20)
+#define HS_PROFILE_OVER_CAP_NAME "[too many stacks]"
+
 struct hs_profile {
 	/* strings: offsets into a byte pool; id 0 is "" */
 	HS_VEC(uint32_t) str_off;
@@ -94,6 +101,10 @@ struct hs_profile {
 	HS_VEC(int64_t) values;           /* types.n values per sample, in sample order */
 
 	struct hs_index str_ix, map_ix, func_ix, loc_ix, stack_ix, sample_ix;
+
+	uint32_t max_stacks;      /* HS_PROFILE_MAX_STACKS; lower in tests */
+	uint32_t over_cap_stack;  /* the "[too many stacks]" stack, 0 until needed */
+	uint64_t stacks_over_cap; /* distinct stacks asked for past the cap */
 };
 
 struct hs_profile *hs_profile_new(void);
@@ -117,6 +128,7 @@ uint32_t hs_profile_function(struct hs_profile *p, uint32_t name, uint32_t syste
 			     uint32_t filename, int64_t start_line);
 uint32_t hs_profile_location(struct hs_profile *p, uint32_t mapping, uint64_t address, uint8_t kind,
 			     const struct hs_line *lines, uint32_t nlines);
+/* The id of the stack of these locations, interned; past the caps above, the over-cap stack. */
 uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs);
 
 /* Adds values (types.n of them) to the sample with this stack and these labels, creating it if

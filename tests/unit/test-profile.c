@@ -187,6 +187,49 @@ static void test_folded_roots(void **state)
 	hs_profile_free(p);
 }
 
+/* The cap on distinct stacks: past it, new stacks become the one "[too many stacks]" stack,
+ * counted; stacks already there keep their ids and every sample still counts. */
+static void test_stack_cap(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	uint32_t l[6], ids[6], comm;
+	int64_t v = 1;
+	char *out;
+
+	(void)state;
+	p->max_stacks = 4; /* the reserved entry and three stacks */
+	hs_profile_add_type(p, "samples", "count");
+	comm = hs_profile_intern_str(p, "demo");
+	l[0] = loc(p, "main", HS_KIND_USER);
+	for (int i = 1; i < 6; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "f%d", i);
+		l[i] = loc(p, name, HS_KIND_USER);
+	}
+	for (int i = 1; i < 6; i++) {
+		uint32_t st[2] = {l[i], l[0]};
+		ids[i] = hs_profile_stack(p, st, 2);
+		hs_profile_add_sample(p, ids[i], comm, 1, 1, 0, &v);
+	}
+	assert_int_not_equal(ids[1], ids[2]);
+	assert_int_not_equal(ids[2], ids[3]);
+	assert_int_equal(ids[4], ids[5]);
+	assert_int_equal(ids[4], p->over_cap_stack);
+	assert_int_equal(p->stacks_over_cap, 2);
+	{
+		uint32_t st[2] = {l[2], l[0]};
+		assert_int_equal(hs_profile_stack(p, st, 2), ids[2]);
+	}
+	assert_int_equal(hs_profile_total(p, 0), 5);
+	out = write_to_string(p, HS_FMT_FOLDED, &(struct hs_output_opts){0});
+	assert_string_equal(out, "demo;" HS_PROFILE_OVER_CAP_NAME " 2\n"
+				 "demo;main;f1 1\n"
+				 "demo;main;f2 1\n"
+				 "demo;main;f3 1\n");
+	free(out);
+	hs_profile_free(p);
+}
+
 static void test_report(void **state)
 {
 	struct hs_profile *p = NULL;
@@ -213,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_folded_inline_structure),
 		cmocka_unit_test(test_folded_bad_input),
 		cmocka_unit_test(test_folded_roots),
+		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
