@@ -784,18 +784,26 @@ static void on_record(void *ctx, const struct perf_event_header *rec)
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
+	__atomic_add_fetch(&r->backlog, rec->size, __ATOMIC_RELAXED);
 	d.rec = hs_xmalloc(rec->size);
 	memcpy(d.rec, rec, rec->size);
 	hs_vec_push(&rr->got, d);
 }
 
-/* One round: every ring drained, then handed over with an end-of-round mark. */
-static void reader_round(struct reader_round *rr)
+/* One round: every ring drained, then handed over with an end-of-round mark. Unless last, none
+ * while the backlog is over its cap: the records wait in the rings (and what does not fit there
+ * is lost, and counted by the kernel) until the main thread has caught up. */
+static void reader_round(struct reader_round *rr, bool last)
 {
 	struct hs_record *r = rr->r;
 	struct hs_drained mark = {0, NULL};
 	uint64_t one = 1;
 
+	if (!last && __atomic_load_n(&r->backlog, __ATOMIC_RELAXED) > HS_RECORD_MAX_BACKLOG) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+		return;
+	}
 	rr->got.n = 0;
 	for (size_t i = 0; i < r->rings.n; i++)
 		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
@@ -822,7 +830,7 @@ static void *reader_main(void *arg)
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u64 == 3)
 				stopping = true;
-		reader_round(&rr);
+		reader_round(&rr, stopping);
 	}
 	hs_vec_free(&rr.got);
 	return NULL;
@@ -867,6 +875,7 @@ static void process_inbox(struct hs_record *r, bool final)
 		limit = hs_queue_round(&r->queue);
 		while (hs_queue_pop(&r->queue, limit, &it)) {
 			struct hs_perf_event ev;
+			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
 			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
 				r->sink->event(r->sink->ctx, &ev);
 			hs_queue_item_release(&it);
@@ -877,6 +886,7 @@ static void process_inbox(struct hs_record *r, bool final)
 	if (final) {
 		while (hs_queue_pop(&r->queue, UINT64_MAX, &it)) {
 			struct hs_perf_event ev;
+			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
 			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
 				r->sink->event(r->sink->ctx, &ev);
 			hs_queue_item_release(&it);

@@ -25,6 +25,11 @@ enum hs_callgraph {
 	HS_CG_LBR,      /* kernel chain, plus the CPU's last-branch records in call-stack mode */
 };
 
+/* Records drained from the rings and not yet handed on, at most (bytes): past it the reader
+ * leaves them in the rings, where the kernel counts what no longer fits as lost, so that a
+ * recording whose processing cannot keep up holds bounded memory (docs/limits.md). */
+#define HS_RECORD_MAX_BACKLOG ((uint64_t)128 << 20)
+
 /* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */
 #define HS_DEFAULT_STACK_BYTES 32768
 /* The kernel's limit: the whole sample must fit a 64 KiB record. */
@@ -150,6 +155,7 @@ struct hs_record {
 	enum hs_stop_cause cause;
 	int stop_signal;
 	uint64_t records, bytes, lost_records, bad_records; /* written by the reader thread */
+	uint64_t backlog;     /* bytes drained and not yet handed on (atomic) */
 	uint64_t start_ns;
 	uint64_t stop_ns; /* when the events were disabled (CLOCK_MONOTONIC, as event times) */
 	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
