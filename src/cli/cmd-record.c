@@ -617,6 +617,10 @@ int cmd_record(int argc, char **argv)
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {
+		struct stat st;
+		/* not a pipe: its reader would see the end of the data before it starts */
+		if (!stat(outs.path[i], &st) && S_ISFIFO(st.st_mode))
+			continue;
 		rc = hs_outfile_open(&probe[i], outs.path[i]);
 		hs_outfile_abort(&probe[i]);
 		if (rc) {
