@@ -7,8 +7,8 @@
 #    under do_nanosleep), the user stack below it complete down to main (DWARF: no frame
 #    pointers), no pseudo frame;
 #  - the wall-clock view (--wall, per thread) gives the sleeping path 50% of the thread's time,
-#    within 10 points, and the spinning path the other half; with two more threads doing the
-#    same, each of the three;
+#    within 10 points, and the spinning path the other half, as the workload measured them
+#    itself (to 5 points); with a second thread doing the same, each of the two;
 #  - --off-cpu-min drops short blocks: with 100 us naps under brief -> short_nap each round, a
 #    5 ms minimum keeps the 10 ms naps and only periods of 5 ms or more.
 set -eu
@@ -40,25 +40,48 @@ $(head -n 5 "$dir/off.bad")"
 [ $((off_sleep * 100)) -ge $((off_total * 90)) ] ||
 	fail "only $off_sleep of $off_total ns off the CPU are in the sleeping path:
 $(sort -t' ' -k2 -nr "$dir/off.folded" | head -n 5)"
+echo "off-cpu: off-CPU time $off_total ns, $off_sleep ns of it in the sleeping path"
 
-# the wall-clock view: per thread (comm-pid/tid roots), both halves
-awk '
-{ n = $NF; total += n }
-/;main;(run_rounds;)?sleeper;nap;/ { sleep += n }
-/;main;(run_rounds;)?spinner;spin/ { spin += n }
-$1 !~ /^offcpu-nofp-[0-9]+\/[0-9]+;/ { other = other $1 "\n" }
-END {
-	printf "%d %d %d %d %d\n", total, sleep, spin, int(100 * sleep / total + 0.5), int(100 * spin / total + 0.5)
-	printf "%s", other > "/dev/stderr"
-}' "$dir/wall.folded" >"$dir/wall.stats" 2>"$dir/wall.other"
-read -r wall_total wall_sleep wall_spin sleep_pct spin_pct <"$dir/wall.stats"
-echo "off-cpu: wall time $wall_total ns: sleeping path $sleep_pct% ($wall_sleep ns), spinning path $spin_pct% ($wall_spin ns); off-CPU time $off_total ns, $off_sleep in the sleeping path"
-[ ! -s "$dir/wall.other" ] || fail "--wall roots are not per thread: $(head -n 3 "$dir/wall.other")"
-[ "$sleep_pct" -ge 40 ] && [ "$sleep_pct" -le 60 ] ||
-	fail "the sleeping path has $sleep_pct% of the wall time, not 50% within 10 points:
-$(sort -t' ' -k2 -nr "$dir/wall.folded" | head -n 5)"
-[ "$spin_pct" -ge 40 ] && [ "$spin_pct" -le 60 ] ||
-	fail "the spinning path has $spin_pct% of the wall time, not 50% within 10 points"
+# The wall-clock view, per thread: each thread's sleeping and spinning paths against the time
+# the workload itself measured around sleeper() and spinner() (it prints them at its end), to
+# 5 points; and 50% of the thread's wall time to the sleeping path, within 10 points, whenever
+# the machine let the workload spend about half its time there (on a loaded machine, spin()
+# overruns its 10 ms while preempted).
+check_wall() { # FOLDED WORKLOAD-STDERR WHAT
+	awk -v what="$3" '
+	FNR == NR { if ($1 == "offcpu-nofp:") { truth_sleep[$3] = $5; truth_spin[$3] = $7 }; next }
+	{
+		split($1, f, ";"); root = f[1]; n = $NF; total[root] += n
+		if (root !~ /^offcpu-(nofp|worker)-[0-9]+\/[0-9]+$/) other = other root " "
+	}
+	/;(main|worker);(run_rounds;)?sleeper;nap;/ { sleep[root] += n }
+	/;(main|worker);(run_rounds;)?spinner;spin/ { spin[root] += n }
+	END {
+		if (other != "") { print "roots not per thread: " other; exit 1 }
+		for (r in total) {
+			if (total[r] < 100000000) continue # a thread before it named itself
+			tid = r; sub(/.*\//, "", tid)
+			if (!(tid in truth_sleep)) { print "thread " r " printed no times"; exit 1 }
+			pct = 100 * sleep[r] / (sleep[r] + spin[r])
+			want = 100 * truth_sleep[tid] / (truth_sleep[tid] + truth_spin[tid])
+			share = 100 * sleep[r] / total[r]
+			printf "off-cpu: %s: thread %s: sleeping path %.1f%% of its wall time (%.1f%% of sleeping + spinning; the workload measured %.1f%%)\n", what, r, share, pct, want > "/dev/stderr"
+			if (pct - want > 5 || want - pct > 5) { printf "%s: %.1f%% of the time in sleeping + spinning is in the sleeping path, the workload measured %.1f%%\n", r, pct, want; exit 1 }
+			if (want >= 40 && want <= 60 && (share < 40 || share > 60)) { printf "%s: the sleeping path has %.1f%% of the wall time, not 50%% within 10 points\n", r, share; exit 1 }
+			if (want < 40 || want > 60) printf "off-cpu: %s: the machine kept spin() running over: the 50%% check left out\n", what > "/dev/stderr"
+			checked++
+		}
+		if (!checked) { print "no thread in the wall view"; exit 1 }
+	}' "$2" "$1" 2>"$dir/wall.note" >"$dir/wall.fail" || true
+	cat "$dir/wall.note"
+	cat "$dir/wall.note" >>"$dir/wall.log"
+	[ ! -s "$dir/wall.fail" ] || fail "$3: $(cat "$dir/wall.fail")
+$(sort -t' ' -k2 -nr "$1" | head -n 5)"
+}
+check_wall "$dir/wall.folded" "$dir/rec.err" "one thread"
+grep -qE ';main;(run_rounds;)?sleeper;nap;' "$dir/wall.folded" || fail "--wall has no sleeping path"
+grep -qE ';main;(run_rounds;)?spinner;spin' "$dir/wall.folded" || fail "--wall has no spinning path"
+
 # the on-CPU view is the default, and has no time of the naps
 grep -qE ';main;(run_rounds;)?spinner;spin' "$dir/cpu.folded" || fail "no on-CPU samples in spin"
 ! grep -q ';do_nanosleep_\[k\];schedule_\[k\] ' "$dir/cpu.folded" ||
@@ -70,26 +93,18 @@ grep -q 'off-cpu (nanoseconds)' "$dir/report.txt" || fail "report --value off-cp
 "$HOTSTACK" flame "$dir/rec.pb.gz" --wall -o "$dir/wall.svg"
 grep -q 'sleeper' "$dir/wall.svg" || fail "the --wall flame graph has no sleeper frame"
 
-# threads: two workers do the same rounds beside the main thread; each thread's wall time is
-# half asleep, its sleeping stack complete down to its start
-"$HOTSTACK" record -q --off-cpu --wall -o "$dir/threads.folded" -- "$W" 30 0 2
-awk '
-{ split($1, f, ";"); root = f[1]; n = $NF; total[root] += n }
-/;sleeper;nap;/ { sleep[root] += n }
-/^offcpu-worker-[0-9]+\/[0-9]+;/ && /;sleeper;nap;/ && !/;clone3;start_thread;worker;(run_rounds;)?sleeper;nap;.*;schedule_\[k\] [0-9]+$/ { bad = bad $0 "\n" }
-END {
-	for (r in total) {
-		if (total[r] < 100000000) continue # a thread before it named itself
-		printf "%s %d %d\n", r, total[r], int(100 * sleep[r] / total[r] + 0.5)
-	}
-	printf "%s", bad > "/dev/stderr"
-}' "$dir/threads.folded" >"$dir/threads.stats" 2>"$dir/threads.bad"
-echo "off-cpu: per thread (root, wall ns, sleeping %): $(tr '\n' ' ' <"$dir/threads.stats")"
-[ "$(grep -c . "$dir/threads.stats")" -eq 3 ] || fail "not 3 threads in the wall view: $(cat "$dir/threads.stats")"
-[ ! -s "$dir/threads.bad" ] || fail "worker sleeping stacks not complete: $(head -n 3 "$dir/threads.bad")"
-while read -r root ns pct; do
-	[ "$pct" -ge 40 ] && [ "$pct" -le 60 ] || fail "thread $root: $pct% of its wall time asleep, not 50% within 10 points"
-done <"$dir/threads.stats"
+# threads: a worker does the same rounds beside the main thread; each thread's wall time as
+# above, its sleeping stack complete down to its start
+"$HOTSTACK" record -q --off-cpu -o "$dir/threads.pb.gz" -- "$W" 30 0 1 2>"$dir/threads.err"
+"$HOTSTACK" convert "$dir/threads.pb.gz" --wall -o "$dir/threads.folded"
+"$HOTSTACK" convert "$dir/threads.pb.gz" --value off-cpu --root tid -o "$dir/threads-off.folded"
+check_wall "$dir/threads.folded" "$dir/threads.err" "two threads"
+[ "$(grep -c 'two threads: thread' "$dir/wall.log")" -eq 2 ] || fail "not 2 threads in the wall view: $(cat "$dir/wall.log")"
+worker_re='^offcpu-worker-[0-9]+/[0-9]+;clone3;start_thread;worker;(run_rounds;)?sleeper;nap;.*;do_nanosleep_\[k\];schedule_\[k\] [0-9]+$'
+grep -qE "$worker_re" "$dir/threads-off.folded" ||
+	fail "no complete sleeping stack of the worker: $(grep worker "$dir/threads-off.folded" | head -n 3)"
+! grep -E '^offcpu-worker-[0-9]+/[0-9]+;.*;sleeper;nap;' "$dir/threads-off.folded" | grep -vqE "$worker_re" ||
+	fail "worker sleeping stacks not complete: $(grep ';sleeper;' "$dir/threads-off.folded" | grep -vE "$worker_re" | head -n 3)"
 
 # --off-cpu-min: every blocked period kept lasted at least the minimum, all twenty 10 ms naps
 # are kept, and 100 us naps are left out (counted in the summary) unless the machine kept the

@@ -4,11 +4,15 @@
  * blocked in nanosleep and half running. With a second argument US (0: none), each round also
  * runs main -> brief -> short_nap, a nanosleep of US microseconds (for --off-cpu-min). With a
  * third, N, N more threads named offcpu-worker do the same rounds under worker -> sleeper /
- * spinner. Built -O2 -fomit-frame-pointer: only CFI leads from a stack taken in the kernel back
- * to main or the thread's start. */
+ * spinner. Each thread prints, as it ends, the wall-clock time it spent in sleeper() and in
+ * spinner() ("offcpu-nofp: tid T sleeper NS spinner NS"): what a profile should find, however
+ * loaded the machine is. Built -O2 -fomit-frame-pointer: only CFI leads from a stack taken in
+ * the kernel back to main or the thread's start. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -83,12 +87,19 @@ void spinner(void)
 
 static inline __attribute__((always_inline)) void run_rounds(void)
 {
+	long asleep = 0, busy = 0, t;
+
 	for (int i = 0; i < rounds; i++) {
+		t = now_ns();
 		sleeper();
+		asleep += now_ns() - t;
+		t = now_ns();
 		spinner();
+		busy += now_ns() - t;
 		if (brief_us > 0 && brief_us < 1000000)
 			brief(brief_us);
 	}
+	fprintf(stderr, "offcpu-nofp: tid %d sleeper %ld spinner %ld\n", (int)gettid(), asleep, busy);
 }
 
 void *worker(void *arg)
