@@ -200,13 +200,16 @@ static void list_dir(const char *path, bool indent)
 static int list_events(const char *what)
 {
 	const struct hs_event_desc *e;
-	const char *tdir = hs_tracefs_dir();
+	int terr = 0;
+	const char *tdir = hs_tracefs_dir(&terr);
+	const char *why = terr == -EACCES ? "tracefs is root's: run as root"
+					  : "no tracefs is mounted: 'mount -t tracefs nodev /sys/kernel/tracing', as root";
 	char path[512];
 
 	if (!strncmp(what, "list:", 5)) {
 		const char *cat = what + 5;
 		if (!tdir) {
-			cli_error("no tracefs is mounted (mount -t tracefs nodev /sys/kernel/tracing, as root)");
+			cli_error("cannot list tracepoints: %s", why);
 			return 1;
 		}
 		snprintf(path, sizeof(path), "%s/events/%s", tdir, cat);
@@ -224,8 +227,7 @@ static int list_events(const char *what)
 	if (!hs_have_cpu_pmu())
 		printf("\nthis machine has no hardware PMU: only the software events can be sampled\n");
 	if (!tdir) {
-		printf("\ntracepoints (-e CATEGORY:NAME): no tracefs is readable here (mount it with 'mount -t "
-		       "tracefs nodev /sys/kernel/tracing', as root)\n");
+		printf("\ntracepoints (-e CATEGORY:NAME): cannot list them (%s)\n", why);
 		return 0;
 	}
 	printf("\ntracepoints (-e CATEGORY:NAME, each hit a sample), in these categories under %s/events\n"

@@ -46,16 +46,21 @@ const struct hs_event_desc *hs_event_at(size_t i)
 	return i < sizeof(events) / sizeof(events[0]) ? &events[i].d : NULL;
 }
 
-const char *hs_tracefs_dir(void)
+const char *hs_tracefs_dir(int *err)
 {
 	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	int e = -ENODEV;
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
 		char path[64];
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
 		if (access(path, X_OK) == 0)
 			return dirs[i];
+		if (errno == EACCES || errno == EPERM)
+			e = -EACCES;
 	}
+	if (err)
+		*err = e;
 	return NULL;
 }
 
@@ -73,7 +78,14 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, s
 		snprintf(msg, msglen, "'%s' is not a tracepoint name (CATEGORY:NAME)", name);
 		return -EINVAL;
 	}
-	dir = hs_tracefs_dir();
+	dir = hs_tracefs_dir(&e);
+	if (!dir && e == -EACCES) {
+		snprintf(msg, msglen,
+			 "no permission to read tracepoint '%s' in /sys/kernel/tracing (tracefs is root's): run as "
+			 "root",
+			 name);
+		return -EACCES;
+	}
 	if (!dir) {
 		snprintf(msg, msglen,
 			 "no tracefs to look tracepoint '%s' up in: mount it with 'mount -t tracefs nodev "

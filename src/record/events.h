@@ -25,8 +25,10 @@ const struct hs_event_desc *hs_event_at(size_t i);
  * -EINVAL when name is not CATEGORY:NAME, -ENODEV when no tracefs is mounted, -ENOENT when
  * there is no such tracepoint, -EACCES when its id cannot be read; msg says which. */
 int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen);
-/* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable. */
-const char *hs_tracefs_dir(void);
+/* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable; then
+ * err (may be NULL) is -EACCES when one is there but this user may not read it (tracefs is
+ * root's by default), -ENODEV when none is mounted. */
+const char *hs_tracefs_dir(int *err);
 
 /* Whether the machine has a CPU PMU at all (virtual machines often have none). */
 bool hs_have_cpu_pmu(void);

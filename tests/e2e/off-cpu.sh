@@ -133,4 +133,13 @@ expect_status 2 "$HOTSTACK" record --off-cpu -e page-faults -o "$dir/x.folded" -
 expect_stderr 'CPU-time event'
 expect_status 1 "$HOTSTACK" report --wall "$dir/cpu.folded"
 expect_stderr 'no wall-clock values'
+expect_status 2 "$HOTSTACK" record --off-cpu -g lbr -o "$dir/x.folded" -- true
+expect_stderr 'does not go with -g lbr'
+# where kernel samples are refused to a user (perf_event_paranoid 2), --off-cpu says why
+if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] && command -v setpriv >/dev/null 2>&1 &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" --version >/dev/null 2>&1; then
+	expect_status 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" record --off-cpu \
+		-o /tmp/hs-off-cpu-nobody.folded -- true
+	expect_stderr '^hotstack: --off-cpu needs kernel samples'	rm -f /tmp/hs-off-cpu-nobody.folded
+fi
 exit 0

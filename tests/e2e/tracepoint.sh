@@ -82,4 +82,13 @@ expect_status 2 "$HOTSTACK" record -e no_such_category:x -o "$dir/x.folded" -- t
 expect_stderr "^hotstack: unknown tracepoint category 'no_such_category'"
 expect_status 1 "$HOTSTACK" record -e list:no_such_category
 expect_stderr "unknown tracepoint category"
+
+# a user who may not read tracefs (root's by default) is told so, not that none is mounted
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	! setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$tracefs/events/sched/sched_switch/id" 2>/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" --version >/dev/null 2>&1; then
+	expect_status 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" record -e sched:sched_switch \
+		-o /tmp/hs-tracepoint-nobody.folded -- true
+	expect_stderr "^hotstack: no permission to read tracepoint 'sched:sched_switch'"	rm -f /tmp/hs-tracepoint-nobody.folded
+fi
 exit 0
