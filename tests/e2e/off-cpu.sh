@@ -140,6 +140,7 @@ if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" --version >/dev/null 2>&1; then
 	expect_status 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" record --off-cpu \
 		-o /tmp/hs-off-cpu-nobody.folded -- true
-	expect_stderr '^hotstack: --off-cpu needs kernel samples'	rm -f /tmp/hs-off-cpu-nobody.folded
+	expect_stderr '^hotstack: --off-cpu needs kernel samples'
+	rm -f /tmp/hs-off-cpu-nobody.folded
 fi
 exit 0

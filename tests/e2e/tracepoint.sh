@@ -89,6 +89,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" --version >/dev/null 2>&1; then
 	expect_status 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTSTACK" record -e sched:sched_switch \
 		-o /tmp/hs-tracepoint-nobody.folded -- true
-	expect_stderr "^hotstack: no permission to read tracepoint 'sched:sched_switch'"	rm -f /tmp/hs-tracepoint-nobody.folded
+	expect_stderr "^hotstack: no permission to read tracepoint 'sched:sched_switch'"
+	rm -f /tmp/hs-tracepoint-nobody.folded
 fi
 exit 0
