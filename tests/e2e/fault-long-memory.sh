@@ -33,8 +33,8 @@ wait "$rec" || fail "the recording failed"
 grep -q spin_thread_1 "$dir/long.folded" || fail "the workload was not sampled"
 samples=$(awk '{ n += $NF } END { print n }' "$dir/long.folded")
 [ "$(wc -l <"$dir/rss")" -eq 28 ] || fail "RSS read $(wc -l <"$dir/rss") times"
-set -- $(awk 'NR <= 14 && $1 > a { a = $1 } NR > 14 && $1 > b { b = $1 } END { print a, b }' "$dir/rss")
-first=$1 second=$2
+awk 'NR <= 14 && $1 > a { a = $1 } NR > 14 && $1 > b { b = $1 } END { print a, b }' "$dir/rss" >"$dir/halves"
+read -r first second <"$dir/halves"
 echo "fault-long-memory: $samples samples in 16 s; RSS (kB) every 0.5 s: $(tr '\n' ' ' <"$dir/rss")"
 echo "fault-long-memory: largest RSS first half $first kB, second half $second kB (growth $((second - first)) kB), peak $hwm kB"
 [ $((second - first)) -le 4096 ] ||

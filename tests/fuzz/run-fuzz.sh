@@ -28,7 +28,9 @@ grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|cov:
 if [ "$status" -ne 0 ]; then
 	tail -n 60 "$scratch/log" >&2
 	echo "$name: FAIL: the fuzzer found something (exit $status); inputs kept in $artifacts:" >&2
-	ls "$artifacts" | grep "^$name-" >&2 || true
+	for f in "$artifacts/$name-"*; do
+		[ ! -e "$f" ] || echo "$f" >&2
+	done
 	exit 1
 fi
 exit 0
