@@ -41,8 +41,8 @@ check_node() {
 }
 
 # expect_node NAME: at least half the samples run fib, 90% of those reach the process's start
-# (99-100% on a quiet machine; on a loaded one, up to 5% of jitdump samples have stopped at a
-# frame of V8's optimized code whose unwinding records the sample came before)
+# (99-100% on a quiet machine; on a heavily loaded one, 5% of a jitdump recording's samples once
+# stopped two frames into V8's optimized code with no unwinding rule: cause not found yet)
 expect_node() {
 	read -r total js complete deepest <<EOF2
 $(check_node "$1" 2>"$dir/$1.bad")
