@@ -339,6 +339,28 @@ static int parse_ops(const uint8_t *p, size_t len, struct op *ops, int max)
 	return n;
 }
 
+/* An operand scaled by the CIE's alignment factor; saturated where a hostile file would
+ * overflow, so that the rule is out of range (unsupported) rather than wrapped. */
+static int64_t scaled(int64_t v, int64_t factor)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(v, factor, &r))
+		return (v < 0) != (factor < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t uscaled(uint64_t v, int64_t factor)
+{
+	return scaled(v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v, factor);
+}
+
+/* The same for a negated unsigned operand (DW_CFA_GNU_negative_offset_extended). */
+static int64_t nscaled(uint64_t v, int64_t factor)
+{
+	return scaled(v > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)v, factor);
+}
+
 static bool fits16(int64_t v)
 {
 	return v >= INT16_MIN && v <= INT16_MAX;
@@ -486,7 +508,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 		} else if (hi == 2) { /* DW_CFA_offset */
 			reg = lo;
 			if (reg < HS_DWARF_NREGS)
-				st->regs[reg] = (struct rule){RULE_OFFSET, 0, (int64_t)rd_uleb(&r) * c->data_align, 0, 0};
+				st->regs[reg] = (struct rule){RULE_OFFSET, 0, uscaled(rd_uleb(&r), c->data_align), 0, 0};
 			else
 				rd_uleb(&r);
 		} else if (hi == 3) { /* DW_CFA_restore */
@@ -519,7 +541,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			case 0x05: /* offset_extended */
 				reg = rd_uleb(&r);
 				{
-					int64_t o = (int64_t)rd_uleb(&r) * c->data_align;
+					int64_t o = uscaled(rd_uleb(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
@@ -527,7 +549,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			case 0x11: /* offset_extended_sf */
 				reg = rd_uleb(&r);
 				{
-					int64_t o = rd_sleb(&r) * c->data_align;
+					int64_t o = scaled(rd_sleb(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
@@ -535,7 +557,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&r);
 				{
-					int64_t o = -(int64_t)rd_uleb(&r) * c->data_align;
+					int64_t o = nscaled(rd_uleb(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
@@ -544,7 +566,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			case 0x15: /* val_offset_sf */
 				reg = rd_uleb(&r);
 				{
-					int64_t o = op == 0x14 ? (int64_t)rd_uleb(&r) * c->data_align : rd_sleb(&r) * c->data_align;
+					int64_t o = op == 0x14 ? uscaled(rd_uleb(&r), c->data_align) : scaled(rd_sleb(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_VAL_OFFSET, 0, o, 0, 0};
 				}
@@ -591,7 +613,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			case 0x12: /* def_cfa_sf */
 				st->cfa_is_expr = false;
 				st->cfa_reg = rd_uleb(&r);
-				st->cfa_off = rd_sleb(&r) * c->data_align;
+				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
 				break;
 			case 0x0d: /* def_cfa_register */
 				st->cfa_reg = rd_uleb(&r);
@@ -604,7 +626,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 					st->broken = true;
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = rd_sleb(&r) * c->data_align;
+				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
 				if (st->cfa_is_expr)
 					st->broken = true;
 				break;

@@ -1070,6 +1070,46 @@ static void test_fixture_rsp_not_cfa(void **state)
 }
 
 /* Compiled from nothing: an ELF without CFI gives an empty table. */
+/* Operands whose scaling by the data alignment factor (-8) overflows 64 bits, as a hostile file
+ * has them (found by fuzzing): the rows they make are unsupported, never wrapped into a small
+ * wrong offset. */
+static void test_overflowing_operands(void **state)
+{
+	/* CIE: "zR", code align 1, data align -8, RA r16, pcrel sdata4; CFA rsp+8, RA at CFA-8 */
+	static const uint8_t cie[] = {20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0};
+	/* FDE over 32 bytes of code at 0x10000: at +4, DW_CFA_def_cfa_sf rsp with a factored
+	 * offset of 2^62 (sleb); at +8, DW_CFA_offset_extended rbp with 2^63 (uleb); at +12,
+	 * DW_CFA_def_cfa_sf rsp, -2^62 */
+	uint8_t fde[] = {44, 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0,
+			 0x44, 0x12, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xc0, 0x00,
+			 0x44, 0x05, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01,
+			 0x44, 0x12, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0, 0, 0};
+	uint8_t eh[sizeof(cie) + sizeof(fde) + 4];
+	int32_t begin = -(int32_t)(32 + sizeof(cie) + 8);
+	struct hs_cfi_table *t;
+	struct hs_parse_error err = {0};
+	const struct hs_cfi_row *row;
+
+	(void)state;
+	fde[0] = (uint8_t)(sizeof(fde) - 4);
+	fde[4] = (uint8_t)(sizeof(cie) + 4);
+	memcpy(fde + 8, &begin, 4);
+	memcpy(eh, cie, sizeof(cie));
+	memcpy(eh + sizeof(cie), fde, sizeof(fde));
+	memset(eh + sizeof(cie) + sizeof(fde), 0, 4);
+	assert_int_equal(hs_cfi_table_build_eh_frame(eh, sizeof(eh), 0x10020, NULL, 0, 0, &t, &err), 0);
+	row = hs_cfi_table_find(t, 0x10000);
+	assert_non_null(row);
+	assert_int_equal(row->cfa_kind, HS_CFA_REG);
+	assert_int_equal(row->cfa_off, 8);
+	for (uint64_t pc = 0x10004; pc < 0x10010; pc += 4) {
+		row = hs_cfi_table_find(t, pc);
+		assert_true(!row || row->cfa_kind == HS_CFA_UNSUPPORTED || row->cfa_kind == HS_CFA_NONE ||
+			    row->rbp_kind == HS_RULE_UNSUPPORTED);
+	}
+	hs_cfi_table_free(t);
+}
+
 static void test_no_cfi(void **state)
 {
 	/* a minimal ELF64 header with no sections */
@@ -1102,6 +1142,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_cfi),
+		cmocka_unit_test(test_overflowing_operands),
 		cmocka_unit_test(test_fixture_expr),
 		cmocka_unit_test(test_fixture_register),
 		cmocka_unit_test(test_fixture_state),
