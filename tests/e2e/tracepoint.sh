@@ -41,7 +41,8 @@ nap_re="$nap_re"'entry_SYSCALL_64[a-z_]*_\[k\];.*do_nanosleep_\[k\];schedule_\[k
 naps=$(awk -v re="$nap_re" '$0 ~ re { s += $NF } END { print s + 0 }' "$dir/switch.folded")
 leaves=$(sed 's/ [0-9]*$//; s/.*;//' "$dir/switch.folded" | sort | uniq -c | sort -nr | head -n 3 | tr -s ' \n' ' ')
 echo "tracepoint: sched:sched_switch: $naps samples on the nap path; distinct stacks end at: $leaves"
-[ "$naps" -eq 10 ] || fail "$naps sched_switch samples on the nap path, not 10:
+# one switch per nap; a nap woken early (a loaded machine) goes back to sleep: a switch more
+[ "$naps" -ge 10 ] && [ "$naps" -le 13 ] || fail "$naps sched_switch samples on the nap path, not 10 (to 13):
 $(grep ';sleeper;' "$dir/switch.folded" | head -n 5)"
 ! grep -v ' [0-9]*$' "$dir/switch.folded" | grep -q . || fail "malformed folded lines"
 if grep -q ';sleeper;' "$dir/switch.folded" && ! grep -qE "$nap_re" "$dir/switch.folded"; then
