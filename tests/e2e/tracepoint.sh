@@ -1,7 +1,7 @@
 #!/bin/sh
 # Stacks at tracepoints: offcpu-nofp (-O2 -fomit-frame-pointer) naps 10 times in
 # main -> sleeper -> nap -> nanosleep.
-#  - -e sched:sched_switch: every hit is a sample, so the nap path has exactly 10; its kernel
+#  - -e sched:sched_switch: every hit is a sample, so the nap path has one a nap (10, a switch more for a nap woken early); its kernel
 #    stack starts at the traced code (__schedule, where trace_sched_switch is called), never in
 #    the tracing machinery (perf_*, trace_*, __traceiter_*, ftrace_*), with the blocking path
 #    below it and the user stack, unwound by DWARF, complete down to main; where perf is
