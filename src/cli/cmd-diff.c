@@ -24,26 +24,6 @@ static const char diff_usage[] =
 
 enum { OPT_NORMALIZE = OPT_CMD_BASE };
 
-static char *default_path(const char *in)
-{
-	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".data"};
-	struct hs_strbuf sb = {0};
-	size_t n = strlen(in);
-
-	if (!strcmp(in, "-"))
-		return hs_xstrdup("diff.svg");
-	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
-		size_t k = strlen(exts[i]);
-		if (n > k && !strcmp(in + n - k, exts[i])) {
-			n -= k;
-			break;
-		}
-	}
-	hs_strbuf_add(&sb, in, n);
-	hs_strbuf_adds(&sb, ".diff.svg");
-	return hs_strbuf_detach(&sb);
-}
-
 /* Loads and filters one side; o->value_index is resolved against it. */
 static struct hs_profile *load_side(const char *path, const struct hs_load_opts *lo, struct hs_filter *f,
 				    struct hs_output_opts *o)
@@ -106,7 +86,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (!outs->n) {
-		deflt = default_path(argv[optind + 1]);
+		deflt = strcmp(argv[optind + 1], "-") ? cli_output_name(argv[optind + 1], "", ".diff.svg") : hs_xstrdup("diff.svg");
 		cli_outputs_add(outs, deflt);
 	}
 	if (cli_outputs_check(outs))

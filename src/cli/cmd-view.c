@@ -29,30 +29,6 @@ static const char *const view_usage[] = {
 };
 
 
-/* FILE's name with ext (".svg", ".html") for its extension. */
-static char *default_flame_path(const char *in, const char *ext)
-{
-	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
-	struct hs_strbuf sb = {0};
-	size_t n = strlen(in);
-
-	if (!strcmp(in, "-")) {
-		hs_strbuf_adds(&sb, "hotstack");
-		hs_strbuf_adds(&sb, ext);
-		return hs_strbuf_detach(&sb);
-	}
-	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
-		size_t k = strlen(exts[i]);
-		if (n > k && !strcmp(in + n - k, exts[i])) {
-			n -= k;
-			break;
-		}
-	}
-	hs_strbuf_add(&sb, in, n);
-	hs_strbuf_adds(&sb, ext);
-	return hs_strbuf_detach(&sb);
-}
-
 static int cmd_view(enum view view, int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -109,7 +85,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 			outs->format = "txt";
 			break;
 		case VIEW_FLAME:
-			deflt = default_flame_path(in, outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
+			deflt = cli_output_name(in, "hotstack", outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
 			cli_outputs_add(outs, deflt);
 			break;
 		case VIEW_CONVERT:
