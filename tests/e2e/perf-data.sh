@@ -19,10 +19,14 @@ unset PERF_BUILDID_DIR
 #    may name a kernel function by different aliases)
 perf record -q -g -o "$dir/fp.data" -- "$WORKLOADS/calltree" 1 >/dev/null 2>"$dir/perf.err" ||
 	skip "perf record failed: $(head -n1 "$dir/perf.err")"
-"$HOTSTACK" convert "$dir/fp.data" -o "$dir/hs.folded" 2>"$dir/convert.err" || fail "convert: $(cat "$dir/convert.err")"
+"$HOTSTACK" convert "$dir/fp.data" --inline-annotate -o "$dir/hs.folded" 2>"$dir/convert.err" ||
+	fail "convert: $(cat "$dir/convert.err")"
 perf script -i "$dir/fp.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
 	"$HOTSTACK" collapse --kernel >"$dir/perf.folded" || fail "collapse failed"
-grep -v '_\[k\]' "$dir/hs.folded" | sort >"$dir/hs.user"
+# perf script shows no inline frames without --inline: hotstack's are left out (and the stacks
+# they told apart added up again) for the comparison
+awk '{ n = $NF; sub(/ [0-9]+$/, ""); gsub(/;[^;]*_\[i\]/, ""); c[$0] += n } END { for (k in c) print k " " c[k] }' \
+	"$dir/hs.folded" | grep -v '_\[k\]' | sort >"$dir/hs.user"
 # hotstack shows versioned symbols (clock_gettime@@GLIBC_2.17) without their version
 # perf names a caller by its return address, hotstack by the call instruction before it: they
 # differ where a call is the last instruction before a label, as in ld.so's _start, whose call
