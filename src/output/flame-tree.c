@@ -342,15 +342,15 @@ static int sib_cmp(const void *a, const void *b)
 
 void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_flame_boxes *ret, uint32_t *max_depth)
 {
-	struct hs_flame_boxes todo = {0}, kids = {0};
+	struct hs_flame_boxes worklist = {0}, kids = {0};
 	HS_VEC(struct sib) sibs = {0};
 
 	*max_depth = 0;
 	if (t->nodes.v[0].value <= 0)
 		return;
-	hs_vec_push(&todo, ((struct hs_flame_box){0, 0, 0, false, 0, t->nodes.v[0].value}));
-	while (todo.n) {
-		struct hs_flame_box b = todo.v[--todo.n];
+	hs_vec_push(&worklist, ((struct hs_flame_box){0, 0, 0, false, 0, t->nodes.v[0].value}));
+	while (worklist.n) {
+		struct hs_flame_box b = worklist.v[--worklist.n];
 		uint32_t c0, c1, nnarrow = 0, narrow_id = 0;
 		int64_t x, narrow_sum = 0;
 
@@ -387,9 +387,9 @@ void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_fla
 		else if (nnarrow > 1)
 			hs_vec_push(&kids, ((struct hs_flame_box){UINT32_MAX, nnarrow, b.depth + 1, true, x, narrow_sum}));
 		for (size_t i = kids.n; i-- > 0;)
-			hs_vec_push(&todo, kids.v[i]);
+			hs_vec_push(&worklist, kids.v[i]);
 	}
-	free(todo.v);
+	free(worklist.v);
 	free(kids.v);
 	hs_vec_free(&sibs);
 }

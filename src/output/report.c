@@ -451,7 +451,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 {
 	struct tnode_vec nodes = {0};
 	HS_VEC(uint32_t) path = {0}, kids = {0};
-	HS_VEC(struct tframe) todo = {0};
+	HS_VEC(struct tframe) worklist = {0};
 	HS_VEC(char) open = {0}; /* per depth: an ancestor there has later siblings ('|') */
 	struct hs_index ix = {0};
 	uint32_t *child_start, *child_ids, *fill;
@@ -504,9 +504,9 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	if (limit > 0)
 		hs_outfile_printf(out, " (lines under %g%% of the total left out)", limit);
 	hs_outfile_printf(out, ":\n%8s %8s  %s\n", "total%", "self%", "function");
-	hs_vec_push(&todo, ((struct tframe){0, 0, true}));
-	while (todo.n) {
-		struct tframe t = todo.v[--todo.n];
+	hs_vec_push(&worklist, ((struct tframe){0, 0, true}));
+	while (worklist.n) {
+		struct tframe t = worklist.v[--worklist.n];
 		const struct tnode *n = &nodes.v[t.node];
 		size_t nk;
 
@@ -540,7 +540,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		if (t.node)
 			open.v[t.depth] = !t.last;
 		for (size_t k = nk; k-- > 0;)
-			hs_vec_push(&todo, ((struct tframe){kids.v[k], t.node ? t.depth + 1 : 1, k + 1 == nk}));
+			hs_vec_push(&worklist, ((struct tframe){kids.v[k], t.node ? t.depth + 1 : 1, k + 1 == nk}));
 	}
 	free(child_start);
 	free(child_ids);
@@ -549,7 +549,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	hs_vec_free(&nodes);
 	hs_vec_free(&path);
 	hs_vec_free(&kids);
-	hs_vec_free(&todo);
+	hs_vec_free(&worklist);
 	hs_vec_free(&open);
 }
 
