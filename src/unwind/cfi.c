@@ -950,6 +950,28 @@ static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_err
 	return 0;
 }
 
+/* The end of a build: the rows sorted into t (or the error), the builder's memory freed. */
+static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table *t, struct hs_cfi_table **ret,
+		    struct hs_parse_error *err)
+{
+	int rc = b->err;
+
+	if (rc)
+		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
+	else
+		rc = finish(b, t, err);
+	hs_vec_free(&b->rows);
+	hs_u64map_release(&cc->ix);
+	hs_vec_free(&cc->v);
+	hs_vec_free(&cc->initial);
+	if (rc) {
+		hs_cfi_table_free(t);
+		return rc;
+	}
+	*ret = t;
+	return 0;
+}
+
 int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err)
 {
 	struct hs_cfi_table *t;
@@ -959,7 +981,6 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 	size_t shstrndx = 0;
 	GElf_Ehdr ehdr;
 	bool have_eh = false, have_hdr = false;
-	int rc;
 
 	if (!gelf_getehdr(elf, &ehdr)) {
 		hs_parse_error_set(err, 0, "not an ELF file");
@@ -1028,21 +1049,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		hs_vec_free(&dcc.v);
 		hs_vec_free(&dcc.initial);
 	}
-	rc = b.err;
-	if (rc)
-		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
-	else
-		rc = finish(&b, t, err);
-	hs_vec_free(&b.rows);
-	hs_u64map_release(&cc.ix);
-	hs_vec_free(&cc.v);
-	hs_vec_free(&cc.initial);
-	if (rc) {
-		hs_cfi_table_free(t);
-		return rc;
-	}
-	*ret = t;
-	return 0;
+	return conclude(&b, &cc, t, ret, err);
 }
 
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
@@ -1054,7 +1061,6 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 	struct cie_cache cc = {{0}, {0}, {0}};
 	struct section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
 	struct section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
-	int rc;
 
 	b.stats = &t->stats;
 	if (eh_frame_size) {
@@ -1063,21 +1069,7 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 		else
 			walk_all(&b, &cc, &eh);
 	}
-	rc = b.err;
-	if (rc)
-		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
-	else
-		rc = finish(&b, t, err);
-	hs_vec_free(&b.rows);
-	hs_u64map_release(&cc.ix);
-	hs_vec_free(&cc.v);
-	hs_vec_free(&cc.initial);
-	if (rc) {
-		hs_cfi_table_free(t);
-		return rc;
-	}
-	*ret = t;
-	return 0;
+	return conclude(&b, &cc, t, ret, err);
 }
 
 void hs_cfi_table_free(struct hs_cfi_table *t)
