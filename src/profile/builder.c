@@ -526,6 +526,31 @@ static struct hs_off_cpu_pending *off_cpu_of(struct hs_builder *b, int32_t tid, 
 	return &b->off_cpu.v[b->off_cpu.n - 1];
 }
 
+/* The thread stopped running at time t (switched out). */
+static void ran_until(struct hs_off_cpu_pending *e, uint64_t t)
+{
+	if (e->running && t > e->ran_since)
+		e->ran_ns += t - e->ran_since;
+	e->running = false;
+}
+
+/* The wall value of an on-CPU sample of thread e at time t: the time the thread ran since its
+ * previous sample, across switches, as the switch records measured it — a timer interrupt
+ * that came late (a virtual CPU held up by its host) covers more than its period, and the
+ * thread's wall time still adds up. Where that is not known (the thread's first sample, after
+ * lost records), its period. */
+static uint64_t wall_of_sample(struct hs_off_cpu_pending *e, uint64_t t, uint64_t period)
+{
+	uint64_t ns = period;
+
+	if (e->running && t >= e->ran_since)
+		ns = e->ran_ns + (t - e->ran_since);
+	e->running = true;
+	e->ran_since = t;
+	e->ran_ns = 0;
+	return ns;
+}
+
 /* A switch-out with its stack (in b->locs): held until the thread runs again. */
 static void off_cpu_out(struct hs_builder *b, const struct hs_perf_sample *s)
 {
@@ -533,6 +558,8 @@ static void off_cpu_out(struct hs_builder *b, const struct hs_perf_sample *s)
 
 	if (e->exited)
 		return;
+	e->out_at_sample = e->running; /* the switch record that follows ends its time running */
+	ran_until(e, s->sid.time);
 	if (e->active)
 		b->stats.off_cpu_unmatched++;
 	e->active = true;
@@ -585,16 +612,38 @@ static void off_cpu_switch(struct hs_builder *b, const struct hs_perf_event *ev)
 
 	if (b->off_cpu_ev == UINT32_MAX || !ev->sid.has_time || ev->sid.tid == UINT32_MAX || !ev->sid.tid)
 		return;
-	e = off_cpu_of(b, (int32_t)ev->sid.tid, false);
-	if (!e || !e->active)
+	/* with a wall value, every thread's time on the CPU is followed */
+	e = off_cpu_of(b, (int32_t)ev->sid.tid, b->wall_ix != 0);
+	if (!e || e->exited)
 		return;
 	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		if (e->out_at_sample && ev->sid.time > e->out_time)
+			e->ran_ns += ev->sid.time - e->out_time; /* from the switch-out sample to here */
+		e->out_at_sample = false;
+		ran_until(e, ev->sid.time);
+		if (!e->active)
+			return;
 		/* still runnable (preempted, yielded): waiting for a CPU is not blocked time */
 		e->preempted = !!(ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 		e->out_time = ev->sid.time; /* the switch itself, just after the sample */
 		return;
 	}
-	off_cpu_add(b, e, ev->sid.time);
+	e->out_at_sample = false;
+	if (!e->running) {
+		e->running = true;
+		e->ran_since = ev->sid.time;
+	}
+	if (e->active)
+		off_cpu_add(b, e, ev->sid.time);
+}
+
+/* Records were lost: no thread's time on the CPU since its last sample is known. */
+static void off_cpu_lost(struct hs_builder *b)
+{
+	for (size_t i = 0; i < b->off_cpu.n; i++) {
+		b->off_cpu.v[i].running = false;
+		b->off_cpu.v[i].ran_ns = 0;
+	}
 }
 
 void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time)
@@ -610,6 +659,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 {
 	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
 	bool off_cpu = evidx == b->off_cpu_ev;
+	struct hs_off_cpu_pending *e = NULL;
 	uint32_t stack;
 
 	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
@@ -624,12 +674,13 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		off_cpu_out(b, s);
 		return;
 	}
-	if (b->off_cpu.n && s->sid.has_time) {
+	if ((b->off_cpu.n || b->wall_ix) && s->sid.has_time) {
 		/* running, so switched in: when that record was lost, the period ends here */
-		struct hs_off_cpu_pending *e = off_cpu_of(b, tid, false);
+		e = off_cpu_of(b, tid, b->wall_ix != 0 && evidx + 1 == b->cpu_ix);
 		if (e && e->active && s->sid.time > e->out_time) {
 			b->stats.off_cpu_unmatched++;
 			off_cpu_add(b, e, s->sid.time);
+			e->running = false; /* since when is not known */
 		}
 	}
 	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
@@ -638,8 +689,10 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	b->values.v[0] = 1;
 	if (1 + (size_t)evidx < b->p->types.n)
 		b->values.v[1 + evidx] = (int64_t)(s->period ? s->period : 1);
-	if (b->wall_ix && evidx + 1 == b->cpu_ix)
-		b->values.v[b->wall_ix] = (int64_t)(s->period ? s->period : 1);
+	if (b->wall_ix && evidx + 1 == b->cpu_ix) {
+		uint64_t period = s->period ? s->period : 1;
+		b->values.v[b->wall_ix] = (int64_t)(e && !e->exited ? wall_of_sample(e, s->sid.time, period) : period);
+	}
 	hs_profile_add_sample(b->p, stack, thread_comm(b, tid), pid, tid, b->opts.keep_time ? s->sid.time : 0,
 			      b->values.v);
 	b->stats.samples++;
@@ -741,6 +794,7 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, true);
 			e->active = false;
 			e->exited = true;
+			e->running = false;
 			hs_vec_free(&e->locs); /* many short-lived threads: keep only the entry */
 		}
 		break;
@@ -751,6 +805,7 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
 		b->stats.lost += ev->lost.lost;
+		off_cpu_lost(b);
 		break;
 	default:
 		b->stats.unknown_records++;

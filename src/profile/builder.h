@@ -115,6 +115,10 @@ struct hs_off_cpu_pending {
 	bool active;
 	bool preempted;    /* switched out runnable: waiting for a CPU, not blocked */
 	bool exited;       /* its last switch-outs (system-wide events see them) block nothing */
+	/* its time on the CPU since its last on-CPU sample (the wall value of the next one):
+	 * ran_ns in closed intervals, and since ran_since while running (switch records) */
+	bool running, out_at_sample;
+	uint64_t ran_since, ran_ns;
 	HS_VEC(uint32_t) locs; /* the stack's locations, leaf first */
 };
 

@@ -1,8 +1,8 @@
 /* Off-CPU time and tracepoint stacks in the builder, from synthetic records: switch-out
  * samples held until the switch-in (PERF_RECORD_SWITCH and SWITCH_CPU_WIDE), preempted
- * switch-outs as wall time only, --off-cpu-min, threads still blocked at the end, exited
- * threads, lost switch-ins, and the tracing machinery's frames left out at the top of kernel
- * chains. Kernel names come from a kallsyms file written here. */
+ * switch-outs as wall time only, on-CPU wall time as the switch records measured it,
+ * --off-cpu-min, threads still blocked at the end, exited threads, lost switch-ins, and the
+ * tracing machinery's frames left out at the top of kernel chains. Kernel names come from a kallsyms file written here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +221,34 @@ static void test_blocked(void **state)
 	hs_builder_release(&f.b);
 }
 
+/* An on-CPU sample's wall value is the time its thread ran since its previous sample, across
+ * switches: a timer interrupt that came late covers more than its period. The cpu value stays
+ * the period. Where that time is not known (the first sample, after lost records), the period. */
+static void test_wall_measured(void **state)
+{
+	struct fixture f;
+	struct hs_profile *p;
+
+	(void)state;
+	start(&f, 0, false);
+	on_cpu(&f, 7, 1000, 1000);  /* first: its period */
+	on_cpu(&f, 7, 2000, 1000);  /* 1000 ran */
+	on_cpu(&f, 7, 5000, 1000);  /* late: 3000 ran */
+	blocked(&f, 7, 5500);
+	switch_out(&f, 7, 5510, false); /* 510 ran */
+	switch_in(&f, 7, 9510);
+	on_cpu(&f, 7, 10000, 1000); /* 510 + 490 ran */
+	side(&f, PERF_RECORD_LOST, 0, 7, 10500);
+	on_cpu(&f, 7, 11500, 1000); /* after a loss: its period */
+	on_cpu(&f, 7, 14000, 1000); /* 2500 ran */
+	p = hs_builder_take(&f.b);
+	assert_int_equal(total_at(p, "cpu", "kernel_spin", 7), 6000);
+	assert_int_equal(total_at(p, "wall", "kernel_spin", 7), 1000 + 1000 + 3000 + 1000 + 1000 + 2500);
+	assert_int_equal(total_at(p, "wall", "schedule", 7), 4000);
+	hs_profile_free(p);
+	hs_builder_release(&f.b);
+}
+
 /* A preempted thread was runnable: its wait for a CPU is wall time, not off-CPU time. */
 static void test_preempted(void **state)
 {
@@ -383,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_preempted),
+		cmocka_unit_test(test_wall_measured),
 		cmocka_unit_test(test_min),
 		cmocka_unit_test(test_end_and_exit),
 		cmocka_unit_test(test_lost_cpu_wide_idle),
