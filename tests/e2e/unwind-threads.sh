@@ -6,7 +6,9 @@
 # spin_inner, the thread start being glibc's clone3 and start_thread (or "[libc.so.6]" where
 # only .dynsym names libc's code), or _start;...;main;main_spin;spin_inner; and no sample of a
 # nofp-N thread has a pseudo frame ([no unwind info], [unmapped], [truncated: ...] ...) or a
-# bottom other than the thread start.
+# bottom other than the thread start — except a sample taken in the kernel before the new
+# thread ran its first user instruction (its kernel stack starts at ret_from_fork): its user
+# registers point into clone3 at the top of a stack that holds nothing yet.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/unwind-lib.sh"
@@ -19,7 +21,7 @@ function start(s) { return s ~ /^(__)?(clone3?|start_thread)$/ || s == "[libc.so
 	parse()
 	if (f[1] ~ /^nofp-[0-9]$/) {
 		threads[f[1]] = 1
-		if (has_pseudo() || !start(f[2])) print n, line > bottom
+		if ((has_pseudo() || !start(f[2])) && line !~ /;clone3;ret_from_fork(_asm)?_\[k\];/) print n, line > bottom
 	}
 	if (!user_leaf()) next
 	total += n
