@@ -327,7 +327,15 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row
 		rbp = regs->r[HS_DWARF_RBP];
 		break;
 	case HS_RULE_CFA_OFF:
-		rbp_ok = load(stack, cfa + (uint64_t)(int64_t)row->rbp_off, &rbp);
+		base = cfa + (uint64_t)(int64_t)row->rbp_off;
+		if (HAVE(*regs, HS_DWARF_RSP) && base < regs->r[HS_DWARF_RSP]) {
+			/* a save slot below the stack pointer is dead: the register was restored
+			 * already, by an epilogue whose CFI does not say so (V8's optimized code
+			 * pops rbp and still describes it as saved) */
+			rbp = regs->r[HS_DWARF_RBP];
+			break;
+		}
+		rbp_ok = load(stack, base, &rbp);
 		break;
 	case HS_RULE_VAL_CFA_OFF:
 		rbp = cfa + (uint64_t)(int64_t)row->rbp_off;

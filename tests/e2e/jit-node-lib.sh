@@ -40,9 +40,10 @@ check_node() {
 	END { printf "%d %d %d %d\n", total, js, complete, deepest }' "$dir/$1.folded"
 }
 
-# expect_node NAME: at least half the samples run fib, 90% of those reach the process's start
-# (99-100% on a quiet machine; on a heavily loaded one, 5% of a jitdump recording's samples once
-# stopped two frames into V8's optimized code with no unwinding rule: cause not found yet)
+# expect_node NAME: at least half the samples run fib, 98% of those reach the process's start
+# (100% in practice; V8's optimized code pops rbp in its epilogue and its unwinding records still
+# say rbp is saved: before the unwinder took such a slot below the stack pointer as dead, 4% of
+# the samples stopped two frames into fib)
 expect_node() {
 	read -r total js complete deepest <<EOF2
 $(check_node "$1" 2>"$dir/$1.bad")
@@ -50,6 +51,6 @@ EOF2
 	echo "$test_name: $total samples, $js with JavaScript fib frames, $complete of them down to node::Start, up to $deepest fib frames deep"
 	[ "$total" -ge 200 ] || fail "only $total samples"
 	[ $((js * 2)) -ge "$total" ] || fail "only $js of $total samples have named fib frames: $(sort -t' ' -k2 -nr "$dir/$1.folded" | head -3 | cut -c1-600)"
-	[ $((complete * 100)) -ge $((js * 90)) ] || fail "only $complete of $js stacks reach node::Start: $(sort -nr "$dir/$1.bad" | head -3)"
+	[ $((complete * 100)) -ge $((js * 98)) ] || fail "only $complete of $js stacks reach node::Start: $(sort -nr "$dir/$1.bad" | head -3)"
 	[ "$deepest" -ge 10 ] || fail "at most $deepest fib frames in a row: the recursion is not walked"
 }

@@ -1,7 +1,8 @@
 /* The self-unwind test: this process captures its own registers and stack the way the kernel
  * does for PERF_SAMPLE_REGS_USER / PERF_SAMPLE_STACK_USER, from inside a qsort callback, and
  * unwinds them with hotstack's unwinder and CFI tables. No privileges needed. Built twice: with
- * frame pointers (test-unwind) and without (test-unwind-nofp), where only CFI can work. */
+ * frame pointers (test-unwind) and without (test-unwind-nofp), where only CFI can work. A second
+ * snapshot is taken in an epilogue whose CFI keeps rbp "saved" after it was popped (V8's). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,9 +101,71 @@ void run_qsort(void)
 	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
+/* An epilogue as V8's optimized code has it: after "pop %rbp" the CFI still says rbp is saved
+ * at CFA-16, a slot now below the stack pointer (dead, and outside a stack copy, which starts at
+ * the stack pointer). The registers are captured right there, then the stack is copied. */
+struct snapshot epi;
+void epilogue_copy(void);
+void epilogue_copy(void)
+{
+	uint64_t end = stack_end(epi.regs[1]);
+
+	epi.size = end > epi.regs[1] ? end - epi.regs[1] : 0;
+	if (epi.size > COPY_MAX)
+		epi.size = COPY_MAX;
+	epi.stack = malloc(epi.size);
+	copy_raw(epi.stack, (const uint8_t *)(uintptr_t)epi.regs[1], epi.size);
+	epi.taken++;
+}
+
+void epilogue_capture(void);
+__asm__(".text\n"
+	".globl epilogue_capture\n"
+	".type epilogue_capture, @function\n"
+	"epilogue_capture:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"mov %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"mov %rbp, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"pop %rbp\n"
+	".cfi_def_cfa_offset 8\n" /* and no .cfi_restore %rbp */
+	"lea 0(%rip), %rax\n"
+	"mov %rax, epi+0(%rip)\n"
+	"mov %rsp, epi+8(%rip)\n"
+	"mov %rbp, epi+16(%rip)\n"
+	"mov %rbx, epi+24(%rip)\n"
+	"mov %r12, epi+32(%rip)\n"
+	"mov %r13, epi+40(%rip)\n"
+	"mov %r14, epi+48(%rip)\n"
+	"mov %r15, epi+56(%rip)\n"
+	"sub $8, %rsp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"call epilogue_copy\n"
+	"add $8, %rsp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size epilogue_capture, .-epilogue_capture\n");
+
+__attribute__((noinline)) void run_epilogue(void);
+void run_epilogue(void)
+{
+	volatile char pad[40];
+
+	pad[0] = 1;
+	epilogue_capture();
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+	pad[1] = pad[0];
+}
+
 static uint64_t last_evicted;
 
-static void unwind_with(const struct hs_unwinder_opts *opts, const char ***names, size_t *n, enum hs_stop *stop)
+static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_opts *opts, const char ***names,
+			    size_t *n, enum hs_stop *stop)
 {
 	struct hs_model m;
 	struct hs_unwinder u;
@@ -121,12 +184,12 @@ static void unwind_with(const struct hs_unwinder_opts *opts, const char ***names
 	hs_symbolizer_init(&sym, NULL);
 	memset(&regs, 0, sizeof(regs));
 	for (int i = 0; i < 8; i++) {
-		regs.r[dwarf[i]] = snap.regs[i];
+		regs.r[dwarf[i]] = sn->regs[i];
 		regs.valid |= 1u << dwarf[i];
 	}
-	copy.start = snap.regs[1];
-	copy.data = snap.stack;
-	copy.size = snap.size;
+	copy.start = sn->regs[1];
+	copy.data = sn->stack;
+	copy.size = sn->size;
 	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
 	*n = 0;
 	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
@@ -146,6 +209,11 @@ static void unwind_with(const struct hs_unwinder_opts *opts, const char ***names
 	hs_symbolizer_release(&sym, &m);
 	hs_unwinder_release(&u);
 	hs_model_release(&m);
+}
+
+static void unwind_with(const struct hs_unwinder_opts *opts, const char ***names, size_t *n, enum hs_stop *stop)
+{
+	unwind_snapshot(&snap, opts, names, n, stop);
 }
 
 static void unwind_self(bool fp_fallback, const char ***names, size_t *n, enum hs_stop *stop)
@@ -197,6 +265,29 @@ static void test_self_unwind_auto(void **state)
 {
 	(void)state;
 	check_chain(true);
+}
+
+/* Sampled in an epilogue whose CFI still has rbp saved below the stack pointer: rbp is taken
+ * as it is (already restored), and the callers whose CFA is rbp-based are walked on. */
+static void test_stale_rbp_rule(void **state)
+{
+	struct hs_unwinder_opts uo = {false, 0, 0};
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+
+	(void)state;
+	run_epilogue();
+	assert_int_equal(epi.taken, 1);
+	unwind_snapshot(&epi, &uo, &names, &n, &stop);
+	for (size_t i = 0; i < n; i++)
+		print_message("  #%zu %s\n", i, names[i]);
+	assert_true(n >= 4);
+	assert_string_equal(names[0], "epilogue_capture");
+	assert_string_equal(names[1], "run_epilogue");
+	assert_true(find(names, n, 2, "main") != SIZE_MAX);
+	assert_string_equal(names[n - 1], "_start");
+	assert_int_equal(stop, HS_STOP_END);
 }
 
 /* A copy cut short ends with the stack-copy reason, never with made-up frames. */
@@ -252,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
+		cmocka_unit_test(test_stale_rbp_rule),
 		cmocka_unit_test(test_bounded_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
