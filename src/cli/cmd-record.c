@@ -550,8 +550,10 @@ int cmd_record(int argc, char **argv)
 	if (!strcmp(cg, "auto")) {
 		ro.callgraph = HS_CG_STACK;
 		unwind = HS_UNWIND_AUTO;
+		ro.lbr_repair = true;
 	} else if (!strcmp(cg, "fp")) {
 		ro.callgraph = HS_CG_FP;
+		ro.lbr_repair = true;
 	} else if (!strcmp(cg, "none")) {
 		ro.callgraph = HS_CG_NONE;
 	} else if (!strcmp(cg, "dwarf") || !strncmp(cg, "dwarf,", 6)) {
@@ -656,6 +658,7 @@ int cmd_record(int argc, char **argv)
 	bo.symfs = symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
+	bo.lbr_repair = ro.lbr_repair && ro.event->hardware;
 	/* samples taken in the kernel's own code paths, not by an interrupt */
 	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
 	bo.exclude_pid = getpid();
@@ -732,6 +735,10 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
 				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
 		}
+		if (cli_verbose && ctx.b.opts.lbr_repair)
+			fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
+				rec.layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
+				(unsigned long long)ctx.b.stats.lbr_repaired);
 		if (cli_verbose && (ctx.b.model.jit.stats.files || ctx.b.model.jit.stats.perf_maps))
 			fprintf(stderr,
 				"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "

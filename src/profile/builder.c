@@ -429,6 +429,45 @@ static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
 	}
 }
 
+/* Whether ret is the return address of a call instruction at from (x86 instructions are at
+ * most 15 bytes long). */
+static bool returns_from(uint64_t ret, uint64_t from)
+{
+	return from && ret > from && ret - from <= 15;
+}
+
+/* A frame-pointer walk loses the leaf's caller when the leaf function is sampled before it
+ * pushed its frame pointer (or after it popped it): the walk goes from the leaf straight to
+ * its caller's caller. Last-branch records in call-stack mode hold the call sites of the
+ * stack's innermost calls: where the first user caller of the chain returns to the second
+ * recorded call site rather than to the first, the first is put back between them. */
+static void lbr_repair(struct hs_builder *b, const struct hs_perf_sample *s)
+{
+	struct hs_callchain *cc = &b->cc;
+	uint64_t from[2] = {0, 0};
+	size_t u = 0, n = 0;
+
+	for (uint64_t i = 0; i < s->nr_branches && n < 2; i++) {
+		uint64_t f;
+		memcpy(&f, (const char *)s->branches + 24 * i, 8);
+		if (f && f < KERNEL_START)
+			from[n++] = f;
+	}
+	if (n < 2)
+		return;
+	while (u < cc->frames.n && cc->frames.v[u].kernel)
+		u++;
+	/* the leaf is frames[u]; its caller as walked, frames[u + 1], a return address */
+	if (u + 1 >= cc->frames.n || cc->frames.v[u + 1].kernel || !cc->frames.v[u + 1].ret)
+		return;
+	if (returns_from(cc->frames.v[u + 1].addr, from[0]) || !returns_from(cc->frames.v[u + 1].addr, from[1]))
+		return;
+	hs_callchain_push(cc, 0, false, false); /* room for one more */
+	memmove(cc->frames.v + u + 2, cc->frames.v + u + 1, (cc->frames.n - u - 2) * sizeof(*cc->frames.v));
+	cc->frames.v[u + 1] = (struct hs_cc_frame){.addr = from[0], .kernel = false, .ret = false, .signal = false};
+	b->stats.lbr_repaired++;
+}
+
 /* The frames tracepoints and software events may start with, in kernels that fetch the
  * registers deeper than the traced code's caller: never what was traced. */
 static bool is_tracing_frame(const char *name)
@@ -446,6 +485,8 @@ static bool is_tracing_frame(const char *name)
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
 {
+	bool has_lbr = s->branches && s->nr_branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+
 	if (s->user_abi && s->stack && s->user_regs) {
 		/* kernel frames from the kernel's chain, user frames unwound from the copied stack */
 		struct hs_regs regs;
@@ -461,12 +502,16 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.data = s->stack;
 			copy.size = s->stack_dyn_size;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
+			if (has_lbr && b->opts.lbr_repair)
+				lbr_repair(b, s);
 		}
-	} else if (s->branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK)) {
+	} else if (has_lbr && !(b->opts.lbr_repair && s->callchain)) {
 		lbr_chain(b, s);
 	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
+		if (has_lbr && b->opts.user)
+			lbr_repair(b, s);
 	} else {
 		bool k = s->ip >= KERNEL_START;
 		hs_callchain_reset(&b->cc);

@@ -30,6 +30,11 @@ struct hs_builder_opts {
 	bool keep_time;         /* keep every sample's timestamp instead of aggregating */
 	bool no_demangle;       /* show symbols as they are in the symbol table */
 	bool no_inline;         /* no DWARF: no inline frames, no source lines */
+	/* samples with last-branch records in call-stack mode and a chain of their own (a
+	 * frame-pointer chain, or user registers and stack): the records repair the leaf's caller
+	 * where the walk lost it, rather than make the user chain (record -g fp or auto on a
+	 * hardware event, where the CPU has LBR) */
+	bool lbr_repair;
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
 	const char *symfs;      /* the recording's files are looked up under this directory first
 	                         * (struct hs_model's symfs); NULL = none. Borrowed */
@@ -69,6 +74,7 @@ struct hs_builder_stats {
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t first_time, last_time;
 	uint64_t tracing_frames;     /* frames of the tracing machinery left out (strip_tracing) */
+	uint64_t lbr_repaired;       /* chains whose leaf's caller the branch records put back */
 	/* off-CPU time (hs_builder_add_off_cpu()) */
 	uint64_t off_cpu_samples;    /* blocked periods added to the profile */
 	uint64_t off_cpu_ns;         /* ... their total */

@@ -180,9 +180,10 @@ static void setup_attr(struct hs_record *r)
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (o->callgraph == HS_CG_FP || ((o->callgraph == HS_CG_STACK || o->callgraph == HS_CG_LBR) && o->kernel))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (o->callgraph == HS_CG_LBR) {
-		/* the user part from the branch records; the kernel's chain still gives its part and,
-		 * through PERF_CONTEXT_USER, the user instruction of samples taken in the kernel */
+	if (o->callgraph == HS_CG_LBR || (o->lbr_repair && o->event->hardware)) {
+		/* -g lbr: the user part from the branch records; the kernel's chain still gives its
+		 * part and, through PERF_CONTEXT_USER, the user instruction of samples taken in the
+		 * kernel. -g fp and auto: the records check the caller of the leaf frame */
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
 					PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES;
@@ -286,6 +287,15 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 	}
 	if (fd == -EINVAL && r->attr.use_clockid) {
 		r->attr.use_clockid = 0;
+		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if ((fd == -EOPNOTSUPP || fd == -ENOENT || fd == -EINVAL) && r->o.callgraph != HS_CG_LBR &&
+	    (r->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)) {
+		/* no last-branch records on this CPU: leaf frames go unrepaired */
+		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+		r->attr.branch_sample_type = 0;
+		r->layout.sample_type = r->attr.sample_type;
+		r->layout.branch_sample_type = 0;
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if ((fd == -EACCES || fd == -EPERM) && !r->attr.exclude_kernel && !r->o.all_cpus) {

@@ -47,6 +47,10 @@ struct hs_record_opts {
 	enum hs_callgraph callgraph;
 	uint32_t stack_bytes;               /* HS_CG_STACK: bytes of user stack copied per sample */
 	bool kernel;                        /* kernel frames in chains */
+	bool lbr_repair;                    /* HS_CG_FP, HS_CG_STACK on a hardware event: also the
+	                                     * CPU's last-branch records in call-stack mode where it
+	                                     * has them (left out where it does not), to repair the
+	                                     * leaf frames of frame-pointer walks */
 	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or room
 	                                     * for 256 samples when copying stacks */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */

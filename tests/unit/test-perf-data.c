@@ -570,6 +570,74 @@ static void test_lbr_stack_in_kernel(void **state)
 	}
 }
 
+/* Frame-pointer chains repaired from last-branch records (record -g fp / auto on a hardware
+ * event, where the CPU has LBR): lbr_leaf sampled before it pushed its frame pointer, so the
+ * walk went from it straight to lbr_caller's caller; the branch records say lbr_caller called
+ * it, and lbr_caller is put back. A chain that has the caller already is left as it is, and
+ * without lbr_repair the same sample is read as -g lbr. */
+static void lbr_repair_case(bool repair, bool lost_caller, const char *const *want, uint32_t nwant)
+{
+	struct hs_builder b;
+	struct hs_builder_opts o = {0};
+	struct hs_perf_event ev;
+	uint64_t call_test = (uint64_t)(uintptr_t)test_lbr_stack + 35; /* calls lbr_caller */
+	uint64_t call_caller = (uint64_t)(uintptr_t)lbr_caller + 2;    /* calls lbr_leaf */
+	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, 0, 0};
+	uint64_t branches[2 * 3] = {call_caller, (uint64_t)(uintptr_t)lbr_leaf, 0,
+				    call_test, (uint64_t)(uintptr_t)lbr_caller, 0};
+	struct hs_profile *p;
+	const uint32_t *locs;
+	uint32_t n;
+
+	o.kernel = true;
+	o.user = true;
+	o.kallsyms = "";
+	o.lbr_repair = repair;
+	hs_builder_init(&b, &o);
+	hs_builder_add_event(&b, "cycles", false);
+	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_SAMPLE;
+	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
+	ev.sample.ip = chain[1];
+	ev.sample.period = 1;
+	if (lost_caller) {
+		chain[2] = call_test + 5; /* returns into test_lbr_stack */
+		ev.sample.nr_callchain = 3;
+	} else {
+		chain[2] = call_caller + 5; /* returns into lbr_caller */
+		chain[3] = call_test + 5;
+		ev.sample.nr_callchain = 4;
+	}
+	ev.sample.callchain = chain;
+	ev.sample.branches = branches;
+	ev.sample.nr_branches = 2;
+	ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
+	hs_builder_event(&b, &ev);
+	assert_int_equal(b.stats.lbr_repaired, repair && lost_caller ? 1 : 0);
+	p = hs_builder_take(&b);
+	assert_int_equal(p->samples.n, 1);
+	locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
+	n = p->stacks.v[p->samples.v[0].stack].nlocs;
+	for (uint32_t i = 0; i < n; i++)
+		print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
+	assert_int_equal(n, nwant);
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(hs_profile_location_name(p, locs[i]), want[i]);
+	hs_profile_free(p);
+	hs_builder_release(&b);
+}
+
+static void test_lbr_repair(void **state)
+{
+	static const char *const whole[] = {"lbr_leaf", "lbr_caller", "test_lbr_stack"};
+
+	(void)state;
+	lbr_repair_case(true, true, whole, 3);  /* repaired */
+	lbr_repair_case(true, false, whole, 3); /* already right: nothing added */
+	lbr_repair_case(false, true, whole, 3); /* -g lbr: the chain from the records */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_byte_order_and_version), cmocka_unit_test(test_pipe_compressed),
 		cmocka_unit_test(test_real_files_cut), cmocka_unit_test(test_lbr_stack),
 		cmocka_unit_test(test_lbr_stack_in_kernel),
+		cmocka_unit_test(test_lbr_repair),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
