@@ -453,56 +453,68 @@ void lbr_leaf(void)
 	__asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop" ::: "memory");
 }
 
-/* A sample in LBR call-stack mode: the user part is the sampled IP, then the call sites the
- * branch records hold, joined below the kernel part of the chain. */
-static void test_lbr_stack(void **state)
+/* Feeds one sample in LBR call-stack mode (this process, event "cycles") to a builder; returns
+ * the profile, with its one stack's locations in *locs (*n of them), and how many chains the
+ * branch records repaired. */
+static struct hs_profile *lbr_profile(bool kernel, bool repair, uint64_t ip, uint64_t *chain, uint64_t nchain,
+				      uint64_t *branches, uint64_t nbranches, const uint32_t **locs, uint32_t *n,
+				      uint64_t *repaired)
 {
 	struct hs_builder b;
 	struct hs_builder_opts o = {0};
 	struct hs_perf_event ev;
-	uint64_t chain[3] = {PERF_CONTEXT_KERNEL, 0, 0};
-	uint64_t branches[2 * 3];
 	struct hs_profile *p;
-	const uint32_t *locs;
 
-	(void)state;
-	o.kernel = true;
+	o.kernel = kernel;
 	o.user = true;
 	o.kallsyms = "";
+	o.lbr_repair = repair;
 	hs_builder_init(&b, &o);
 	hs_builder_add_event(&b, "cycles", false);
 	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = PERF_RECORD_SAMPLE;
 	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
-	ev.sample.ip = (uint64_t)(uintptr_t)lbr_leaf + 1;
+	ev.sample.ip = ip;
 	ev.sample.period = 1;
-	chain[1] = 0xffffffff81000000ULL;
 	ev.sample.callchain = chain;
-	ev.sample.nr_callchain = 2;
-	/* from, to, flags: the call in lbr_caller to lbr_leaf, then the call into lbr_caller */
-	branches[0] = (uint64_t)(uintptr_t)lbr_caller + 2;
-	branches[1] = (uint64_t)(uintptr_t)lbr_leaf;
-	branches[2] = 0;
-	branches[3] = (uint64_t)(uintptr_t)test_lbr_stack + 40;
-	branches[4] = (uint64_t)(uintptr_t)lbr_caller;
-	branches[5] = 0;
+	ev.sample.nr_callchain = nchain;
 	ev.sample.branches = branches;
-	ev.sample.nr_branches = 2;
+	ev.sample.nr_branches = nbranches;
 	ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
 	hs_builder_event(&b, &ev);
+	*repaired = b.stats.lbr_repaired;
 	p = hs_builder_take(&b);
+	hs_builder_release(&b);
 	assert_int_equal(p->samples.n, 1);
-	locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
-	for (uint32_t i = 0; i < p->stacks.v[p->samples.v[0].stack].nlocs; i++)
-		print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
-	assert_int_equal(p->stacks.v[p->samples.v[0].stack].nlocs, 4);
+	*locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
+	*n = p->stacks.v[p->samples.v[0].stack].nlocs;
+	for (uint32_t i = 0; i < *n; i++)
+		print_message("  #%u %s\n", i, hs_profile_location_name(p, (*locs)[i]));
+	return p;
+}
+
+/* A sample in LBR call-stack mode: the user part is the sampled IP, then the call sites the
+ * branch records hold, joined below the kernel part of the chain. */
+static void test_lbr_stack(void **state)
+{
+	uint64_t chain[2] = {PERF_CONTEXT_KERNEL, 0xffffffff81000000ULL};
+	/* from, to, flags: the call in lbr_caller to lbr_leaf, then the call into lbr_caller */
+	uint64_t branches[2 * 3] = {(uint64_t)(uintptr_t)lbr_caller + 2, (uint64_t)(uintptr_t)lbr_leaf, 0,
+				    (uint64_t)(uintptr_t)test_lbr_stack + 40, (uint64_t)(uintptr_t)lbr_caller, 0};
+	struct hs_profile *p;
+	const uint32_t *locs;
+	uint32_t n;
+	uint64_t repaired;
+
+	(void)state;
+	p = lbr_profile(true, false, (uint64_t)(uintptr_t)lbr_leaf + 1, chain, 2, branches, 2, &locs, &n, &repaired);
+	assert_int_equal(n, 4);
 	assert_int_equal(p->locations.v[locs[0]].kind, HS_KIND_KERNEL);
 	assert_string_equal(hs_profile_location_name(p, locs[1]), "lbr_leaf");
 	assert_string_equal(hs_profile_location_name(p, locs[2]), "lbr_caller");
 	assert_string_equal(hs_profile_location_name(p, locs[3]), "test_lbr_stack");
 	hs_profile_free(p);
-	hs_builder_release(&b);
 }
 
 /* A sample taken in the kernel in LBR call-stack mode: the user instruction is the first entry
@@ -511,51 +523,22 @@ static void test_lbr_stack(void **state)
  * with kernel frames not kept, only the user part. */
 static void test_lbr_stack_in_kernel(void **state)
 {
-	uint64_t chain[5] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, 0xffffffff81000020ULL, PERF_CONTEXT_USER, 0};
-	uint64_t branches[3 * 3];
-	struct hs_perf_event ev;
-	struct hs_profile *p;
-	const uint32_t *locs;
+	uint64_t chain[5] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, 0xffffffff81000020ULL, PERF_CONTEXT_USER,
+			     (uint64_t)(uintptr_t)lbr_leaf + 3};
+	uint64_t branches[3 * 3] = {
+		0xffffffff81000030ULL, 0xffffffff81000040ULL, 0, /* a kernel branch: not a user caller */
+		(uint64_t)(uintptr_t)lbr_caller + 2, (uint64_t)(uintptr_t)lbr_leaf, 0,
+		(uint64_t)(uintptr_t)test_lbr_stack_in_kernel + 40, (uint64_t)(uintptr_t)lbr_caller, 0,
+	};
 
 	(void)state;
-	chain[4] = (uint64_t)(uintptr_t)lbr_leaf + 3;
-	branches[0] = 0xffffffff81000030ULL; /* a kernel branch: not a user caller */
-	branches[1] = 0xffffffff81000040ULL;
-	branches[2] = 0;
-	branches[3] = (uint64_t)(uintptr_t)lbr_caller + 2;
-	branches[4] = (uint64_t)(uintptr_t)lbr_leaf;
-	branches[5] = 0;
-	branches[6] = (uint64_t)(uintptr_t)test_lbr_stack_in_kernel + 40;
-	branches[7] = (uint64_t)(uintptr_t)lbr_caller;
-	branches[8] = 0;
 	for (int kernel = 1; kernel >= 0; kernel--) {
-		struct hs_builder b;
-		struct hs_builder_opts o = {0};
+		struct hs_profile *p;
+		const uint32_t *locs;
 		uint32_t n, u;
+		uint64_t repaired;
 
-		o.kernel = kernel;
-		o.user = true;
-		o.kallsyms = "";
-		hs_builder_init(&b, &o);
-		hs_builder_add_event(&b, "cycles", false);
-		assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
-		memset(&ev, 0, sizeof(ev));
-		ev.type = PERF_RECORD_SAMPLE;
-		ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
-		ev.sample.ip = 0xffffffff81000010ULL;
-		ev.sample.period = 1;
-		ev.sample.callchain = chain;
-		ev.sample.nr_callchain = 5;
-		ev.sample.branches = branches;
-		ev.sample.nr_branches = 3;
-		ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
-		hs_builder_event(&b, &ev);
-		p = hs_builder_take(&b);
-		assert_int_equal(p->samples.n, 1);
-		locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
-		n = p->stacks.v[p->samples.v[0].stack].nlocs;
-		for (uint32_t i = 0; i < n; i++)
-			print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
+		p = lbr_profile(kernel, false, 0xffffffff81000010ULL, chain, 5, branches, 3, &locs, &n, &repaired);
 		assert_int_equal(n, kernel ? 5 : 3);
 		u = kernel ? 2 : 0;
 		if (kernel) {
@@ -566,7 +549,6 @@ static void test_lbr_stack_in_kernel(void **state)
 		assert_string_equal(hs_profile_location_name(p, locs[u + 1]), "lbr_caller");
 		assert_string_equal(hs_profile_location_name(p, locs[u + 2]), "test_lbr_stack_in_kernel");
 		hs_profile_free(p);
-		hs_builder_release(&b);
 	}
 }
 
@@ -575,67 +557,35 @@ static void test_lbr_stack_in_kernel(void **state)
  * walk went from it straight to lbr_caller's caller; the branch records say lbr_caller called
  * it, and lbr_caller is put back. A chain that has the caller already is left as it is, and
  * without lbr_repair the same sample is read as -g lbr. */
-static void lbr_repair_case(bool repair, bool lost_caller, const char *const *want, uint32_t nwant)
+static void lbr_repair_case(bool repair, bool lost_caller)
 {
-	struct hs_builder b;
-	struct hs_builder_opts o = {0};
-	struct hs_perf_event ev;
+	static const char *const want[] = {"lbr_leaf", "lbr_caller", "test_lbr_stack"};
 	uint64_t call_test = (uint64_t)(uintptr_t)test_lbr_stack + 35; /* calls lbr_caller */
 	uint64_t call_caller = (uint64_t)(uintptr_t)lbr_caller + 2;    /* calls lbr_leaf */
-	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, 0, 0};
+	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, call_caller + 5, call_test + 5};
 	uint64_t branches[2 * 3] = {call_caller, (uint64_t)(uintptr_t)lbr_leaf, 0,
 				    call_test, (uint64_t)(uintptr_t)lbr_caller, 0};
 	struct hs_profile *p;
 	const uint32_t *locs;
 	uint32_t n;
+	uint64_t repaired;
 
-	o.kernel = true;
-	o.user = true;
-	o.kallsyms = "";
-	o.lbr_repair = repair;
-	hs_builder_init(&b, &o);
-	hs_builder_add_event(&b, "cycles", false);
-	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = PERF_RECORD_SAMPLE;
-	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
-	ev.sample.ip = chain[1];
-	ev.sample.period = 1;
-	if (lost_caller) {
-		chain[2] = call_test + 5; /* returns into test_lbr_stack */
-		ev.sample.nr_callchain = 3;
-	} else {
-		chain[2] = call_caller + 5; /* returns into lbr_caller */
-		chain[3] = call_test + 5;
-		ev.sample.nr_callchain = 4;
-	}
-	ev.sample.callchain = chain;
-	ev.sample.branches = branches;
-	ev.sample.nr_branches = 2;
-	ev.sample.branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
-	hs_builder_event(&b, &ev);
-	assert_int_equal(b.stats.lbr_repaired, repair && lost_caller ? 1 : 0);
-	p = hs_builder_take(&b);
-	assert_int_equal(p->samples.n, 1);
-	locs = hs_profile_stack_locs(p, p->samples.v[0].stack);
-	n = p->stacks.v[p->samples.v[0].stack].nlocs;
-	for (uint32_t i = 0; i < n; i++)
-		print_message("  #%u %s\n", i, hs_profile_location_name(p, locs[i]));
-	assert_int_equal(n, nwant);
+	if (lost_caller)
+		chain[2] = call_test + 5; /* the walk went from lbr_leaf straight into test_lbr_stack */
+	p = lbr_profile(true, repair, chain[1], chain, lost_caller ? 3 : 4, branches, 2, &locs, &n, &repaired);
+	assert_int_equal(repaired, repair && lost_caller ? 1 : 0);
+	assert_int_equal(n, 3);
 	for (uint32_t i = 0; i < n; i++)
 		assert_string_equal(hs_profile_location_name(p, locs[i]), want[i]);
 	hs_profile_free(p);
-	hs_builder_release(&b);
 }
 
 static void test_lbr_repair(void **state)
 {
-	static const char *const whole[] = {"lbr_leaf", "lbr_caller", "test_lbr_stack"};
-
 	(void)state;
-	lbr_repair_case(true, true, whole, 3);  /* repaired */
-	lbr_repair_case(true, false, whole, 3); /* already right: nothing added */
-	lbr_repair_case(false, true, whole, 3); /* -g lbr: the chain from the records */
+	lbr_repair_case(true, true);   /* repaired */
+	lbr_repair_case(true, false);  /* already right: nothing added */
+	lbr_repair_case(false, true);  /* -g lbr: the chain from the records */
 }
 
 int main(void)

@@ -53,11 +53,22 @@ __attribute__((no_sanitize_address, noinline)) static void copy_raw(uint8_t *dst
 		((volatile uint8_t *)dst)[i] = src[i];
 }
 
+/* The stack from the captured stack pointer to the end of its mapping (at most COPY_MAX). */
+static void copy_stack(struct snapshot *sn)
+{
+	uint64_t end = stack_end(sn->regs[1]);
+
+	sn->size = end > sn->regs[1] ? end - sn->regs[1] : 0;
+	if (sn->size > COPY_MAX)
+		sn->size = COPY_MAX;
+	sn->stack = malloc(sn->size);
+	copy_raw(sn->stack, (const uint8_t *)(uintptr_t)sn->regs[1], sn->size);
+	sn->taken++;
+}
+
 __attribute__((noinline)) void capture(void);
 void capture(void)
 {
-	uint64_t end;
-
 	/* every register the unwinder may need, read at one instruction */
 	__asm__ volatile("lea 0(%%rip), %%rax\n\t"
 			 "mov %%rax, 0(%0)\n\t"
@@ -71,13 +82,7 @@ void capture(void)
 			 :
 			 : "r"(snap.regs)
 			 : "rax", "memory");
-	end = stack_end(snap.regs[1]);
-	snap.size = end > snap.regs[1] ? end - snap.regs[1] : 0;
-	if (snap.size > COPY_MAX)
-		snap.size = COPY_MAX;
-	snap.stack = malloc(snap.size);
-	copy_raw(snap.stack, (const uint8_t *)(uintptr_t)snap.regs[1], snap.size);
-	snap.taken++;
+	copy_stack(&snap);
 }
 
 __attribute__((noinline)) int compare_cb(const void *a, const void *b);
@@ -108,14 +113,7 @@ struct snapshot epi;
 void epilogue_copy(void);
 void epilogue_copy(void)
 {
-	uint64_t end = stack_end(epi.regs[1]);
-
-	epi.size = end > epi.regs[1] ? end - epi.regs[1] : 0;
-	if (epi.size > COPY_MAX)
-		epi.size = COPY_MAX;
-	epi.stack = malloc(epi.size);
-	copy_raw(epi.stack, (const uint8_t *)(uintptr_t)epi.regs[1], epi.size);
-	epi.taken++;
+	copy_stack(&epi);
 }
 
 void epilogue_capture(void);
