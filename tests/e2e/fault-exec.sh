@@ -2,14 +2,17 @@
 # A target that execs into another program while it is recorded: as a command (sh execs
 # calltree) and with -p (a shell that sleeps, then execs calltree, attached before the exec).
 # The new program's samples are named from its own mappings, not the old image's: at least 95%
-# of them are calltree's main;a;b;leaf or main;c;leaf, under the new command name; the recording
+# of them are calltree's main;a;b;leaf or main;c;leaf (interrupts above leaf aside), under the
+# new command name; the recording
 # ends when the new program exits. (unwind-exec covers a forked child that execs, unwound by CFI.)
 set -eu
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 
 check() {
-	awk '/^calltree;/ { n += $NF; if ($0 ~ /;main;a;b;leaf [0-9]+$/ || $0 ~ /;main;c;leaf [0-9]+$/) good += $NF }
+	# the user chain, with the kernel frames of an interrupt taken in leaf left out
+	awk '/^calltree;/ { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); while (s ~ /;[^;]*_\[k\]$/) sub(/;[^;]*_\[k\]$/, "", s)
+		n += c; if (s ~ /;main;a;b;leaf$/ || s ~ /;main;c;leaf$/) good += c }
 	END { print n + 0, good + 0 }' "$dir/$1.folded" >"$dir/$1.stats"
 	read -r n good <"$dir/$1.stats"
 	echo "fault-exec: $1: $good of $n samples of calltree in main;a;b;leaf or main;c;leaf"
