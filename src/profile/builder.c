@@ -393,6 +393,15 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 
 /* ---- events ---- */
 
+/* The source (the call instruction) of branch record i of a sample. */
+static uint64_t branch_from(const struct hs_perf_sample *s, uint64_t i)
+{
+	uint64_t from;
+
+	memcpy(&from, (const char *)s->branches + 24 * i, 8);
+	return from;
+}
+
 /* LBR call-stack mode: the kernel part from the kernel's chain; the user part is the sampled
  * user instruction, then the source of each call the hardware recorded, innermost first. The
  * sources are the call instructions themselves: looked up as they are. */
@@ -422,8 +431,7 @@ static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
 	if (user_ip)
 		hs_callchain_push(&b->cc, user_ip, false, false);
 	for (uint64_t i = 0; i < s->nr_branches; i++) {
-		uint64_t from;
-		memcpy(&from, (const char *)s->branches + 24 * i, 8);
+		uint64_t from = branch_from(s, i);
 		if (from && from < KERNEL_START)
 			hs_callchain_push(&b->cc, from, false, false);
 	}
@@ -448,8 +456,7 @@ static void lbr_repair(struct hs_builder *b, const struct hs_perf_sample *s)
 	size_t u = 0, n = 0;
 
 	for (uint64_t i = 0; i < s->nr_branches && n < 2; i++) {
-		uint64_t f;
-		memcpy(&f, (const char *)s->branches + 24 * i, 8);
+		uint64_t f = branch_from(s, i);
 		if (f && f < KERNEL_START)
 			from[n++] = f;
 	}
@@ -485,7 +492,8 @@ static bool is_tracing_frame(const char *name)
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
 {
-	bool has_lbr = s->branches && s->nr_branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+	bool lbr = s->branches && s->nr_branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+	bool repair = lbr && b->opts.lbr_repair; /* the records check a chain walked otherwise */
 
 	if (s->user_abi && s->stack && s->user_regs) {
 		/* kernel frames from the kernel's chain, user frames unwound from the copied stack */
@@ -502,15 +510,15 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.data = s->stack;
 			copy.size = s->stack_dyn_size;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
-			if (has_lbr && b->opts.lbr_repair)
+			if (repair)
 				lbr_repair(b, s);
 		}
-	} else if (has_lbr && !(b->opts.lbr_repair && s->callchain)) {
+	} else if (lbr && !(repair && s->callchain)) {
 		lbr_chain(b, s);
 	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
-		if (has_lbr && b->opts.user)
+		if (repair && b->opts.user)
 			lbr_repair(b, s);
 	} else {
 		bool k = s->ip >= KERNEL_START;
@@ -719,7 +727,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		off_cpu_out(b, s);
 		return;
 	}
-	if ((b->off_cpu.n || b->wall_ix) && s->sid.has_time) {
+	if (b->off_cpu_ev != UINT32_MAX && s->sid.has_time) {
 		/* running, so switched in: when that record was lost, the period ends here */
 		e = off_cpu_of(b, tid, b->wall_ix != 0 && evidx + 1 == b->cpu_ix);
 		if (e && e->active && s->sid.time > e->out_time) {

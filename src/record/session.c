@@ -290,8 +290,9 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if ((fd == -EOPNOTSUPP || fd == -ENOENT || fd == -EINVAL) && r->o.callgraph != HS_CG_LBR &&
-	    (r->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)) {
-		/* no last-branch records on this CPU: leaf frames go unrepaired */
+	    (r->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) && !r->fds.n) {
+		/* no last-branch records on this CPU: leaf frames go unrepaired. Only for the first
+		 * event: the layout is the recording's, and events already open write branches */
 		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
 		r->attr.branch_sample_type = 0;
 		r->layout.sample_type = r->attr.sample_type;
