@@ -382,6 +382,11 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 	return 0;
 }
 
+const char *cli_value_wanted(void)
+{
+	return cli_wall ? "wall" : cli_value_name;
+}
+
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 {
 	int i;

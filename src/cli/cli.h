@@ -111,6 +111,8 @@ enum {
 
 /* --value TYPE resolved against a loaded profile; prints and returns -1 if absent. */
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
+/* The value the view options ask for: "wall" for --wall, --value's name, or NULL (samples). */
+const char *cli_value_wanted(void);
 
 /* The format output i is written in (after cli_outputs_check()). */
 enum hs_format cli_output_format(const struct cli_outputs *outs, int i);

@@ -34,7 +34,8 @@ static const char record_usage[] =
 	"                          cycles, instructions, ..., or a tracepoint CATEGORY:NAME\n"
 	"                          (sched:sched_wakeup); 'hotstack record -e list'\n"
 	"      --off-cpu           also the time threads spend blocked, with the stack they blocked\n"
-	"                          in (value off-cpu; on + off as value wall: views take --wall)\n"
+	"                          in (value off-cpu; on + off as value wall: views take --wall;\n"
+	"                          --wall here records with --off-cpu and writes the wall view)\n"
 	"      --off-cpu-min TIME  leave out blocked periods shorter than TIME (500us, 2ms, 1s;\n"
 	"                          a bare number is milliseconds)\n"
 	"  -g, --call-graph MODE   auto (default): DWARF unwinding of a copy of the user stack, with\n"
@@ -570,17 +571,20 @@ int cmd_record(int argc, char **argv)
 		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
 		goto usage_error;
 	}
+	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
+	if (cli_value_wanted() && (!strcmp(cli_value_wanted(), "wall") || !strcmp(cli_value_wanted(), "off-cpu")))
+		ro.off_cpu = true;
 	if (off_cpu_min_given && !ro.off_cpu) {
 		cli_error("--off-cpu-min goes with --off-cpu");
 		goto usage_error;
 	}
 	if (ro.off_cpu && ro.callgraph == HS_CG_LBR) {
-		cli_error("--off-cpu does not go with -g lbr (the CPU records no branches for a thread switched out); "
+		cli_error("--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a thread switched out); "
 			  "use -g auto");
 		goto usage_error;
 	}
 	if (ro.off_cpu && !ro.event->time_based) {
-		cli_error("--off-cpu goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
+		cli_error("--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
 			  "time add up to wall-clock time; '%s' counts events",
 			  ro.event->name);
 		goto usage_error;

@@ -2,9 +2,11 @@
 #include "events.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,22 +48,41 @@ const struct hs_event_desc *hs_event_at(size_t i)
 	return i < sizeof(events) / sizeof(events[0]) ? &events[i].d : NULL;
 }
 
-const char *hs_tracefs_dir(int *err)
+/* The first of dirs with a readable events/ directory, or NULL with *err set. */
+static const char *find_tracefs(const char *const *dirs, size_t n, int *err)
 {
-	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	int e = -ENODEV;
-
-	for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
+	*err = -ENODEV;
+	for (size_t i = 0; i < n; i++) {
 		char path[64];
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
 		if (access(path, X_OK) == 0)
 			return dirs[i];
 		if (errno == EACCES || errno == EPERM)
-			e = -EACCES;
+			*err = -EACCES;
 	}
-	if (err)
-		*err = e;
 	return NULL;
+}
+
+const char *hs_tracefs_dir(int *err)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	static bool tried_mount;
+	const char *dir;
+	int e;
+
+	dir = find_tracefs(dirs, HS_ARRAY_SIZE(dirs), &e);
+	/* Not mounted, as on many machines after boot: root mounts it where the kernel made its
+	 * mount point, as perf does (tracefs, else debugfs, whose tracing/ mounts tracefs by
+	 * itself). The mount stays, as perf's does. */
+	if (!dir && e == -ENODEV && !tried_mount && geteuid() == 0) {
+		tried_mount = true;
+		if (mount("nodev", dirs[0], "tracefs", 0, NULL) == 0 ||
+		    mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0)
+			dir = find_tracefs(dirs, HS_ARRAY_SIZE(dirs), &e);
+	}
+	if (!dir && err)
+		*err = e;
+	return dir;
 }
 
 int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen)

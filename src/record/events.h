@@ -27,7 +27,8 @@ const struct hs_event_desc *hs_event_at(size_t i);
 int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen);
 /* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable; then
  * err (may be NULL) is -EACCES when one is there but this user may not read it (tracefs is
- * root's by default), -ENODEV when none is mounted. */
+ * root's by default), -ENODEV when none is mounted. As root, mounts tracefs (at most one try a
+ * process) when none is. */
 const char *hs_tracefs_dir(int *err);
 
 /* Whether the machine has a CPU PMU at all (virtual machines often have none). */

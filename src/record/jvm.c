@@ -103,30 +103,85 @@ static int read_status(struct jvm_proc *j)
 	return got == 7 ? 0 : -EPROTO;
 }
 
-/* Whether the command line asks for attach to be off. */
-static bool attach_disabled(int32_t pid)
+/* Whether "-XX:+DisableAttachMechanism" is the last word on it in the NUL-separated (sep '\0') or
+ * space-separated (sep ' ') words of buf; *off is left as it is when neither form is there. */
+static void scan_attach_flag(const char *buf, size_t n, char sep, bool *off)
 {
-	char path[64], buf[65536];
+	for (size_t i = 0; i < n;) {
+		const char *arg = buf + i;
+		const char *end = memchr(arg, sep, n - i);
+		size_t len = end ? (size_t)(end - arg) : n - i;
+		if (len == 27 && !memcmp(arg, "-XX:+DisableAttachMechanism", 27))
+			*off = true;
+		else if (len == 27 && !memcmp(arg, "-XX:-DisableAttachMechanism", 27))
+			*off = false;
+		i += len + 1;
+	}
+}
+
+/* Reads up to cap - 1 bytes of /proc/PID/NAME into buf; returns how many (0 on failure). */
+static size_t read_proc(int32_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
 	ssize_t n;
 	int fd;
-	bool off = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return 0;
+	n = read(fd, buf, cap - 1);
 	close(fd);
-	for (ssize_t i = 0; i < n;) {
-		const char *arg = buf + i;
-		size_t len = strnlen(arg, (size_t)(n - i));
-		if (len == 27 && !memcmp(arg, "-XX:+DisableAttachMechanism", 27))
-			off = true;
-		else if (len == 27 && !memcmp(arg, "-XX:-DisableAttachMechanism", 27))
-			off = false;
-		i += (ssize_t)len + 1;
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Whether attach is off: on the command line, or in the options the JVM takes from its
+ * environment (JAVA_TOOL_OPTIONS and the launcher's JDK_JAVA_OPTIONS come before the command
+ * line, _JAVA_OPTIONS after it) — else the listener would be waited for in vain. */
+static bool attach_disabled(int32_t pid)
+{
+	static const char *const before[] = {"JAVA_TOOL_OPTIONS=", "JDK_JAVA_OPTIONS="};
+	const size_t cap = 65536;
+	char *env = malloc(cap), *cmdline = malloc(cap);
+	const char *after = NULL;
+	size_t n, after_len = 0;
+	bool off = false;
+
+	if (!env || !cmdline)
+		goto out;
+	n = read_proc(pid, "environ", env, cap);
+	for (size_t i = 0; i < n;) {
+		const char *var = env + i;
+		size_t len = strnlen(var, n - i);
+		for (size_t k = 0; k < HS_ARRAY_SIZE(before); k++)
+			if (!strncmp(var, before[k], strlen(before[k])))
+				scan_attach_flag(var + strlen(before[k]), len - strlen(before[k]), ' ', &off);
+		if (len >= 14 && !strncmp(var, "_JAVA_OPTIONS=", 14)) {
+			after = var + 14;
+			after_len = len - 14;
+		}
+		i += len + 1;
 	}
+	scan_attach_flag(cmdline, read_proc(pid, "cmdline", cmdline, cap), '\0', &off);
+	if (after)
+		scan_attach_flag(after, after_len, ' ', &off);
+out:
+	free(env);
+	free(cmdline);
 	return off;
+}
+
+/* Whether the process still runs: not gone, not a zombie. */
+static bool alive(int32_t pid)
+{
+	char buf[512], *paren;
+	size_t n = read_proc(pid, "stat", buf, sizeof(buf));
+
+	if (!n)
+		return false;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
 }
 
 static uint64_t now_ms(void)
@@ -164,12 +219,33 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/* Opens /proc/PID/WHERE as a directory and creates the attach trigger NAME in it (fd in *ret);
+ * returns the directory's fd, or -errno. */
+static int open_trigger_dir(int32_t pid, const char *where, const char *name, int *ret)
+{
+	char path[64];
+	int dir, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, where);
+	dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		int e = -errno;
+		close(dir);
+		return e;
+	}
+	*ret = fd;
+	return dir;
+}
+
 /* The exchange itself, as the JVM's user: starts the listener when needed, sends the request,
  * and reads the answer. */
 static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size_t cap)
 {
 	static const char request[] = "1\0jcmd\0Compiler.perfmap\0\0"; /* + the literal's own NUL */
-	char sock_path[128], trigger[128], reply[REPLY_MAX + 1];
+	char sock_path[128], reply[REPLY_MAX + 1];
 	struct sockaddr_un sa = {0};
 	size_t got = 0;
 	int fd, rc;
@@ -177,29 +253,34 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 	char *end;
 
 	snprintf(sock_path, sizeof(sock_path), "/proc/%d/root/tmp/.java_pid%d", (int)j->pid, (int)j->nspid);
-	trigger[0] = '\0';
 	if (!is_socket(sock_path)) {
+		char trigger[32];
+		int dir;
 		/* SIGQUIT to a JVM that does not catch it (-Xrs) would end it */
 		if (!(j->sigcgt & (1ull << (SIGQUIT - 1))))
 			return say(msg, cap, -EOPNOTSUPP, "it does not handle SIGQUIT (-Xrs), so attach cannot be started");
-		/* the trigger: the working directory first, as the JVM looks, then its /tmp */
-		snprintf(trigger, sizeof(trigger), "/proc/%d/cwd/.attach_pid%d", (int)j->pid, (int)j->nspid);
-		fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0) {
-			snprintf(trigger, sizeof(trigger), "/proc/%d/root/tmp/.attach_pid%d", (int)j->pid, (int)j->nspid);
-			fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		}
-		if (fd < 0)
-			return say(msg, cap, -errno, "cannot create its attach trigger file: %s", strerror(errno));
+		/* the trigger: in the working directory first, as the JVM looks, then in its /tmp; made
+		 * and removed through the directory itself, which stays reachable when the JVM exits
+		 * meanwhile (its /proc entry does not) */
+		snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)j->nspid);
+		dir = open_trigger_dir(j->pid, "cwd", trigger, &fd);
+		if (dir < 0)
+			dir = open_trigger_dir(j->pid, "root/tmp", trigger, &fd);
+		if (dir < 0)
+			return say(msg, cap, dir, "cannot create its attach trigger file: %s", strerror(-dir));
 		close(fd);
-		if (kill(j->pid, SIGQUIT) < 0) {
-			rc = -errno;
-			unlink(trigger);
+		rc = kill(j->pid, SIGQUIT) < 0 ? -errno : 0;
+		while (!rc && !is_socket(sock_path) && now_ms() < deadline)
+			if (alive(j->pid))
+				sleep_ms(20);
+			else
+				rc = -ESRCH;
+		unlinkat(dir, trigger, 0);
+		close(dir);
+		if (rc == -ESRCH)
+			return say(msg, cap, rc, "it exited before its attach listener started");
+		if (rc)
 			return say(msg, cap, rc, "cannot signal it: %s", strerror(-rc));
-		}
-		while (!is_socket(sock_path) && now_ms() < deadline)
-			sleep_ms(20);
-		unlink(trigger);
 		if (!is_socket(sock_path))
 			return say(msg, cap, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
 	}
@@ -307,8 +388,15 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 	}
 	close(pipefd[0]);
 	if (waitpid(child, &status, WNOHANG) == 0) {
+		/* stuck: ended here, so its trigger file is removed here */
+		static const char *const dirs[] = {"cwd", "root/tmp"};
+		char path[96];
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
+		for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
+			snprintf(path, sizeof(path), "/proc/%d/%s/.attach_pid%d", (int)j->pid, dirs[i], (int)j->nspid);
+			unlink(path);
+		}
 	}
 	if (n < (ssize_t)sizeof(rc))
 		return say(msg, cap, -ETIMEDOUT, "no answer in time");

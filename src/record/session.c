@@ -44,6 +44,33 @@ static int fail(struct hs_record_error *err, int code, int status, const char *f
 	return code;
 }
 
+/* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
+ * it yet: /proc still lists it, but it has no threads left to sample). */
+static int no_such_process(struct hs_record_error *err, int32_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	int parent = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses, the last ')' ends it */
+		close_paren = strrchr(buf, ')');
+		if (close_paren && sscanf(close_paren + 1, " Z %d", &parent) == 1)
+			return fail(err, -ESRCH, 1,
+				    "process %d has exited: a zombie, not yet reaped by its parent (pid %d), with "
+				    "nothing left to record",
+				    (int)pid, parent);
+	}
+	return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+}
+
 void hs_record_block_signals(void)
 {
 	sigset_t set;
@@ -138,7 +165,7 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_er
 		return fail(err, e, 1, "event '%s' is not supported here (%s); use -e cpu-clock", ev->name,
 			    strerror(-e));
 	case -ESRCH:
-		return fail(err, e, 1, "no such process: %d", (int)pid);
+		return no_such_process(err, pid);
 	case -EINVAL: {
 		unsigned int max = 0;
 		FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
@@ -364,6 +391,25 @@ static bool have_tid(const struct hs_record *r, int32_t tid)
 	return false;
 }
 
+static void remember_comm(struct hs_record *r, int32_t pid, int32_t tid)
+{
+	struct hs_attach_comm c = {pid, tid, ""};
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, c.comm, sizeof(c.comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	c.comm[n] = '\0';
+	c.comm[strcspn(c.comm, "\n")] = '\0';
+	hs_vec_push(&r->attach_comms, c);
+}
+
 /* Every thread of pid, including ones created while we attach: events opened with inherit
  * follow threads created after them, so rescanning until nothing new appears covers the rest. */
 static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *err)
@@ -371,7 +417,7 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *
 	char path[64];
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+		return no_such_process(err, pid);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	for (int round = 0; round < MAX_ATTACH_ROUNDS; round++) {
 		DIR *d = opendir(path);
@@ -380,7 +426,7 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *
 
 		if (!d) {
 			if (round == 0)
-				return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+				return no_such_process(err, pid);
 			break;
 		}
 		while ((de = readdir(d))) {
@@ -396,6 +442,7 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *
 				return rc;
 			}
 			hs_vec_push(&r->tids, tid);
+			remember_comm(r, pid, tid);
 			added++;
 		}
 		closedir(d);
@@ -403,7 +450,7 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *
 			break;
 	}
 	if (!r->tids.n)
-		return fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+		return no_such_process(err, pid);
 	return 0;
 }
 
@@ -625,13 +672,13 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		 * readable), where a pidfd opened after it was reaped would never be */
 		int pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
 		if (pfd < 0 && errno == ESRCH)
-			return fail(err, -ESRCH, 1, "no such process: %d", (int)o->pids[i]);
+			return no_such_process(err, o->pids[i]);
 		hs_vec_push(&r->pidfds, pfd);
 		if (!o->all_cpus) {
 			if ((rc = attach_pid(r, o->pids[i], err)))
 				return rc;
 		} else if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
-			return fail(err, -ESRCH, 1, "no such process: %d", (int)o->pids[i]);
+			return no_such_process(err, o->pids[i]);
 		}
 		if (pfd >= 0) {
 			struct epoll_event pe = {EPOLLIN, {.u64 = 100 + i}};
@@ -694,6 +741,7 @@ void hs_record_close(struct hs_record *r)
 	hs_vec_free(&r->fds);
 	hs_vec_free(&r->rings);
 	hs_vec_free(&r->tids);
+	hs_vec_free(&r->attach_comms);
 	hs_vec_free(&r->pidfds);
 	hs_vec_free(&r->captures);
 	hs_u64map_release(&r->off_cpu_ids);
@@ -922,6 +970,14 @@ static void reap_child(struct hs_record *r)
 
 static void describe_running(struct hs_record *r)
 {
+	/* the names read at attach first: /proc may no longer have them */
+	for (size_t i = 0; i < r->attach_comms.n; i++) {
+		struct hs_perf_event ev = {.type = PERF_RECORD_COMM};
+		ev.comm.pid = (uint32_t)r->attach_comms.v[i].pid;
+		ev.comm.tid = (uint32_t)r->attach_comms.v[i].tid;
+		ev.comm.comm = r->attach_comms.v[i].comm;
+		r->sink->event(r->sink->ctx, &ev);
+	}
 	if (r->o.all_cpus) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;

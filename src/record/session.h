@@ -104,6 +104,13 @@ enum hs_stop_cause {
 	HS_CAUSE_SIGNAL,
 };
 
+/* A thread's name read when it was attached (-p): a process that ends before the recording
+ * starts reading /proc still has its threads named. */
+struct hs_attach_comm {
+	int32_t pid, tid;
+	char comm[16];
+};
+
 struct hs_capture {
 	int32_t pid;
 	uint64_t start, end, time;
@@ -135,6 +142,7 @@ struct hs_record {
 	HS_VEC(int) fds;
 	HS_VEC(struct hs_record_ring) rings;
 	HS_VEC(int32_t) tids; /* threads with events of their own (-p) */
+	HS_VEC(struct hs_attach_comm) attach_comms;
 	HS_VEC(int) pidfds;   /* one per -p target, -1 once it exited */
 	HS_VEC(struct hs_capture) captures; /* under lock */
 	struct hs_queue queue;

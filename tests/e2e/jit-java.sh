@@ -4,7 +4,9 @@
 # recording hotstack asks it for its perf map through the attach mechanism (Compiler.perfmap, as
 # jcmd does), and the Java methods appear as JIT frames, under the interpreter's and the call
 # stub's frames and continuing into libjvm.so (JavaCalls::call_helper) and down to the thread's
-# start. With --no-jvm-perfmap the JVM is not asked and the same code stays unnamed.
+# start. With --no-jvm-perfmap the JVM is not asked and the same code stays unnamed. A JVM with
+# attach disabled (on its command line, or in JAVA_TOOL_OPTIONS) gets one warning line and no
+# wait; one that exits while hotstack waits for its attach listener leaves no trigger file.
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
@@ -89,4 +91,44 @@ grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach 
 [ "$(grep -c JVM "$dir/dis.err")" -eq 1 ] || fail "more than one line for a JVM with attach disabled: $(cat "$dir/dis.err")"
 kill -0 "$pid" 2>/dev/null || fail "the JVM with attach disabled did not survive"
 echo "jit-java: a JVM with attach disabled: $(grep JVM "$dir/dis.err")"
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+
+# attach disabled through JAVA_TOOL_OPTIONS (not on its command line): said at once as well
+mkdir "$dir/cwd3"
+(cd "$dir/cwd3" && JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism exec java -cp "$dir" Spin 30) >"$dir/java3.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -q ready "$dir/java3.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready "$dir/java3.out" || fail "the JVM did not start: $(cat "$dir/java3.out")"
+"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/env.folded" 2>"$dir/env.err" ||
+	fail "record of a JVM without attach (environment): $(cat "$dir/env.err")"
+grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach is disabled" "$dir/env.err" ||
+	fail "no warning for a JVM with attach disabled in JAVA_TOOL_OPTIONS: $(cat "$dir/env.err")"
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+
+# a JVM whose attach listener never starts (disabled where hotstack cannot see it: an options
+# file) and that exits while hotstack waits for it: one line, and its trigger file is removed
+# although the JVM's /proc entry is gone by then
+echo "-XX:+DisableAttachMechanism" >"$dir/vm.options"
+mkdir "$dir/cwd4"
+(cd "$dir/cwd4" && exec java -XX:VMOptionsFile="$dir/vm.options" -cp "$dir" Spin 3) >"$dir/java4.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -q ready "$dir/java4.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready "$dir/java4.out" || fail "the JVM did not start: $(cat "$dir/java4.out")"
+"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/gone.folded" 2>"$dir/gone.err" ||
+	fail "record of a JVM that exits during attach: $(cat "$dir/gone.err")"
+[ -s "$dir/gone.folded" ] || fail "no profile written for a JVM that exits during attach"
+grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: " "$dir/gone.err" ||
+	fail "no warning for a JVM that exits during attach: $(cat "$dir/gone.err")"
+wait "$pid" 2>/dev/null || true
+left=$(ls -A "$dir/cwd4"; ls -A /tmp | grep -x ".attach_pid$pid" || true)
+[ -z "$left" ] || fail "attach trigger files left behind: $left"
+echo "jit-java: a JVM that exits during attach: $(grep JVM "$dir/gone.err")"
 exit 0

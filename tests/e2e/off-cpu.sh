@@ -21,8 +21,11 @@ require_perf_events
 W="$WORKLOADS/offcpu-nofp"
 expect_status 0 "$HOTSTACK" record --off-cpu -o "$dir/rec.pb.gz" -- "$W" 50
 cp "$dir/.err" "$dir/rec.err"
-grep -q 'off-CPU: 50 blocked periods' "$dir/rec.err" ||
-	fail "the summary does not count the 50 naps: $(cat "$dir/rec.err")"
+# each of the 50 naps is a blocked period; start-up and exit may block too, and a nap woken
+# early (a busy machine) goes back to sleep: a period more
+periods=$(sed -n 's/.*off-CPU: \([0-9]*\) blocked periods.*/\1/p' "$dir/rec.err")
+[ -n "$periods" ] && [ "$periods" -ge 50 ] && [ "$periods" -le 75 ] ||
+	fail "the summary does not count the 50 naps (50 to 75 blocked periods): $(cat "$dir/rec.err")"
 
 "$HOTSTACK" convert "$dir/rec.pb.gz" --value off-cpu -o "$dir/off.folded"
 "$HOTSTACK" convert "$dir/rec.pb.gz" --wall -o "$dir/wall.folded"
@@ -94,6 +97,14 @@ cpu_total=$(awk '{ s += $NF } END { print s + 0 }' "$dir/cpu.folded")
 [ $((in_sched * 100)) -le $((cpu_total * 2)) ] ||
 	fail "the default (on-CPU) view counts blocked stacks ($in_sched of $cpu_total samples)"
 
+# --wall on record records with --off-cpu (it would have no wall values otherwise) and writes
+# the wall view: both paths, each thread's own root
+expect_status 0 "$HOTSTACK" record --wall -o "$dir/rec-wall.folded" -- "$W" 20
+grep -q 'off-CPU: [0-9]* blocked periods' "$dir/.err" || fail "record --wall recorded no off-CPU time: $(cat "$dir/.err")"
+grep -qE '^offcpu-nofp-[0-9]+/[0-9]+;.*;main;(run_rounds;)?sleeper;nap;' "$dir/rec-wall.folded" ||
+	fail "record --wall wrote no sleeping path per thread: $(head -n 3 "$dir/rec-wall.folded")"
+grep -qE ';main;(run_rounds;)?spinner;spin' "$dir/rec-wall.folded" || fail "record --wall wrote no spinning path"
+
 # views other than folded take the value too
 "$HOTSTACK" report "$dir/rec.pb.gz" --value off-cpu >"$dir/report.txt"
 grep -q 'off-cpu (nanoseconds)' "$dir/report.txt" || fail "report --value off-cpu: $(head -n 3 "$dir/report.txt")"
@@ -139,7 +150,8 @@ read -r periods short naps brief <"$dir/min.stats"
 dropped=$(sed -n 's/.*; \([0-9]*\) shorter than --off-cpu-min left out.*/\1/p' "$dir/min.err")
 echo "off-cpu: --off-cpu-min 5ms: $periods periods kept ($naps 10 ms naps, $brief 100 us naps), ${dropped:-0} left out"
 [ "$periods" -gt 0 ] && [ "$short" -eq 0 ] || fail "$short of $periods periods kept are shorter than 5 ms"
-[ "$naps" -eq 20 ] || fail "$naps of the 20 naps of 10 ms kept with --off-cpu-min 5ms"
+# (a nap woken early and put back to sleep can leave two periods of 5 ms or more)
+[ "$naps" -ge 20 ] && [ "$naps" -le 24 ] || fail "$naps periods of the 20 naps of 10 ms kept with --off-cpu-min 5ms"
 [ "${dropped:-0}" -ge 1 ] || fail "no blocked period under 5 ms was left out: $(cat "$dir/min.err")"
 [ "$brief" -lt 20 ] || fail "every 100 us nap was kept"
 

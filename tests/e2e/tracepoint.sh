@@ -10,17 +10,25 @@
 #  - -e list names the categories, -e list:sched the tracepoints of one; unknown tracepoints
 #    and categories are one-line errors.
 set -eu
+# As root, the test runs in a mount namespace of its own in which tracefs is not mounted, as on
+# a machine after boot: hotstack must mount it, as perf does.
+if [ "$(id -u)" = 0 ] && [ -z "${HS_TEST_OWN_MNTNS:-}" ] && unshare -m --propagation private true 2>/dev/null; then
+	HS_TEST_OWN_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 
-tracefs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	if [ -r "$d/events/sched/sched_switch/id" ]; then
-		tracefs=$d
-		break
-	fi
-done
-[ -n "$tracefs" ] || skip "no readable tracefs (sched/sched_switch/id under /sys/kernel/tracing or debug/tracing)"
+mounted_tracefs() {
+	awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts
+}
+if [ -n "${HS_TEST_OWN_MNTNS:-}" ]; then
+	for m in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug; do
+		while umount "$m" 2>/dev/null; do :; done
+	done
+	[ -z "$(mounted_tracefs)" ] || fail "tracefs is still mounted in the test's own mount namespace"
+elif [ ! -r "$(mounted_tracefs)/events/sched/sched_switch/id" ]; then
+	skip "not root, and no tracefs readable by this user is mounted"
+fi
 W="$WORKLOADS/offcpu-nofp"
 
 set +e
@@ -33,6 +41,9 @@ if [ "$rc" -ne 0 ]; then
 	fail "recording sched:sched_switch failed: $(cat "$dir/switch.err")"
 fi
 
+tracefs=$(mounted_tracefs)
+[ -n "$tracefs" ] || fail "recording a tracepoint left no tracefs mounted"
+echo "tracepoint: tracefs mounted at $tracefs"
 tracing_re='(^|;)(__?_?perf_|perf_|__?_?trace|trace_|ftrace_|__ftrace|bpf_trace|__bpf_trace)[^;]*_\[k\] [0-9]+$'
 ! grep -qE "$tracing_re" "$dir/switch.folded" ||
 	fail "stacks start in the tracing machinery: $(grep -E "$tracing_re" "$dir/switch.folded" | head -n 3)"
