@@ -23,17 +23,21 @@ done
 "$HOTSTACK" record -q -p "$target" -d 16 -o "$dir/long.folded" -o "$dir/long.pb.gz" &
 rec=$!
 : >"$dir/rss"
+# 28 reads take 14 s and more; on a loaded machine the last ones may come after the end
+hwm=0
 for _ in $(seq 28); do
 	sleep 0.5
-	awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" >>"$dir/rss" 2>/dev/null ||
-		fail "hotstack ended before its 16 s: $(cat "$dir/rss")"
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2>/dev/null) || break
+	[ -n "$rss" ] || break
+	echo "$rss" >>"$dir/rss"
+	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$rec/status" 2>/dev/null || echo "$hwm")
 done
-hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$rec/status" 2>/dev/null || echo 0)
 wait "$rec" || fail "the recording failed"
 grep -q spin_thread_1 "$dir/long.folded" || fail "the workload was not sampled"
 samples=$(awk '{ n += $NF } END { print n }' "$dir/long.folded")
-[ "$(wc -l <"$dir/rss")" -eq 28 ] || fail "RSS read $(wc -l <"$dir/rss") times"
-awk 'NR <= 14 && $1 > a { a = $1 } NR > 14 && $1 > b { b = $1 } END { print a, b }' "$dir/rss" >"$dir/halves"
+reads=$(wc -l <"$dir/rss")
+[ "$reads" -ge 20 ] || fail "RSS read only $reads times in a 16 s recording"
+awk -v half=$((reads / 2)) 'NR <= half && $1 > a { a = $1 } NR > half && $1 > b { b = $1 } END { print a, b }' "$dir/rss" >"$dir/halves"
 read -r first second <"$dir/halves"
 echo "fault-long-memory: $samples samples in 16 s; RSS (kB) every 0.5 s: $(tr '\n' ' ' <"$dir/rss")"
 echo "fault-long-memory: largest RSS first half $first kB, second half $second kB (growth $((second - first)) kB), peak $hwm kB"
