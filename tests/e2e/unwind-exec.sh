@@ -35,8 +35,8 @@ END {
 read -r child child_good child_pct parent parent_good parent_pct <"$dir/stats"
 echo "unwind-exec: default mode: exec'd child $child_pct ($child_good of $child user-mode samples) main;rec*N;work, parent $parent_pct ($parent_good of $parent) main;parent_spin"
 
-[ "$child" -ge 300 ] || fail "only $child user-mode samples of the exec'd child (comm recursive): $(cut -d';' -f1 "$dir/default.folded" | sort | uniq -c)"
-[ "$parent" -ge 300 ] || fail "only $parent user-mode samples of the parent (comm fork-exec)"
+[ "$child" -ge 100 ] || fail "only $child user-mode samples of the exec'd child (comm recursive): $(cut -d';' -f1 "$dir/default.folded" | sort | uniq -c)"
+[ "$parent" -ge 100 ] || fail "only $parent user-mode samples of the parent (comm fork-exec)"
 [ $((child_good * 100)) -ge $((child * 99)) ] ||
 	fail "only $child_good of the child's $child samples have main;rec*N;work; the incomplete ones, most frequent first:
 $(worst "$dir/default.bad")"

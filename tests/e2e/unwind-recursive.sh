@@ -37,7 +37,7 @@ EOF2
 echo "unwind-recursive: default mode: $percent ($good of $total user-mode samples) have main;rec*N;work, deepest N = $deepest"
 echo "unwind-recursive: -g fp: $fp_percent ($fp_good of $fp_total), deepest N = $fp_deepest"
 
-[ "$total" -ge 500 ] || fail "only $total user-mode samples in 2 s at 999 Hz"
+[ "$total" -ge 200 ] || fail "only $total user-mode samples in 2 s at 999 Hz"
 [ $((good * 100)) -ge $((total * 99)) ] ||
 	fail "only $good of $total samples have main;rec*N;work; the others, most frequent first:
 $(worst "$dir/default.bad")"
