@@ -40,13 +40,16 @@ void hs_dso_elf_close(struct hs_dso_elf *e);
 /* The separate debug file of an opened ELF, found as gdb finds it, under main->symfs first, then
  * under /proc/PID/root (PID = main->root_pid), then under our root:
  *  1. by build-id, DEBUG/.build-id/xx/yyyy.debug;
- *  2. by .gnu_debuglink (its CRC checked): beside the file, in its .debug/ directory, and under
- *     DEBUG + the file's directory;
+ *  2. by .gnu_debuglink: beside the file, in its .debug/ directory, and under DEBUG + the file's
+ *     directory; the right one has main's build-id when both have one, else the link's CRC
+ *     (computed for files up to 1 GiB, 8 GiB in all in a process);
  *  3. when DEBUGINFOD_URLS is set and not empty, from debuginfod by build-id (libdebuginfod,
  *     with its cache in $XDG_CACHE_HOME/debuginfod_client); each build-id is asked once per
  *     process, through one client, and any failure is "not found".
  * DEBUG is $HOTSTACK_DEBUG_DIR when set and not empty, else /usr/lib/debug. path is where the
- * file was mapped from. Returns 0 or -ENOENT. Serialized by a lock (debuginfod's state). */
+ * file was mapped from. Only regular files are opened, here and by hs_dso_elf_open(): anything
+ * else at a path (a FIFO, a device, a link to one) counts as no file (util/infile.h). Returns 0 or
+ * -ENOENT. Serialized by a lock (debuginfod's state). */
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
 
 /* Fedora's MiniDebugInfo: the ELF image, holding a .symtab of the functions .dynsym lacks, that

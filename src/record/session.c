@@ -27,6 +27,8 @@
 #include <x86intrin.h>
 #endif
 
+#include "util/infile.h"
+
 #define DEFAULT_RING_PAGES 128
 #define MAX_ATTACH_ROUNDS 16
 
@@ -702,13 +704,17 @@ void hs_record_close(struct hs_record *r)
 
 /* ---- capturing mapped files ---- */
 
+/* A mapped file, held on to through the mapping itself. A process can map a device (a GPU's,
+ * /dev/mem): only a regular file is opened, a device never, not even to be closed again. */
 static int open_map_file(int32_t pid, uint64_t start, uint64_t end)
 {
 	char path[96];
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)start,
 		 (unsigned long long)end);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = hs_infile_open(path, 0, NULL);
+	return fd < 0 ? -1 : fd;
 }
 
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end)
