@@ -396,6 +396,7 @@ static struct {
 	pthread_mutex_t lock;
 	debuginfod_client *client;
 	bool began, at_exit;
+	bool cancelled; /* the last request was given up for a stop signal */
 	struct hs_u64map by_id; /* hash of the build-id -> index in asked */
 	HS_VEC(struct asked) asked;
 } dfd = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -411,6 +412,19 @@ static void debuginfod_release(void)
 	hs_vec_free(&dfd.asked);
 	hs_u64map_release(&dfd.by_id);
 	pthread_mutex_unlock(&dfd.lock);
+}
+
+/* Called during transfers: a download (minutes for a big debug file, on the thread that also
+ * takes the recording's signals) is given up when the user asks hotstack to stop. */
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	(void)c;
+	(void)done;
+	(void)total;
+	if (!hs_stop_signal_pending())
+		return 0;
+	dfd.cancelled = true;
+	return 1;
 }
 
 /* The path of the debug file of this build-id that debuginfod serves, or NULL; owned by dfd. */
@@ -429,17 +443,23 @@ static const char *debuginfod_path(const uint8_t *id, size_t n)
 	if (!dfd.began) {
 		dfd.began = true;
 		dfd.client = debuginfod_begin();
+		if (dfd.client)
+			debuginfod_set_progressfn(dfd.client, debuginfod_progress);
 		if (!dfd.at_exit && !atexit(debuginfod_release))
 			dfd.at_exit = true;
 	}
 	if (dfd.client) {
 		char *path = NULL;
+		dfd.cancelled = false;
 		fd = debuginfod_find_debuginfo(dfd.client, id, (int)n, &path);
 		if (fd >= 0) {
 			close(fd);
 			a.path = path;
 		} else {
 			free(path);
+			/* given up, not answered: asked again later (the symbolizer, after the recording) */
+			if (dfd.cancelled)
+				return NULL;
 		}
 	}
 	memcpy(a.id, id, n);

@@ -143,10 +143,51 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Whether to give up waiting: the deadline passed, or the user asked hotstack to stop (the
+ * map is a nicety; the recording's outputs are not held for it). */
+static bool give_up(uint64_t deadline)
+{
+	return now_ms() >= deadline || hs_stop_signal_pending();
+}
+
+/* Polls fd for events until the deadline, a stop signal, or an event: poll's result. */
+static int poll_until(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd pfd = {fd, events, 0};
+		uint64_t now = now_ms();
+		int n;
+		if (give_up(deadline))
+			return 0;
+		n = poll(&pfd, 1, (int)HS_MIN(deadline - now, 50));
+		if (n != 0 && !(n < 0 && errno == EINTR))
+			return n;
+	}
+}
+
 static bool is_socket(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Creates the attach trigger at path: 0 when a new file is there, or a regular file was
+ * already (which triggers as well), else a negative errno. What is there is never opened: a
+ * FIFO would block the open, a device would be opened. */
+static int create_trigger(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	return S_ISREG(st.st_mode) ? 0 : -EEXIST;
 }
 
 /* Writes all of buf, or fails. */
@@ -184,22 +225,23 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 			return say(msg, cap, -EOPNOTSUPP, "it does not handle SIGQUIT (-Xrs), so attach cannot be started");
 		/* the trigger: the working directory first, as the JVM looks, then its /tmp */
 		snprintf(trigger, sizeof(trigger), "/proc/%d/cwd/.attach_pid%d", (int)j->pid, (int)j->nspid);
-		fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0) {
+		rc = create_trigger(trigger);
+		if (rc < 0) {
 			snprintf(trigger, sizeof(trigger), "/proc/%d/root/tmp/.attach_pid%d", (int)j->pid, (int)j->nspid);
-			fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+			rc = create_trigger(trigger);
 		}
-		if (fd < 0)
-			return say(msg, cap, -errno, "cannot create its attach trigger file: %s", strerror(errno));
-		close(fd);
+		if (rc < 0)
+			return say(msg, cap, rc, "cannot create its attach trigger file: %s", strerror(-rc));
 		if (kill(j->pid, SIGQUIT) < 0) {
 			rc = -errno;
 			unlink(trigger);
 			return say(msg, cap, rc, "cannot signal it: %s", strerror(-rc));
 		}
-		while (!is_socket(sock_path) && now_ms() < deadline)
+		while (!is_socket(sock_path) && !give_up(deadline))
 			sleep_ms(20);
 		unlink(trigger);
+		if (!is_socket(sock_path) && hs_stop_signal_pending())
+			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 		if (!is_socket(sock_path))
 			return say(msg, cap, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
 	}
@@ -207,29 +249,39 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		return say(msg, cap, -ENAMETOOLONG, "its socket path is too long");
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a listener that never accepts (its backlog full) would hold a blocking
+	 * connect for ever */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return say(msg, cap, -errno, "cannot create a socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
+		if ((rc == -EAGAIN || rc == -EINTR) && !give_up(deadline)) {
+			sleep_ms(20);
+			continue;
+		}
 		close(fd);
+		if (rc == -EAGAIN && hs_stop_signal_pending())
+			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
+		if (rc == -EAGAIN)
+			return say(msg, cap, -ETIMEDOUT, "its attach socket accepts no connection");
 		return say(msg, cap, rc, "cannot connect to its attach socket: %s", strerror(-rc));
 	}
+	/* a fresh connection has room for the short request */
+	fcntl(fd, F_SETFL, 0);
 	if ((rc = write_all(fd, request, sizeof(request)))) {
 		close(fd);
 		return say(msg, cap, rc, "cannot send the request: %s", strerror(-rc));
 	}
 	/* the JVM answers when it is done, then closes */
 	for (;;) {
-		struct pollfd pfd = {fd, POLLIN, 0};
-		uint64_t now = now_ms();
 		ssize_t k;
-		if (now >= deadline) {
+		if (poll_until(fd, POLLIN, deadline) <= 0) {
 			close(fd);
+			if (hs_stop_signal_pending())
+				return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 			return say(msg, cap, -ETIMEDOUT, "no answer in time");
 		}
-		if (poll(&pfd, 1, (int)(deadline - now)) <= 0)
-			continue;
 		k = read(fd, reply + got, REPLY_MAX - got);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -293,10 +345,8 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 	close(pipefd[1]);
 	n = 0;
 	for (;;) {
-		struct pollfd pfd = {pipefd[0], POLLIN, 0};
-		uint64_t now = now_ms();
 		ssize_t k;
-		if (now >= deadline + 500 || poll(&pfd, 1, (int)(deadline + 500 - now)) == 0)
+		if (poll_until(pipefd[0], POLLIN, deadline + 500) <= 0)
 			break;
 		k = read(pipefd[0], buf + n, sizeof(buf) - 1 - (size_t)n);
 		if (k < 0 && errno == EINTR)
@@ -310,6 +360,8 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
 	}
+	if (n < (ssize_t)sizeof(rc) && hs_stop_signal_pending())
+		return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 	if (n < (ssize_t)sizeof(rc))
 		return say(msg, cap, -ETIMEDOUT, "no answer in time");
 	buf[n] = '\0';

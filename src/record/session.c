@@ -778,6 +778,7 @@ struct reader_round {
 	struct hs_record *r;
 	HS_VEC(struct hs_drained) got;
 	uint64_t last_time;
+	bool idle; /* the last round drained nothing */
 };
 
 /* On the reader thread: copy each record out of its ring. */
@@ -824,6 +825,11 @@ static void reader_round(struct reader_round *rr, bool last)
 	rr->got.n = 0;
 	for (size_t i = 0; i < r->rings.n; i++)
 		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	/* a round after an empty one with nothing new says nothing the last mark did not: no mark,
+	 * so that a main thread busy for long (a big file to read) does not find millions of them */
+	if (!rr->got.n && rr->idle)
+		return;
+	rr->idle = !rr->got.n;
 	hs_vec_push(&rr->got, mark);
 	pthread_mutex_lock(&r->lock);
 	hs_vec_reserve(&r->inbox, r->inbox.n + rr->got.n);
@@ -837,16 +843,23 @@ static void reader_round(struct reader_round *rr, bool last)
 
 static void *reader_main(void *arg)
 {
-	struct reader_round rr = {arg, {0}, 0};
+	struct reader_round rr = {arg, {0}, 0, false};
 	struct hs_record *r = arg;
 	bool stopping = false;
 
 	while (!stopping) {
 		struct epoll_event evs[64];
 		int n = epoll_wait(r->ring_epfd, evs, 64, 50);
-		for (int i = 0; i < n; i++)
-			if (evs[i].data.u64 == 3)
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+			if (tag == 3) {
 				stopping = true;
+			} else if (evs[i].events & (EPOLLHUP | EPOLLERR) && tag >= 1000 && tag - 1000 < r->rings.n) {
+				/* its thread has exited: the hang-up would wake us at once for ever; what
+				 * its ring still gets (other threads') is drained every round anyway */
+				epoll_ctl(r->ring_epfd, EPOLL_CTL_DEL, r->rings.v[tag - 1000].fd, NULL);
+			}
+		}
 		reader_round(&rr, stopping);
 	}
 	hs_vec_free(&rr.got);
@@ -1028,8 +1041,17 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 		}
 		if (!r->child_exited) {
 			kill(r->child, SIGKILL);
-			waitpid(r->child, &r->child_status, 0);
-			r->child_exited = true;
+			/* a process in an uninterruptible wait (a hung NFS server) dies only when that
+			 * ends: the outputs are not held for it; it is reaped by init after us */
+			for (int i = 0; i < 250 && !r->child_exited; i++) {
+				reap_child(r);
+				if (!r->child_exited)
+					usleep(20000);
+			}
+			if (!r->child_exited) {
+				r->child_status = SIGKILL;
+				r->child_exited = true;
+			}
 		}
 	}
 	return 0;
