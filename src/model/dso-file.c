@@ -542,7 +542,68 @@ int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs
 	hs_strbuf_release(&sb);
 	if (rc)
 		rc = open_from_debuginfod(main, ret);
-	return rc ? -ENOENT : 0;
+	if (rc)
+		return -ENOENT;
+	/* its own supplementary file is looked for where the file's debug files are */
+	ret->symfs = main->symfs;
+	ret->root_pid = main->root_pid;
+	return 0;
+}
+
+int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t *id, size_t id_size,
+		    struct hs_dso_elf *ret)
+{
+	struct hs_strbuf sb = {0};
+	const char *roots[3];
+	char proc_root[64];
+	size_t nroots = 0;
+	int rc = -ENOENT;
+
+	if (!id_size || id_size > sizeof(e->build_id))
+		return -ENOENT;
+	if (e->symfs)
+		roots[nroots++] = e->symfs;
+	if (e->root_pid > 0) {
+		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)e->root_pid);
+		roots[nroots++] = proc_root;
+	}
+	roots[nroots++] = "";
+	/* by its build-id under the debug root, as libdw looks first */
+	for (size_t r = 0; r < nroots && rc && id_size >= 2; r++) {
+		hs_strbuf_reset(&sb);
+		hs_strbuf_addf(&sb, "%s%s/.build-id/%02x/", roots[r], debug_root(), id[0]);
+		for (size_t i = 1; i < id_size; i++)
+			hs_strbuf_addf(&sb, "%02x", id[i]);
+		hs_strbuf_adds(&sb, ".debug");
+		rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+	}
+	/* by its name: an absolute one under each root (dwz writes /usr/lib/debug/.dwz/...), a
+	 * relative one beside the file that names it */
+	if (rc && name[0] == '/') {
+		for (size_t r = 0; r < nroots && rc; r++) {
+			hs_strbuf_reset(&sb);
+			hs_strbuf_addf(&sb, "%s%s", roots[r], name);
+			rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+		}
+	} else if (rc && name[0] && e->fd >= 0) {
+		char link[64], dir[4096];
+		ssize_t n;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", e->fd);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		if (n > 0 && dir[0] == '/') {
+			dir[n] = '\0';
+			*strrchr(dir, '/') = '\0';
+			hs_strbuf_reset(&sb);
+			hs_strbuf_addf(&sb, "%s/%s", dir, name);
+			rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+		}
+	}
+	hs_strbuf_release(&sb);
+	if (rc)
+		return -ENOENT;
+	ret->symfs = e->symfs;
+	ret->root_pid = e->root_pid;
+	return 0;
 }
 
 /* ---- MiniDebugInfo ---- */

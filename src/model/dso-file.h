@@ -52,6 +52,14 @@ void hs_dso_elf_close(struct hs_dso_elf *e);
  * -ENOENT. Serialized by a lock (debuginfod's state). */
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
 
+/* The DWARF supplementary file (dwz's, named with its build-id in .gnu_debugaltlink) of e,
+ * found where libdw looks for it: DEBUG/.build-id/xx/yyyy.debug, then the name (an absolute one
+ * as it is, a relative one beside e's file), under e's symfs, then its process's root, then
+ * ours; only a regular file with that build-id. Returns 0 or -ENOENT. libdw's own lookup opens
+ * these paths with a blocking open(): the symbolizer hands libdw this one instead. */
+int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t *id, size_t id_size,
+		    struct hs_dso_elf *ret);
+
 /* Fedora's MiniDebugInfo: the ELF image, holding a .symtab of the functions .dynsym lacks, that
  * main carries xz-compressed in its .gnu_debugdata section. Its addresses are main's. Returns 0
  * (*ret an image in memory), -ENOENT (no such section), -EBADMSG (not xz, or not ELF inside), or
