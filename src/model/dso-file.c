@@ -457,7 +457,7 @@ static const char *debuginfod_path(const uint8_t *id, size_t n)
 			a.path = path;
 		} else {
 			free(path);
-			/* given up, not answered: asked again later (the symbolizer, after the recording) */
+			/* given up, not answered: not remembered as a miss, a later lookup asks again */
 			if (dfd.cancelled)
 				return NULL;
 		}
