@@ -273,13 +273,20 @@ uint64_t hs_dso_elf_key(const struct hs_dso_elf *e)
 }
 
 /* .gnu_debuglink's CRC-32 (the zlib polynomial) is of the whole file: a file planted as the
- * debug file may be terabytes (sparse: no disk used) and must not cost that much time. A real
- * debug file big enough to reach these either has a build-id, and is then compared by it, or is
- * rare; the total bounds what many planted files can cost one run. */
+ * debug file may be terabytes (sparse: no disk used) and must not cost that much time. A file
+ * over the cap, or past the run's total, is not checksummed: it is taken on a matching build-id
+ * alone (a real debug file that big has one), else refused. */
 #define DEBUGLINK_CRC_MAX_FILE ((off_t)1 << 30)
 #define DEBUGLINK_CRC_MAX_TOTAL ((uint64_t)8 << 30)
 
 static uint64_t crc_bytes_read; /* over the run (atomic) */
+
+/* Whether size bytes may still be checksummed in this run (and counts them). */
+static bool crc_affordable(off_t size)
+{
+	return size <= DEBUGLINK_CRC_MAX_FILE &&
+	       __atomic_add_fetch(&crc_bytes_read, (uint64_t)size, __ATOMIC_RELAXED) <= DEBUGLINK_CRC_MAX_TOTAL;
+}
 
 /* Whether fd's CRC-32 is want; reads, not maps: a file truncated meanwhile is a short read,
  * not a SIGBUS. */
@@ -290,9 +297,6 @@ static bool crc_matches(int fd, off_t size, uint32_t want)
 	uLong crc = 0;
 	off_t off = 0;
 
-	if (size > DEBUGLINK_CRC_MAX_FILE ||
-	    __atomic_add_fetch(&crc_bytes_read, (uint64_t)size, __ATOMIC_RELAXED) > DEBUGLINK_CRC_MAX_TOTAL)
-		return false;
 	buf = hs_xmalloc(cap);
 	while (off < size) {
 		ssize_t n = pread(fd, buf, (size_t)HS_MIN((off_t)cap, size - off), off);
@@ -309,14 +313,14 @@ static bool crc_matches(int fd, off_t size, uint32_t want)
 
 /* Opens path as the debug file of the ELF with build-id id (id_size 0: none): found by build-id
  * (crc NULL), it must have that build-id; found by .gnu_debuglink, that build-id when both have
- * one, else the link's CRC. Only a regular file is opened, and it is known to be ELF before any
- * of it is read through. */
+ * one, and the link's CRC (see DEBUGLINK_CRC_MAX_FILE). Only a regular file is opened, and it is
+ * known to be ELF before any of it is read through. */
 static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_size, const uint32_t *crc,
 				struct hs_dso_elf *ret)
 {
 	struct stat sb;
 	int fd = hs_infile_open(path, 0, &sb);
-	bool ok;
+	bool ok, same_id;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->fd = -1;
@@ -338,10 +342,15 @@ static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_s
 	ret->dev = sb.st_dev;
 	ret->ino = sb.st_ino;
 	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
-	if (id_size && (!crc || ret->build_id_size))
-		ok = ret->build_id_size == id_size && !memcmp(ret->build_id, id, id_size);
-	else
+	same_id = id_size && ret->build_id_size == id_size && !memcmp(ret->build_id, id, id_size);
+	if (!crc)
+		ok = same_id;
+	else if (id_size && ret->build_id_size && !same_id)
+		ok = false;
+	else if (crc_affordable(sb.st_size))
 		ok = crc_matches(fd, sb.st_size, *crc);
+	else
+		ok = same_id;
 	if (!ok) {
 		hs_dso_elf_close(ret);
 		return -ESTALE;

@@ -41,8 +41,9 @@ void hs_dso_elf_close(struct hs_dso_elf *e);
  * under /proc/PID/root (PID = main->root_pid), then under our root:
  *  1. by build-id, DEBUG/.build-id/xx/yyyy.debug;
  *  2. by .gnu_debuglink: beside the file, in its .debug/ directory, and under DEBUG + the file's
- *     directory; the right one has main's build-id when both have one, else the link's CRC
- *     (computed for files up to 1 GiB, 8 GiB in all in a process);
+ *     directory; the right one has main's build-id when both have one, and the link's CRC, which
+ *     is computed for files up to 1 GiB and 8 GiB in all in a process: past that, a file is
+ *     taken on a matching build-id alone;
  *  3. when DEBUGINFOD_URLS is set and not empty, from debuginfod by build-id (libdebuginfod,
  *     with its cache in $XDG_CACHE_HOME/debuginfod_client); each build-id is asked once per
  *     process, through one client, and any failure is "not found".
