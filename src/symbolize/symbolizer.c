@@ -319,6 +319,7 @@ static void set_alt(struct hs_sym_dwarf *d)
 	}
 }
 
+/* The DWARF for a dso's file (opened once per file), or NULL. */
 /* Opening a file's DWARF decompresses and indexes its sections (tens of milliseconds for a
  * distribution's libc): the part a prefetch thread does. */
 static void *dwarf_main(void *arg)
