@@ -36,35 +36,20 @@ static size_t image_size(const unsigned char *hdr)
 	return (size_t)(eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize);
 }
 
+/* Our own vdso: the kernel gives every 64-bit process the same image, as perf also assumes. The
+ * process's memory (/proc/PID/mem) is not read: the process can have unmapped its vdso and put
+ * there a file whose reads never end (a FUSE file whose daemon does not answer), and such a read
+ * waits until SIGKILL. */
 static int open_vdso(const struct hs_dso *d, struct hs_dso_elf *ret)
 {
-	unsigned char hdr[64];
-	size_t size = 0;
+	const unsigned char *own = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
 
-	if (d->pid_hint > 0) {
-		char path[64];
-		int fd;
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)d->pid_hint);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (pread(fd, hdr, sizeof(hdr), (off_t)d->start_hint) == (ssize_t)sizeof(hdr) &&
-			    (size = image_size(hdr)) && size <= VDSO_MAX_SIZE) {
-				ret->image = hs_xmalloc(size);
-				if (pread(fd, ret->image, size, (off_t)d->start_hint) != (ssize_t)size) {
-					free(ret->image);
-					ret->image = NULL;
-				}
-			}
-			close(fd);
-		}
-	}
-	if (!ret->image) {
-		const unsigned char *own = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-		if (!own || !(size = image_size(own)) || size > VDSO_MAX_SIZE)
-			return -ENOENT;
-		ret->image = hs_xmalloc(size);
-		memcpy(ret->image, own, size);
-	}
+	(void)d;
+	if (!own || !(size = image_size(own)) || size > VDSO_MAX_SIZE)
+		return -ENOENT;
+	ret->image = hs_xmalloc(size);
+	memcpy(ret->image, own, size);
 	ret->elf = elf_memory(ret->image, size);
 	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
 		if (ret->elf)

@@ -2,7 +2,7 @@
  * the descriptor captured while the file was mapped; else the file at the path (under --symfs
  * first, then inside the process's root when it has its own, then as it is), only if it is the
  * same file (build-id, or device and inode), else a copy of that build-id in perf's build-id
- * cache; for the vdso, the bytes in the process's memory (or in ours). And its debug
+ * cache; for the vdso, the bytes of our own (the same kernel's image). And its debug
  * information, found where gdb finds it. */
 #ifndef HS_DSO_FILE_H
 #define HS_DSO_FILE_H
