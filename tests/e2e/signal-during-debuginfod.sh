@@ -1,7 +1,9 @@
 #!/bin/sh
 # A SIGINT while the recording's main thread waits on a debuginfod server that never answers (a
-# stripped program with no local debug file, DEBUGINFOD_URLS set) ends the recording at once,
-# with its outputs written: the download is given up, not waited out (90 s by default).
+# stripped program with no local debug file, DEBUGINFOD_URLS set) ends the recording at once: the
+# download is given up, not waited out (90 s by default). Downloads the outputs still need after
+# that are made, unless another SIGINT comes, as a user waiting would press Ctrl-C again: then
+# they are given up too, and the outputs are written.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -90,6 +92,8 @@ i=0
 while kill -0 "$rec" 2>/dev/null && [ $i -lt 600 ]; do
 	sleep 0.1
 	i=$((i + 1))
+	# Ctrl-C again after 5 s, and every 5 s
+	[ $((i % 50)) != 0 ] || kill -INT "$rec" 2>/dev/null || true
 done
 kill -0 "$rec" 2>/dev/null && fail "still recording 60 s after SIGINT (the download is waited out?)"
 set +e

@@ -324,12 +324,16 @@ echo "sigint: a recording of the program with a FIFO debug file ended with its o
 
 # -- report: a perf.data whose MMAP record names a FIFO, then a device, and whose build-id is a
 #    FIFO in perf's build-id cache
-if command -v perf >/dev/null 2>&1 && perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1; then
+# perf record now and then fails an assertion of its own (util/build-id.c) on a busy machine: a
+# second try
+perf_record() {
+	perf record -q "$@" >/dev/null 2>"$dir/perf.err" || perf record -q "$@" >/dev/null 2>"$dir/perf.err"
+}
+if command -v perf >/dev/null 2>&1 && perf_record -o "$dir/probe.data" -- true; then
 	mkdir -p "$dir/r"
 	cp "$dir/prog" "$dir/r/prog"
 	# -N: no copy in the build-id cache, which would stand in for the file
-	perf record -q -N -o "$dir/p.data" -- "$dir/r/prog" 0.5 >/dev/null 2>"$dir/perf.err" ||
-		fail "perf record failed: $(cat "$dir/perf.err")"
+	perf_record -N -o "$dir/p.data" -- "$dir/r/prog" 0.5 || fail "perf record failed: $(cat "$dir/perf.err")"
 	mkdir -p "$HOME/.debug/.build-id/${id%"$tail"}/$tail"
 	mkfifo "$HOME/.debug/.build-id/${id%"$tail"}/$tail/elf"
 	for kind in fifo device; do
