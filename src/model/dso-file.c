@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "format/elf.h"
+#include "util/infile.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -35,35 +36,20 @@ static size_t image_size(const unsigned char *hdr)
 	return (size_t)(eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize);
 }
 
+/* Our own vdso: the kernel gives every 64-bit process the same image, as perf also assumes. The
+ * process's memory (/proc/PID/mem) is not read: the process can have unmapped its vdso and put
+ * there a file whose reads never end (a FUSE file whose daemon does not answer), and such a read
+ * waits until SIGKILL. */
 static int open_vdso(const struct hs_dso *d, struct hs_dso_elf *ret)
 {
-	unsigned char hdr[64];
-	size_t size = 0;
+	const unsigned char *own = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
 
-	if (d->pid_hint > 0) {
-		char path[64];
-		int fd;
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)d->pid_hint);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (pread(fd, hdr, sizeof(hdr), (off_t)d->start_hint) == (ssize_t)sizeof(hdr) &&
-			    (size = image_size(hdr)) && size <= VDSO_MAX_SIZE) {
-				ret->image = hs_xmalloc(size);
-				if (pread(fd, ret->image, size, (off_t)d->start_hint) != (ssize_t)size) {
-					free(ret->image);
-					ret->image = NULL;
-				}
-			}
-			close(fd);
-		}
-	}
-	if (!ret->image) {
-		const unsigned char *own = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-		if (!own || !(size = image_size(own)) || size > VDSO_MAX_SIZE)
-			return -ENOENT;
-		ret->image = hs_xmalloc(size);
-		memcpy(ret->image, own, size);
-	}
+	(void)d;
+	if (!own || !(size = image_size(own)) || size > VDSO_MAX_SIZE)
+		return -ENOENT;
+	ret->image = hs_xmalloc(size);
+	memcpy(ret->image, own, size);
 	ret->elf = elf_memory(ret->image, size);
 	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
 		if (ret->elf)
@@ -164,6 +150,15 @@ static int worse(int best, int rc)
 	return rc == -ESTALE || best == -ENOENT ? rc : best;
 }
 
+/* The file at a path a recording named, if it is a regular file (infile.h): anything else
+ * there is as good as no file, and never opened. */
+static int open_named(const char *path)
+{
+	int fd = hs_infile_open(path, 0, NULL);
+
+	return fd == -EPERM || fd == -EISDIR ? -ENOENT : fd;
+}
+
 static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 {
 	struct hs_strbuf sb = {0};
@@ -180,8 +175,8 @@ static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 	if (d->path[0] == '/' && d->symfs) {
 		/* another machine's files: its inode numbers mean nothing here, its build-ids do */
 		hs_strbuf_addf(&sb, "%s%s", d->symfs, d->path);
-		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC);
-		rc = fd < 0 ? -errno : open_fd(d, fd, false, ret);
+		fd = open_named(hs_strbuf_str(&sb));
+		rc = fd < 0 ? fd : open_fd(d, fd, false, ret);
 		if (!rc)
 			goto out;
 		best = worse(best, rc);
@@ -190,16 +185,16 @@ static int open_mapped(const struct hs_dso *d, struct hs_dso_elf *ret)
 		/* a container's file, through the process's own view of the file system */
 		hs_strbuf_reset(&sb);
 		hs_strbuf_addf(&sb, "/proc/%d/root%s", (int)d->pid_hint, d->path);
-		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC);
-		rc = fd < 0 ? -errno : open_fd(d, fd, true, ret);
+		fd = open_named(hs_strbuf_str(&sb));
+		rc = fd < 0 ? fd : open_fd(d, fd, true, ret);
 		if (!rc) {
 			ret->root_pid = d->pid_hint;
 			goto out;
 		}
 		best = worse(best, rc);
 	}
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	rc = fd < 0 ? -errno : open_fd(d, fd, true, ret);
+	fd = open_named(d->path);
+	rc = fd < 0 ? fd : open_fd(d, fd, true, ret);
 	if (rc)
 		rc = worse(best, rc);
 out:
@@ -207,7 +202,7 @@ out:
 	return rc;
 }
 
-static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
+static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_size, const uint32_t *crc,
 				struct hs_dso_elf *ret);
 
 size_t hs_buildid_cache_path(const uint8_t *id, size_t n, char *buf, size_t cap)
@@ -238,10 +233,10 @@ static int open_from_cache(const struct hs_dso *d, struct hs_dso_elf *ret)
 	if (!n)
 		return -ENOENT;
 	memcpy(path + n, "/elf", 5);
-	if (!open_debug_candidate(path, d->build_id, d->build_id_size, 0, ret))
+	if (!open_debug_candidate(path, d->build_id, d->build_id_size, NULL, ret))
 		return 0;
 	path[n] = '\0';
-	return open_debug_candidate(path, d->build_id, d->build_id_size, 0, ret) ? -ENOENT : 0;
+	return open_debug_candidate(path, d->build_id, d->build_id_size, NULL, ret) ? -ENOENT : 0;
 }
 
 void hs_dso_elf_close(struct hs_dso_elf *e)
@@ -262,41 +257,69 @@ uint64_t hs_dso_elf_key(const struct hs_dso_elf *e)
 	return hs_hash_combine(hs_hash_u64((uint64_t)e->dev), (uint64_t)e->ino) & ~1ULL;
 }
 
-/* Opens path as an ELF with the given build-id (when want_id_size) or CRC (else). */
-static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t want_id_size, uint32_t want_crc,
+/* .gnu_debuglink's CRC-32 (the zlib polynomial) is of the whole file: a file planted as the
+ * debug file may be terabytes (sparse: no disk used) and must not cost that much time. A file
+ * over the cap, or past the run's total, is not checksummed: it is taken on a matching build-id
+ * alone (a real debug file that big has one), else refused. */
+#define DEBUGLINK_CRC_MAX_FILE ((off_t)1 << 30)
+#define DEBUGLINK_CRC_MAX_TOTAL ((uint64_t)8 << 30)
+
+static uint64_t crc_bytes_read; /* over the run (atomic) */
+
+/* Whether size bytes may still be checksummed in this run (and counts them). */
+static bool crc_affordable(off_t size)
+{
+	return size <= DEBUGLINK_CRC_MAX_FILE &&
+	       __atomic_add_fetch(&crc_bytes_read, (uint64_t)size, __ATOMIC_RELAXED) <= DEBUGLINK_CRC_MAX_TOTAL;
+}
+
+/* Whether fd's CRC-32 is want; reads, not maps: a file truncated meanwhile is a short read,
+ * not a SIGBUS. */
+static bool crc_matches(int fd, off_t size, uint32_t want)
+{
+	size_t cap = 1 << 20;
+	unsigned char *buf;
+	uLong crc = 0;
+	off_t off = 0;
+
+	buf = hs_xmalloc(cap);
+	while (off < size) {
+		ssize_t n = pread(fd, buf, (size_t)HS_MIN((off_t)cap, size - off), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		crc = crc32(crc, buf, (uInt)n);
+		off += n;
+	}
+	free(buf);
+	return off == size && (uint32_t)crc == want;
+}
+
+/* Opens path as the debug file of the ELF with build-id id (id_size 0: none): found by build-id
+ * (crc NULL), it must have that build-id; found by .gnu_debuglink, that build-id when both have
+ * one, and the link's CRC (see DEBUGLINK_CRC_MAX_FILE). Only a regular file is opened, and it is
+ * known to be ELF before any of it is read through. */
+static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_size, const uint32_t *crc,
 				struct hs_dso_elf *ret)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat sb;
+	int fd = hs_infile_open(path, 0, &sb);
+	bool ok, same_id;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->fd = -1;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		return fd == -EPERM || fd == -EISDIR ? -ENOENT : fd;
+	if ((!crc && !id_size) || sb.st_size < (off_t)sizeof(Elf64_Ehdr)) {
 		close(fd);
 		return -ENOENT;
-	}
-	if (!want_id_size) {
-		/* .gnu_debuglink's CRC-32 (the zlib polynomial) of the whole file */
-		void *m = sb.st_size ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-		uLong crc = 0;
-		if (m == MAP_FAILED) {
-			close(fd);
-			return -ENOENT;
-		}
-		for (off_t off = 0; off < sb.st_size; off += 1 << 30)
-			crc = crc32(crc, (const Bytef *)m + off, (uInt)HS_MIN((off_t)1 << 30, sb.st_size - off));
-		munmap(m, (size_t)sb.st_size);
-		if ((uint32_t)crc != want_crc) {
-			close(fd);
-			return -ESTALE;
-		}
 	}
 	ret->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
 		if (ret->elf)
 			elf_end(ret->elf);
+		ret->elf = NULL;
 		close(fd);
 		return -EBADMSG;
 	}
@@ -304,7 +327,16 @@ static int open_debug_candidate(const char *path, const uint8_t *want_id, size_t
 	ret->dev = sb.st_dev;
 	ret->ino = sb.st_ino;
 	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
-	if (want_id_size && (ret->build_id_size != want_id_size || memcmp(ret->build_id, want_id, want_id_size))) {
+	same_id = id_size && ret->build_id_size == id_size && !memcmp(ret->build_id, id, id_size);
+	if (!crc)
+		ok = same_id;
+	else if (id_size && ret->build_id_size && !same_id)
+		ok = false;
+	else if (crc_affordable(sb.st_size))
+		ok = crc_matches(fd, sb.st_size, *crc);
+	else
+		ok = same_id;
+	if (!ok) {
 		hs_dso_elf_close(ret);
 		return -ESTALE;
 	}
@@ -358,6 +390,7 @@ static struct {
 	pthread_mutex_t lock;
 	debuginfod_client *client;
 	bool began, at_exit;
+	bool cancelled; /* the last request was given up for a stop signal */
 	struct hs_u64map by_id; /* hash of the build-id -> index in asked */
 	HS_VEC(struct asked) asked;
 } dfd = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -373,6 +406,19 @@ static void debuginfod_release(void)
 	hs_vec_free(&dfd.asked);
 	hs_u64map_release(&dfd.by_id);
 	pthread_mutex_unlock(&dfd.lock);
+}
+
+/* Called during transfers: a download (minutes for a big debug file, on the thread that also
+ * takes the recording's signals) is given up when the user asks hotstack to stop. */
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	(void)c;
+	(void)done;
+	(void)total;
+	if (!hs_stop_signal_pending())
+		return 0;
+	dfd.cancelled = true;
+	return 1;
 }
 
 /* The path of the debug file of this build-id that debuginfod serves, or NULL; owned by dfd. */
@@ -391,17 +437,23 @@ static const char *debuginfod_path(const uint8_t *id, size_t n)
 	if (!dfd.began) {
 		dfd.began = true;
 		dfd.client = debuginfod_begin();
+		if (dfd.client)
+			debuginfod_set_progressfn(dfd.client, debuginfod_progress);
 		if (!dfd.at_exit && !atexit(debuginfod_release))
 			dfd.at_exit = true;
 	}
 	if (dfd.client) {
 		char *path = NULL;
+		dfd.cancelled = false;
 		fd = debuginfod_find_debuginfo(dfd.client, id, (int)n, &path);
 		if (fd >= 0) {
 			close(fd);
 			a.path = path;
 		} else {
 			free(path);
+			/* given up, not answered: not remembered as a miss, a later lookup asks again */
+			if (dfd.cancelled)
+				return NULL;
 		}
 	}
 	memcpy(a.id, id, n);
@@ -421,7 +473,7 @@ static int open_from_debuginfod(const struct hs_dso_elf *main, struct hs_dso_elf
 	pthread_mutex_lock(&dfd.lock);
 	path = debuginfod_path(main->build_id, main->build_id_size);
 	if (path)
-		rc = open_debug_candidate(path, main->build_id, main->build_id_size, 0, ret);
+		rc = open_debug_candidate(path, main->build_id, main->build_id_size, NULL, ret);
 	pthread_mutex_unlock(&dfd.lock);
 	return rc;
 }
@@ -458,7 +510,7 @@ int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs
 		for (size_t i = 1; i < main->build_id_size; i++)
 			hs_strbuf_addf(&sb, "%02x", main->build_id[i]);
 		hs_strbuf_adds(&sb, ".debug");
-		rc = open_debug_candidate(hs_strbuf_str(&sb), main->build_id, main->build_id_size, 0, ret);
+		rc = open_debug_candidate(hs_strbuf_str(&sb), main->build_id, main->build_id_size, NULL, ret);
 	}
 	if (rc && main->elf && path && path[0] == '/' && debuglink(main->elf, name, sizeof(name), &crc)) {
 		const char *slash = strrchr(path, '/');
@@ -477,14 +529,75 @@ int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs
 				/* the debug file is never the file itself */
 				if (!strncmp(full, roots[r], rlen) && !strcmp(full + rlen, path))
 					continue;
-				rc = open_debug_candidate(full, NULL, 0, crc, ret);
+				rc = open_debug_candidate(full, main->build_id, main->build_id_size, &crc, ret);
 			}
 		}
 	}
 	hs_strbuf_release(&sb);
 	if (rc)
 		rc = open_from_debuginfod(main, ret);
-	return rc ? -ENOENT : 0;
+	if (rc)
+		return -ENOENT;
+	/* its own supplementary file is looked for where the file's debug files are */
+	ret->symfs = main->symfs;
+	ret->root_pid = main->root_pid;
+	return 0;
+}
+
+int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t *id, size_t id_size,
+		    struct hs_dso_elf *ret)
+{
+	struct hs_strbuf sb = {0};
+	const char *roots[3];
+	char proc_root[64];
+	size_t nroots = 0;
+	int rc = -ENOENT;
+
+	if (!id_size || id_size > sizeof(e->build_id))
+		return -ENOENT;
+	if (e->symfs)
+		roots[nroots++] = e->symfs;
+	if (e->root_pid > 0) {
+		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)e->root_pid);
+		roots[nroots++] = proc_root;
+	}
+	roots[nroots++] = "";
+	/* by its build-id under the debug root, as libdw looks first */
+	for (size_t r = 0; r < nroots && rc && id_size >= 2; r++) {
+		hs_strbuf_reset(&sb);
+		hs_strbuf_addf(&sb, "%s%s/.build-id/%02x/", roots[r], debug_root(), id[0]);
+		for (size_t i = 1; i < id_size; i++)
+			hs_strbuf_addf(&sb, "%02x", id[i]);
+		hs_strbuf_adds(&sb, ".debug");
+		rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+	}
+	/* by its name: an absolute one under each root (dwz writes /usr/lib/debug/.dwz/...), a
+	 * relative one beside the file that names it */
+	if (rc && name[0] == '/') {
+		for (size_t r = 0; r < nroots && rc; r++) {
+			hs_strbuf_reset(&sb);
+			hs_strbuf_addf(&sb, "%s%s", roots[r], name);
+			rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+		}
+	} else if (rc && name[0] && e->fd >= 0) {
+		char link[64], dir[4096];
+		ssize_t n;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", e->fd);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		if (n > 0 && dir[0] == '/') {
+			dir[n] = '\0';
+			*strrchr(dir, '/') = '\0';
+			hs_strbuf_reset(&sb);
+			hs_strbuf_addf(&sb, "%s/%s", dir, name);
+			rc = open_debug_candidate(hs_strbuf_str(&sb), id, id_size, NULL, ret);
+		}
+	}
+	hs_strbuf_release(&sb);
+	if (rc)
+		return -ENOENT;
+	ret->symfs = e->symfs;
+	ret->root_pid = e->root_pid;
+	return 0;
 }
 
 /* ---- MiniDebugInfo ---- */

@@ -2,7 +2,7 @@
  * the descriptor captured while the file was mapped; else the file at the path (under --symfs
  * first, then inside the process's root when it has its own, then as it is), only if it is the
  * same file (build-id, or device and inode), else a copy of that build-id in perf's build-id
- * cache; for the vdso, the bytes in the process's memory (or in ours). And its debug
+ * cache; for the vdso, the bytes of our own (the same kernel's image). And its debug
  * information, found where gdb finds it. */
 #ifndef HS_DSO_FILE_H
 #define HS_DSO_FILE_H
@@ -40,14 +40,26 @@ void hs_dso_elf_close(struct hs_dso_elf *e);
 /* The separate debug file of an opened ELF, found as gdb finds it, under main->symfs first, then
  * under /proc/PID/root (PID = main->root_pid), then under our root:
  *  1. by build-id, DEBUG/.build-id/xx/yyyy.debug;
- *  2. by .gnu_debuglink (its CRC checked): beside the file, in its .debug/ directory, and under
- *     DEBUG + the file's directory;
+ *  2. by .gnu_debuglink: beside the file, in its .debug/ directory, and under DEBUG + the file's
+ *     directory; the right one has main's build-id when both have one, and the link's CRC, which
+ *     is computed for files up to 1 GiB and 8 GiB in all in a process: past that, a file is
+ *     taken on a matching build-id alone;
  *  3. when DEBUGINFOD_URLS is set and not empty, from debuginfod by build-id (libdebuginfod,
  *     with its cache in $XDG_CACHE_HOME/debuginfod_client); each build-id is asked once per
  *     process, through one client, and any failure is "not found".
  * DEBUG is $HOTSTACK_DEBUG_DIR when set and not empty, else /usr/lib/debug. path is where the
- * file was mapped from. Returns 0 or -ENOENT. Serialized by a lock (debuginfod's state). */
+ * file was mapped from. Only regular files are opened, here and by hs_dso_elf_open(): anything
+ * else at a path (a FIFO, a device, a link to one) counts as no file (util/infile.h). Returns 0 or
+ * -ENOENT. Serialized by a lock (debuginfod's state). */
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret);
+
+/* The DWARF supplementary file (dwz's, named with its build-id in .gnu_debugaltlink) of e,
+ * found where libdw looks for it: DEBUG/.build-id/xx/yyyy.debug, then the name (an absolute one
+ * as it is, a relative one beside e's file), under e's symfs, then its process's root, then
+ * ours; only a regular file with that build-id. Returns 0 or -ENOENT. libdw's own lookup opens
+ * these paths with a blocking open(): the symbolizer hands libdw this one instead. */
+int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t *id, size_t id_size,
+		    struct hs_dso_elf *ret);
 
 /* Fedora's MiniDebugInfo: the ELF image, holding a .symtab of the functions .dynsym lacks, that
  * main carries xz-compressed in its .gnu_debugdata section. Its addresses are main's. Returns 0

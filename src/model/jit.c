@@ -16,6 +16,7 @@
 
 #include "format/perf-map.h"
 #include "model/dso-file.h"
+#include "util/infile.h"
 #include "util/strbuf.h"
 
 #define READ_CHUNK ((size_t)1 << 20)
@@ -551,15 +552,17 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 			hs_strbuf_addf(&sb, "/proc/%d/root%s", (int)pid, path);
 		else
 			hs_strbuf_adds(&sb, path);
-		/* not blocking on a FIFO named like a jitdump file; not through a symbolic link: the
-		 * file is the runtime's, a link could be anyone's */
-		fd = open(hs_strbuf_str(&sb), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+		/* a regular file only, never a FIFO or a device named like a jitdump file; not
+		 * through a symbolic link: the file is the runtime's, a link could be anyone's */
+		fd = hs_infile_open(hs_strbuf_str(&sb), HS_INFILE_NOFOLLOW, NULL);
 		hs_strbuf_release(&sb);
 		if (fd < 0) {
-			if (errno == ELOOP)
+			if (fd == -ELOOP)
 				warn(j, "%s is a symbolic link: not read", path);
+			else if (fd == -EPERM || fd == -EISDIR)
+				warn(j, "%s is not a regular file: not read", path);
 			else
-				warn(j, "cannot open '%s': %s", path, strerror(errno));
+				warn(j, "cannot open '%s': %s", path, strerror(-fd));
 			return;
 		}
 	}
@@ -735,20 +738,23 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 		hs_strbuf_addf(&path, "/proc/%d/root/tmp/perf-%d.map", (int)pid, (int)p->nspid);
 	else
 		hs_strbuf_addf(&path, "/tmp/perf-%d.map", (int)p->nspid);
-	/* not through a symbolic link: the file is the runtime's, the link could be anyone's */
-	fd = open(hs_strbuf_str(&path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		rc = errno == ELOOP ? -EPERM : -errno;
-		if (rc == -EPERM) {
-			warn(j, "%s is a symbolic link: not read", hs_strbuf_str(&path));
-			p->pm_refused = true;
-		}
+	/* not through a symbolic link: the file is the runtime's, the link could be anyone's; and
+	 * nothing but a regular file is opened at all (a FIFO, a device) */
+	fd = hs_infile_open(hs_strbuf_str(&path), HS_INFILE_NOFOLLOW, &st);
+	if (fd == -ELOOP) {
+		warn(j, "%s is a symbolic link: not read", hs_strbuf_str(&path));
+		p->pm_refused = true;
+		rc = -EPERM;
 		goto out;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fd == -EPERM || fd == -EISDIR) {
 		warn(j, "%s is not a regular file: not read", hs_strbuf_str(&path));
 		p->pm_refused = true;
 		rc = -EPERM;
+		goto out;
+	}
+	if (fd < 0) {
+		rc = fd;
 		goto out;
 	}
 	/* written by the process: its user's, or root's; without knowing the process (gone, or

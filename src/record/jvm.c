@@ -198,6 +198,28 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Whether to give up waiting: the deadline passed, or the user asked hotstack to stop (the
+ * map is a nicety; the recording's outputs are not held for it). */
+static bool give_up(uint64_t deadline)
+{
+	return now_ms() >= deadline || hs_stop_signal_pending();
+}
+
+/* Polls fd for events until the deadline, a stop signal, or an event: poll's result. */
+static int poll_until(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd pfd = {fd, events, 0};
+		uint64_t now = now_ms();
+		int n;
+		if (give_up(deadline))
+			return 0;
+		n = poll(&pfd, 1, (int)HS_MIN(deadline - now, 50));
+		if (n != 0 && !(n < 0 && errno == EINTR))
+			return n;
+	}
+}
+
 static bool is_socket(const char *path)
 {
 	struct stat st;
@@ -219,25 +241,29 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* Opens /proc/PID/WHERE as a directory and creates the attach trigger NAME in it (fd in *ret);
- * returns the directory's fd, or -errno. */
-static int open_trigger_dir(int32_t pid, const char *where, const char *name, int *ret)
+/* Opens /proc/PID/WHERE as a directory and creates the attach trigger NAME in it: new, or one
+ * already there as a regular file (another client's); never opens what else is planted there
+ * (a FIFO would block, a device have side effects). Returns the directory's fd, or -errno. */
+static int open_trigger_dir(int32_t pid, const char *where, const char *name)
 {
 	char path[64];
+	struct stat st;
 	int dir, fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, where);
 	dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
-	if (fd < 0) {
-		int e = -errno;
-		close(dir);
-		return e;
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return dir;
 	}
-	*ret = fd;
-	return dir;
+	if (errno == EEXIST && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		return dir;
+	fd = errno == EEXIST ? -EEXIST : -errno;
+	close(dir);
+	return fd;
 }
 
 /* The exchange itself, as the JVM's user: starts the listener when needed, sends the request,
@@ -263,14 +289,13 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		 * and removed through the directory itself, which stays reachable when the JVM exits
 		 * meanwhile (its /proc entry does not) */
 		snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)j->nspid);
-		dir = open_trigger_dir(j->pid, "cwd", trigger, &fd);
+		dir = open_trigger_dir(j->pid, "cwd", trigger);
 		if (dir < 0)
-			dir = open_trigger_dir(j->pid, "root/tmp", trigger, &fd);
+			dir = open_trigger_dir(j->pid, "root/tmp", trigger);
 		if (dir < 0)
 			return say(msg, cap, dir, "cannot create its attach trigger file: %s", strerror(-dir));
-		close(fd);
 		rc = kill(j->pid, SIGQUIT) < 0 ? -errno : 0;
-		while (!rc && !is_socket(sock_path) && now_ms() < deadline)
+		while (!rc && !is_socket(sock_path) && !give_up(deadline))
 			if (alive(j->pid))
 				sleep_ms(20);
 			else
@@ -281,6 +306,8 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 			return say(msg, cap, rc, "it exited before its attach listener started");
 		if (rc)
 			return say(msg, cap, rc, "cannot signal it: %s", strerror(-rc));
+		if (!is_socket(sock_path) && hs_stop_signal_pending())
+			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 		if (!is_socket(sock_path))
 			return say(msg, cap, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
 	}
@@ -288,29 +315,39 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		return say(msg, cap, -ENAMETOOLONG, "its socket path is too long");
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a listener that never accepts (its backlog full) would hold a blocking
+	 * connect for ever */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return say(msg, cap, -errno, "cannot create a socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
+		if ((rc == -EAGAIN || rc == -EINTR) && !give_up(deadline)) {
+			sleep_ms(20);
+			continue;
+		}
 		close(fd);
+		if (rc == -EAGAIN && hs_stop_signal_pending())
+			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
+		if (rc == -EAGAIN)
+			return say(msg, cap, -ETIMEDOUT, "its attach socket accepts no connection");
 		return say(msg, cap, rc, "cannot connect to its attach socket: %s", strerror(-rc));
 	}
+	/* a fresh connection has room for the short request */
+	fcntl(fd, F_SETFL, 0);
 	if ((rc = write_all(fd, request, sizeof(request)))) {
 		close(fd);
 		return say(msg, cap, rc, "cannot send the request: %s", strerror(-rc));
 	}
 	/* the JVM answers when it is done, then closes */
 	for (;;) {
-		struct pollfd pfd = {fd, POLLIN, 0};
-		uint64_t now = now_ms();
 		ssize_t k;
-		if (now >= deadline) {
+		if (poll_until(fd, POLLIN, deadline) <= 0) {
 			close(fd);
+			if (hs_stop_signal_pending())
+				return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 			return say(msg, cap, -ETIMEDOUT, "no answer in time");
 		}
-		if (poll(&pfd, 1, (int)(deadline - now)) <= 0)
-			continue;
 		k = read(fd, reply + got, REPLY_MAX - got);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -374,10 +411,8 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 	close(pipefd[1]);
 	n = 0;
 	for (;;) {
-		struct pollfd pfd = {pipefd[0], POLLIN, 0};
-		uint64_t now = now_ms();
 		ssize_t k;
-		if (now >= deadline + 500 || poll(&pfd, 1, (int)(deadline + 500 - now)) == 0)
+		if (poll_until(pipefd[0], POLLIN, deadline + 500) <= 0)
 			break;
 		k = read(pipefd[0], buf + n, sizeof(buf) - 1 - (size_t)n);
 		if (k < 0 && errno == EINTR)
@@ -398,6 +433,8 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 			unlink(path);
 		}
 	}
+	if (n < (ssize_t)sizeof(rc) && hs_stop_signal_pending())
+		return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
 	if (n < (ssize_t)sizeof(rc))
 		return say(msg, cap, -ETIMEDOUT, "no answer in time");
 	buf[n] = '\0';

@@ -27,6 +27,8 @@
 #include <x86intrin.h>
 #endif
 
+#include "util/infile.h"
+
 #define DEFAULT_RING_PAGES 128
 #define MAX_ATTACH_ROUNDS 16
 
@@ -750,13 +752,17 @@ void hs_record_close(struct hs_record *r)
 
 /* ---- capturing mapped files ---- */
 
+/* A mapped file, held on to through the mapping itself. A process can map a device (a GPU's,
+ * /dev/mem): only a regular file is opened, a device never, not even to be closed again. */
 static int open_map_file(int32_t pid, uint64_t start, uint64_t end)
 {
 	char path[96];
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)start,
 		 (unsigned long long)end);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = hs_infile_open(path, 0, NULL);
+	return fd < 0 ? -1 : fd;
 }
 
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end)
@@ -820,6 +826,7 @@ struct reader_round {
 	struct hs_record *r;
 	HS_VEC(struct hs_drained) got;
 	uint64_t last_time;
+	bool idle; /* the last round drained nothing */
 };
 
 /* On the reader thread: copy each record out of its ring. */
@@ -866,6 +873,11 @@ static void reader_round(struct reader_round *rr, bool last)
 	rr->got.n = 0;
 	for (size_t i = 0; i < r->rings.n; i++)
 		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	/* a round after an empty one with nothing new says nothing the last mark did not: no mark,
+	 * so that a main thread busy for long (a big file to read) does not find millions of them */
+	if (!rr->got.n && rr->idle)
+		return;
+	rr->idle = !rr->got.n;
 	hs_vec_push(&rr->got, mark);
 	pthread_mutex_lock(&r->lock);
 	hs_vec_reserve(&r->inbox, r->inbox.n + rr->got.n);
@@ -879,16 +891,23 @@ static void reader_round(struct reader_round *rr, bool last)
 
 static void *reader_main(void *arg)
 {
-	struct reader_round rr = {arg, {0}, 0};
+	struct reader_round rr = {arg, {0}, 0, false};
 	struct hs_record *r = arg;
 	bool stopping = false;
 
 	while (!stopping) {
 		struct epoll_event evs[64];
 		int n = epoll_wait(r->ring_epfd, evs, 64, 50);
-		for (int i = 0; i < n; i++)
-			if (evs[i].data.u64 == 3)
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+			if (tag == 3) {
 				stopping = true;
+			} else if (evs[i].events & (EPOLLHUP | EPOLLERR) && tag >= 1000 && tag - 1000 < r->rings.n) {
+				/* its thread has exited: the hang-up would wake us at once for ever; what
+				 * its ring still gets (other threads') is drained every round anyway */
+				epoll_ctl(r->ring_epfd, EPOLL_CTL_DEL, r->rings.v[tag - 1000].fd, NULL);
+			}
+		}
 		reader_round(&rr, stopping);
 	}
 	hs_vec_free(&rr.got);
@@ -1078,8 +1097,17 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 		}
 		if (!r->child_exited) {
 			kill(r->child, SIGKILL);
-			waitpid(r->child, &r->child_status, 0);
-			r->child_exited = true;
+			/* a process in an uninterruptible wait (a hung NFS server) dies only when that
+			 * ends: the outputs are not held for it; it is reaped by init after us */
+			for (int i = 0; i < 250 && !r->child_exited; i++) {
+				reap_child(r);
+				if (!r->child_exited)
+					usleep(20000);
+			}
+			if (!r->child_exited) {
+				r->child_status = SIGKILL;
+				r->child_exited = true;
+			}
 		}
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /* Symbol lookup with per-file caching. */
 #include "symbolizer.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -15,6 +16,10 @@
 struct hs_sym_dwarf {
 	struct hs_dso_elf elf; /* kept open while dw is used */
 	Dwarf *dw;
+	/* its supplementary file (dwz), given to libdw before it looks itself: alt_dw is dw's
+	 * alternate, which dwarf_end(dw) leaves to us */
+	struct hs_dso_elf alt;
+	Dwarf *alt_dw;
 	struct hs_dwarf_file df;
 	/* opened in a thread of its own (hs_symbolizer_prefetch_dwarf): dw and df are set once
 	 * it is joined */
@@ -59,6 +64,9 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 		hs_dwarf_file_release(&d->df);
 		if (d->dw)
 			dwarf_end(d->dw);
+		if (d->alt_dw)
+			dwarf_end(d->alt_dw);
+		hs_dso_elf_close(&d->alt);
 		hs_dso_elf_close(&d->elf);
 		free(d);
 	}
@@ -241,6 +249,76 @@ bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t fil
 	return true;
 }
 
+/* An ELF image in memory with one DWARF section of one byte: enough for dwarf_begin_elf(), and
+ * nothing a lookup in it can find. */
+static int empty_alt(struct hs_dso_elf *ret)
+{
+	static const char names[] = "\0.shstrtab\0.debug_info";
+	const size_t names_off = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Shdr), info_off = names_off + sizeof(names);
+	Elf64_Ehdr eh = {0};
+	Elf64_Shdr sh[3] = {{0}};
+	unsigned char *img = hs_xcalloc(1, info_off + 1);
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_shoff = sizeof(eh);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 3;
+	eh.e_shstrndx = 1;
+	sh[1] = (Elf64_Shdr){.sh_name = 1, .sh_type = SHT_STRTAB, .sh_offset = names_off, .sh_size = sizeof(names),
+			     .sh_addralign = 1};
+	sh[2] = (Elf64_Shdr){.sh_name = 11, .sh_type = SHT_PROGBITS, .sh_offset = info_off, .sh_size = 1,
+			     .sh_addralign = 1};
+	memcpy(img, &eh, sizeof(eh));
+	memcpy(img + sizeof(eh), sh, sizeof(sh));
+	memcpy(img + names_off, names, sizeof(names));
+	memset(ret, 0, sizeof(*ret));
+	ret->fd = -1;
+	ret->image = img;
+	ret->elf = elf_memory((char *)img, info_off + 1);
+	if (!ret->elf) {
+		hs_dso_elf_close(ret);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* A file made with dwz names its supplementary file (.gnu_debugaltlink), and libdw, asked for a
+ * name or a DIE kept there, opens it itself with a blocking open() of that path: a FIFO there
+ * (the path is the file's to choose) would stop us for ever. libdw is given the file first, as
+ * found by hs_dso_alt_open(), or an empty one, so that it never looks. Without that, the DWARF
+ * is not used at all. */
+static void set_alt(struct hs_sym_dwarf *d)
+{
+	const char *name;
+	const void *id;
+	ssize_t n;
+
+	if (!d->dw || (n = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id)) <= 0)
+		return;
+	if (!hs_dso_alt_open(&d->elf, name, id, (size_t)n, &d->alt)) {
+		d->alt_dw = dwarf_begin_elf(d->alt.elf, DWARF_C_READ, NULL);
+		if (!d->alt_dw)
+			hs_dso_elf_close(&d->alt);
+	}
+	if (!d->alt_dw && !empty_alt(&d->alt)) {
+		d->alt_dw = dwarf_begin_elf(d->alt.elf, DWARF_C_READ, NULL);
+		if (!d->alt_dw)
+			hs_dso_elf_close(&d->alt);
+	}
+	if (d->alt_dw) {
+		dwarf_setalt(d->dw, d->alt_dw);
+	} else {
+		dwarf_end(d->dw);
+		d->dw = NULL;
+	}
+}
+
 /* The DWARF for a dso's file (opened once per file), or NULL. */
 /* Opening a file's DWARF decompresses and indexes its sections (tens of milliseconds for a
  * distribution's libc): the part a prefetch thread does. */
@@ -251,6 +329,7 @@ static void *dwarf_main(void *arg)
 	size_t n;
 
 	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	set_alt(d);
 	if (d->dw)
 		dwarf_getaranges(d->dw, &ar, &n); /* the address index every lookup starts with */
 	__atomic_store_n(&d->ready, 1, __ATOMIC_RELEASE);
@@ -288,6 +367,7 @@ static struct hs_sym_dwarf *dso_dwarf_entry(struct hs_symbolizer *s, struct hs_d
 		return s->dwarfs.v[ix];
 	}
 	d = hs_xcalloc(1, sizeof(*d));
+	d->alt.fd = -1;
 	if (hs_elf_has_section(e.elf, ".debug_info")) {
 		d->elf = e;
 	} else if (!hs_dso_debug_open(&e, dso->path, &dbg) && hs_elf_has_section(dbg.elf, ".debug_info")) {
@@ -315,6 +395,7 @@ static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *d
 		return NULL;
 	if (fresh) {
 		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+		set_alt(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 	dwarf_join(s, d);
@@ -336,6 +417,7 @@ void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 		s->dwarf_threads++;
 	} else {
 		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+		set_alt(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 }

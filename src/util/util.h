@@ -3,6 +3,7 @@
 #ifndef HS_UTIL_H
 #define HS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,5 +102,11 @@ static inline uint64_t hs_hash_mem(const void *p, size_t n)
 
 /* Monotonic clock in nanoseconds. */
 uint64_t hs_now_ns(void);
+
+/* Whether SIGINT or SIGTERM is pending: blocked (as a recording blocks them, to take them from a
+ * signalfd) and not taken yet. Long waits that can be given up (a download, a JVM that does not
+ * answer) poll this to end early when the user asks hotstack to stop; where the signals are not
+ * blocked they end the process, and this is always false. */
+bool hs_stop_signal_pending(void);
 
 #endif

@@ -1,4 +1,5 @@
-/* Unit tests for src/util: hash tables, string buffers, atomic output files. */
+/* Unit tests for src/util: hash tables, string buffers, atomic output files, input files opened
+ * only when they are regular files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -7,12 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "util/hashmap.h"
+#include "util/infile.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
 
@@ -217,12 +223,155 @@ static void test_outfile_links(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A scratch directory for the infile tests: path of NAME in it. */
+static const char *in_dir(const char *dir, const char *name)
+{
+	static char buf[4][160];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void test_infile_regular_file(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX", got[16] = {0};
+	struct stat st, want;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	f = fopen(in_dir(dir, "file"), "w");
+	assert_non_null(f);
+	fputs("contents", f);
+	fclose(f);
+	assert_int_equal(stat(in_dir(dir, "file"), &want), 0);
+	fd = hs_infile_open(in_dir(dir, "file"), 0, &st);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, got, sizeof(got) - 1), 8);
+	assert_string_equal(got, "contents");
+	assert_int_equal(st.st_ino, want.st_ino);
+	assert_int_equal(st.st_size, 8);
+	/* opened for reading only, and not inherited by programs we start */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* a link to it is followed, unless told not to */
+	assert_int_equal(symlink("file", in_dir(dir, "link")), 0);
+	fd = hs_infile_open(in_dir(dir, "link"), 0, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hs_infile_open(in_dir(dir, "link"), HS_INFILE_NOFOLLOW, NULL), -ELOOP);
+	assert_int_equal(hs_infile_open(in_dir(dir, "missing"), 0, NULL), -ENOENT);
+	unlink(in_dir(dir, "link"));
+	unlink(in_dir(dir, "file"));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_infile_fifo_refused_without_blocking(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mkfifo(in_dir(dir, "fifo"), 0600), 0);
+	/* a blocking open would wait for a writer forever: the alarm ends the test instead */
+	alarm(20);
+	assert_int_equal(hs_infile_open(in_dir(dir, "fifo"), 0, NULL), -EPERM);
+	assert_int_equal(symlink("fifo", in_dir(dir, "link")), 0);
+	assert_int_equal(hs_infile_open(in_dir(dir, "link"), 0, NULL), -EPERM);
+	alarm(0);
+	/* and nothing holds its read end: a writer finds no reader */
+	assert_int_equal(open(in_dir(dir, "fifo"), O_WRONLY | O_NONBLOCK), -1);
+	assert_int_equal(errno, ENXIO);
+	unlink(in_dir(dir, "link"));
+	unlink(in_dir(dir, "fifo"));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_infile_directory_and_socket_refused(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX";
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(hs_infile_open(dir, 0, NULL), -EISDIR);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(s >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", in_dir(dir, "sock"));
+	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(s, 1), 0);
+	assert_int_equal(hs_infile_open(in_dir(dir, "sock"), 0, NULL), -EPERM);
+	close(s);
+	unlink(in_dir(dir, "sock"));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Whether an inotify descriptor has an event waiting. */
+static bool has_event(int in)
+{
+	char buf[4096] __attribute__((aligned(8)));
+
+	return read(in, buf, sizeof(buf)) > 0;
+}
+
+static void test_infile_device_refused_without_being_opened(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX", dev[160];
+	int in, fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(dev, sizeof(dev), "%s", in_dir(dir, "null"));
+	/* a device node of our own (a twin of /dev/null), so that no other process's opens are seen */
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) < 0) {
+		rmdir(dir);
+		skip(); /* no CAP_MKNOD */
+	}
+	assert_int_equal(symlink("null", in_dir(dir, "link")), 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, dev, IN_OPEN | IN_CLOSE) >= 0);
+	/* the watch sees a real open (the control) ... */
+	fd = open(dev, O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(has_event(in));
+	/* ... and, since Linux 6.5, not an O_PATH one: on older kernels this test cannot tell */
+	fd = open(dev, O_PATH);
+	assert_true(fd >= 0);
+	close(fd);
+	if (has_event(in)) {
+		close(in);
+		unlink(in_dir(dir, "link"));
+		unlink(dev);
+		rmdir(dir);
+		skip();
+	}
+	assert_int_equal(hs_infile_open(dev, 0, NULL), -EPERM);
+	assert_int_equal(hs_infile_open(in_dir(dir, "link"), 0, NULL), -EPERM);
+	assert_int_equal(hs_infile_open(in_dir(dir, "link"), HS_INFILE_NOFOLLOW, NULL), -ELOOP);
+	assert_false(has_event(in));
+	close(in);
+	unlink(in_dir(dir, "link"));
+	unlink(dev);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64map),     cmocka_unit_test(test_index),
 		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_outfile_atomic),
 		cmocka_unit_test(test_outfile_errors), cmocka_unit_test(test_outfile_links),
+		cmocka_unit_test(test_infile_regular_file),
+		cmocka_unit_test(test_infile_fifo_refused_without_blocking),
+		cmocka_unit_test(test_infile_directory_and_socket_refused),
+		cmocka_unit_test(test_infile_device_refused_without_being_opened),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
