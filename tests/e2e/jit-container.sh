@@ -36,7 +36,12 @@ start() {
 	done
 	[ -n "$pid" ] || fail "node did not start in its namespaces"
 	trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-	sleep 1 # compiled by then
+	# compiled by then: V8 has written its first JIT names (slower on a loaded machine)
+	for _ in $(seq 200); do
+		ls "/proc/$pid/root/tmp/" 2>/dev/null | grep -qE '^(perf-1\.map|jit-1\.dump)$' && break
+		sleep 0.05
+	done
+	sleep 0.5
 }
 
 stop() {
