@@ -145,18 +145,34 @@ enum hs_format cli_output_format(const struct cli_outputs *outs, int i)
 	return output_format(outs, outs->path[i]);
 }
 
+/* What the profile could not hold as the input had it, said once before it is written. */
+static void warn_held(const struct hs_profile *q)
+{
+	if (q->stacks_over_cap && q->frames_over_cap)
+		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
+			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
+			 (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
+	else if (q->stacks_over_cap)
+		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			 "' frame",
+			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
+	for (size_t i = 0; i < q->types.n; i++) {
+		if (hs_profile_sums_saturate(q, (uint32_t)i)) {
+			cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
+				 hs_profile_str(q, q->types.v[i].type), (long long)INT64_MAX);
+			break;
+		}
+	}
+}
+
 static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
 			 const struct hs_output_opts *o)
 {
 	int failed = 0;
 
-	for (int k = 0; k < 2; k++) {
-		const struct hs_profile *q = k ? p : a;
-		if (q && q->stacks_over_cap)
-			cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
-				 "' frame",
-				 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	}
+	for (int k = 0; k < 2; k++)
+		if (k ? p : a)
+			warn_held(k ? p : a);
 	for (int i = 0; i < outs->n; i++) {
 		struct hs_outfile of;
 		const char *path = outs->path[i];

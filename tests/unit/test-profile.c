@@ -230,6 +230,123 @@ static void test_stack_cap(void **state)
 	hs_profile_free(p);
 }
 
+/* Whether text holds a negative number as writers print values: a '-' and a digit after a
+ * space, '(', ':', '[' or ','. */
+static bool has_negative_number(const char *text)
+{
+	for (const char *s = strchr(text, '-'); s; s = strchr(s + 1, '-'))
+		if (s > text && strchr(" (:[,", s[-1]) && s[1] >= '0' && s[1] <= '9')
+			return true;
+	return false;
+}
+
+/* Values near INT64_MAX (a pprof may hold any int64): every sum a writer makes is held at
+ * INT64_MAX instead of wrapping into a negative total, and the profile says so. */
+static void test_sums_saturate(void **state)
+{
+	static const enum hs_format formats[] = {HS_FMT_FOLDED, HS_FMT_TEXT, HS_FMT_SVG, HS_FMT_SPEEDSCOPE};
+	struct hs_profile *p = hs_profile_new();
+	struct hs_output_opts o = {0};
+	uint32_t l[2], s1, s2, comm;
+	int64_t big = INT64_MAX - 50, small = 100, neg = INT64_MIN + 10;
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	comm = hs_profile_intern_str(p, "demo");
+	l[0] = loc(p, "leaf", HS_KIND_USER);
+	l[1] = loc(p, "main", HS_KIND_USER);
+	s1 = hs_profile_stack(p, l, 2);
+	s2 = hs_profile_stack(p, l + 1, 1);
+	hs_profile_add_sample(p, s1, comm, 1, 1, 0, &big);
+	hs_profile_add_sample(p, s2, comm, 1, 1, 0, &big);
+	assert_int_equal(p->values_saturated, 0);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_true(hs_profile_total(p, 0) == INT64_MAX);
+	for (size_t f = 0; f < HS_ARRAY_SIZE(formats); f++) {
+		char *out = write_to_string(p, formats[f], &o);
+		/* no total wrapped around into a negative number: not in a title, a weight, a row */
+		if (formats[f] == HS_FMT_SVG) {
+			/* its script has "-1" in it: the figures are in the titles */
+			for (const char *t = strstr(out, "<title>"); t; t = strstr(t + 1, "<title>"))
+				assert_true(strstr(t, "(") < strstr(t, "</title>") && strstr(t, "(")[1] != '-');
+		} else {
+			assert_false(has_negative_number(out));
+		}
+		if (formats[f] == HS_FMT_SVG)
+			assert_non_null(strstr(out, "<title>all (9223372036854775807 samples, 100.00%)</title>"));
+		if (formats[f] == HS_FMT_SPEEDSCOPE)
+			assert_non_null(strstr(out, "\"endValue\":9223372036854775807,"));
+		if (formats[f] == HS_FMT_TEXT)
+			assert_non_null(strstr(out, "# 9223372036854775807 samples"));
+		if (formats[f] == HS_FMT_FOLDED)
+			assert_string_equal(out, "demo;main 9223372036854775757\ndemo;main;leaf 9223372036854775757\n");
+		free(out);
+	}
+	/* merged into one sample: the sample's own value is held, and counted */
+	hs_profile_add_sample(p, s1, comm, 1, 1, 0, &small);
+	assert_int_equal(p->values_saturated, 1);
+	assert_true(hs_profile_sample_values(p, 0)[0] == INT64_MAX);
+	hs_profile_free(p);
+
+	/* the other end: negative values past INT64_MIN */
+	p = hs_profile_new();
+	hs_profile_add_type(p, "samples", "count");
+	l[0] = loc(p, "leaf", HS_KIND_USER);
+	s1 = hs_profile_stack(p, l, 1);
+	hs_profile_add_sample(p, s1, 0, 1, 1, 0, &neg);
+	assert_false(hs_profile_sums_saturate(p, 0));
+	hs_profile_add_sample(p, s1, 0, 1, 2, 0, &neg);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_true(hs_profile_total(p, 0) == INT64_MIN);
+	hs_profile_free(p);
+}
+
+/* The frame budget of a profile read from a file: a location of many inlined lines counts each
+ * line; the stacks past the budget become the "[too many stacks]" stack, totals kept. */
+static void test_frame_budget(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_line lines[100];
+	uint32_t fat, l[3], st[64], ids[3];
+	int64_t v = 1;
+
+	(void)state;
+	hs_profile_bound_frames(p, 0);
+	assert_true(p->max_frames == HS_PROFILE_FRAMES_MIN);
+	hs_profile_bound_frames(p, 1000);
+	assert_true(p->max_frames == HS_PROFILE_FRAMES_MIN + 1000 * HS_PROFILE_FRAMES_PER_BYTE);
+	p->max_frames = 1000;
+	hs_profile_add_type(p, "samples", "count");
+	for (int i = 0; i < 100; i++) {
+		lines[i].function = hs_profile_function(p, hs_profile_intern_str(p, "inl"), 0, 0, 0);
+		lines[i].line = i + 1;
+	}
+	fat = hs_profile_location(p, 0, 0x10, HS_KIND_USER, lines, 100);
+	l[0] = loc(p, "a", HS_KIND_USER);
+	l[1] = loc(p, "b", HS_KIND_USER);
+	l[2] = loc(p, "c", HS_KIND_USER);
+	/* 1 + 9 * 100 = 901 frames: within the budget */
+	st[0] = l[0];
+	for (int i = 1; i < 10; i++)
+		st[i] = fat;
+	ids[0] = hs_profile_stack(p, st, 10);
+	assert_int_not_equal(ids[0], p->over_cap_stack);
+	assert_true(p->frames == 901);
+	/* another 901: over it */
+	st[0] = l[1];
+	ids[1] = hs_profile_stack(p, st, 10);
+	assert_int_equal(ids[1], p->over_cap_stack);
+	assert_true(p->frames_over_cap);
+	/* a small one still fits */
+	ids[2] = hs_profile_stack(p, &l[2], 1);
+	assert_int_not_equal(ids[2], p->over_cap_stack);
+	for (int i = 0; i < 3; i++)
+		hs_profile_add_sample(p, ids[i], 0, 1, 1, 0, &v);
+	assert_int_equal(hs_profile_total(p, 0), 3);
+	assert_int_equal(p->stacks_over_cap, 1);
+	hs_profile_free(p);
+}
+
 static void test_report(void **state)
 {
 	struct hs_profile *p = NULL;
@@ -257,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_folded_bad_input),
 		cmocka_unit_test(test_folded_roots),
 		cmocka_unit_test(test_stack_cap),
+		cmocka_unit_test(test_sums_saturate),
+		cmocka_unit_test(test_frame_budget),
 		cmocka_unit_test(test_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
