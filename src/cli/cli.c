@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "profile/filter.h"
+#include "profile/folded-read.h"
 #include "profile/load.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
@@ -64,32 +65,35 @@ struct hs_profile *cli_load(const char *path)
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
 {
 	struct hs_parse_error err = {0};
-	struct hs_perf_data_load_info info;
+	struct hs_load_info li;
+	struct hs_perf_data_load_info *info = &li.perf;
 	struct hs_profile *p = NULL;
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	int rc;
 
-	memset(&info, 0, sizeof(info));
-	rc = hs_profile_load_ex(path, opts, &p, &info, &err);
+	rc = hs_profile_load_ex(path, opts, &p, &li, &err);
 	if (!rc) {
-		if (info.truncated)
+		if (info->truncated)
 			cli_warn("%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
 				 "samples before it",
-				 name, (unsigned long long)info.truncated_at, (unsigned long long)info.samples);
-		for (size_t i = 0; i < info.mismatched.n; i++)
+				 name, (unsigned long long)info->truncated_at, (unsigned long long)info->samples);
+		for (size_t i = 0; i < info->mismatched.n; i++)
 			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
 				 "has no copy: its frames are shown as [module]",
-				 info.mismatched.v[i]);
-		if (info.kernel_note)
-			cli_warn("%s: no kernel symbols: %s", name, info.kernel_note);
-		if (info.unknown_records)
-			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info.unknown_records);
-		if (info.bad_records)
-			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info.bad_records);
-		hs_perf_data_load_info_release(&info);
+				 info->mismatched.v[i]);
+		if (info->kernel_note)
+			cli_warn("%s: no kernel symbols: %s", name, info->kernel_note);
+		if (info->unknown_records)
+			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info->unknown_records);
+		if (info->bad_records)
+			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info->bad_records);
+		if (li.folded_lines_cut)
+			cli_warn("%s: %llu lines have more than %u frames: the frames past it are left out", name,
+				 (unsigned long long)li.folded_lines_cut, HS_FOLDED_MAX_FRAMES);
+		hs_load_info_release(&li);
 		return p;
 	}
-	hs_perf_data_load_info_release(&info);
+	hs_load_info_release(&li);
 	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
 		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.msg);
 	else if (rc == -EFBIG)

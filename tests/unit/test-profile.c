@@ -9,9 +9,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "output/output.h"
 #include "profile/folded-read.h"
+#include "profile/load.h"
+#include "profile/pprof-read.h"
 #include "profile/profile.h"
 
 static uint32_t loc(struct hs_profile *p, const char *name, uint8_t kind)
@@ -230,6 +233,205 @@ static void test_stack_cap(void **state)
 	hs_profile_free(p);
 }
 
+/* Counts that are no sample counts are named as such, by line; a count up to INT64_MAX is one. */
+static void test_folded_count_messages(void **state)
+{
+	static const char neg[] = "main;a 1\nmain;b 2\nmain;c -5\n";
+	static const char big[] = "main;a 1\nmain;b 9223372036854775808\n";
+	static const char frac[] = "main;a 1.5\n";
+	static const char max[] = "main;a 4611686018427387904\nmain;b 9223372036854775807\n";
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	/* each is recognised as folded text, so that the reader can say what is wrong */
+	assert_true(hs_folded_sniff(neg, sizeof(neg) - 1));
+	assert_true(hs_folded_sniff(big, sizeof(big) - 1));
+	assert_int_equal(hs_folded_read(neg, sizeof(neg) - 1, &p, &err), -EBADMSG);
+	assert_string_equal(err.msg, "line 3: count '-5' is not a whole number of samples");
+	assert_int_equal(err.offset, 25);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_folded_read(big, sizeof(big) - 1, &p, &err), -EBADMSG);
+	assert_string_equal(err.msg, "line 2: count 9223372036854775808 is too large (more than 9223372036854775807)");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_folded_read(frac, sizeof(frac) - 1, &p, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "count '1.5' is not a whole number"));
+	assert_null(p);
+	/* 2^62 and INT64_MAX are counts; their sum is held at INT64_MAX */
+	assert_int_equal(hs_folded_read(max, sizeof(max) - 1, &p, &err), 0);
+	assert_true(hs_profile_total(p, 0) == INT64_MAX);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	hs_profile_free(p);
+}
+
+/* A reader handing out a few bytes at a time: lines cross every read boundary. */
+struct drip {
+	const char *s;
+	size_t len, pos, step;
+};
+
+static ssize_t drip_read(void *ctx, void *buf, size_t n)
+{
+	struct drip *d = ctx;
+
+	n = HS_MIN(HS_MIN(n, d->step), d->len - d->pos);
+	memcpy(buf, d->s + d->pos, n);
+	d->pos += n;
+	if (d->step <= 5)
+		d->step = d->step % 5 + 1;
+	return (ssize_t)n;
+}
+
+static void test_folded_stream(void **state)
+{
+	struct drip d = {folded_in, sizeof(folded_in) - 1, 0, 1};
+	struct hs_profile *p = NULL, *q = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_folded_stats st;
+	char *a, *b;
+
+	(void)state;
+	assert_int_equal(hs_folded_read_stream(drip_read, &d, &p, &st, &err), 0);
+	assert_int_equal(st.lines, 5);
+	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &q, &err), 0);
+	a = write_to_string(p, HS_FMT_FOLDED, &(struct hs_output_opts){.annotate_inline = true});
+	b = write_to_string(q, HS_FMT_FOLDED, &(struct hs_output_opts){.annotate_inline = true});
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	hs_profile_free(p);
+	hs_profile_free(q);
+}
+
+/* A line of a million inlined frames (it took minutes when each frame was moved to the front):
+ * cut at HS_FOLDED_MAX_FRAMES, and counted. */
+static void test_folded_deep_line(void **state)
+{
+	size_t n = 1000000, len;
+	char *text = malloc(n * 6 + 32), *o = text;
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_folded_stats st;
+	struct drip d;
+	const struct hs_location *l;
+
+	(void)state;
+	o += sprintf(o, "main;");
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "f_[i];");
+	o += sprintf(o, "leaf 3\n");
+	len = (size_t)(o - text);
+	d = (struct drip){text, len, 0, 1 << 20};
+	assert_int_equal(hs_folded_read_stream(drip_read, &d, &p, &st, &err), 0);
+	assert_int_equal(st.lines_cut, 1);
+	assert_int_equal(hs_profile_total(p, 0), 3);
+	/* main, and f with every inlined frame that fits */
+	assert_int_equal(p->stacks.v[1].nlocs, 1);
+	l = &p->locations.v[hs_profile_stack_locs(p, 1)[0]];
+	assert_int_equal(l->nlines, HS_FOLDED_MAX_FRAMES);
+	hs_profile_free(p);
+	free(text);
+}
+
+/* A line longer than HS_FOLDED_MAX_LINE: an error, read no further than it. */
+static ssize_t endless_read(void *ctx, void *buf, size_t n)
+{
+	size_t *total = ctx;
+
+	memset(buf, 'x', n);
+	*total += n;
+	return (ssize_t)n;
+}
+
+static void test_folded_long_line(void **state)
+{
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	size_t total = 0;
+
+	(void)state;
+	assert_int_equal(hs_folded_read_stream(endless_read, &total, &p, NULL, &err), -EOVERFLOW);
+	assert_non_null(strstr(err.msg, "line 1: longer than"));
+	assert_true(total <= HS_FOLDED_MAX_LINE + (1 << 20));
+}
+
+static char *temp_path(void)
+{
+	char *path = strdup("/tmp/hs-load-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return path;
+}
+
+/* gzip-compresses n bytes of head, then zeros more zeros, into a new file. */
+static char *write_gz(const void *head, size_t n, size_t zeros)
+{
+	char *path = temp_path(), *zero = calloc(1, 1 << 20);
+	gzFile gz = gzopen(path, "wb9");
+
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, head, (unsigned)n), (int)n);
+	while (zeros) {
+		unsigned k = (unsigned)HS_MIN(zeros, (size_t)1 << 20);
+		assert_int_equal(gzwrite(gz, zero, k), (int)k);
+		zeros -= k;
+	}
+	assert_int_equal(gzclose(gz), Z_OK);
+	free(zero);
+	return path;
+}
+
+/* gzipped folded text is read as folded text (it was once taken for a broken pprof file). */
+static void test_load_gzipped_folded(void **state)
+{
+	char *path = write_gz(folded_in, sizeof(folded_in) - 1, 0);
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	assert_int_equal(hs_profile_load(path, &p, &err), 0);
+	assert_int_equal(hs_profile_total(p, 0), 24);
+	hs_profile_free(p);
+	unlink(path);
+	free(path);
+}
+
+/* What is no profile is refused from its first bytes, gzipped or not; a gzip bomb that starts as
+ * a pprof file is refused once it expands past the ratio, not at the 2 GiB cap. */
+static void test_load_refuses_early(void **state)
+{
+	/* string_table[0] = "", then a string of 512 MiB, its bytes zeros */
+	static const uint8_t pprof_head[] = {0x32, 0x00, 0x32, 0x80, 0x80, 0x80, 0x80, 0x02};
+	char *bomb = write_gz("", 0, (size_t)256 << 20), *pbomb = write_gz(pprof_head, sizeof(pprof_head), (size_t)256 << 20);
+	char *zeros = temp_path();
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	FILE *f = fopen(zeros, "w");
+
+	(void)state;
+	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
+	fclose(f);
+	assert_int_equal(hs_profile_load(zeros, &p, &err), -EPROTONOSUPPORT);
+	assert_string_equal(err.msg, "not a profile this version reads (perf.data, pprof, folded stacks)");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err.msg, "gzip data holding no profile"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_load(pbomb, &p, &err), -EFBIG);
+	assert_non_null(strstr(err.msg, "a decompression bomb?"));
+	/* stopped at the ratio: far short of the 256 MiB the file holds */
+	assert_true(err.offset < (1 << 20));
+	assert_null(p);
+	unlink(bomb);
+	unlink(pbomb);
+	unlink(zeros);
+	free(bomb);
+	free(pbomb);
+	free(zeros);
+}
+
 /* Whether text holds a negative number as writers print values: a '-' and a digit after a
  * space, '(', ':', '[' or ','. */
 static bool has_negative_number(const char *text)
@@ -373,6 +575,12 @@ int main(void)
 		cmocka_unit_test(test_folded_inline_structure),
 		cmocka_unit_test(test_folded_bad_input),
 		cmocka_unit_test(test_folded_roots),
+		cmocka_unit_test(test_folded_count_messages),
+		cmocka_unit_test(test_folded_stream),
+		cmocka_unit_test(test_folded_deep_line),
+		cmocka_unit_test(test_folded_long_line),
+		cmocka_unit_test(test_load_gzipped_folded),
+		cmocka_unit_test(test_load_refuses_early),
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),
