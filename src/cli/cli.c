@@ -77,6 +77,16 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 			cli_warn("%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
 				 "samples before it",
 				 name, (unsigned long long)info->truncated_at, (unsigned long long)info->samples);
+		if (info->decompress_cut)
+			cli_warn("%s: compressed records expand to more than %llu MiB, over %u times their size: the "
+				 "records from offset 0x%llx on are not read (a decompression bomb?)",
+				 name, (unsigned long long)(info->decompressed >> 20), HS_DECOMPRESS_RATIO,
+				 (unsigned long long)info->decompress_cut_at);
+		if (info->queue_flushes)
+			cli_warn("%s: more than %u records (or %zu MiB) waited to be put in time order: the oldest were "
+				 "taken %llu times before their round ended, and may be out of order",
+				 name, HS_PERF_DATA_LOAD_MAX_QUEUED, HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES >> 20,
+				 (unsigned long long)info->queue_flushes);
 		for (size_t i = 0; i < info->mismatched.n; i++)
 			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
 				 "has no copy: its frames are shown as [module]",

@@ -33,6 +33,7 @@ struct loader {
 	struct hs_queue q;
 	struct hs_parse_error perr;
 	uint64_t bad_records;
+	uint64_t queue_flushes;
 	HS_VEC(uint32_t) evmap; /* attr index -> builder event index */
 };
 
@@ -229,6 +230,17 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 			hs_queue_push_borrowed(&l->q, r.h, last_time);
 		else
 			hs_queue_push(&l->q, r.h, last_time);
+		if (l->q.heap.n > HS_PERF_DATA_LOAD_MAX_QUEUED || l->q.bytes > HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES) {
+			/* as perf's ordered events do past report.queue-size: the oldest half goes on */
+			struct hs_queue_item it;
+			size_t half = l->q.heap.n / 2;
+
+			while (half-- && hs_queue_pop(&l->q, UINT64_MAX, &it)) {
+				hand_on(l, it.rec);
+				hs_queue_item_release(&it);
+			}
+			l->queue_flushes++;
+		}
 	}
 	flush(l, UINT64_MAX);
 	if (rc < 0) {
@@ -268,6 +280,10 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		info->compressed_records = l->d.compressed_records;
 		info->truncated = l->d.truncated;
 		info->truncated_at = l->d.truncated_at;
+		info->decompress_cut = l->d.decompress_cut;
+		info->decompress_cut_at = l->d.decompress_cut_at;
+		info->decompressed = l->d.zout_total;
+		info->queue_flushes = l->queue_flushes;
 		info->kernel_symbols = l->b.sym.kallsyms != NULL;
 		info->kernel_note = note;
 		note = NULL;
