@@ -91,6 +91,8 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
 				 "has no copy: its frames are shown as [module]",
 				 info->mismatched.v[i]);
+		for (size_t i = 0; i < info->jit_warnings.n; i++)
+			cli_warn("%s", info->jit_warnings.v[i]);
 		if (info->kernel_note)
 			cli_warn("%s: no kernel symbols: %s", name, info->kernel_note);
 		if (info->unknown_records)

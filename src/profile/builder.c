@@ -956,8 +956,10 @@ void hs_builder_finish(struct hs_builder *b)
 		return;
 	b->finished = true;
 	name_user_pending(b);
-	if (!b->jit_pending.n)
+	if (!b->jit_pending.n) {
+		hs_jit_end(j);
 		return;
+	}
 	hs_jit_read_all(j, -1);
 	hs_builder_jit_pids(b, &pids);
 	for (size_t i = 0; i < pids.n; i++)
@@ -984,4 +986,5 @@ void hs_builder_finish(struct hs_builder *b)
 		l->sym_off = js.offset + (l->address - pd->addr);
 		hs_vec_push(&b->p->lines, ln);
 	}
+	hs_jit_end(j);
 }

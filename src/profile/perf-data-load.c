@@ -22,6 +22,9 @@ void hs_perf_data_load_info_release(struct hs_perf_data_load_info *info)
 	for (size_t i = 0; i < info->mismatched.n; i++)
 		free(info->mismatched.v[i]);
 	hs_vec_free(&info->mismatched);
+	for (size_t i = 0; i < info->jit_warnings.n; i++)
+		free(info->jit_warnings.v[i]);
+	hs_vec_free(&info->jit_warnings);
 	free(info->kernel_note);
 	free(info->cmdline);
 	memset(info, 0, sizeof(*info));
@@ -289,6 +292,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		note = NULL;
 		for (size_t i = 0; i < l->b.sym.mismatched.n; i++)
 			hs_vec_push(&info->mismatched, hs_xstrdup(l->b.sym.mismatched.v[i]));
+		for (size_t i = 0; i < l->b.model.jit.warnings.n; i++)
+			hs_vec_push(&info->jit_warnings, hs_xstrdup(l->b.model.jit.warnings.v[i]));
 		info->cmdline = l->d.cmdline ? hs_xstrdup(l->d.cmdline) : NULL;
 	}
 	hs_queue_release(&l->q);

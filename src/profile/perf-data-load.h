@@ -39,6 +39,7 @@ struct hs_perf_data_load_info {
 	bool kernel_symbols;          /* kernel frames could be named */
 	char *kernel_note;            /* why not, when they could not */
 	HS_VEC(char *) mismatched;    /* files rebuilt or replaced since the recording */
+	HS_VEC(char *) jit_warnings;  /* about jitdump files and perf maps read (struct hs_jit) */
 	char *cmdline;                /* the perf command line, when the header has it */
 };
 
