@@ -100,8 +100,9 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 		if (info->bad_records)
 			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info->bad_records);
 		if (li.folded_lines_cut)
-			cli_warn("%s: %llu lines have more than %u frames: the frames past it are left out", name,
-				 (unsigned long long)li.folded_lines_cut, HS_FOLDED_MAX_FRAMES);
+			cli_warn("%s: %llu %s more than %u frames: the frames past it are left out", name,
+				 (unsigned long long)li.folded_lines_cut, li.folded_lines_cut == 1 ? "line has" : "lines have",
+				 HS_FOLDED_MAX_FRAMES);
 		hs_load_info_release(&li);
 		return p;
 	}

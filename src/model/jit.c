@@ -917,12 +917,12 @@ void hs_jit_end(struct hs_jit *j)
 		st->perf_maps_cut += p->pm_unread > 0;
 		if (!p->pm_names_cut)
 			continue;
-		if (p->pm_path)
-			warn(j, "%s: %llu names longer than %d bytes were cut to that length", p->pm_path,
-			     (unsigned long long)p->pm_names_cut, HS_PERF_MAP_MAX_NAME);
-		else
-			warn(j, "the perf map of process %d: %llu names longer than %d bytes were cut to that length",
-			     (int)p->pid, (unsigned long long)p->pm_names_cut, HS_PERF_MAP_MAX_NAME);
+		char pid[48];
+
+		snprintf(pid, sizeof(pid), "the perf map of process %d", (int)p->pid);
+		warn(j, "%s: %llu %s longer than %d bytes %s cut to that length", p->pm_path ? p->pm_path : pid,
+		     (unsigned long long)p->pm_names_cut, p->pm_names_cut == 1 ? "name" : "names", HS_PERF_MAP_MAX_NAME,
+		     p->pm_names_cut == 1 ? "was" : "were");
 	}
 	if (st->perf_maps_cut)
 		warn_always(j, "perf maps hold more than %u lines or %llu MiB in all: the last %llu MiB of %llu of them "
