@@ -211,6 +211,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		if (!l->d.attrs.v[i].attr.use_clockid || l->d.attrs.v[i].attr.clockid != CLOCK_MONOTONIC)
 			bo.jit_timed = false;
 	hs_builder_init(&l->b, &bo);
+	/* compressed records, DWARF unwinding and inline frames make many frames of few bytes */
+	hs_profile_bound_frames(l->b.p, len);
 
 	hs_queue_init(&l->q);
 	while ((rc = hs_perf_data_next(&l->d, &r, err)) == 1) {
