@@ -332,6 +332,10 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 					strcat(err->msg, " (offset in the decompressed data)");
 			}
 			break;
+		case HS_INPUT_PERF_DATA:
+			hs_parse_error_set(err, 0, "a gzipped perf.data: decompress it first (gunzip)");
+			rc = -EPROTONOSUPPORT;
+			break;
 		default:
 			hs_parse_error_set(err, 0, "gzip data holding no profile this version reads (perf.data, pprof, "
 						   "folded stacks)");

@@ -419,6 +419,15 @@ static void test_load_refuses_early(void **state)
 	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err.msg, "gzip data holding no profile"));
 	memset(&err, 0, sizeof(err));
+	{
+		/* a gzipped perf.data is named as such */
+		char *gzdata = write_gz("PERFILE2\x68\0\0\0\0\0\0\0", 16, 4096);
+		assert_int_equal(hs_profile_load(gzdata, &p, &err), -EPROTONOSUPPORT);
+		assert_string_equal(err.msg, "a gzipped perf.data: decompress it first (gunzip)");
+		unlink(gzdata);
+		free(gzdata);
+	}
+	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_profile_load(pbomb, &p, &err), -EFBIG);
 	assert_non_null(strstr(err.msg, "a decompression bomb?"));
 	/* stopped at the ratio: far short of the 256 MiB the file holds */
