@@ -37,46 +37,6 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
 	return HS_INPUT_UNKNOWN;
 }
 
-int hs_read_file(const char *path, size_t max, char **buf, size_t *len)
-{
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	char *b = NULL;
-	size_t n = 0, cap = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r;
-		if (n == cap) {
-			if (cap >= max) {
-				free(b);
-				if (fd != STDIN_FILENO)
-					close(fd);
-				return -EFBIG;
-			}
-			hs_xgrow((void **)&b, &cap, HS_MIN(n + 65536, max), 1);
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			int e = errno;
-			if (e == EINTR)
-				continue;
-			free(b);
-			if (fd != STDIN_FILENO)
-				close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	*buf = b ? b : hs_xmalloc(1);
-	*len = n;
-	return 0;
-}
-
 void hs_load_info_release(struct hs_load_info *info)
 {
 	if (!info)

@@ -46,7 +46,4 @@ void hs_load_info_release(struct hs_load_info *info);
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
 		       struct hs_load_info *info, struct hs_parse_error *err);
 
-/* Reads a whole file into memory (capped at max bytes: -EFBIG beyond). */
-int hs_read_file(const char *path, size_t max, char **buf, size_t *len);
-
 #endif
