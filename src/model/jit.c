@@ -868,7 +868,7 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 
 		if (!want || j->pm_entries >= HS_JIT_MAX_PERFMAP_ENTRIES) {
 			/* the caps on all perf maps together: what is left is not read */
-			p->pm_unread = (uint64_t)st.st_size - off;
+			p->pm_unread = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
 			break;
 		}
 		got = read_at(j, fd, off, want);
