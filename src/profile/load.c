@@ -223,7 +223,7 @@ static int load_folded(struct input *in, struct hs_profile **ret, struct hs_load
 		       struct hs_parse_error *err)
 {
 	struct hs_folded_stats st;
-	int rc = hs_folded_read_stream((hs_folded_read_fn)input_read, in, ret, &st, err);
+	int rc = hs_folded_read_stream(input_read, in, ret, &st, err);
 
 	if (!rc && info)
 		info->folded_lines_cut = st.lines_cut;
