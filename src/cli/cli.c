@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "profile/filter.h"
+#include "profile/folded-read.h"
 #include "profile/load.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
@@ -64,32 +65,48 @@ struct hs_profile *cli_load(const char *path)
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
 {
 	struct hs_parse_error err = {0};
-	struct hs_perf_data_load_info info;
+	struct hs_load_info li;
+	struct hs_perf_data_load_info *info = &li.perf;
 	struct hs_profile *p = NULL;
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	int rc;
 
-	memset(&info, 0, sizeof(info));
-	rc = hs_profile_load_ex(path, opts, &p, &info, &err);
+	rc = hs_profile_load_ex(path, opts, &p, &li, &err);
 	if (!rc) {
-		if (info.truncated)
+		if (info->truncated)
 			cli_warn("%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
 				 "samples before it",
-				 name, (unsigned long long)info.truncated_at, (unsigned long long)info.samples);
-		for (size_t i = 0; i < info.mismatched.n; i++)
+				 name, (unsigned long long)info->truncated_at, (unsigned long long)info->samples);
+		if (info->decompress_cut)
+			cli_warn("%s: compressed records expand to more than %llu MiB, over %u times their size: the "
+				 "records from offset 0x%llx on are not read (a decompression bomb?)",
+				 name, (unsigned long long)(info->decompressed >> 20), HS_DECOMPRESS_RATIO,
+				 (unsigned long long)info->decompress_cut_at);
+		if (info->queue_flushes)
+			cli_warn("%s: more than %u records (or %zu MiB) waited to be put in time order: the oldest were "
+				 "taken %llu times before their round ended, and may be out of order",
+				 name, HS_PERF_DATA_LOAD_MAX_QUEUED, HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES >> 20,
+				 (unsigned long long)info->queue_flushes);
+		for (size_t i = 0; i < info->mismatched.n; i++)
 			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
 				 "has no copy: its frames are shown as [module]",
-				 info.mismatched.v[i]);
-		if (info.kernel_note)
-			cli_warn("%s: no kernel symbols: %s", name, info.kernel_note);
-		if (info.unknown_records)
-			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info.unknown_records);
-		if (info.bad_records)
-			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info.bad_records);
-		hs_perf_data_load_info_release(&info);
+				 info->mismatched.v[i]);
+		for (size_t i = 0; i < info->jit_warnings.n; i++)
+			cli_warn("%s", info->jit_warnings.v[i]);
+		if (info->kernel_note)
+			cli_warn("%s: no kernel symbols: %s", name, info->kernel_note);
+		if (info->unknown_records)
+			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info->unknown_records);
+		if (info->bad_records)
+			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info->bad_records);
+		if (li.folded_lines_cut)
+			cli_warn("%s: %llu %s more than %u frames: the frames past it are left out", name,
+				 (unsigned long long)li.folded_lines_cut, li.folded_lines_cut == 1 ? "line has" : "lines have",
+				 HS_FOLDED_MAX_FRAMES);
+		hs_load_info_release(&li);
 		return p;
 	}
-	hs_perf_data_load_info_release(&info);
+	hs_load_info_release(&li);
 	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
 		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.msg);
 	else if (rc == -EFBIG)
@@ -145,18 +162,34 @@ enum hs_format cli_output_format(const struct cli_outputs *outs, int i)
 	return output_format(outs, outs->path[i]);
 }
 
+/* What the profile could not hold as the input had it, said once before it is written. */
+static void warn_held(const struct hs_profile *q)
+{
+	if (q->stacks_over_cap && q->frames_over_cap)
+		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
+			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
+			 (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
+	else if (q->stacks_over_cap)
+		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			 "' frame",
+			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
+	for (size_t i = 0; i < q->types.n; i++) {
+		if (hs_profile_sums_saturate(q, (uint32_t)i)) {
+			cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
+				 hs_profile_str(q, q->types.v[i].type), (long long)INT64_MAX);
+			break;
+		}
+	}
+}
+
 static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
 			 const struct hs_output_opts *o)
 {
 	int failed = 0;
 
-	for (int k = 0; k < 2; k++) {
-		const struct hs_profile *q = k ? p : a;
-		if (q && q->stacks_over_cap)
-			cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
-				 "' frame",
-				 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	}
+	for (int k = 0; k < 2; k++)
+		if (k ? p : a)
+			warn_held(k ? p : a);
 	for (int i = 0; i < outs->n; i++) {
 		struct hs_outfile of;
 		const char *path = outs->path[i];

@@ -833,6 +833,8 @@ struct input {
 	size_t zcap;
 	unsigned char head[2];
 	size_t nhead;
+	uint64_t raw, plain; /* gzip: bytes read, bytes decompressed */
+	bool bomb;           /* ... past hs_decompress_over() */
 };
 
 static ssize_t raw_read(int fd, void *buf, size_t n)
@@ -869,6 +871,7 @@ static ssize_t input_read(void *ctx, void *buf, size_t n)
 			ssize_t r = raw_read(in->fd, in->zbuf, in->zcap);
 			if (r < 0)
 				return r;
+			in->raw += (uint64_t)r;
 			if (!r) {
 				if (!in->zend)
 					return -EPROTO; /* ends inside a gzip member */
@@ -888,6 +891,12 @@ static ssize_t input_read(void *ctx, void *buf, size_t n)
 			in->zend = true;
 		else if (zr != Z_OK && zr != Z_BUF_ERROR)
 			return -EPROTO;
+	}
+	in->plain += HS_MIN(n, (size_t)1 << 30) - in->zs.avail_out;
+	/* streamed, but not without end: time is bounded by the input too */
+	if (hs_decompress_over(in->plain, in->raw + 2)) {
+		in->bomb = true;
+		return -EFBIG;
 	}
 	return (ssize_t)(HS_MIN(n, (size_t)1 << 30) - in->zs.avail_out);
 }
@@ -1084,6 +1093,11 @@ int cmd_collapse(int argc, char **argv)
 		const char *name = strcmp(path, "-") ? path : "<stdin>";
 		if (rc == -EPROTO)
 			cli_error("%s: the gzip data is corrupt or cut short", name);
+		else if (in.bomb)
+			cli_error("%s: gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: "
+				  "not read (a decompression bomb?)",
+				  name, (unsigned long long)(in.plain >> 20), (unsigned long long)(in.raw >> 10),
+				  HS_DECOMPRESS_RATIO);
 		else if (err.msg[0])
 			cli_error("%s: line %" PRIu64 ": %s", name, err.line, err.msg);
 		else

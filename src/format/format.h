@@ -3,6 +3,7 @@
 #ifndef HS_FORMAT_H
 #define HS_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/util.h"
@@ -12,6 +13,25 @@ struct hs_parse_error {
 	uint64_t line; /* text formats: the line number (from 1) of the error; 0 otherwise */
 	char msg[160]; /* empty when no error was recorded */
 };
+
+/* Compressed input (gzip, the zstd of perf.data) may decompress to HS_DECOMPRESS_MIN bytes, and
+ * to HS_DECOMPRESS_RATIO times the compressed bytes read beyond that; more is refused as a
+ * decompression bomb. Real files expand far less: pprof 3 to 10 times, perf.data (perf record
+ * -z) 3 to 10, folded and perf script text up to about 80, which the minimum covers for inputs
+ * up to a megabyte. */
+#ifndef HS_FUZZING_BUILD
+#define HS_DECOMPRESS_MIN ((uint64_t)64 << 20)
+#else
+/* a fuzzer's bombs reach the bound in a millisecond, not in 64 MiB of work per input */
+#define HS_DECOMPRESS_MIN ((uint64_t)1 << 20)
+#endif
+#define HS_DECOMPRESS_RATIO 64u
+
+/* Whether out bytes decompressed from in compressed ones are past the bound above. */
+static inline bool hs_decompress_over(uint64_t out, uint64_t in)
+{
+	return out > HS_DECOMPRESS_MIN && (out - HS_DECOMPRESS_MIN) / HS_DECOMPRESS_RATIO > in;
+}
 
 /* Records the error only if none was recorded before (the first error is the useful one). */
 void hs_parse_error_set(struct hs_parse_error *e, uint64_t offset, const char *fmt, ...) HS_PRINTF(3, 4);

@@ -87,7 +87,9 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 	r.size = rd32(p + 4, sw);
 	r.timestamp = rd64(p + 8, sw);
 	if (r.size < HS_JITDUMP_RECORD_HEADER) {
+		/* nothing after it can be found: the caller must see the size to know so */
 		hs_parse_error_set(err, offset + 4, "jitdump record size %u smaller than its header", r.size);
+		*ret = r;
 		return -EBADMSG;
 	}
 	if (r.size > HS_JITDUMP_MAX_RECORD) {

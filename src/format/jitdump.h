@@ -100,8 +100,8 @@ int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_heade
  * and timestamp are set); -EOVERFLOW when its size is over
  * HS_JITDUMP_MAX_RECORD (ret->size says how much to skip, ret->id and timestamp are set);
  * -EBADMSG when the record header is impossible (a size smaller than the header: nothing after
- * it can be found) or a known record contradicts its own size (ret->size still lets the caller
- * skip it). */
+ * it can be found; ret->size says so) or a known record contradicts its own size (ret->size
+ * still lets the caller skip it). */
 int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump_header *h, uint64_t offset,
 			    struct hs_jitdump_record *ret, struct hs_parse_error *err);
 

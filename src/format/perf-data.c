@@ -285,7 +285,7 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	d->buf = b;
 	d->len = len;
 	if (len < PIPE_HEADER_SIZE) {
-		hs_parse_error_set(err, 0, "too short for a perf.data header");
+		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need %d)", len, PIPE_HEADER_SIZE);
 		return len >= 8 && hs_perf_data_sniff(buf, len) ? -ENODATA : -EBADMSG;
 	}
 	magic = get64(b);
@@ -308,9 +308,14 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		d->data_end = len;
 		return 0;
 	}
-	if (hsize < FILE_HEADER_SIZE || len < FILE_HEADER_SIZE) {
-		hs_parse_error_set(err, 8, "header size %llu, expected %d", (unsigned long long)hsize, FILE_HEADER_SIZE);
-		return len < FILE_HEADER_SIZE ? -ENODATA : -EBADMSG;
+	if (hsize < FILE_HEADER_SIZE) {
+		hs_parse_error_set(err, 8, "header size %llu, expected %d (or %d for pipe mode)", (unsigned long long)hsize,
+				   FILE_HEADER_SIZE, PIPE_HEADER_SIZE);
+		return -EBADMSG;
+	}
+	if (len < FILE_HEADER_SIZE) {
+		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need %d)", len, FILE_HEADER_SIZE);
+		return -ENODATA;
 	}
 	attr_size = get64(b + 16);
 	a_off = get64(b + 24);
@@ -436,53 +441,66 @@ static int attr_of(const struct hs_perf_data *d, const struct perf_event_header 
 	return hs_u64map_get(&d->ids, id, &ix) ? (int)ix : 0;
 }
 
-static int decompress(struct hs_perf_data *d, const uint8_t *src, size_t n, uint64_t off, struct hs_parse_error *err)
+/* Decompresses more of the current COMPRESSED record into zbuf, after what is left there (the
+ * start of a record that the next bytes complete): up to HS_PERF_DATA_DECOMPRESS_CHUNK bytes, so
+ * that memory does not grow with what a record expands to. */
+static int decompress_more(struct hs_perf_data *d, struct hs_parse_error *err)
 {
-	ZSTD_inBuffer in = {src, n, 0};
+	ZSTD_inBuffer in = {d->zin, d->zin_len, 0};
+	ZSTD_outBuffer out;
+	size_t r;
 
-	if (!d->zctx && !(d->zctx = ZSTD_createDCtx()))
-		hs_die_oom();
-	/* a record may continue from the previous compressed record: keep its beginning */
 	if (d->zpos) {
 		memmove(d->zbuf, d->zbuf + d->zpos, d->zlen - d->zpos);
 		d->zlen -= d->zpos;
 		d->zpos = 0;
 	}
-	d->zoffset = off;
-	for (;;) {
-		ZSTD_outBuffer out;
-		size_t r;
-
-		if (d->zlen == d->zcap) {
-			if (d->zcap >= HS_PERF_DATA_MAX_DECOMPRESSED) {
-				hs_parse_error_set(err, off, "a compressed record expands beyond %zu bytes",
-						   HS_PERF_DATA_MAX_DECOMPRESSED);
-				return -EOVERFLOW;
-			}
-			hs_xgrow((void **)&d->zbuf, &d->zcap, HS_MIN(d->zcap * 2 + 65536, HS_PERF_DATA_MAX_DECOMPRESSED), 1);
-		}
-		out = (ZSTD_outBuffer){d->zbuf, d->zcap, d->zlen};
-		r = ZSTD_decompressStream(d->zctx, &out, &in);
-		d->zlen = out.pos;
-		if (ZSTD_isError(r)) {
-			hs_parse_error_set(err, off, "compressed record: %s", ZSTD_getErrorName(r));
-			ZSTD_DCtx_reset(d->zctx, ZSTD_reset_session_only);
-			return -EBADMSG;
-		}
-		/* all input taken, and room left over: the decoder holds nothing more back */
-		if (in.pos == in.size && out.pos < out.size)
-			break;
-		/* a frame ended and only padding to the record's alignment is left */
-		if (r == 0 && in.size - in.pos < 8) {
-			size_t k = in.pos;
-			while (k < in.size && src[k] == 0)
-				k++;
-			if (k == in.size)
-				break;
-		}
+	hs_xgrow((void **)&d->zbuf, &d->zcap, d->zlen + HS_PERF_DATA_DECOMPRESS_CHUNK, 1);
+	out = (ZSTD_outBuffer){d->zbuf, d->zlen + HS_PERF_DATA_DECOMPRESS_CHUNK, d->zlen};
+	r = ZSTD_decompressStream(d->zctx, &out, &in);
+	d->zout_total += out.pos - d->zlen;
+	d->zlen = out.pos;
+	d->zin += in.pos;
+	d->zin_len -= in.pos;
+	if (ZSTD_isError(r)) {
+		hs_parse_error_set(err, d->zoffset, "compressed record: %s", ZSTD_getErrorName(r));
+		ZSTD_DCtx_reset(d->zctx, ZSTD_reset_session_only);
+		return -EBADMSG;
 	}
-	d->compressed_records++;
+	d->zframe_end = r == 0;
+	/* all input taken and room left over: the decoder holds nothing more back; or a frame
+	 * ended and only padding to the record's alignment is left */
+	if (d->zframe_end && d->zin_len < 8) {
+		size_t k = 0;
+		while (k < d->zin_len && d->zin[k] == 0)
+			k++;
+		if (k == d->zin_len)
+			d->zin_len = 0;
+	}
+	/* a full output buffer: the decoder may hold more back even with all input taken */
+	d->zmore = d->zin_len || out.pos == out.size;
+	if (hs_decompress_over(d->zout_total, d->zin_total)) {
+		/* a decompression bomb: what was decompressed is read, nothing after it */
+		d->decompress_cut = true;
+		d->decompress_cut_at = d->zoffset;
+		d->zmore = false;
+		d->pos = d->data_end;
+	}
 	return 0;
+}
+
+/* Starts reading a COMPRESSED record's compressed bytes. */
+static int decompress_start(struct hs_perf_data *d, const uint8_t *src, size_t n, uint64_t off,
+			    struct hs_parse_error *err)
+{
+	if (!d->zctx && !(d->zctx = ZSTD_createDCtx()))
+		hs_die_oom();
+	d->zin = src;
+	d->zin_len = n;
+	d->zin_total += n;
+	d->zoffset = off;
+	d->compressed_records++;
+	return decompress_more(d, err);
 }
 
 /* Takes in what perf writes for itself; returns true when the record is fully consumed here. */
@@ -545,6 +563,12 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 			}
 			whole = hh.size <= d->zlen - d->zpos;
 		}
+		if (!whole && d->zmore) {
+			/* more of the COMPRESSED record being read */
+			if ((rc = decompress_more(d, err)))
+				return rc;
+			continue;
+		}
 		if (whole) {
 			/* records decompressed from COMPRESSED records */
 			hs_xgrow((void **)&d->scratch, &d->scratch_cap, hh.size, 1);
@@ -559,7 +583,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 			if (!pending)
 				d->zlen = d->zpos = 0;
 			if (d->pos >= d->data_end) {
-				if (pending) {
+				if (pending && !d->decompress_cut) {
 					d->truncated = true;
 					d->truncated_at = d->pos;
 				}
@@ -600,7 +624,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 				size_t skip = hh.type == 83 ? 16 : 8;
 				if (hh.size < skip)
 					continue;
-				if ((rc = decompress(d, (const uint8_t *)h + skip, hh.size - skip, off, err)))
+				if ((rc = decompress_start(d, (const uint8_t *)h + skip, hh.size - skip, off, err)))
 					return rc;
 				continue;
 			}

@@ -59,7 +59,10 @@ enum {
 #define HS_PERF_DATA_MAX_ATTRS 4096
 #define HS_PERF_DATA_MAX_IDS (1u << 20)
 #define HS_PERF_DATA_MAX_BUILD_IDS (1u << 20)
-#define HS_PERF_DATA_MAX_DECOMPRESSED ((size_t)1 << 26) /* per COMPRESSED record */
+/* COMPRESSED records are decompressed a chunk at a time, as their records are read; all of them
+ * together may expand to what hs_decompress_over() allows (format/format.h), then the rest of the
+ * file is not read (decompress_cut). */
+#define HS_PERF_DATA_DECOMPRESS_CHUNK ((size_t)1 << 20)
 
 struct hs_perf_data_attr {
 	struct perf_event_attr attr;   /* zero-filled past what the file held */
@@ -95,9 +98,14 @@ struct hs_perf_data {
 	uint64_t first_sample_time, last_sample_time;
 	/* iteration state */
 	uint64_t pos;
-	unsigned char *zbuf;         /* decompressed records of the current COMPRESSED record */
+	unsigned char *zbuf;         /* records decompressed, not yet returned: zbuf[zpos .. zlen) */
 	size_t zlen, zpos, zcap;
-	uint64_t zoffset;
+	uint64_t zoffset;            /* file offset of the COMPRESSED record being read */
+	const uint8_t *zin;          /* its compressed bytes not yet decompressed */
+	size_t zin_len;
+	bool zframe_end;             /* the last zstd call ended a frame */
+	bool zmore;                  /* the decoder has more to give: input left, or output held back */
+	uint64_t zin_total, zout_total; /* compressed bytes taken, decompressed bytes made */
 	void *zctx;                  /* ZSTD_DCtx */
 	unsigned char *scratch;      /* a record copied out of zbuf so that it is aligned */
 	size_t scratch_cap;
@@ -106,6 +114,9 @@ struct hs_perf_data {
 	uint64_t truncated_at;
 	uint64_t unknown_records;    /* of types this reader does not know, skipped */
 	uint64_t compressed_records;
+	bool decompress_cut;         /* COMPRESSED records expanded past the bound: the rest of the
+				      * file, from decompress_cut_at, was not read */
+	uint64_t decompress_cut_at;
 };
 
 /* Reads the header, attributes and features of the perf.data in buf (which must stay valid
@@ -115,7 +126,8 @@ struct hs_perf_data {
 int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_parse_error *err);
 void hs_perf_data_close(struct hs_perf_data *d);
 
-/* The next record: 1 with *ret set, 0 at the end (check d->truncated), or a negative errno
+/* The next record: 1 with *ret set, 0 at the end (check d->truncated, d->decompress_cut), or a
+ * negative errno
  * (-EBADMSG: a corrupt size; err names the offset). Records perf uses internally
  * (HEADER_ATTR, FEATURE, BUILD_ID in pipe mode) are taken in and passed on too. */
 int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_parse_error *err);

@@ -51,5 +51,6 @@ bool hs_perf_map_parse_line(const char *line, size_t len, struct hs_perf_map_ent
 	ret->size = size;
 	ret->name = line + pos;
 	ret->name_len = HS_MIN(len - pos, (size_t)HS_PERF_MAP_MAX_NAME);
+	ret->name_cut = len - pos > HS_PERF_MAP_MAX_NAME;
 	return true;
 }

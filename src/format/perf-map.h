@@ -15,6 +15,7 @@ struct hs_perf_map_entry {
 	uint64_t start, size; /* size > 0, start + size does not overflow */
 	const char *name;     /* into the line, not NUL-terminated: name_len bytes (may be 0) */
 	size_t name_len;
+	bool name_cut;        /* the name was longer than HS_PERF_MAP_MAX_NAME */
 };
 
 /* Parses one line of len bytes (without its newline; a trailing '\r' is ignored). Returns true

@@ -609,7 +609,7 @@ int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret)
 {
 	Elf_Scn *scn = NULL;
 	Elf_Data *data = NULL;
-	size_t shstrndx, cap;
+	size_t shstrndx, cap, max;
 	lzma_stream xz = LZMA_STREAM_INIT;
 	lzma_ret lr = LZMA_OK;
 	unsigned char *buf;
@@ -629,7 +629,11 @@ int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret)
 		return -ENOENT;
 	if (lzma_stream_decoder(&xz, MINIDEBUG_DECODER_MEM, 0) != LZMA_OK)
 		return -EBADMSG;
-	cap = HS_MIN(HS_MAX(data->d_size * 4, (size_t)1 << 16), HS_MINIDEBUG_MAX_SIZE);
+	/* bounded by the section's size too: a few KiB of xz can ask for the whole cap (real
+	 * MiniDebugInfo expands 3 to 5 times) */
+	max = (size_t)HS_MIN((uint64_t)HS_MINIDEBUG_MAX_SIZE,
+			     HS_MINIDEBUG_MIN_SIZE + (uint64_t)data->d_size * HS_MINIDEBUG_RATIO);
+	cap = HS_MIN(HS_MAX(data->d_size * 4, (size_t)1 << 16), max);
 	buf = hs_xmalloc(cap);
 	xz.next_in = data->d_buf;
 	xz.avail_in = data->d_size;
@@ -638,11 +642,11 @@ int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret)
 	while ((lr = lzma_code(&xz, LZMA_FINISH)) == LZMA_OK) {
 		if (xz.avail_out)
 			continue;
-		if (cap == HS_MINIDEBUG_MAX_SIZE) {
+		if (cap == max) {
 			lr = LZMA_MEMLIMIT_ERROR;
 			break;
 		}
-		cap = HS_MIN(cap * 2, HS_MINIDEBUG_MAX_SIZE);
+		cap = HS_MIN(cap * 2, max);
 		buf = hs_xrealloc(buf, cap);
 		xz.next_out = buf + xz.total_out;
 		xz.avail_out = cap - (size_t)xz.total_out;

@@ -64,8 +64,11 @@ int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t 
 /* Fedora's MiniDebugInfo: the ELF image, holding a .symtab of the functions .dynsym lacks, that
  * main carries xz-compressed in its .gnu_debugdata section. Its addresses are main's. Returns 0
  * (*ret an image in memory), -ENOENT (no such section), -EBADMSG (not xz, or not ELF inside), or
- * -EOVERFLOW (more than HS_MINIDEBUG_MAX_SIZE bytes decompressed). */
+ * -EOVERFLOW (more than HS_MINIDEBUG_MAX_SIZE bytes decompressed, or more than
+ * HS_MINIDEBUG_MIN_SIZE plus HS_MINIDEBUG_RATIO times the section's size). */
 #define HS_MINIDEBUG_MAX_SIZE ((size_t)256 << 20)
+#define HS_MINIDEBUG_MIN_SIZE ((uint64_t)1 << 20)
+#define HS_MINIDEBUG_RATIO 64u
 int hs_dso_minidebug_open(const struct hs_dso_elf *main, struct hs_dso_elf *ret);
 
 /* Whether process pid sees another file system than we do: another root directory, or another

@@ -46,7 +46,7 @@ struct hs_jit_source {
 
 struct pm_entry {
 	uint64_t start, end;
-	uint32_t name;
+	uint32_t name; /* offset in the store's pm_names */
 };
 
 struct pm_seg {
@@ -76,21 +76,41 @@ struct hs_jit_proc {
 	HS_VEC(struct pm_entry) pm_entries;
 	HS_VEC(struct pm_seg) pm_segs;
 	bool pm_dirty;
+	bool pm_skip;          /* the rest of a line longer than a read is being skipped */
+	uint64_t pm_names_cut; /* names longer than HS_PERF_MAP_MAX_NAME, cut */
+	uint64_t pm_unread;    /* bytes of it the caps left unread (at the last read) */
+	char *pm_path;         /* its path, for messages */
 };
 
-static void warn(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
-
-static void warn(struct hs_jit *j, const char *fmt, ...)
+static void vwarn(struct hs_jit *j, bool always, const char *fmt, va_list ap)
 {
 	struct hs_strbuf sb = {0};
+
+	if (j->warnings.n >= HS_JIT_MAX_WARNINGS && !always)
+		return;
+	hs_strbuf_vaddf(&sb, fmt, ap);
+	hs_vec_push(&j->warnings, hs_strbuf_detach(&sb));
+}
+
+static void warn(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
+static void warn(struct hs_jit *j, const char *fmt, ...)
+{
 	va_list ap;
 
-	if (j->warnings.n >= HS_JIT_MAX_WARNINGS)
-		return;
 	va_start(ap, fmt);
-	hs_strbuf_vaddf(&sb, fmt, ap);
+	vwarn(j, false, fmt, ap);
 	va_end(ap);
-	hs_vec_push(&j->warnings, hs_strbuf_detach(&sb));
+}
+
+/* A summary of what the caps left out: said past HS_JIT_MAX_WARNINGS too. */
+static void warn_always(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
+static void warn_always(struct hs_jit *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(j, true, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- strings ---- */
@@ -104,10 +124,12 @@ struct str_key {
 static bool str_eq(const void *ctx, uint32_t id)
 {
 	const struct str_key *k = ctx;
-	const char *s = k->j->strs.v[id];
+	const char *s = hs_jit_str(k->j, id);
 	return !strncmp(s, k->s, k->n) && s[k->n] == '\0';
 }
 
+/* Strings in one pool, not one allocation each: a perf map of a million lines is a million
+ * names. */
 static uint32_t intern(struct hs_jit *j, const char *s, size_t n)
 {
 	struct str_key k = {j, s, n};
@@ -122,13 +144,19 @@ static uint32_t intern(struct hs_jit *j, const char *s, size_t n)
 	id = hs_index_find(&j->str_ix, h, str_eq, &k);
 	if (id != UINT32_MAX)
 		return id;
-	copy = hs_xstrndup(s, n);
+	if (j->str_pool.n + n + 1 > UINT32_MAX)
+		hs_die_oom();
+	hs_vec_reserve(&j->str_pool, j->str_pool.n + n + 1);
+	copy = j->str_pool.v + j->str_pool.n;
+	memcpy(copy, s, n);
+	copy[n] = '\0';
 	/* names end up in text formats: no line breaks or control characters */
 	for (char *c = copy; *c; c++)
 		if ((unsigned char)*c < 0x20)
 			*c = ' ';
-	id = (uint32_t)j->strs.n;
-	hs_vec_push(&j->strs, copy);
+	id = (uint32_t)j->str_off.n;
+	hs_vec_push(&j->str_off, (uint32_t)j->str_pool.n);
+	j->str_pool.n += n + 1;
 	hs_index_insert(&j->str_ix, h, id);
 	return id;
 }
@@ -168,19 +196,20 @@ void hs_jit_release(struct hs_jit *j)
 		hs_u64map_release(&p->by_index);
 		hs_vec_free(&p->pm_entries);
 		hs_vec_free(&p->pm_segs);
+		free(p->pm_path);
 		free(p);
 	}
 	hs_vec_free(&j->procs);
 	hs_u64map_release(&j->proc_ix);
-	for (size_t i = 0; i < j->strs.n; i++)
-		free(j->strs.v[i]);
-	hs_vec_free(&j->strs);
+	hs_vec_free(&j->str_pool);
+	hs_vec_free(&j->str_off);
 	hs_index_release(&j->str_ix);
 	hs_vec_free(&j->lines);
 	for (size_t i = 0; i < j->unwinds.n; i++)
 		free(j->unwinds.v[i].data); /* tables: the unwinder freed them */
 	hs_vec_free(&j->unwinds);
 	hs_vec_free(&j->buf);
+	hs_vec_free(&j->pm_names);
 	for (size_t i = 0; i < j->warnings.n; i++)
 		free(j->warnings.v[i]);
 	hs_vec_free(&j->warnings);
@@ -322,6 +351,7 @@ static void on_load(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_sourc
 	if (!r->load.code_size || r->load.code_size > HS_JITDUMP_MAX_CODE_SIZE || addr + r->load.code_size < addr ||
 	    j->ncodes >= HS_JIT_MAX_CODES) {
 		j->stats.skipped_records++;
+		j->stats.codes_over_cap += j->ncodes >= HS_JIT_MAX_CODES;
 		return;
 	}
 	c.start = addr;
@@ -354,6 +384,7 @@ static void on_move(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_sourc
 	j->stats.code_moves++;
 	if (!hs_u64map_get(&p->by_index, key, &ix) || j->ncodes >= HS_JIT_MAX_CODES) {
 		j->stats.skipped_records++;
+		j->stats.codes_over_cap += j->ncodes >= HS_JIT_MAX_CODES;
 		return;
 	}
 	c = p->codes.v[ix];
@@ -388,11 +419,15 @@ static void on_debug(struct hs_jit *j, struct hs_jit_source *s, const struct hs_
 
 	j->stats.debug_infos++;
 	s->pending_lines = false;
-	while (hs_jitdump_debug_next(r, &it, &e) && j->lines.n < HS_JIT_MAX_LINES) {
+	while (hs_jitdump_debug_next(r, &it, &e)) {
 		/* absolute addresses for now: made relative to the code's start by its CODE_LOAD */
 		struct hs_jit_line l = {e.addr, e.line, intern(j, e.file, e.file_len)};
 		if (e.addr < r->debug.code_addr)
 			continue;
+		if (j->lines.n >= HS_JIT_MAX_LINES) {
+			j->stats.lines_over_cap++;
+			break;
+		}
 		hs_vec_push(&j->lines, l);
 	}
 	if (j->lines.n == first)
@@ -411,8 +446,12 @@ static void on_unwind(struct hs_jit *j, struct hs_jit_source *s, const struct hs
 
 	j->stats.unwinding_infos++;
 	s->pending_unwind = 0;
-	if (!n || r->unwind.eh_frame_hdr_size == n || j->unwind_bytes + n > HS_JIT_MAX_UNWIND_BYTES)
+	if (!n || r->unwind.eh_frame_hdr_size == n)
 		return; /* nothing but a header: the code has no CFI (frame pointers) */
+	if (j->unwind_bytes + n > HS_JIT_MAX_UNWIND_BYTES) {
+		j->stats.unwind_over_cap++; /* frame pointers then */
+		return;
+	}
 	u.data = hs_xmalloc(n);
 	memcpy(u.data, r->unwind.data, n);
 	u.hdr_size = (size_t)r->unwind.eh_frame_hdr_size;
@@ -484,7 +523,8 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 				break;
 			}
 			if (rc == -EBADMSG && r.size < HS_JITDUMP_RECORD_HEADER) {
-				warn(j, "%s: %s: the rest of the file is ignored", s->path, err.msg);
+				warn(j, "%s: offset 0x%llx: %s: the rest of the file is ignored", s->path,
+				     (unsigned long long)err.offset, err.msg);
 				s->done = true;
 				break;
 			}
@@ -697,26 +737,67 @@ bool hs_jit_code_line(const struct hs_jit *j, const struct hs_jit_code *c, uint6
 	}
 	if (!lo)
 		return false;
-	*file = j->strs.v[v[lo - 1].file];
+	*file = hs_jit_str(j, v[lo - 1].file);
 	*line = v[lo - 1].line;
 	return true;
 }
 
 /* ---- perf maps ---- */
 
-static void pm_take_line(struct hs_jit *j, struct hs_jit_proc *p, const char *line, size_t len)
+/* A perf map name, kept in a pool of its own: not interned (no index to pay for on every line of
+ * a map of millions), as written (a name stops at an embedded NUL; control characters become
+ * spaces: names end up in text formats). Perf map bytes read are capped, so offsets fit. */
+static uint32_t pm_name(struct hs_jit *j, const char *s, size_t n)
+{
+	uint32_t off = (uint32_t)j->pm_names.n;
+	char *copy;
+
+	n = strnlen(s, n);
+	hs_vec_reserve(&j->pm_names, j->pm_names.n + n + 1);
+	copy = j->pm_names.v + j->pm_names.n;
+	for (size_t i = 0; i < n; i++)
+		copy[i] = (unsigned char)s[i] < 0x20 ? ' ' : s[i];
+	copy[n] = '\0';
+	j->pm_names.n += n + 1;
+	return off;
+}
+
+/* Takes one line; returns false when the caps on all perf maps are reached (nothing taken). */
+static bool pm_take_line(struct hs_jit *j, struct hs_jit_proc *p, const char *line, size_t len)
 {
 	struct hs_perf_map_entry e;
 	struct pm_entry pe;
 
-	if (p->pm_entries.n >= HS_JIT_MAX_PERFMAP_ENTRIES || !hs_perf_map_parse_line(line, len, &e))
-		return;
+	if (!hs_perf_map_parse_line(line, len, &e))
+		return true;
+	if (j->pm_entries >= HS_JIT_MAX_PERFMAP_ENTRIES)
+		return false;
 	pe.start = e.start;
 	pe.end = e.start + e.size;
-	pe.name = intern(j, e.name, e.name_len);
+	pe.name = pm_name(j, e.name, e.name_len);
+	p->pm_names_cut += e.name_cut;
 	hs_vec_push(&p->pm_entries, pe);
 	p->pm_dirty = true;
+	j->pm_entries++;
 	j->stats.perf_map_entries++;
+	return true;
+}
+
+/* Takes the complete lines of text (and with final the last one without its newline); returns
+ * the bytes taken, short of len when the caps are reached. */
+static size_t pm_feed(struct hs_jit *j, struct hs_jit_proc *p, const char *text, size_t len, bool final)
+{
+	size_t start = 0;
+
+	for (const char *nl; (nl = memchr(text + start, '\n', len - start));) {
+		size_t i = (size_t)(nl - text);
+		if (!pm_take_line(j, p, text + start, i - start))
+			return start;
+		start = i + 1;
+	}
+	if (final && start < len && pm_take_line(j, p, text + start, len - start))
+		start = len;
+	return start;
 }
 
 int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t min_interval_ns, bool final)
@@ -770,23 +851,51 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 		rc = -EPERM;
 		goto out;
 	}
+	if (!p->pm_path)
+		p->pm_path = hs_xstrdup(hs_strbuf_str(&path));
 	if (st.st_dev != p->pm_dev || st.st_ino != p->pm_ino || (uint64_t)st.st_size < p->pm_consumed) {
-		/* another file, or rewritten: start over */
+		/* another file, or rewritten: start over (the bytes read count on: its names stay in
+		 * the pool) */
+		j->pm_entries -= p->pm_entries.n;
 		p->pm_entries.n = 0;
 		p->pm_consumed = 0;
+		p->pm_skip = false;
 		p->pm_dirty = true;
 		p->pm_dev = st.st_dev;
 		p->pm_ino = st.st_ino;
 		j->stats.perf_maps++;
 	}
 	off = p->pm_consumed;
-	while (off < HS_JIT_MAX_PERFMAP_BYTES) {
-		size_t got = read_at(j, fd, off, READ_CHUNK), took;
-		bool last = got < READ_CHUNK;
-		took = hs_jit_perfmap_feed(j, pid, (const char *)j->buf.v, got, last && final);
-		if (!took && !last)
-			took = got; /* a line longer than the chunk: not a perf map line, skip it */
-		off += took;
+	p->pm_unread = 0;
+	for (;;) {
+		size_t want = (size_t)HS_MIN((uint64_t)READ_CHUNK, HS_JIT_MAX_PERFMAP_BYTES - j->pm_bytes), got, pos = 0,
+		       took;
+		bool last;
+
+		if (!want || j->pm_entries >= HS_JIT_MAX_PERFMAP_ENTRIES) {
+			/* the caps on all perf maps together: what is left is not read */
+			p->pm_unread = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
+			break;
+		}
+		got = read_at(j, fd, off, want);
+		last = got < want;
+		if (p->pm_skip) {
+			/* the rest of a line longer than a read: its entry was taken from its start */
+			const char *nl = memchr(j->buf.v, '\n', got);
+			pos = nl ? (size_t)(nl - (const char *)j->buf.v) + 1 : got;
+			p->pm_skip = !nl;
+		}
+		took = pm_feed(j, p, (const char *)j->buf.v + pos, got - pos, last && final);
+		if (!took && pos == 0 && !last && want == READ_CHUNK && !p->pm_skip &&
+		    j->pm_entries < HS_JIT_MAX_PERFMAP_ENTRIES) {
+			/* a line longer than a read: its start holds the range and the name (cut); the
+			 * rest is skipped up to its end */
+			pm_take_line(j, p, (const char *)j->buf.v, got);
+			p->pm_skip = true;
+			took = got;
+		}
+		off += pos + took;
+		j->pm_bytes += pos + took;
 		if (last)
 			break;
 	}
@@ -800,20 +909,44 @@ out:
 
 size_t hs_jit_perfmap_feed(struct hs_jit *j, int32_t pid, const char *text, size_t len, bool final)
 {
-	struct hs_jit_proc *p = proc_get(j, pid);
-	size_t start = 0;
+	return pm_feed(j, proc_get(j, pid), text, len, final);
+}
 
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] != '\n')
+void hs_jit_end(struct hs_jit *j)
+{
+	struct hs_jit_stats *st = &j->stats;
+
+	st->perf_map_bytes_unread = st->perf_maps_cut = 0;
+	for (size_t i = 0; i < j->procs.n; i++) {
+		const struct hs_jit_proc *p = j->procs.v[i];
+		st->perf_map_bytes_unread += p->pm_unread;
+		st->perf_maps_cut += p->pm_unread > 0;
+		if (!p->pm_names_cut)
 			continue;
-		pm_take_line(j, p, text + start, i - start);
-		start = i + 1;
+		char pid[48];
+
+		snprintf(pid, sizeof(pid), "the perf map of process %d", (int)p->pid);
+		warn(j, "%s: %llu %s longer than %d bytes %s cut to that length", p->pm_path ? p->pm_path : pid,
+		     (unsigned long long)p->pm_names_cut, p->pm_names_cut == 1 ? "name" : "names", HS_PERF_MAP_MAX_NAME,
+		     p->pm_names_cut == 1 ? "was" : "were");
 	}
-	if (final && start < len) {
-		pm_take_line(j, p, text + start, len - start);
-		start = len;
-	}
-	return start;
+	if (st->perf_maps_cut)
+		warn_always(j, "perf maps hold more than %u lines or %llu MiB in all: the last %llu MiB of %llu of them "
+			       "were not read (JIT frames they would name stay unnamed)",
+			    HS_JIT_MAX_PERFMAP_ENTRIES, (unsigned long long)(HS_JIT_MAX_PERFMAP_BYTES >> 20),
+			    (unsigned long long)((st->perf_map_bytes_unread + (1 << 20) - 1) >> 20),
+			    (unsigned long long)st->perf_maps_cut);
+	if (st->codes_over_cap)
+		warn_always(j, "jitdump files describe more than %u pieces of code in all: %llu more were not read",
+			    HS_JIT_MAX_CODES, (unsigned long long)st->codes_over_cap);
+	if (st->lines_over_cap)
+		warn_always(j, "jitdump files give more than %u source lines in all: those of %llu more records were "
+			       "not read",
+			    HS_JIT_MAX_LINES, (unsigned long long)st->lines_over_cap);
+	if (st->unwind_over_cap)
+		warn_always(j, "jitdump files give more than %zu MiB of unwinding information in all: %llu more "
+			       "records were not read (their code is unwound by frame pointer)",
+			    HS_JIT_MAX_UNWIND_BYTES >> 20, (unsigned long long)st->unwind_over_cap);
 }
 
 /* Max-heap of perf map entry indexes by position: the later line wins. The layout of
@@ -856,73 +989,77 @@ static void heap_pop(struct u32_heap *h)
 	}
 }
 
-struct pm_sort {
-	uint64_t start;
-	uint32_t ix;
-};
-
-static int pm_sort_cmp(const void *a, const void *b)
+/* Entry indexes ordered by start, or by end (ties by index: position in the map). */
+static int pm_by_start(const void *a, const void *b, void *ctx)
 {
-	const struct pm_sort *x = a, *y = b;
+	const struct pm_entry *e = ctx, *x = &e[*(const uint32_t *)a], *y = &e[*(const uint32_t *)b];
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->ix < y->ix ? -1 : x->ix > y->ix;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : *(const uint32_t *)a > *(const uint32_t *)b;
 }
 
-static int u64_cmp(const void *a, const void *b)
+static int pm_by_end(const void *a, const void *b, void *ctx)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct pm_entry *e = ctx, *x = &e[*(const uint32_t *)a], *y = &e[*(const uint32_t *)b];
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : *(const uint32_t *)a > *(const uint32_t *)b;
 }
 
 /* Flattens the lines into ranges that do not overlap, each owned by the last line covering
- * it: a sweep over every start and end, with the lines covering the current point in a heap. */
+ * it: a sweep over every start and end (two index arrays, by start and by end: 8 bytes a line),
+ * with the lines covering the current point in a heap. */
 static void pm_flatten(struct hs_jit_proc *p)
 {
-	size_t n = p->pm_entries.n, next = 0, nb = 0, k = 0;
-	struct pm_sort *order;
-	uint64_t *bounds;
+	const struct pm_entry *e = p->pm_entries.v;
+	size_t n = p->pm_entries.n, a = 0, b = 0;
+	uint32_t *by_start, *by_end;
 	struct u32_heap heap = {0};
+	uint64_t x;
 
 	p->pm_segs.n = 0;
 	p->pm_dirty = false;
 	if (!n)
 		return;
-	order = hs_xmalloc(n * sizeof(*order));
-	bounds = hs_xmalloc(2 * n * sizeof(*bounds));
-	for (size_t i = 0; i < n; i++) {
-		order[i].start = p->pm_entries.v[i].start;
-		order[i].ix = (uint32_t)i;
-		bounds[nb++] = p->pm_entries.v[i].start;
-		bounds[nb++] = p->pm_entries.v[i].end;
-	}
-	qsort(order, n, sizeof(*order), pm_sort_cmp);
-	qsort(bounds, nb, sizeof(*bounds), u64_cmp);
-	for (size_t i = 0; i < nb; i++)
-		if (!k || bounds[k - 1] != bounds[i])
-			bounds[k++] = bounds[i];
-	nb = k;
-	for (size_t b = 0; b + 1 < nb; b++) {
-		uint64_t x = bounds[b];
+	by_start = hs_xmalloc(n * sizeof(*by_start));
+	by_end = hs_xmalloc(n * sizeof(*by_end));
+	for (size_t i = 0; i < n; i++)
+		by_start[i] = by_end[i] = (uint32_t)i;
+	qsort_r(by_start, n, sizeof(*by_start), pm_by_start, (void *)e);
+	qsort_r(by_end, n, sizeof(*by_end), pm_by_end, (void *)e);
+	x = e[by_start[0]].start; /* ends are past starts: the first point is a start */
+	for (;;) {
+		uint64_t y = UINT64_MAX;
 		struct pm_seg *last = p->pm_segs.n ? &p->pm_segs.v[p->pm_segs.n - 1] : NULL;
 
-		while (next < n && order[next].start <= x)
-			heap_push(&heap, order[next++].ix);
-		while (heap.n && p->pm_entries.v[heap.v[0]].end <= x)
+		while (a < n && e[by_start[a]].start <= x)
+			heap_push(&heap, by_start[a++]);
+		while (heap.n && e[heap.v[0]].end <= x)
 			heap_pop(&heap);
-		if (!heap.n)
-			continue;
-		if (last && last->end == x && last->entry == heap.v[0]) {
-			last->end = bounds[b + 1];
-		} else {
-			struct pm_seg sg = {x, bounds[b + 1], heap.v[0]};
-			hs_vec_push(&p->pm_segs, sg);
+		while (b < n && e[by_end[b]].end <= x)
+			b++;
+		if (a == n && b == n)
+			break;
+		/* the next point where a line starts or ends */
+		if (a < n)
+			y = e[by_start[a]].start;
+		if (b < n && e[by_end[b]].end < y)
+			y = e[by_end[b]].end;
+		if (heap.n) {
+			if (last && last->end == x && last->entry == heap.v[0]) {
+				last->end = y;
+			} else {
+				struct pm_seg sg = {x, y, heap.v[0]};
+				hs_vec_push(&p->pm_segs, sg);
+			}
 		}
+		x = y;
 	}
 	hs_vec_free(&heap);
-	free(order);
-	free(bounds);
+	free(by_start);
+	free(by_end);
 }
 
 const char *hs_jit_perfmap_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t *start)
@@ -947,6 +1084,6 @@ const char *hs_jit_perfmap_find(struct hs_jit *j, int32_t pid, uint64_t addr, ui
 	{
 		const struct pm_entry *e = &p->pm_entries.v[p->pm_segs.v[lo].entry];
 		*start = e->start;
-		return j->strs.v[e->name];
+		return j->pm_names.v + e->name;
 	}
 }

@@ -17,13 +17,16 @@
 #include "util/hashmap.h"
 #include "util/util.h"
 
-/* Caps on what runtimes' files can make the model hold. */
-#define HS_JIT_MAX_CODES (16u << 20)          /* code entries, all processes */
+/* Caps on what runtimes' files can make the model hold, all processes together: a profiled
+ * process writes these files, and can write gigabytes. Real runtimes stay far below (a JVM's or
+ * node's perf map: a few hundred thousand lines, 10 to 50 MiB). Past a cap the rest is not read,
+ * and hs_jit_end() says what was left out. */
+#define HS_JIT_MAX_CODES (2u << 20)           /* code entries */
 #define HS_JIT_MAX_RECORDS (64u << 20)        /* jitdump records read per file */
-#define HS_JIT_MAX_LINES (64u << 20)          /* debug line entries, all processes */
-#define HS_JIT_MAX_UNWIND_BYTES ((size_t)256 << 20)
-#define HS_JIT_MAX_PERFMAP_ENTRIES (16u << 20)
-#define HS_JIT_MAX_PERFMAP_BYTES ((uint64_t)1 << 30)
+#define HS_JIT_MAX_LINES (8u << 20)           /* debug line entries */
+#define HS_JIT_MAX_UNWIND_BYTES ((size_t)64 << 20)
+#define HS_JIT_MAX_PERFMAP_ENTRIES (2u << 20) /* perf map lines held */
+#define HS_JIT_MAX_PERFMAP_BYTES ((uint64_t)256 << 20) /* perf map bytes read */
 #define HS_JIT_MAX_WARNINGS 64
 
 /* Source lines of one piece of code (CODE_DEBUG_INFO), by offset from the code's start. */
@@ -74,13 +77,18 @@ struct hs_jit_stats {
 	uint64_t skipped_records; /* unknown types, over a cap, or malformed */
 	uint64_t perf_maps;       /* perf map files read */
 	uint64_t perf_map_entries;
+	/* what the caps left out */
+	uint64_t codes_over_cap, lines_over_cap, unwind_over_cap; /* jitdump records not taken in */
+	uint64_t perf_map_bytes_unread; /* perf map bytes not read past HS_JIT_MAX_PERFMAP_* */
+	uint64_t perf_maps_cut;         /* ... in this many files */
 };
 
 struct hs_jit {
 	struct hs_jit_opts opts;
 	HS_VEC(struct hs_jit_proc *) procs;
 	struct hs_u64map proc_ix; /* pid -> index in procs */
-	HS_VEC(char *) strs;      /* string ids are indexes; 0 is "" */
+	HS_VEC(char) str_pool;    /* strings, each NUL-terminated */
+	HS_VEC(uint32_t) str_off; /* string id -> offset in str_pool; 0 is "" */
 	struct hs_index str_ix;
 	HS_VEC(struct hs_jit_line) lines;
 	HS_VEC(struct hs_jit_unwind) unwinds;
@@ -88,6 +96,8 @@ struct hs_jit {
 	uint64_t ncodes, seq;
 	uint32_t next_id;
 	HS_VEC(uint8_t) buf;      /* reading buffer */
+	uint64_t pm_entries, pm_bytes; /* perf map lines held, bytes read, all processes */
+	HS_VEC(char) pm_names;    /* perf map names, each NUL-terminated */
 	HS_VEC(char *) warnings;  /* one line each, for a person; at most HS_JIT_MAX_WARNINGS */
 	struct hs_jit_stats stats;
 };
@@ -120,13 +130,17 @@ const struct hs_jit_code *hs_jit_find(struct hs_jit *j, int32_t pid, uint64_t ad
 /* Reads every jitdump file of pid (all processes when pid is -1) to its current end. */
 void hs_jit_read_all(struct hs_jit *j, int32_t pid);
 
+/* Adds to the warnings what the caps left out of the files read (once, at the end). */
+void hs_jit_end(struct hs_jit *j);
+
 /* The source line of addr in code: returns false when the code has no line there. *file is
  * borrowed from the store. */
 bool hs_jit_code_line(const struct hs_jit *j, const struct hs_jit_code *c, uint64_t addr, const char **file,
 		      uint32_t *line);
+/* The pointer lives until the next call that reads more into the store. */
 static inline const char *hs_jit_str(const struct hs_jit *j, uint32_t id)
 {
-	return j->strs.v[id];
+	return j->str_pool.v + j->str_off.v[id];
 }
 
 /* Reads (or re-reads, when it grew or was replaced) the perf map of pid:
@@ -144,7 +158,7 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 size_t hs_jit_perfmap_feed(struct hs_jit *j, int32_t pid, const char *text, size_t len, bool final);
 
 /* The name the perf map of pid gives addr (the last line whose range holds it), borrowed from
- * the store; NULL when none. *start is the start of that line's range. */
+ * the store (as hs_jit_str()); NULL when none. *start is the start of that line's range. */
 const char *hs_jit_perfmap_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t *start);
 
 #endif

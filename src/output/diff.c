@@ -24,9 +24,17 @@ static uint32_t base_index(const struct hs_profile *a, const struct hs_output_op
 /* difffolded.pl -n scales the first file's counts to the second's total, rounding down. */
 static int64_t scaled(int64_t v, int64_t from, int64_t to)
 {
+	double x;
+
 	if (from <= 0)
 		return v;
-	return (int64_t)((double)v * (double)to / (double)from);
+	x = (double)v * (double)to / (double)from;
+	/* a double past the int64 range does not convert: hold it at the ends, as sums are */
+	if (x >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
 }
 
 static int write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,

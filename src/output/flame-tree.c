@@ -137,9 +137,9 @@ static void add_value(struct hs_flame_tree *t, uint32_t leaf, int64_t v, bool ba
 {
 	for (uint32_t id = leaf; id != UINT32_MAX; id = t->nodes.v[id].parent) {
 		if (base)
-			t->nodes.v[id].base += v;
+			t->nodes.v[id].base = hs_add_sat(t->nodes.v[id].base, v);
 		else
-			t->nodes.v[id].value += v;
+			t->nodes.v[id].value = hs_add_sat(t->nodes.v[id].value, v);
 	}
 }
 
@@ -374,12 +374,12 @@ void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_fla
 			const struct hs_flame_node *n = &t->nodes.v[sibs.v[i].id];
 			if ((double)n->value < minval) {
 				nnarrow++;
-				narrow_sum += n->value;
+				narrow_sum = hs_add_sat(narrow_sum, n->value);
 				narrow_id = sibs.v[i].id;
 				continue;
 			}
 			hs_vec_push(&kids, ((struct hs_flame_box){sibs.v[i].id, 0, b.depth + 1, false, x, n->value}));
-			x += n->value;
+			x = hs_add_sat(x, n->value);
 		}
 		/* The narrow ones go right of the wide ones, then the parent's own time. */
 		if (nnarrow == 1)

@@ -93,7 +93,7 @@ size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *
 			hs_index_insert(&ix, h, id);
 		}
 		if (p->types.n)
-			lines.v[id].value += hs_profile_sample_values(p, (uint32_t)i)[vi];
+			lines.v[id].value = hs_add_sat(lines.v[id].value, hs_profile_sample_values(p, (uint32_t)i)[vi]);
 	}
 	if (lines.n)
 		qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);

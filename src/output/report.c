@@ -108,10 +108,10 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 			if (!strcmp(root, stop_names[r]))
 				break;
 		if (r == HS_ARRAY_SIZE(stop_names)) {
-			complete += v;
+			complete = hs_add_sat(complete, v);
 			continue;
 		}
-		by_reason[r] += v;
+		by_reason[r] = hs_add_sat(by_reason[r], v);
 		{
 			uint32_t module = 0;
 			size_t i;
@@ -126,7 +126,7 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 				struct ending e = {(uint32_t)r, module, 0};
 				hs_vec_push(&ends, e);
 			}
-			ends.v[i].value += v;
+			ends.v[i].value = hs_add_sat(ends.v[i].value, v);
 		}
 	}
 	hs_outfile_puts(out, "\nHow stacks end:\n");
@@ -194,15 +194,16 @@ static void print_landing(const struct hs_profile *p, struct hs_outfile *out, ui
 		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
 		const struct hs_location *l = st->nlocs ? &p->locations.v[hs_profile_stack_locs(p, s->stack)[0]] : NULL;
 		uint32_t module = l ? loc_module(p, l) : 0;
+		int kind = l && l->kind < HS_KIND_COUNT ? l->kind : HS_KIND_PSEUDO;
 		uint64_t m;
 
-		by_kind[l && l->kind < HS_KIND_COUNT ? l->kind : HS_KIND_PSEUDO] += v;
+		by_kind[kind] = hs_add_sat(by_kind[kind], v);
 		if (!hs_u64map_get(&ix, module, &m)) {
 			m = mods.n;
 			hs_vec_push(&mods, ((struct landing){module, 0}));
 			hs_u64map_put(&ix, module, m);
 		}
-		mods.v[m].value += v;
+		mods.v[m].value = hs_add_sat(mods.v[m].value, v);
 	}
 	hs_outfile_puts(out, "\nWhere samples land (the innermost frame), by kind of code:\n");
 	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "kind");
@@ -311,10 +312,10 @@ static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t
 		hs_index_insert(ix, h, id);
 	}
 	if (self)
-		rows->v[id].self += v;
+		rows->v[id].self = hs_add_sat(rows->v[id].self, v);
 	if (rows->v[id].seen != sample) {
 		rows->v[id].seen = sample;
-		rows->v[id].total += v;
+		rows->v[id].total = hs_add_sat(rows->v[id].total, v);
 	}
 }
 
@@ -478,12 +479,12 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		for (size_t f = 0; f < path.n / 2; f++) {
 			size_t at = callers ? f : path.n / 2 - 1 - f;
 			node = tnode_child(&nodes, &ix, node, path.v[2 * at], path.v[2 * at + 1]);
-			nodes.v[node].total += v;
+			nodes.v[node].total = hs_add_sat(nodes.v[node].total, v);
 			if (callers && f == 0)
-				nodes.v[node].self += v; /* the innermost frame */
+				nodes.v[node].self = hs_add_sat(nodes.v[node].self, v); /* the innermost frame */
 		}
 		if (node && !callers)
-			nodes.v[node].self += v;
+			nodes.v[node].self = hs_add_sat(nodes.v[node].self, v);
 	}
 	child_start = hs_xcalloc(nodes.n + 1, sizeof(*child_start));
 	child_ids = hs_xmalloc(nodes.n * sizeof(*child_ids));
@@ -591,10 +592,10 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 					hs_index_insert(&ix, h, id);
 				}
 				if (li == 0 && j == 0)
-					fns.v[id].self += v;
+					fns.v[id].self = hs_add_sat(fns.v[id].self, v);
 				if (fns.v[id].seen != si) {
 					fns.v[id].seen = si;
-					fns.v[id].total += v;
+					fns.v[id].total = hs_add_sat(fns.v[id].total, v);
 				}
 			}
 		}

@@ -93,7 +93,7 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 			hs_u64map_put(&thread_ix, key, t);
 		}
 		hs_vec_push(&threads.v[t].samples, order.v[i].sample);
-		threads.v[t].total += hs_profile_sample_values(p, order.v[i].sample)[vi];
+		threads.v[t].total = hs_add_sat(threads.v[t].total, hs_profile_sample_values(p, order.v[i].sample)[vi]);
 	}
 	if (threads.n)
 		qsort(threads.v, threads.n, sizeof(*threads.v), thread_cmp);

@@ -592,6 +592,13 @@ static void ran_until(struct hs_off_cpu_pending *e, uint64_t t)
  * that came late (a virtual CPU held up by its host) covers more than its period, and the
  * thread's wall time still adds up. Where that is not known (the thread's first sample, after
  * lost records), its period. */
+/* A sample value from a period or a time span the recording gives (any u64, in a file): held at
+ * INT64_MAX rather than turned negative. */
+static int64_t value_of(uint64_t v)
+{
+	return (int64_t)HS_MIN(v, (uint64_t)INT64_MAX);
+}
+
 static uint64_t wall_of_sample(struct hs_off_cpu_pending *e, uint64_t t, uint64_t period)
 {
 	uint64_t ns = period;
@@ -647,9 +654,9 @@ static void off_cpu_add(struct hs_builder *b, struct hs_off_cpu_pending *e, uint
 	stack = hs_profile_stack(b->p, e->locs.v, (uint32_t)e->locs.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
 	if (!e->preempted)
-		b->values.v[b->off_cpu_ix] = (int64_t)ns;
+		b->values.v[b->off_cpu_ix] = value_of(ns);
 	if (b->wall_ix)
-		b->values.v[b->wall_ix] = (int64_t)ns;
+		b->values.v[b->wall_ix] = value_of(ns);
 	hs_profile_add_sample(b->p, stack, e->comm, e->pid, e->tid, b->opts.keep_time ? e->out_time : 0,
 			      b->values.v);
 	if (!e->preempted) {
@@ -741,10 +748,10 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
 	b->values.v[0] = 1;
 	if (1 + (size_t)evidx < b->p->types.n)
-		b->values.v[1 + evidx] = (int64_t)(s->period ? s->period : 1);
+		b->values.v[1 + evidx] = value_of(s->period ? s->period : 1);
 	if (b->wall_ix && evidx + 1 == b->cpu_ix) {
 		uint64_t period = s->period ? s->period : 1;
-		b->values.v[b->wall_ix] = (int64_t)(e && !e->exited ? wall_of_sample(e, s->sid.time, period) : period);
+		b->values.v[b->wall_ix] = value_of(e && !e->exited ? wall_of_sample(e, s->sid.time, period) : period);
 	}
 	hs_profile_add_sample(b->p, stack, thread_comm(b, tid), pid, tid, b->opts.keep_time ? s->sid.time : 0,
 			      b->values.v);
@@ -949,8 +956,10 @@ void hs_builder_finish(struct hs_builder *b)
 		return;
 	b->finished = true;
 	name_user_pending(b);
-	if (!b->jit_pending.n)
+	if (!b->jit_pending.n) {
+		hs_jit_end(j);
 		return;
+	}
 	hs_jit_read_all(j, -1);
 	hs_builder_jit_pids(b, &pids);
 	for (size_t i = 0; i < pids.n; i++)
@@ -977,4 +986,5 @@ void hs_builder_finish(struct hs_builder *b)
 		l->sym_off = js.offset + (l->address - pd->addr);
 		hs_vec_push(&b->p->lines, ln);
 	}
+	hs_jit_end(j);
 }

@@ -190,6 +190,10 @@ static void copier_init(struct copier *c, const struct hs_profile *p, struct hs_
 	q->duration_nanos = p->duration_nanos;
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_vec_push(&q->comments, copy_str(c, p->comments.v[i]));
+	/* what reading the profile cut or held, still to be said about the copy */
+	q->stacks_over_cap = p->stacks_over_cap;
+	q->frames_over_cap = p->frames_over_cap;
+	q->values_saturated = p->values_saturated;
 }
 
 static void copier_release(struct copier *c)
@@ -242,7 +246,7 @@ static void cut_add(struct cut_tree *t, const struct hs_profile *p, uint32_t sta
 		const struct hs_location *l = &p->locations.v[locs[i]];
 		for (uint32_t j = l->nlines ? l->nlines : 1; j-- > 0;) {
 			node = cut_node(t, node, frame_name(p, l, j), true);
-			t->total.v[node] += v;
+			t->total.v[node] = hs_add_sat(t->total.v[node], v);
 		}
 	}
 }
@@ -353,7 +357,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 		for (size_t i = 0; i < p->samples.n; i++) {
 			if (!keep[i])
 				continue;
-			total += hs_profile_sample_values(p, (uint32_t)i)[vi];
+			total = hs_add_sat(total, hs_profile_sample_values(p, (uint32_t)i)[vi]);
 			cut_add(&tree, p, p->samples.v[i].stack, hs_profile_sample_values(p, (uint32_t)i)[vi]);
 		}
 		thr = (double)total * f->min_percent / 100.0;

@@ -1,75 +1,233 @@
-/* Input sniffing and loading. */
+/* Input sniffing and loading. The first 64 KiB say what an input is (after gunzip, for gzip
+ * data): what is no profile is refused there; folded text is then parsed as it is read; pprof
+ * and perf.data, which their readers need whole, are mapped (a regular file) or read whole. */
 #include "load.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format/perf-data.h"
 #include "profile/folded-read.h"
 #include "profile/pprof-read.h"
 
-#define LOAD_MAX_BYTES ((size_t)4 << 30)
+#define HEAD_SIZE ((size_t)64 << 10)
 
-enum hs_input_kind hs_input_sniff(const void *buf, size_t len)
+static bool is_gzip(const uint8_t *b, size_t len)
 {
-	const unsigned char *b = buf;
+	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
 
-	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
+{
+	if (is_gzip(buf, len))
 		return HS_INPUT_PPROF;
 	if (hs_perf_data_sniff(buf, len))
 		return HS_INPUT_PERF_DATA;
-	if (hs_folded_sniff(buf, len))
+	if (hs_folded_sniff_prefix(buf, len, more))
 		return HS_INPUT_FOLDED;
-	/* an uncompressed profile.proto starts with a field of the Profile message, most often
-	 * sample_type (1), sample (2), mapping (3) ... as length-delimited fields */
-	if (len >= 2 && (b[0] & 7) == 2 && (b[0] >> 3) >= 1 && (b[0] >> 3) <= 14)
+	if (hs_pprof_probe(buf, len))
 		return HS_INPUT_PPROF;
 	return HS_INPUT_UNKNOWN;
 }
 
-int hs_read_file(const char *path, size_t max, char **buf, size_t *len)
+void hs_load_info_release(struct hs_load_info *info)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	char *b = NULL;
-	size_t n = 0, cap = 0;
+	if (!info)
+		return;
+	hs_perf_data_load_info_release(&info->perf);
+	memset(info, 0, sizeof(*info));
+}
 
-	if (fd < 0)
-		return -errno;
+/* ---- the input as a stream of bytes: raw, then gunzipped ---- */
+
+struct input {
+	int fd;
+	uint64_t raw;            /* bytes read from fd */
+	/* bytes already read, handed out again before the rest: the raw head, then (gzip) the
+	 * decompressed head */
+	uint8_t *pre;
+	size_t npre, ppos;
+	/* gzip */
+	bool gz, zend, zstop;
+	z_stream z;
+	uint8_t *zbuf;
+	size_t zcap;
+	uint64_t plain;          /* decompressed bytes produced */
+	struct hs_parse_error *err;
+};
+
+static ssize_t fd_read(struct input *in, void *buf, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(in->fd, buf, n);
+		if (r >= 0) {
+			in->raw += (uint64_t)r;
+			return r;
+		}
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* The raw bytes: the head read first, then the file. */
+static ssize_t raw_read(struct input *in, void *buf, size_t n)
+{
+	if (!in->gz && in->ppos < in->npre) {
+		size_t k = HS_MIN(n, in->npre - in->ppos);
+		memcpy(buf, in->pre + in->ppos, k);
+		in->ppos += k;
+		return (ssize_t)k;
+	}
+	return fd_read(in, buf, n);
+}
+
+/* Decompressed bytes, as many members as follow each other (`cat a.gz b.gz`); what follows the
+ * last member that is not another one (padding) is ignored, as gzip -d does with a warning. */
+static ssize_t gz_read(struct input *in, void *buf, size_t n)
+{
+	uInt want = (uInt)HS_MIN(n, (size_t)1 << 30);
+
+	in->z.next_out = buf;
+	in->z.avail_out = want;
+	while (in->z.avail_out == want && !in->zstop) {
+		int zr;
+
+		if (!in->z.avail_in) {
+			ssize_t r = fd_read(in, in->zbuf, in->zcap);
+			if (r < 0)
+				return r;
+			if (!r) {
+				if (!in->zend) {
+					hs_parse_error_set(in->err, in->raw, "gzip data ends early (the file is cut short?)");
+					return -ENODATA;
+				}
+				break;
+			}
+			in->z.next_in = in->zbuf;
+			in->z.avail_in = (uInt)r;
+		}
+		if (in->zend) {
+			if (in->z.next_in[0] != 0x1f) {
+				in->zstop = true;
+				break;
+			}
+			if (inflateReset(&in->z) != Z_OK)
+				return -ENOMEM;
+			in->zend = false;
+		}
+		zr = inflate(&in->z, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END) {
+			in->zend = true;
+		} else if (zr == Z_MEM_ERROR) {
+			return -ENOMEM;
+		} else if (zr != Z_OK && !(zr == Z_BUF_ERROR && !in->z.avail_in)) {
+			hs_parse_error_set(in->err, in->raw - in->z.avail_in, "gzip: %s",
+					   in->z.msg ? in->z.msg : "invalid data");
+			return -EBADMSG;
+		}
+	}
+	in->plain += want - in->z.avail_out;
+	/* bounded by the input even where the output is not kept (folded): time */
+	if (hs_decompress_over(in->plain, in->raw)) {
+		hs_parse_error_set(in->err, in->raw,
+				   "gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: not read "
+				   "(a decompression bomb?)",
+				   (unsigned long long)(in->plain >> 20), (unsigned long long)(in->raw >> 10),
+				   HS_DECOMPRESS_RATIO);
+		return -EFBIG;
+	}
+	return (ssize_t)(want - in->z.avail_out);
+}
+
+/* The input's bytes, decompressed when it is gzip data: the head first. */
+static ssize_t input_read(void *ctx, void *buf, size_t n)
+{
+	struct input *in = ctx;
+
+	if (!in->gz)
+		return raw_read(in, buf, n);
+	if (in->ppos < in->npre) {
+		size_t k = HS_MIN(n, in->npre - in->ppos);
+		memcpy(buf, in->pre + in->ppos, k);
+		in->ppos += k;
+		return (ssize_t)k;
+	}
+	return gz_read(in, buf, n);
+}
+
+/* Reads up to HEAD_SIZE bytes with read into in->pre; *more: the input goes on. */
+static int read_head(struct input *in, ssize_t (*read)(struct input *, void *, size_t), bool *more)
+{
+	uint8_t *head = hs_xmalloc(HEAD_SIZE);
+	size_t n = 0;
+
+	*more = true;
+	while (n < HEAD_SIZE) {
+		ssize_t r = read(in, head + n, HEAD_SIZE - n);
+		if (r < 0) {
+			free(head);
+			return (int)r;
+		}
+		if (!r) {
+			*more = false;
+			break;
+		}
+		n += (size_t)r;
+	}
+	/* handed out again from now on */
+	in->pre = head;
+	in->npre = n;
+	in->ppos = 0;
+	return 0;
+}
+
+/* The whole input, up to max bytes, into *ret (the head included). */
+static int read_all(struct input *in, size_t max, uint8_t **ret, size_t *ret_len)
+{
+	size_t n = 0, cap = 0;
+	uint8_t *b = NULL;
+
 	for (;;) {
 		ssize_t r;
+
 		if (n == cap) {
 			if (cap >= max) {
 				free(b);
-				if (fd != STDIN_FILENO)
-					close(fd);
+				hs_parse_error_set(in->err, in->raw, "larger than %zu MiB: not read", max >> 20);
 				return -EFBIG;
 			}
-			hs_xgrow((void **)&b, &cap, HS_MIN(n + 65536, max), 1);
+			hs_xgrow((void **)&b, &cap, HS_MIN(HS_MAX(n * 2, HEAD_SIZE), max), 1);
 		}
-		r = read(fd, b + n, cap - n);
+		r = input_read(in, b + n, cap - n);
 		if (r < 0) {
-			int e = errno;
-			if (e == EINTR)
-				continue;
 			free(b);
-			if (fd != STDIN_FILENO)
-				close(fd);
-			return -e;
+			return (int)r;
 		}
-		if (r == 0)
+		if (!r)
 			break;
 		n += (size_t)r;
 	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	*buf = b ? b : hs_xmalloc(1);
-	*len = n;
+	*ret = b ? b : hs_xmalloc(1);
+	*ret_len = n;
 	return 0;
+}
+
+static int load_folded(struct input *in, struct hs_profile **ret, struct hs_load_info *info,
+		       struct hs_parse_error *err)
+{
+	struct hs_folded_stats st;
+	int rc = hs_folded_read_stream(input_read, in, ret, &st, err);
+
+	if (!rc && info)
+		info->folded_lines_cut = st.lines_cut;
+	return rc;
 }
 
 int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err)
@@ -78,51 +236,118 @@ int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_e
 }
 
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
-		       struct hs_perf_data_load_info *info, struct hs_parse_error *err)
+		       struct hs_load_info *info, struct hs_parse_error *err)
 {
-	char *buf = NULL;
+	struct input in = {0};
+	struct stat sb;
+	uint8_t *buf = NULL;
 	void *map = MAP_FAILED;
 	size_t len = 0;
-	struct stat sb;
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	int rc = 0;
+	enum hs_input_kind kind;
+	bool regular, more;
+	int rc;
 
-	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
-		/* map regular files: perf.data can be gigabytes */
-		len = (size_t)sb.st_size;
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED)
-			buf = map;
-	}
-	if (fd >= 0)
-		close(fd);
-	else if (strcmp(path, "-"))
+	if (info)
+		memset(info, 0, sizeof(*info));
+	in.err = err;
+	in.fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (in.fd < 0)
 		return -errno;
-	if (!buf && (rc = hs_read_file(path, LOAD_MAX_BYTES, &buf, &len)))
-		return rc;
-	switch (hs_input_sniff(buf, len)) {
-	case HS_INPUT_PPROF:
-		rc = hs_pprof_read(buf, len, ret, err);
-		break;
+	regular = fstat(in.fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+	if ((rc = read_head(&in, raw_read, &more)))
+		goto out;
+	if (!in.npre) {
+		hs_parse_error_set(err, 0, "the file is empty");
+		rc = -EPROTONOSUPPORT;
+		goto out;
+	}
+	if (is_gzip(in.pre, in.npre)) {
+		/* what gzip holds is known once decompressed: the same sniffing on its head */
+		in.gz = true;
+		in.zcap = HEAD_SIZE;
+		in.zbuf = in.pre;
+		in.z.next_in = in.zbuf;
+		in.z.avail_in = (uInt)in.npre;
+		in.pre = NULL;
+		if (inflateInit2(&in.z, 15 + 16) != Z_OK) {
+			in.gz = false;
+			rc = -ENOMEM;
+			goto out;
+		}
+		if ((rc = read_head(&in, gz_read, &more)))
+			goto out;
+		kind = hs_input_sniff(in.pre, in.npre, more);
+		if (kind == HS_INPUT_PPROF && is_gzip(in.pre, in.npre))
+			kind = HS_INPUT_UNKNOWN; /* gzip in gzip: no format is written so */
+		switch (kind) {
+		case HS_INPUT_FOLDED:
+			rc = load_folded(&in, ret, info, err);
+			break;
+		case HS_INPUT_PPROF:
+			/* the reader needs it whole */
+			if (!(rc = read_all(&in, HS_PPROF_MAX_SIZE, &buf, &len))) {
+				bool fresh = err && !err->msg[0];
+				rc = hs_pprof_read_sized(buf, len, in.raw, ret, err);
+				if (rc && fresh && err->msg[0] && strlen(err->msg) + 40 < sizeof(err->msg))
+					strcat(err->msg, " (offset in the decompressed data)");
+			}
+			break;
+		case HS_INPUT_PERF_DATA:
+			hs_parse_error_set(err, 0, "a gzipped perf.data: decompress it first (gunzip)");
+			rc = -EPROTONOSUPPORT;
+			break;
+		default:
+			hs_parse_error_set(err, 0, "gzip data holding no profile this version reads (perf.data, pprof, "
+						   "folded stacks)");
+			rc = -EPROTONOSUPPORT;
+			break;
+		}
+		goto out;
+	}
+	switch (hs_input_sniff(in.pre, in.npre, more)) {
 	case HS_INPUT_FOLDED:
-		rc = hs_folded_read(buf, len, ret, err);
+		/* read as it comes, not mapped: a file mapped whole would count in memory whole */
+		rc = load_folded(&in, ret, info, err);
 		break;
+	case HS_INPUT_PPROF:
 	case HS_INPUT_PERF_DATA: {
-		struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel,
-						    opts && opts->no_demangle, opts && opts->no_inline,
-						    opts ? opts->symfs : NULL};
-		rc = hs_perf_data_load(buf, len, &po, ret, info, err);
+		bool perf = hs_perf_data_sniff(in.pre, in.npre);
+
+		if (regular) {
+			/* map regular files: perf.data can be gigabytes */
+			len = (size_t)sb.st_size;
+			map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in.fd, 0);
+		}
+		if (map != MAP_FAILED) {
+			buf = map;
+		} else if ((rc = read_all(&in, perf ? HS_LOAD_MAX_BYTES : HS_PPROF_MAX_SIZE, &buf, &len))) {
+			break;
+		}
+		if (perf) {
+			struct hs_perf_data_load_opts po = {opts && opts->keep_time, opts && opts->no_kernel,
+							    opts && opts->no_demangle, opts && opts->no_inline,
+							    opts ? opts->symfs : NULL};
+			rc = hs_perf_data_load(buf, len, &po, ret, info ? &info->perf : NULL, err);
+		} else {
+			rc = hs_pprof_read(buf, len, ret, err);
+		}
 		break;
 	}
 	default:
-		hs_parse_error_set(err, 0, len ? "not a profile this version reads (perf.data, pprof, folded stacks)"
-					       : "the file is empty");
+		hs_parse_error_set(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks)");
 		rc = -EPROTONOSUPPORT;
 		break;
 	}
+out:
 	if (map != MAP_FAILED)
 		munmap(map, len);
 	else
 		free(buf);
+	free(in.pre);
+	if (in.gz)
+		inflateEnd(&in.z);
+	free(in.zbuf);
+	if (in.fd != STDIN_FILENO)
+		close(in.fd);
 	return rc;
 }

@@ -6,6 +6,9 @@
 #include "profile/perf-data-load.h"
 #include "profile/profile.h"
 
+/* gzip input is bounded by hs_decompress_over() (format/format.h). Whole inputs read into memory (perf.data and pprof from a pipe): more is an error. */
+#define HS_LOAD_MAX_BYTES ((size_t)4 << 30)
+
 enum hs_input_kind {
 	HS_INPUT_UNKNOWN = 0,
 	HS_INPUT_PPROF,
@@ -13,12 +16,15 @@ enum hs_input_kind {
 	HS_INPUT_PERF_DATA,
 };
 
-/* What buf holds, judged from its first bytes. */
-enum hs_input_kind hs_input_sniff(const void *buf, size_t len);
+/* What buf holds, judged from its first bytes (more: the input goes on past them). gzip data is
+ * HS_INPUT_PPROF here: what it holds is only known once decompressed. */
+enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
 
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
- * file system, -EBADMSG/-ENODATA/-EOVERFLOW from the parser (err says where), or
- * -EPROTONOSUPPORT when the content is not a format this build reads (err says which). */
+ * file system, -EBADMSG/-ENODATA/-EOVERFLOW from the parser (err says where), -EFBIG for an
+ * input over a cap (err says which), or -EPROTONOSUPPORT when the content is not a format this
+ * build reads (err says so). What is no profile is refused from its first bytes; folded text is
+ * parsed as it is read, gzipped or not. */
 int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err);
 
 struct hs_load_opts {
@@ -29,12 +35,15 @@ struct hs_load_opts {
 	bool no_inline; /* perf.data: no DWARF: no inline frames, no source lines */
 };
 
-/* hs_profile_load() with options, and what reading a perf.data found (info->perf; may be NULL).
- * Release info with hs_perf_data_load_info_release(). */
-int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
-		       struct hs_perf_data_load_info *info, struct hs_parse_error *err);
+/* What loading found that a person should be told. Release with hs_load_info_release(). */
+struct hs_load_info {
+	struct hs_perf_data_load_info perf; /* a perf.data: what reading it found */
+	uint64_t folded_lines_cut;          /* folded lines with frames past HS_FOLDED_MAX_FRAMES */
+};
+void hs_load_info_release(struct hs_load_info *info);
 
-/* Reads a whole file into memory (capped at max bytes: -EFBIG beyond). */
-int hs_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* hs_profile_load() with options, and what reading found (info may be NULL). */
+int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
+		       struct hs_load_info *info, struct hs_parse_error *err);
 
 #endif

@@ -22,6 +22,9 @@ void hs_perf_data_load_info_release(struct hs_perf_data_load_info *info)
 	for (size_t i = 0; i < info->mismatched.n; i++)
 		free(info->mismatched.v[i]);
 	hs_vec_free(&info->mismatched);
+	for (size_t i = 0; i < info->jit_warnings.n; i++)
+		free(info->jit_warnings.v[i]);
+	hs_vec_free(&info->jit_warnings);
 	free(info->kernel_note);
 	free(info->cmdline);
 	memset(info, 0, sizeof(*info));
@@ -33,6 +36,7 @@ struct loader {
 	struct hs_queue q;
 	struct hs_parse_error perr;
 	uint64_t bad_records;
+	uint64_t queue_flushes;
 	HS_VEC(uint32_t) evmap; /* attr index -> builder event index */
 };
 
@@ -207,6 +211,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		if (!l->d.attrs.v[i].attr.use_clockid || l->d.attrs.v[i].attr.clockid != CLOCK_MONOTONIC)
 			bo.jit_timed = false;
 	hs_builder_init(&l->b, &bo);
+	/* compressed records, DWARF unwinding and inline frames make many frames of few bytes */
+	hs_profile_bound_frames(l->b.p, len);
 
 	hs_queue_init(&l->q);
 	while ((rc = hs_perf_data_next(&l->d, &r, err)) == 1) {
@@ -229,6 +235,17 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 			hs_queue_push_borrowed(&l->q, r.h, last_time);
 		else
 			hs_queue_push(&l->q, r.h, last_time);
+		if (l->q.heap.n > HS_PERF_DATA_LOAD_MAX_QUEUED || l->q.bytes > HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES) {
+			/* as perf's ordered events do past report.queue-size: the oldest half goes on */
+			struct hs_queue_item it;
+			size_t half = l->q.heap.n / 2;
+
+			while (half-- && hs_queue_pop(&l->q, UINT64_MAX, &it)) {
+				hand_on(l, it.rec);
+				hs_queue_item_release(&it);
+			}
+			l->queue_flushes++;
+		}
 	}
 	flush(l, UINT64_MAX);
 	if (rc < 0) {
@@ -268,11 +285,17 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		info->compressed_records = l->d.compressed_records;
 		info->truncated = l->d.truncated;
 		info->truncated_at = l->d.truncated_at;
+		info->decompress_cut = l->d.decompress_cut;
+		info->decompress_cut_at = l->d.decompress_cut_at;
+		info->decompressed = l->d.zout_total;
+		info->queue_flushes = l->queue_flushes;
 		info->kernel_symbols = l->b.sym.kallsyms != NULL;
 		info->kernel_note = note;
 		note = NULL;
 		for (size_t i = 0; i < l->b.sym.mismatched.n; i++)
 			hs_vec_push(&info->mismatched, hs_xstrdup(l->b.sym.mismatched.v[i]));
+		for (size_t i = 0; i < l->b.model.jit.warnings.n; i++)
+			hs_vec_push(&info->jit_warnings, hs_xstrdup(l->b.model.jit.warnings.v[i]));
 		info->cmdline = l->d.cmdline ? hs_xstrdup(l->d.cmdline) : NULL;
 	}
 	hs_queue_release(&l->q);

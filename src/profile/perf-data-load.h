@@ -20,15 +20,26 @@ struct hs_perf_data_load_opts {
 	const char *symfs; /* the recording's files are looked up under this directory first */
 };
 
+/* Records held to be put in time order (perf's rounds), at most: past either cap the oldest half
+ * is handed on at once. Real rounds hold what the ring buffers held (MiBs); a file without rounds
+ * would otherwise be held whole. */
+#define HS_PERF_DATA_LOAD_MAX_QUEUED (1u << 20)
+#define HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES ((size_t)64 << 20)
+
 /* What the caller may want to tell the user; strings owned by the struct. */
 struct hs_perf_data_load_info {
 	uint64_t records, samples, lost;
 	uint64_t unknown_records, bad_records, compressed_records;
 	bool truncated;
 	uint64_t truncated_at;
+	bool decompress_cut;          /* COMPRESSED records expanded past hs_decompress_over(): */
+	uint64_t decompress_cut_at;   /* ... the records from this offset on were not read */
+	uint64_t decompressed;        /* bytes COMPRESSED records expanded to */
+	uint64_t queue_flushes;       /* times records held for time order passed the queue's cap */
 	bool kernel_symbols;          /* kernel frames could be named */
 	char *kernel_note;            /* why not, when they could not */
 	HS_VEC(char *) mismatched;    /* files rebuilt or replaced since the recording */
+	HS_VEC(char *) jit_warnings;  /* about jitdump files and perf maps read (struct hs_jit) */
 	char *cmdline;                /* the perf command line, when the header has it */
 };
 

@@ -475,6 +475,8 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 	z_stream z;
 	uint8_t *out = NULL;
 	size_t cap = HS_MIN(HS_MAX(len * 4, (size_t)64 * 1024), HS_PPROF_MAX_SIZE), n = 0;
+	/* a decompression bomb is refused once it expands past the ratio, not at the size cap */
+	size_t max = (size_t)HS_MIN(HS_DECOMPRESS_MIN + (uint64_t)len * HS_DECOMPRESS_RATIO, (uint64_t)HS_PPROF_MAX_SIZE);
 	int zr, e = 0;
 
 	memset(&z, 0, sizeof(z));
@@ -486,13 +488,15 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 	out = hs_xmalloc(cap);
 	for (;;) {
 		if (n == cap) {
-			if (cap == HS_PPROF_MAX_SIZE) {
-				hs_parse_error_set(err, z.total_in, "decompressed profile larger than %zu bytes",
-						   HS_PPROF_MAX_SIZE);
+			if (cap >= max) {
+				hs_parse_error_set(err, z.total_in,
+						   "gzip data expands to more than %zu MiB from %zu KiB, over %u times its size: "
+						   "not read (a decompression bomb?)",
+						   max >> 20, len >> 10, HS_DECOMPRESS_RATIO);
 				e = -EOVERFLOW;
 				break;
 			}
-			cap = HS_MIN(cap * 2, HS_PPROF_MAX_SIZE);
+			cap = HS_MIN(cap * 2, max);
 			out = hs_xrealloc(out, cap);
 		}
 		z.next_out = out + n;
@@ -526,6 +530,12 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 
 int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err)
 {
+	return hs_pprof_read_sized(buf, len, len, ret, err);
+}
+
+int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struct hs_profile **ret,
+			struct hs_parse_error *err)
+{
 	struct pprof_reader rd = {0};
 	uint8_t *plain = NULL;
 	size_t plain_len = len;
@@ -542,6 +552,7 @@ int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct h
 		buf = plain;
 	}
 	rd.p = hs_profile_new();
+	hs_profile_bound_frames(rd.p, input_bytes);
 	rd.err = err;
 	hs_pb_reader_init(&rd.top, buf, plain_len, 0, err);
 	e = read_profile(&rd);

@@ -294,6 +294,18 @@ uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t n
 	if (p->stacks.n >= (p->max_stacks ? p->max_stacks : HS_PROFILE_MAX_STACKS) ||
 	    p->stack_locs.n + nlocs > HS_PROFILE_MAX_STACK_LOCS)
 		return over_cap(p);
+	if (p->max_frames) {
+		uint64_t frames = 0;
+		for (uint32_t i = 0; i < nlocs; i++) {
+			uint32_t n = locs[i] < p->locations.n ? p->locations.v[locs[i]].nlines : 0;
+			frames += n ? n : 1;
+		}
+		if (frames > p->max_frames - HS_MIN(p->frames, p->max_frames)) {
+			p->frames_over_cap = true;
+			return over_cap(p);
+		}
+		p->frames += frames;
+	}
 	s.loc0 = (uint32_t)p->stack_locs.n;
 	s.nlocs = nlocs;
 	hs_vec_reserve(&p->stack_locs, p->stack_locs.n + nlocs);
@@ -339,9 +351,11 @@ uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t co
 	}
 	for (size_t i = 0; i < nt; i++) {
 		int64_t *v = &p->values.v[(size_t)id * nt + i];
-		/* values come from files too: saturate rather than overflow */
-		if (__builtin_add_overflow(*v, values[i], v))
+		/* values come from files too: saturate rather than overflow, and count it */
+		if (__builtin_add_overflow(*v, values[i], v)) {
 			*v = values[i] > 0 ? INT64_MAX : INT64_MIN;
+			p->values_saturated++;
+		}
 	}
 	return id;
 }
@@ -360,8 +374,33 @@ int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi)
 	int64_t t = 0;
 
 	for (size_t i = 0; i < p->samples.n; i++)
-		t += p->values.v[i * p->types.n + vi];
+		t = hs_add_sat(t, p->values.v[i * p->types.n + vi]);
 	return t;
+}
+
+bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi)
+{
+	/* every partial sum lies between the sum of the negative values and that of the positive
+	 * ones: when neither overflows, no sum of some of the values does */
+	int64_t pos = 0, neg = 0;
+
+	if (p->values_saturated)
+		return true;
+	if (vi >= p->types.n)
+		return false;
+	for (size_t i = 0; i < p->samples.n; i++) {
+		int64_t v = p->values.v[i * p->types.n + vi];
+		if (v > 0 ? __builtin_add_overflow(pos, v, &pos) : __builtin_add_overflow(neg, v, &neg))
+			return true;
+	}
+	return false;
+}
+
+void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes)
+{
+	uint64_t per = HS_MIN(input_bytes, UINT64_MAX / 2 / HS_PROFILE_FRAMES_PER_BYTE);
+
+	p->max_frames = HS_PROFILE_FRAMES_MIN + per * HS_PROFILE_FRAMES_PER_BYTE;
 }
 
 bool hs_profile_has_time(const struct hs_profile *p)

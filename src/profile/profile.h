@@ -76,6 +76,15 @@ struct hs_sample {
 #define HS_PROFILE_MAX_STACK_LOCS (256u << 20)
 #define HS_PROFILE_OVER_CAP_NAME "[too many stacks]"
 
+/* The frames of all distinct stacks together (a location counts its inline lines) a profile read
+ * from a file may hold: HS_PROFILE_FRAMES_MIN plus HS_PROFILE_FRAMES_PER_BYTE per byte of the
+ * file (see hs_profile_bound_frames()). Writers draw every frame of every stack, so this is what
+ * bounds their memory and time, where a few bytes of input (a location of 4096 inlined lines
+ * repeated 65536 times in a sample) could otherwise ask for billions of frames. Real profiles
+ * have well under 16 frames per byte of their file (hotstack's and Go's pprof files: about 6). */
+#define HS_PROFILE_FRAMES_MIN ((uint64_t)4 << 20)
+#define HS_PROFILE_FRAMES_PER_BYTE 16u
+
 struct hs_profile {
 	/* strings: offsets into a byte pool; id 0 is "" */
 	HS_VEC(uint32_t) str_off;
@@ -103,8 +112,12 @@ struct hs_profile {
 	struct hs_index str_ix, map_ix, func_ix, loc_ix, stack_ix, sample_ix;
 
 	uint32_t max_stacks;      /* HS_PROFILE_MAX_STACKS; lower in tests */
+	uint64_t max_frames;      /* frames of all distinct stacks: 0 for no cap but the above */
+	uint64_t frames;          /* ... held now */
 	uint32_t over_cap_stack;  /* the "[too many stacks]" stack, 0 until needed */
 	uint64_t stacks_over_cap; /* distinct stacks asked for past the cap */
+	bool frames_over_cap;     /* ... of which some for max_frames */
+	uint64_t values_saturated; /* sample values whose sum was held at INT64_MAX or INT64_MIN */
 };
 
 struct hs_profile *hs_profile_new(void);
@@ -147,8 +160,16 @@ static inline const uint32_t *hs_profile_stack_locs(const struct hs_profile *p, 
 /* The name of the function a location really belongs to (its outermost line), or a
  * "[unknown]"-style placeholder when it has no lines. */
 const char *hs_profile_location_name(const struct hs_profile *p, uint32_t loc);
-/* Total of value index vi over all samples. */
+/* Total of value index vi over all samples, held at INT64_MAX or INT64_MIN where the sum would
+ * overflow. */
 int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
+/* Whether some sum of values index vi of samples (a total, a flame graph node, a report row) can
+ * reach INT64_MAX or INT64_MIN, where writers hold it (hs_add_sat()); or whether merging samples
+ * held one already (values_saturated). Writers' figures are then not exact: the CLI says so. */
+bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi);
+/* Sets max_frames for a profile read from a file of input_bytes bytes (compressed, as read):
+ * HS_PROFILE_FRAMES_MIN + HS_PROFILE_FRAMES_PER_BYTE * input_bytes. */
+void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes);
 /* Whether any sample kept its timestamp. */
 bool hs_profile_has_time(const struct hs_profile *p);
 

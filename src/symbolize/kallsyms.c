@@ -12,8 +12,9 @@
 
 #include "util/util.h"
 
-#define KALLSYMS_MAX_SYMS (8u << 20)
-#define KALLSYMS_MAX_BYTES ((size_t)1 << 30)
+/* A kernel with every module loaded has a few hundred thousand symbols in 10 to 40 MiB. */
+#define KALLSYMS_MAX_SYMS (4u << 20)
+#define KALLSYMS_MAX_BYTES ((size_t)256 << 20)
 
 /* Sorts by address; among aliases at one address the first is the one shown: the core kernel
  * before modules, a global symbol before a local one, then fewer leading underscores, then the

@@ -100,6 +100,26 @@ static inline uint64_t hs_hash_mem(const void *p, size_t n)
 	return hs_hash_u64(a ^ (b >> 32 | b << 32));
 }
 
+/* a + b, held at INT64_MAX or INT64_MIN where it would overflow: sums of values that files
+ * give (any int64) must not wrap around into a total of the wrong sign. */
+static inline int64_t hs_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+/* a - b, held likewise. */
+static inline int64_t hs_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* Monotonic clock in nanoseconds. */
 uint64_t hs_now_ns(void);
 

@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data;
 
 	hs_folded_sniff(text, size);
+	hs_folded_sniff_prefix(text, size, true);
 	if (hs_folded_read(text, size, &p, &err) == 0)
 		hs_profile_free(p);
 	return 0;

@@ -1046,6 +1046,124 @@ static void test_perf_map_file(void **state)
 	unlink(path);
 }
 
+/* A record whose size is 0 ends the reading of its file with the warning jit.md promises (it
+ * stopped without one: the size was not handed back), and what came before it is read. */
+static void test_jitdump_zero_size(void **state)
+{
+	char path[128];
+	struct buf b = {0};
+	struct hs_jit store;
+	struct hs_jit_opts so = {false, true, {0}};
+	size_t at;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/zero.dump", tmpdir);
+	header(&b, 40, 0);
+	rec_load(&b, 1, 0x1000, 0x10, 1, "before");
+	at = rec_begin(&b, HS_JIT_CODE_LOAD, 2); /* its size stays 0 */
+	(void)at;
+	rec_load(&b, 3, 0x2000, 0x10, 2, "after");
+	append(path, b.p, b.n);
+	hs_jit_init(&store, &so);
+	hs_jit_add_jitdump(&store, 5, -1, path);
+	assert_string_equal(hs_jit_str(&store, hs_jit_find(&store, 5, 0x1004, 10)->name), "before");
+	assert_null(hs_jit_find(&store, 5, 0x2004, 10));
+	assert_int_equal(store.warnings.n, 1);
+	assert_non_null(strstr(store.warnings.v[0], "zero.dump: offset 0x"));
+	assert_non_null(strstr(store.warnings.v[0], "record size 0 smaller than its header: the rest of the file is ignored"));
+	hs_jit_release(&store);
+	free(b.p);
+}
+
+/* Writes n perf map lines "ADDR 10 fN" from first into the perf map of pid; returns its path. */
+static void write_perf_map(char *path, size_t cap, int32_t pid, uint64_t first, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, cap, "/tmp/perf-%d.map", (int)pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%llx 10 f%zx\n", (unsigned long long)(first + 16 * i), i);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The cap on perf map lines holds for all processes together (each had its own: 16 M lines a
+ * process took 2.3 GB): the first map is read whole, the second up to the cap, and the end
+ * says how much was left out. */
+static void test_perf_map_total_cap(void **state)
+{
+	const int32_t pid1 = 2147480011, pid2 = 2147480012;
+	size_t n = HS_JIT_MAX_PERFMAP_ENTRIES * 3 / 4;
+	char path1[64], path2[64];
+	struct hs_jit store;
+	struct hs_jit_opts so = {0};
+	uint64_t start;
+	bool said = false;
+
+	(void)state;
+	write_perf_map(path1, sizeof(path1), pid1, 0x100000, n);
+	write_perf_map(path2, sizeof(path2), pid2, 0x100000, n);
+	hs_jit_init(&store, &so);
+	assert_int_equal(hs_jit_perfmap_read(&store, pid1, 0, 0, true), 0);
+	assert_int_equal(hs_jit_perfmap_read(&store, pid2, 0, 0, true), 0);
+	assert_true(store.pm_entries == HS_JIT_MAX_PERFMAP_ENTRIES);
+	/* the first whole, the second up to the cap */
+	assert_string_equal(hs_jit_perfmap_find(&store, pid1, 0x100000 + 16 * (n - 1), &start), "f17ffff");
+	assert_non_null(hs_jit_perfmap_find(&store, pid2, 0x100000, &start));
+	assert_non_null(hs_jit_perfmap_find(&store, pid2, 0x100000 + 16 * (HS_JIT_MAX_PERFMAP_ENTRIES - n - 1), &start));
+	assert_null(hs_jit_perfmap_find(&store, pid2, 0x100000 + 16 * (HS_JIT_MAX_PERFMAP_ENTRIES - n), &start));
+	/* read again: nothing more is taken, nothing counted twice */
+	assert_int_equal(hs_jit_perfmap_read(&store, pid2, 0, 0, true), 0);
+	assert_true(store.pm_entries == HS_JIT_MAX_PERFMAP_ENTRIES);
+	hs_jit_end(&store);
+	for (size_t i = 0; i < store.warnings.n; i++)
+		said |= strstr(store.warnings.v[i], "perf maps hold more than 2097152 lines") &&
+			strstr(store.warnings.v[i], "of 1 of them were not read");
+	assert_true(said);
+	hs_jit_release(&store);
+	unlink(path1);
+	unlink(path2);
+}
+
+/* A name line longer than a read (1 MiB) is cut to HS_PERF_MAP_MAX_NAME, as documented, and
+ * counted: it was dropped silently, and the rest of it read as more lines. */
+static void test_perf_map_long_name(void **state)
+{
+	const int32_t pid = 2147480013;
+	char path[64];
+	struct hs_jit store;
+	struct hs_jit_opts so = {0};
+	uint64_t start;
+	const char *name;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "1000 10 before\n2000 10 ");
+	for (int i = 0; i < (3 << 20) / 8; i++)
+		fputs("1000 10 ", f); /* what a line parser would take for lines of their own */
+	fprintf(f, "\n3000 10 after\n4000 10 %05000d\n", 7);
+	assert_int_equal(fclose(f), 0);
+	hs_jit_init(&store, &so);
+	assert_int_equal(hs_jit_perfmap_read(&store, pid, 0, 0, true), 0);
+	assert_int_equal(store.pm_entries, 4);
+	assert_string_equal(hs_jit_perfmap_find(&store, pid, 0x1000, &start), "before");
+	name = hs_jit_perfmap_find(&store, pid, 0x2000, &start);
+	assert_non_null(name);
+	assert_int_equal(strlen(name), HS_PERF_MAP_MAX_NAME);
+	assert_true(!strncmp(name, "1000 10 1000 10 ", 16));
+	assert_string_equal(hs_jit_perfmap_find(&store, pid, 0x3000, &start), "after");
+	assert_int_equal(strlen(hs_jit_perfmap_find(&store, pid, 0x4000, &start)), HS_PERF_MAP_MAX_NAME);
+	hs_jit_end(&store);
+	assert_int_equal(store.warnings.n, 1);
+	assert_non_null(strstr(store.warnings.v[0], ": 2 names longer than 4096 bytes were cut to that length"));
+	hs_jit_release(&store);
+	unlink(path);
+}
+
 /* ---- the builder ---- */
 
 static void mmap_event(struct hs_builder *b, int32_t pid, uint64_t start, uint64_t len, const char *name, uint64_t t)
@@ -1167,6 +1285,9 @@ int main(void)
 		cmocka_unit_test(test_jitdump_untrusted),
 		cmocka_unit_test(test_perf_map_store),
 		cmocka_unit_test(test_perf_map_file),
+		cmocka_unit_test(test_perf_map_total_cap),
+		cmocka_unit_test(test_perf_map_long_name),
+		cmocka_unit_test(test_jitdump_zero_size),
 		cmocka_unit_test(test_builder_naming),
 	};
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -369,6 +369,143 @@ static void test_pipe_compressed(void **state)
 	free(inner.p);
 }
 
+/* A COMPRESSED record holding len bytes of src, zstd-compressed, padded to 8 bytes. */
+static void put_compressed(struct buf *b, const void *src, size_t len)
+{
+	size_t bound = ZSTD_compressBound(len), zn, padded;
+	uint8_t *z = malloc(bound), zero[8] = {0};
+	struct perf_event_header h = {HS_PERF_RECORD_COMPRESSED, 0, 0};
+
+	zn = ZSTD_compress(z, bound, src, len, 19);
+	assert_false(ZSTD_isError(zn));
+	padded = (8 + zn + 7) & ~(size_t)7;
+	assert_true(padded < 65536);
+	h.size = (uint16_t)padded;
+	put(b, &h, 8);
+	put(b, z, zn);
+	put(b, zero, padded - 8 - zn);
+	free(z);
+}
+
+/* A pipe-mode file header with one event (id 11). */
+static void put_pipe_header(struct buf *b)
+{
+	struct perf_event_header h = {HS_PERF_RECORD_HEADER_ATTR, 0, 8 + sizeof(struct perf_event_attr) + 8};
+
+	put(b, "PERFILE2", 8);
+	put64(b, 16);
+	put(b, &h, 8);
+	put_attr(b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	put64(b, 11);
+}
+
+/* A header cut short says so, with both sizes; a header that claims a wrong size says that. */
+static void test_short_header(void **state)
+{
+	struct buf b = make_file();
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	assert_int_equal(hs_perf_data_open(&d, b.p, 60, &err), -ENODATA);
+	assert_string_equal(err.msg, "file too short for its header (60 bytes, need 104)");
+	hs_perf_data_close(&d);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_perf_data_open(&d, b.p, 12, &err), -ENODATA);
+	assert_string_equal(err.msg, "file too short for its header (12 bytes, need 16)");
+	hs_perf_data_close(&d);
+	memset(&err, 0, sizeof(err));
+	set64(&b, 8, 50);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EBADMSG);
+	assert_string_equal(err.msg, "header size 50, expected 104 (or 16 for pipe mode)");
+	hs_perf_data_close(&d);
+	free(b.p);
+}
+
+/* Records of every size, in one COMPRESSED record that expands to several decompression chunks:
+ * each comes out whole, wherever a chunk ends. */
+static void test_compressed_chunks(void **state)
+{
+	struct buf b = {0}, inner = {0};
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_rec r;
+	uint64_t n = 0, samples = 0, ip = 0;
+
+	(void)state;
+	put_pipe_header(&b);
+	while (inner.n < 3 * HS_PERF_DATA_DECOMPRESS_CHUNK) {
+		/* an unknown record of 8 to 4096 bytes, then a sample */
+		struct perf_event_header h = {200, 0, (uint16_t)(8 + 8 * (n % 512))};
+		put(&inner, &h, 8);
+		for (size_t k = 8; k < h.size; k += 8)
+			put64(&inner, n);
+		put_sample(&inner, 11, 0x1000 + n, 7, n);
+		n++;
+	}
+	put_compressed(&b, inner.p, inner.n);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+	while (hs_perf_data_next(&d, &r, &err) == 1) {
+		if (r.h->type == PERF_RECORD_SAMPLE) {
+			uint64_t v;
+			memcpy(&v, (const uint8_t *)r.h + 16, 8);
+			assert_true(v == 0x1000 + ip);
+			ip++;
+			samples++;
+		} else if (r.h->type == 200) {
+			for (size_t k = 8; k < r.h->size; k += 8) {
+				uint64_t v;
+				memcpy(&v, (const uint8_t *)r.h + k, 8);
+				assert_true(v == samples);
+			}
+		}
+	}
+	assert_string_equal(err.msg, "");
+	assert_true(samples == n);
+	assert_false(d.truncated);
+	assert_false(d.decompress_cut);
+	/* decompressed a chunk at a time, not all at once */
+	assert_true(d.zcap <= 2 * HS_PERF_DATA_DECOMPRESS_CHUNK);
+	hs_perf_data_close(&d);
+	free(b.p);
+	free(inner.p);
+}
+
+/* COMPRESSED records that each expand 3 MiB out of a few hundred bytes: past the ratio bound the
+ * rest of the file is not read, and the reader says where it stopped. */
+static void test_compressed_bomb(void **state)
+{
+	struct buf b = {0}, inner = {0};
+	struct hs_perf_data d;
+	struct hs_parse_error err = {0};
+	struct hs_perf_data_rec r;
+	struct perf_event_header fr = {HS_PERF_RECORD_FINISHED_ROUND, 0, 8};
+	uint64_t n = 0, expanded;
+	int rc;
+
+	(void)state;
+	put_pipe_header(&b);
+	while (inner.n < ((size_t)3 << 20))
+		put(&inner, &fr, 8);
+	for (int i = 0; i < 64; i++)
+		put_compressed(&b, inner.p, inner.n);
+	expanded = 64 * (uint64_t)inner.n;
+	assert_true(hs_decompress_over(expanded, b.n));
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+	while ((rc = hs_perf_data_next(&d, &r, &err)) == 1)
+		n++;
+	assert_int_equal(rc, 0);
+	assert_true(d.decompress_cut);
+	assert_false(d.truncated);
+	/* stopped at the bound, give or take a chunk: not all 192 MiB */
+	assert_true(n * 8 <= HS_DECOMPRESS_MIN + HS_DECOMPRESS_RATIO * (uint64_t)b.n + HS_PERF_DATA_DECOMPRESS_CHUNK);
+	assert_true(n * 8 >= HS_DECOMPRESS_MIN);
+	assert_true(d.zcap <= 2 * HS_PERF_DATA_DECOMPRESS_CHUNK);
+	hs_perf_data_close(&d);
+	free(b.p);
+	free(inner.p);
+}
+
 /* ---- real files ---- */
 
 static char *slurp(const char *path, size_t *len)
@@ -597,6 +734,9 @@ int main(void)
 		cmocka_unit_test(test_real_files_cut), cmocka_unit_test(test_lbr_stack),
 		cmocka_unit_test(test_lbr_stack_in_kernel),
 		cmocka_unit_test(test_lbr_repair),
+		cmocka_unit_test(test_short_header),
+		cmocka_unit_test(test_compressed_chunks),
+		cmocka_unit_test(test_compressed_bomb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,9 +9,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "output/output.h"
 #include "profile/folded-read.h"
+#include "profile/load.h"
+#include "profile/pprof-read.h"
 #include "profile/profile.h"
 
 static uint32_t loc(struct hs_profile *p, const char *name, uint8_t kind)
@@ -230,6 +233,331 @@ static void test_stack_cap(void **state)
 	hs_profile_free(p);
 }
 
+/* Counts that are no sample counts are named as such, by line; a count up to INT64_MAX is one. */
+static void test_folded_count_messages(void **state)
+{
+	static const char neg[] = "main;a 1\nmain;b 2\nmain;c -5\n";
+	static const char big[] = "main;a 1\nmain;b 9223372036854775808\n";
+	static const char frac[] = "main;a 1.5\n";
+	static const char max[] = "main;a 4611686018427387904\nmain;b 9223372036854775807\n";
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	/* each is recognised as folded text, so that the reader can say what is wrong */
+	assert_true(hs_folded_sniff(neg, sizeof(neg) - 1));
+	assert_true(hs_folded_sniff(big, sizeof(big) - 1));
+	assert_int_equal(hs_folded_read(neg, sizeof(neg) - 1, &p, &err), -EBADMSG);
+	assert_string_equal(err.msg, "line 3: count '-5' is not a whole number of samples");
+	assert_int_equal(err.offset, 25);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_folded_read(big, sizeof(big) - 1, &p, &err), -EBADMSG);
+	assert_string_equal(err.msg, "line 2: count 9223372036854775808 is too large (more than 9223372036854775807)");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_folded_read(frac, sizeof(frac) - 1, &p, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "count '1.5' is not a whole number"));
+	assert_null(p);
+	/* 2^62 and INT64_MAX are counts; their sum is held at INT64_MAX */
+	assert_int_equal(hs_folded_read(max, sizeof(max) - 1, &p, &err), 0);
+	assert_true(hs_profile_total(p, 0) == INT64_MAX);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	hs_profile_free(p);
+}
+
+/* A reader handing out a few bytes at a time: lines cross every read boundary. */
+struct drip {
+	const char *s;
+	size_t len, pos, step;
+};
+
+static ssize_t drip_read(void *ctx, void *buf, size_t n)
+{
+	struct drip *d = ctx;
+
+	n = HS_MIN(HS_MIN(n, d->step), d->len - d->pos);
+	memcpy(buf, d->s + d->pos, n);
+	d->pos += n;
+	if (d->step <= 5)
+		d->step = d->step % 5 + 1;
+	return (ssize_t)n;
+}
+
+static void test_folded_stream(void **state)
+{
+	struct drip d = {folded_in, sizeof(folded_in) - 1, 0, 1};
+	struct hs_profile *p = NULL, *q = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_folded_stats st;
+	char *a, *b;
+
+	(void)state;
+	assert_int_equal(hs_folded_read_stream(drip_read, &d, &p, &st, &err), 0);
+	assert_int_equal(st.lines, 5);
+	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &q, &err), 0);
+	a = write_to_string(p, HS_FMT_FOLDED, &(struct hs_output_opts){.annotate_inline = true});
+	b = write_to_string(q, HS_FMT_FOLDED, &(struct hs_output_opts){.annotate_inline = true});
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	hs_profile_free(p);
+	hs_profile_free(q);
+}
+
+/* A line of a million inlined frames (it took minutes when each frame was moved to the front):
+ * cut at HS_FOLDED_MAX_FRAMES, and counted. */
+static void test_folded_deep_line(void **state)
+{
+	size_t n = 1000000, len;
+	char *text = malloc(n * 6 + 32), *o = text;
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	struct hs_folded_stats st;
+	struct drip d;
+	const struct hs_location *l;
+
+	(void)state;
+	o += sprintf(o, "main;");
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "f_[i];");
+	o += sprintf(o, "leaf 3\n");
+	len = (size_t)(o - text);
+	d = (struct drip){text, len, 0, 1 << 20};
+	assert_int_equal(hs_folded_read_stream(drip_read, &d, &p, &st, &err), 0);
+	assert_int_equal(st.lines_cut, 1);
+	assert_int_equal(hs_profile_total(p, 0), 3);
+	/* main, and f with every inlined frame that fits */
+	assert_int_equal(p->stacks.v[1].nlocs, 1);
+	l = &p->locations.v[hs_profile_stack_locs(p, 1)[0]];
+	assert_int_equal(l->nlines, HS_FOLDED_MAX_FRAMES);
+	hs_profile_free(p);
+	free(text);
+}
+
+/* A line longer than HS_FOLDED_MAX_LINE: an error, read no further than it. */
+static ssize_t endless_read(void *ctx, void *buf, size_t n)
+{
+	size_t *total = ctx;
+
+	memset(buf, 'x', n);
+	*total += n;
+	return (ssize_t)n;
+}
+
+static void test_folded_long_line(void **state)
+{
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	size_t total = 0;
+
+	(void)state;
+	assert_int_equal(hs_folded_read_stream(endless_read, &total, &p, NULL, &err), -EOVERFLOW);
+	assert_non_null(strstr(err.msg, "line 1: longer than"));
+	assert_true(total <= HS_FOLDED_MAX_LINE + (1 << 20));
+}
+
+static char *temp_path(void)
+{
+	char *path = strdup("/tmp/hs-load-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return path;
+}
+
+/* gzip-compresses n bytes of head, then zeros more zeros, into a new file. */
+static char *write_gz(const void *head, size_t n, size_t zeros)
+{
+	char *path = temp_path(), *zero = calloc(1, 1 << 20);
+	gzFile gz = gzopen(path, "wb9");
+
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, head, (unsigned)n), (int)n);
+	while (zeros) {
+		unsigned k = (unsigned)HS_MIN(zeros, (size_t)1 << 20);
+		assert_int_equal(gzwrite(gz, zero, k), (int)k);
+		zeros -= k;
+	}
+	assert_int_equal(gzclose(gz), Z_OK);
+	free(zero);
+	return path;
+}
+
+/* gzipped folded text is read as folded text (it was once taken for a broken pprof file). */
+static void test_load_gzipped_folded(void **state)
+{
+	char *path = write_gz(folded_in, sizeof(folded_in) - 1, 0);
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+
+	(void)state;
+	assert_int_equal(hs_profile_load(path, &p, &err), 0);
+	assert_int_equal(hs_profile_total(p, 0), 24);
+	hs_profile_free(p);
+	unlink(path);
+	free(path);
+}
+
+/* What is no profile is refused from its first bytes, gzipped or not; a gzip bomb that starts as
+ * a pprof file is refused once it expands past the ratio, not at the 2 GiB cap. */
+static void test_load_refuses_early(void **state)
+{
+	/* string_table[0] = "", then a string of 512 MiB, its bytes zeros */
+	static const uint8_t pprof_head[] = {0x32, 0x00, 0x32, 0x80, 0x80, 0x80, 0x80, 0x02};
+	char *bomb = write_gz("", 0, (size_t)256 << 20), *pbomb = write_gz(pprof_head, sizeof(pprof_head), (size_t)256 << 20);
+	char *zeros = temp_path();
+	struct hs_profile *p = NULL;
+	struct hs_parse_error err = {0};
+	FILE *f = fopen(zeros, "w");
+
+	(void)state;
+	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
+	fclose(f);
+	assert_int_equal(hs_profile_load(zeros, &p, &err), -EPROTONOSUPPORT);
+	assert_string_equal(err.msg, "not a profile this version reads (perf.data, pprof, folded stacks)");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err.msg, "gzip data holding no profile"));
+	memset(&err, 0, sizeof(err));
+	{
+		/* a gzipped perf.data is named as such */
+		char *gzdata = write_gz("PERFILE2\x68\0\0\0\0\0\0\0", 16, 4096);
+		assert_int_equal(hs_profile_load(gzdata, &p, &err), -EPROTONOSUPPORT);
+		assert_string_equal(err.msg, "a gzipped perf.data: decompress it first (gunzip)");
+		unlink(gzdata);
+		free(gzdata);
+	}
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_load(pbomb, &p, &err), -EFBIG);
+	assert_non_null(strstr(err.msg, "a decompression bomb?"));
+	/* stopped at the ratio: far short of the 256 MiB the file holds */
+	assert_true(err.offset < (1 << 20));
+	assert_null(p);
+	unlink(bomb);
+	unlink(pbomb);
+	unlink(zeros);
+	free(bomb);
+	free(pbomb);
+	free(zeros);
+}
+
+/* Whether text holds a negative number as writers print values: a '-' and a digit after a
+ * space, '(', ':', '[' or ','. */
+static bool has_negative_number(const char *text)
+{
+	for (const char *s = strchr(text, '-'); s; s = strchr(s + 1, '-'))
+		if (s > text && strchr(" (:[,", s[-1]) && s[1] >= '0' && s[1] <= '9')
+			return true;
+	return false;
+}
+
+/* Values near INT64_MAX (a pprof may hold any int64): every sum a writer makes is held at
+ * INT64_MAX instead of wrapping into a negative total, and the profile says so. */
+static void test_sums_saturate(void **state)
+{
+	static const enum hs_format formats[] = {HS_FMT_FOLDED, HS_FMT_TEXT, HS_FMT_SVG, HS_FMT_SPEEDSCOPE};
+	struct hs_profile *p = hs_profile_new();
+	struct hs_output_opts o = {0};
+	uint32_t l[2], s1, s2, comm;
+	int64_t big = INT64_MAX - 50, small = 100, neg = INT64_MIN + 10;
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	comm = hs_profile_intern_str(p, "demo");
+	l[0] = loc(p, "leaf", HS_KIND_USER);
+	l[1] = loc(p, "main", HS_KIND_USER);
+	s1 = hs_profile_stack(p, l, 2);
+	s2 = hs_profile_stack(p, l + 1, 1);
+	hs_profile_add_sample(p, s1, comm, 1, 1, 0, &big);
+	hs_profile_add_sample(p, s2, comm, 1, 1, 0, &big);
+	assert_int_equal(p->values_saturated, 0);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_true(hs_profile_total(p, 0) == INT64_MAX);
+	for (size_t f = 0; f < HS_ARRAY_SIZE(formats); f++) {
+		char *out = write_to_string(p, formats[f], &o);
+		/* no total wrapped around into a negative number: not in a title, a weight, a row */
+		if (formats[f] == HS_FMT_SVG) {
+			/* its script has "-1" in it: the figures are in the titles */
+			for (const char *t = strstr(out, "<title>"); t; t = strstr(t + 1, "<title>"))
+				assert_true(strstr(t, "(") < strstr(t, "</title>") && strstr(t, "(")[1] != '-');
+		} else {
+			assert_false(has_negative_number(out));
+		}
+		if (formats[f] == HS_FMT_SVG)
+			assert_non_null(strstr(out, "<title>all (9223372036854775807 samples, 100.00%)</title>"));
+		if (formats[f] == HS_FMT_SPEEDSCOPE)
+			assert_non_null(strstr(out, "\"endValue\":9223372036854775807,"));
+		if (formats[f] == HS_FMT_TEXT)
+			assert_non_null(strstr(out, "# 9223372036854775807 samples"));
+		if (formats[f] == HS_FMT_FOLDED)
+			assert_string_equal(out, "demo;main 9223372036854775757\ndemo;main;leaf 9223372036854775757\n");
+		free(out);
+	}
+	/* merged into one sample: the sample's own value is held, and counted */
+	hs_profile_add_sample(p, s1, comm, 1, 1, 0, &small);
+	assert_int_equal(p->values_saturated, 1);
+	assert_true(hs_profile_sample_values(p, 0)[0] == INT64_MAX);
+	hs_profile_free(p);
+
+	/* the other end: negative values past INT64_MIN */
+	p = hs_profile_new();
+	hs_profile_add_type(p, "samples", "count");
+	l[0] = loc(p, "leaf", HS_KIND_USER);
+	s1 = hs_profile_stack(p, l, 1);
+	hs_profile_add_sample(p, s1, 0, 1, 1, 0, &neg);
+	assert_false(hs_profile_sums_saturate(p, 0));
+	hs_profile_add_sample(p, s1, 0, 1, 2, 0, &neg);
+	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_true(hs_profile_total(p, 0) == INT64_MIN);
+	hs_profile_free(p);
+}
+
+/* The frame budget of a profile read from a file: a location of many inlined lines counts each
+ * line; the stacks past the budget become the "[too many stacks]" stack, totals kept. */
+static void test_frame_budget(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_line lines[100];
+	uint32_t fat, l[3], st[64], ids[3];
+	int64_t v = 1;
+
+	(void)state;
+	hs_profile_bound_frames(p, 0);
+	assert_true(p->max_frames == HS_PROFILE_FRAMES_MIN);
+	hs_profile_bound_frames(p, 1000);
+	assert_true(p->max_frames == HS_PROFILE_FRAMES_MIN + 1000 * HS_PROFILE_FRAMES_PER_BYTE);
+	p->max_frames = 1000;
+	hs_profile_add_type(p, "samples", "count");
+	for (int i = 0; i < 100; i++) {
+		lines[i].function = hs_profile_function(p, hs_profile_intern_str(p, "inl"), 0, 0, 0);
+		lines[i].line = i + 1;
+	}
+	fat = hs_profile_location(p, 0, 0x10, HS_KIND_USER, lines, 100);
+	l[0] = loc(p, "a", HS_KIND_USER);
+	l[1] = loc(p, "b", HS_KIND_USER);
+	l[2] = loc(p, "c", HS_KIND_USER);
+	/* 1 + 9 * 100 = 901 frames: within the budget */
+	st[0] = l[0];
+	for (int i = 1; i < 10; i++)
+		st[i] = fat;
+	ids[0] = hs_profile_stack(p, st, 10);
+	assert_int_not_equal(ids[0], p->over_cap_stack);
+	assert_true(p->frames == 901);
+	/* another 901: over it */
+	st[0] = l[1];
+	ids[1] = hs_profile_stack(p, st, 10);
+	assert_int_equal(ids[1], p->over_cap_stack);
+	assert_true(p->frames_over_cap);
+	/* a small one still fits */
+	ids[2] = hs_profile_stack(p, &l[2], 1);
+	assert_int_not_equal(ids[2], p->over_cap_stack);
+	for (int i = 0; i < 3; i++)
+		hs_profile_add_sample(p, ids[i], 0, 1, 1, 0, &v);
+	assert_int_equal(hs_profile_total(p, 0), 3);
+	assert_int_equal(p->stacks_over_cap, 1);
+	hs_profile_free(p);
+}
+
 static void test_report(void **state)
 {
 	struct hs_profile *p = NULL;
@@ -256,7 +584,15 @@ int main(void)
 		cmocka_unit_test(test_folded_inline_structure),
 		cmocka_unit_test(test_folded_bad_input),
 		cmocka_unit_test(test_folded_roots),
+		cmocka_unit_test(test_folded_count_messages),
+		cmocka_unit_test(test_folded_stream),
+		cmocka_unit_test(test_folded_deep_line),
+		cmocka_unit_test(test_folded_long_line),
+		cmocka_unit_test(test_load_gzipped_folded),
+		cmocka_unit_test(test_load_refuses_early),
 		cmocka_unit_test(test_stack_cap),
+		cmocka_unit_test(test_sums_saturate),
+		cmocka_unit_test(test_frame_budget),
 		cmocka_unit_test(test_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,11 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "model/dso-file.h"
 #include "model/model.h"
 #include "symbolize/elf-symtab.h"
 #include "symbolize/kallsyms.h"
@@ -618,6 +621,54 @@ static void load_hostile(char *buf, size_t len, unsigned seen[3])
 	elf_end(elf);
 }
 
+/* A .gnu_debugdata section of a few KiB of xz that expands to 128 MiB (a local user's ELF, mapped
+ * by a process that root records): refused past the ratio to the section's size, in a child
+ * whose peak memory grows far less than the expansion asks for. */
+static void test_minidebug_bomb(void **state)
+{
+	char dir[] = "/tmp/hs-minidebug-XXXXXX", cmd[1024], elf[64];
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(elf, sizeof(elf), "%s/bomb.elf", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "head -c 128M /dev/zero | xz -0 >'%s/bomb.xz' && cp /bin/true '%s' && "
+		 "objcopy --add-section .gnu_debugdata='%s/bomb.xz' '%s'",
+		 dir, elf, dir, elf);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+		skip(); /* no xz or objcopy */
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* what the child adds to its peak (it starts with its parent's pages) */
+		struct hs_dso_elf m = {0}, dbg;
+		struct rusage before, after;
+		int rc;
+
+		getrusage(RUSAGE_SELF, &before);
+		elf_version(EV_CURRENT);
+		m.fd = open(elf, O_RDONLY | O_CLOEXEC);
+		m.elf = m.fd >= 0 ? elf_begin(m.fd, ELF_C_READ_MMAP, NULL) : NULL;
+		rc = hs_dso_minidebug_open(&m, &dbg);
+		getrusage(RUSAGE_SELF, &after);
+		print_message("minidebug bomb: %s, peak RSS grew by %ld MiB\n", rc == -EOVERFLOW ? "refused" : "not refused",
+			      (after.ru_maxrss - before.ru_maxrss) / 1024);
+		/* the section is about 20 KiB: 1 MiB + 64 times that, where 128 MiB were asked for */
+		_exit(rc != -EOVERFLOW ? 1 : after.ru_maxrss - before.ru_maxrss >= 32 * 1024 ? 2 : 0);
+	}
+	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_hostile_elf(void **state)
 {
 	size_t len, cuts[] = {0, 1, 4, 16, 52, 63, 64, 65, 200, 1000, 4096};
@@ -778,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_aliases),
 		cmocka_unit_test(test_hostile_elf),
+		cmocka_unit_test(test_minidebug_bomb),
 		cmocka_unit_test(test_replaced_file),
 		cmocka_unit_test(test_deleted_file),
 	};
