@@ -1,6 +1,6 @@
 /* The unwind loop. One step: find the mapping of the PC (the return address - 1 after the first
- * frame), its file's CFI row, compute the CFA, load the return address and the saved frame
- * pointer from the stack copy; registers the frame saved elsewhere become unknown. */
+ * frame), its file's CFI row, compute the CFA, load the return address, the saved frame pointer
+ * and the other saved registers from the stack copy. */
 #include "unwinder.h"
 
 #include <errno.h>
@@ -277,18 +277,108 @@ static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
 
 #define HAVE(regs, i) ((regs).valid >> (i) & 1)
 
-/* One CFI step. Returns HS_STOP_COUNT to go on, or why to stop. */
-static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row, struct hs_regs *regs,
-			     const struct hs_stack_copy *stack)
+/* Registers restored from a save slot are loaded only when a rule reads them (a CFA on rbx, as
+ * in glibc's lazy-binding resolver): most never are, and a walk that loaded every slot of every
+ * frame would do several loads a frame for nothing. Such a register is valid, its bit set in
+ * the walk's lazy mask, and its r[] holds the slot's address. */
+
+/* Loads lazy register r. Returns HS_STOP_COUNT, or why its value cannot be had. */
+static enum hs_stop resolve(const struct hs_stack_copy *stack, struct hs_regs *regs, uint32_t *lazy, int r)
 {
+	uint64_t slot = regs->r[r];
+
+	*lazy &= ~(1u << r);
+	if (load(stack, slot, &regs->r[r]))
+		return HS_STOP_COUNT;
+	regs->valid &= ~(1u << r);
+	/* a slot past the end of the copy: a bigger copy would have it */
+	return slot >= stack->start ? HS_STOP_STACK_COPY : HS_STOP_NO_INFO;
+}
+
+/* The caller's registers other than rsp, rbp and the return address, by the row's rules (from
+ * the callee's registers and the CFA), in regs and lazy, whose caller-saved registers the caller
+ * drops afterwards but for those the rules name. As libdw does: a register saved in a slot gets
+ * the slot's value, one without a rule keeps its value when callee-saved; one whose rule the
+ * table cannot express becomes unknown. The general case, for the rare rules and the frame that
+ * was interrupted; cfi_step() has the common one inline. */
+static void restore_regs(const struct hs_cfi_regs *e, uint64_t cfa, struct hs_regs *regs, uint32_t *lazy)
+{
+	uint32_t ok = 0, lz = 0;
+	uint64_t v[16];
+
+	/* all values first: a rule may read a register another rule replaces */
+	for (uint32_t m = e->mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m), src;
+
+		switch (e->kind[r]) {
+		case HS_RULE_CFA_OFF:
+			v[r] = cfa + (uint64_t)(int64_t)e->off[r];
+			if (HAVE(*regs, HS_DWARF_RSP) && v[r] < regs->r[HS_DWARF_RSP]) {
+				/* a slot below the stack pointer is dead: the register was restored
+				 * already, by an epilogue whose CFI does not say so (ld.so's _dl_fixup
+				 * pops rbx, r12, ... with no DW_CFA_restore), as for rbp in
+				 * cfi_step() */
+				v[r] = regs->r[r];
+				ok |= regs->valid & (1u << r);
+				lz |= *lazy & (1u << r);
+				break;
+			}
+			ok |= 1u << r;
+			lz |= 1u << r;
+			break;
+		case HS_RULE_SAME:
+			v[r] = regs->r[r];
+			ok |= regs->valid & (1u << r);
+			lz |= *lazy & (1u << r);
+			break;
+		case HS_RULE_VAL_CFA_OFF:
+			v[r] = cfa + (uint64_t)(int64_t)e->off[r];
+			ok |= 1u << r;
+			break;
+		case HS_RULE_RSP_OFF:
+			v[r] = regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)e->off[r];
+			ok |= (regs->valid >> HS_DWARF_RSP & 1) << r;
+			lz |= 1u << r;
+			break;
+		case HS_RULE_REGISTER:
+			src = e->off[r];
+			if (src >= 0 && src < HS_DWARF_NREGS && HAVE(*regs, src)) {
+				v[r] = regs->r[src];
+				ok |= 1u << r;
+				lz |= (*lazy >> src & 1) << r;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t m = ok; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		regs->r[r] = v[r];
+	}
+	regs->valid = (regs->valid & ~(uint32_t)e->mask) | ok;
+	*lazy = (*lazy & ~(uint32_t)e->mask) | (lz & ok);
+}
+
+/* One CFI step. Returns HS_STOP_COUNT to go on, or why to stop. interrupted: the frame is the
+ * sampled one, or one a signal interrupted (it may be in its epilogue), not one at a call. */
+static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_table *t, const struct hs_cfi_row *row,
+			     struct hs_regs *regs, uint32_t *lazy, const struct hs_stack_copy *stack, bool interrupted)
+{
+	const struct hs_cfi_regs *e;
 	uint64_t cfa, ra, rbp = 0, base;
+	uint32_t keep;
 	bool rbp_ok = HAVE(*regs, HS_DWARF_RBP);
+	enum hs_stop stop;
 
 	switch (row->cfa_kind) {
 	case HS_CFA_REG:
 	case HS_CFA_DEREF:
+		/* any register: the leaf frame has them all, the callers those restored */
 		if (row->cfa_reg >= HS_DWARF_NREGS || !HAVE(*regs, row->cfa_reg))
 			return HS_STOP_NO_INFO;
+		if ((*lazy >> row->cfa_reg & 1) && (stop = resolve(stack, regs, lazy, row->cfa_reg)) != HS_STOP_COUNT)
+			return stop;
 		base = regs->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
 		if (row->cfa_kind == HS_CFA_REG)
 			cfa = base;
@@ -353,15 +443,24 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row
 	 * be an alternate one) */
 	if (!(row->flags & HS_CFI_SIGNAL) && HAVE(*regs, HS_DWARF_RSP) && cfa <= regs->r[HS_DWARF_RSP])
 		return HS_STOP_NO_INFO;
-	if (row->clobbered) {
-		if (row->clobbered & HS_CFI_CLOBBER_BIT(3))
-			regs->valid &= ~(1u << 3);
-		for (int r = 12; r <= 15; r++)
-			if (row->clobbered & HS_CFI_CLOBBER_BIT(r))
-				regs->valid &= ~(1u << r);
+	/* caller-saved registers are not preserved across calls, unless a rule says where they are
+	 * (signal frames) */
+	keep = HS_CFI_CALLEE_SAVED | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
+	e = &t->regs[row->regs];
+	if (e->mask == e->at_cfa && !interrupted) {
+		/* none, or only slots at the CFA, which a frame that is not the interrupted one
+		 * has all filled: what nearly every row has */
+		regs->valid &= keep;
+		for (uint32_t m = e->at_cfa; m; m &= m - 1) {
+			int r = __builtin_ctz(m);
+			regs->r[r] = cfa + (uint64_t)(int64_t)e->off[r];
+		}
+		regs->valid |= e->at_cfa;
+		*lazy |= e->at_cfa;
+	} else {
+		restore_regs(e, cfa, regs, lazy);
+		regs->valid &= keep | e->mask;
 	}
-	/* caller-saved registers are not preserved across calls */
-	regs->valid &= (1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16);
 	regs->r[HS_DWARF_RSP] = cfa;
 	regs->r[HS_DWARF_RA] = ra;
 	regs->r[HS_DWARF_RBP] = rbp;
@@ -398,6 +497,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		    struct hs_callchain *cc)
 {
 	struct hs_regs regs = *start;
+	uint32_t lazy = 0; /* registers whose r[] is the address of their save slot */
 	bool exact = true; /* the PC is the interrupted instruction, not a return address */
 	uint32_t depth = 0;
 	enum hs_stop stop = HS_STOP_END;
@@ -459,7 +559,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		depth++;
 		u->stats.frames++;
 		if (row && row->cfa_kind != HS_CFA_NONE) {
-			stop = cfi_step(u, row, &regs, stack);
+			stop = cfi_step(u, t, row, &regs, &lazy, stack, exact);
 			u->stats.cfi_steps++;
 			exact = (row->flags & HS_CFI_SIGNAL) != 0;
 		} else if (u->opts.fp_fallback) {

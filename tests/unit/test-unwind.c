@@ -160,6 +160,108 @@ void run_epilogue(void)
 	pad[1] = pad[0];
 }
 
+/* The shape of glibc's lazy-binding resolver, _dl_runtime_resolve_xsavec: it keeps its CFA in
+ * rbx (it realigns the stack), and what it calls (_dl_fixup) saves rbx and uses it. The
+ * registers are captured in that callee (the function rbx_cfa_frame is given), then the stack
+ * is copied. In clobber_rbx, rbx holds the callee's own value: the caller's rbx, and with it
+ * rbx_cfa_frame's CFA, can only come from the callee's save slot. In popped_rbx, rbx was popped
+ * already but the CFI still has it saved (as in _dl_fixup's epilogue), in a slot now below the
+ * stack pointer, outside the copy: the register holds the caller's value. */
+struct snapshot res, res_pop;
+void resolver_copy(void);
+void resolver_copy(void)
+{
+	copy_stack(&res);
+}
+
+void popped_copy(void);
+void popped_copy(void)
+{
+	copy_stack(&res_pop);
+}
+
+void rbx_cfa_frame(void (*callee)(void));
+void clobber_rbx(void);
+void popped_rbx(void);
+__asm__(".text\n"
+	".globl rbx_cfa_frame, clobber_rbx, popped_rbx\n"
+	".type rbx_cfa_frame, @function\n"
+	"rbx_cfa_frame:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"sub $192, %rsp\n"
+	"call *%rdi\n"
+	"mov %rbx, %rsp\n"
+	"pop %rbx\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size rbx_cfa_frame, .-rbx_cfa_frame\n"
+	".type clobber_rbx, @function\n"
+	"clobber_rbx:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov $0x5a5a5a5a5a5a5a5a, %rbx\n"
+	"lea 0(%rip), %rax\n"
+	"mov %rax, res+0(%rip)\n"
+	"mov %rsp, res+8(%rip)\n"
+	"mov %rbp, res+16(%rip)\n"
+	"mov %rbx, res+24(%rip)\n"
+	"mov %r12, res+32(%rip)\n"
+	"mov %r13, res+40(%rip)\n"
+	"mov %r14, res+48(%rip)\n"
+	"mov %r15, res+56(%rip)\n"
+	"call resolver_copy\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size clobber_rbx, .-clobber_rbx\n"
+	".type popped_rbx, @function\n"
+	"popped_rbx:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov $0x5a5a5a5a5a5a5a5a, %rbx\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n" /* and no .cfi_restore %rbx */
+	"lea 0(%rip), %rax\n"
+	"mov %rax, res_pop+0(%rip)\n"
+	"mov %rsp, res_pop+8(%rip)\n"
+	"mov %rbp, res_pop+16(%rip)\n"
+	"mov %rbx, res_pop+24(%rip)\n"
+	"mov %r12, res_pop+32(%rip)\n"
+	"mov %r13, res_pop+40(%rip)\n"
+	"mov %r14, res_pop+48(%rip)\n"
+	"mov %r15, res_pop+56(%rip)\n"
+	"sub $8, %rsp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"call popped_copy\n"
+	"add $8, %rsp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size popped_rbx, .-popped_rbx\n");
+
+__attribute__((noinline)) void run_rbx_cfa(void (*callee)(void));
+void run_rbx_cfa(void (*callee)(void))
+{
+	volatile char pad[24];
+
+	pad[0] = 1;
+	rbx_cfa_frame(callee);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+	pad[1] = pad[0];
+}
+
 static uint64_t last_evicted;
 
 static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_opts *opts, const char ***names,
@@ -288,6 +390,46 @@ static void test_stale_rbp_rule(void **state)
 	assert_int_equal(stop, HS_STOP_END);
 }
 
+/* A CFA on rbx, which the callee saved and replaced: rbx is restored from the callee's save
+ * slot, and the walk goes on through the frame whose CFA it gives, to the bottom. */
+static void check_rbx_cfa(const struct snapshot *sn, const char *leaf)
+{
+	struct hs_unwinder_opts uo = {false, 0, 0};
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+
+	assert_int_equal(sn->taken, 1);
+	unwind_snapshot(sn, &uo, &names, &n, &stop);
+	for (size_t i = 0; i < n; i++)
+		print_message("  #%zu %s\n", i, names[i]);
+	assert_true(n >= 5);
+	assert_string_equal(names[0], leaf);
+	assert_string_equal(names[1], "rbx_cfa_frame");
+	assert_string_equal(names[2], "run_rbx_cfa");
+	assert_true(find(names, n, 3, "main") != SIZE_MAX);
+	assert_string_equal(names[n - 1], "_start");
+	assert_int_equal(stop, HS_STOP_END);
+}
+
+static void test_cfa_on_saved_rbx(void **state)
+{
+	(void)state;
+	run_rbx_cfa(clobber_rbx);
+	assert_int_equal(res.regs[3], 0x5a5a5a5a5a5a5a5aULL);
+	check_rbx_cfa(&res, "clobber_rbx");
+}
+
+/* The same, sampled after the callee popped rbx, its CFI still saying it is saved: rbx is
+ * taken as it is. */
+static void test_cfa_on_popped_rbx(void **state)
+{
+	(void)state;
+	run_rbx_cfa(popped_rbx);
+	assert_int_not_equal(res_pop.regs[3], 0x5a5a5a5a5a5a5a5aULL);
+	check_rbx_cfa(&res_pop, "popped_rbx");
+}
+
 /* A copy cut short ends with the stack-copy reason, never with made-up frames. */
 static void test_short_copy(void **state)
 {
@@ -342,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
 		cmocka_unit_test(test_stale_rbp_rule),
+		cmocka_unit_test(test_cfa_on_saved_rbx),
+		cmocka_unit_test(test_cfa_on_popped_rbx),
 		cmocka_unit_test(test_bounded_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
