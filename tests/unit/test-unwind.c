@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -263,6 +264,7 @@ void run_rbx_cfa(void (*callee)(void))
 }
 
 static uint64_t last_evicted;
+static uint64_t copy_end; /* the stack copy's end of the thread's stack for the next walk; 0: not known */
 
 static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_opts *opts, const char ***names,
 			    size_t *n, enum hs_stop *stop)
@@ -272,7 +274,7 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	struct hs_symbolizer sym;
 	struct hs_unwinder_opts uo = *opts;
 	struct hs_regs regs;
-	struct hs_stack_copy copy;
+	struct hs_stack_copy copy = {0};
 	struct hs_callchain cc = {{0}, HS_STOP_END};
 	static const int dwarf[8] = {16, 7, 6, 3, 12, 13, 14, 15};
 	static char names_buf[128][128];
@@ -290,6 +292,7 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	copy.start = sn->regs[1];
 	copy.data = sn->stack;
 	copy.size = sn->size;
+	copy.end = copy_end;
 	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
 	*n = 0;
 	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
@@ -448,6 +451,203 @@ static void test_short_copy(void **state)
 	assert_string_equal(names[0], "capture");
 }
 
+/* A copy that ended where the thread's stack does (the kernel copied less than asked for): a
+ * frame past it is not on the stack, and no bigger copy would reach it. */
+static void test_copy_at_stack_end(void **state)
+{
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+	size_t saved = snap.size;
+
+	(void)state;
+	snap.size = 256;
+	copy_end = snap.regs[1] + 256;
+	unwind_self(false, &names, &n, &stop);
+	snap.size = saved;
+	copy_end = 0;
+	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	assert_string_equal(names[0], "capture");
+}
+
+/* ---- frame-pointer steps through code without unwind information, on made-up stacks ---- */
+
+/* Anonymous executable memory, as JIT code is, with no CFI:
+ *   0x00 outer: push %rbp; mov %rsp,%rbp; call inner; pop %rbp; ret  (returns to 0x09)
+ *   0x20 call *%rax                                                   (returns to 0x22)
+ *   0x30 jmp *%rax, as before a return entry of HotSpot's interpreter ("returns" to 0x32)
+ *   0x40 inner: push %rbp; nop ...                                    (sampled at 0x41)
+ * and int3 between them. */
+static uint8_t *jit;
+#define JIT_RET_OUTER 0x09
+#define JIT_RET_INDIRECT 0x22
+#define JIT_RET_JMP 0x32
+#define JIT_INNER 0x40
+#define JIT_PC 0x41
+
+static void jit_make(void)
+{
+	static const uint8_t outer[] = {0x55, 0x48, 0x89, 0xe5, 0xe8, 0x37, 0, 0, 0, 0x5d, 0xc3};
+	uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	memset(p, 0xcc, 4096);
+	memcpy(p, outer, sizeof(outer));
+	p[0x20] = 0xff, p[0x21] = 0xd0, p[0x22] = 0xc3;
+	p[0x30] = 0xff, p[0x31] = 0xe0;
+	p[0x40] = 0x55, p[0x41] = 0x90, p[0x42] = 0xc3;
+	assert_int_equal(mprotect(p, 4096, PROT_READ | PROT_EXEC), 0);
+	jit = p;
+}
+
+struct fake_walk {
+	uint64_t frames[16];
+	size_t n;
+	enum hs_stop stop;
+	struct hs_unwinder_stats stats;
+};
+
+/* Unwinds from jit + JIT_PC with the stack words w (the copy: its addresses are theirs) and the
+ * given rsp and rbp, the thread's stack ending at end (0: not known). */
+static void fake_walk(const uint64_t *w, size_t nwords, uint64_t rsp, uint64_t rbp, uint64_t end, bool live,
+		      struct fake_walk *ret)
+{
+	struct hs_model m;
+	struct hs_unwinder u;
+	struct hs_unwinder_opts uo = {true, 0, 0, live};
+	struct hs_regs regs;
+	struct hs_stack_copy copy = {(uint64_t)(uintptr_t)w, (const uint8_t *)w, nwords * 8, end, 0};
+	struct hs_callchain cc = {{0}, HS_STOP_END};
+
+	if (!jit)
+		jit_make();
+	hs_model_init(&m);
+	assert_int_equal(hs_model_from_proc(&m, getpid(), NULL, NULL), 0);
+	hs_unwinder_init(&u, &m, &uo);
+	memset(&regs, 0, sizeof(regs));
+	regs.r[HS_DWARF_RA] = (uint64_t)(uintptr_t)(jit + JIT_PC);
+	regs.r[HS_DWARF_RSP] = rsp;
+	regs.r[HS_DWARF_RBP] = rbp;
+	regs.valid = (1u << HS_DWARF_RA) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RBP);
+	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
+	ret->n = 0;
+	for (size_t i = 0; i < cc.frames.n && i < 16; i++)
+		ret->frames[ret->n++] = cc.frames.v[i].addr;
+	ret->stop = cc.stop;
+	ret->stats = u.stats;
+	hs_callchain_release(&cc);
+	hs_unwinder_release(&u);
+	hs_model_release(&m);
+}
+
+#define ADDR(p) ((uint64_t)(uintptr_t)(p))
+
+/* inner saved rbp (its caller's frame pointer) without setting it, as HotSpot's compiled code
+ * does without -XX:+PreserveFramePointer: the step through rbp would skip outer, and the
+ * frame's own record beside its return address gives outer. With rbp set, the plain step. */
+static void test_fp_own_record(void **state)
+{
+	uint64_t w[16] = {0};
+	struct fake_walk r;
+
+	(void)state;
+	if (!jit)
+		jit_make();
+	w[0] = ADDR(&w[8]); /* inner's push %rbp: outer's frame pointer */
+	w[1] = ADDR(jit + JIT_RET_OUTER);
+	fake_walk(w, 16, ADDR(&w[0]), ADDR(&w[8]), 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[0], ADDR(jit + JIT_PC));
+	assert_int_equal(r.frames[1], ADDR(jit + JIT_RET_OUTER));
+	assert_int_equal(r.stop, HS_STOP_END);
+	assert_int_equal(r.stats.fp_own_records, 1);
+
+	fake_walk(w, 16, ADDR(&w[0]), ADDR(&w[0]), 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[1], ADDR(jit + JIT_RET_OUTER));
+	assert_int_equal(r.stop, HS_STOP_END);
+	assert_int_equal(r.stats.fp_own_records, 0);
+}
+
+/* A frame pointer off the thread's stack is a bad one, not a short copy; one on the stack past
+ * the copy is a short copy. */
+static void test_fp_outside_stack(void **state)
+{
+	uint64_t w[16] = {0};
+	uint64_t base = ADDR(&w[0]);
+	struct fake_walk r;
+
+	(void)state;
+	/* the stack ends where the copy does */
+	fake_walk(w, 16, base, base + 65536, base + sizeof(w), true, &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_outside_stack, 1);
+	/* the stack goes on past the copy, beyond the frame pointer */
+	fake_walk(w, 16, base, base + 65536, base + 131072, true, &r);
+	assert_int_equal(r.stop, HS_STOP_STACK_COPY);
+	/* below the stack pointer, or not aligned */
+	fake_walk(w, 16, base + 64, base + 8, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	fake_walk(w, 16, base, base + 20, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+}
+
+__attribute__((noinline)) uint64_t return_address(void);
+uint64_t return_address(void)
+{
+	uint64_t ra = ADDR(__builtin_return_address(0));
+
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+/* The return address the frame pointer gives must be code that follows a call: read from the
+ * live process, or from the mapped file; JIT code may also follow an indirect jump. */
+static void test_fp_return_address(void **state)
+{
+	uint64_t w[16] = {0};
+	uint64_t base = ADDR(&w[0]), after_call = return_address();
+	struct fake_walk r;
+
+	(void)state;
+	if (!jit)
+		jit_make();
+	/* JIT code: after call *%rax, after jmp *%rax (HotSpot's interpreter), after int3 */
+	w[1] = ADDR(jit + JIT_RET_INDIRECT);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.stop, HS_STOP_END);
+	w[1] = ADDR(jit + JIT_RET_JMP);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 2);
+	w[1] = ADDR(jit + JIT_INNER);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_not_after_call, 1);
+	/* JIT code of a process that is not running any more: not readable, not refused */
+	fake_walk(w, 16, base, base, 0, false, &r);
+	assert_int_equal(r.n, 2);
+
+	/* this executable: the start of a function, whether read from memory or from the file */
+	for (int live = 0; live < 2; live++) {
+		w[1] = ADDR(&test_fp_return_address);
+		fake_walk(w, 16, base, base, 0, live, &r);
+		assert_int_equal(r.n, 1);
+		assert_int_equal(r.stop, HS_STOP_BAD_FP);
+		w[1] = after_call;
+		fake_walk(w, 16, base, base, 0, live, &r);
+		assert_true(r.n >= 2);
+		assert_int_equal(r.frames[1], after_call);
+	}
+	/* no code there */
+	w[1] = 0x1000;
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_not_code, 1);
+}
+
 /* With room for no table at all, each one is dropped as the next is built and built again
  * when needed: the walk is the same, only slower. */
 static void test_bounded_cache(void **state)
@@ -483,6 +683,10 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
+		cmocka_unit_test(test_copy_at_stack_end),
+		cmocka_unit_test(test_fp_own_record),
+		cmocka_unit_test(test_fp_outside_stack),
+		cmocka_unit_test(test_fp_return_address),
 		cmocka_unit_test(test_stale_rbp_rule),
 		cmocka_unit_test(test_cfa_on_saved_rbx),
 		cmocka_unit_test(test_cfa_on_popped_rbx),
