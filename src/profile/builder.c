@@ -509,8 +509,6 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.start = regs.r[HS_DWARF_RSP];
 			copy.data = s->stack;
 			copy.size = s->stack_dyn_size;
-			/* the kernel copies up to the first address it cannot read: a copy shorter than
-			 * asked for ends where the stack's mapping does */
 			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
 			copy.tid = (int32_t)s->sid.tid;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);

@@ -279,27 +279,26 @@ static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
 
 #define HAVE(regs, i) ((regs).valid >> (i) & 1)
 
-/* Why the walk cannot read addr, which it needs and the copy does not hold: in the thread's
- * stack above the copy, a bigger copy would have it; anywhere else, the frame is bad (bad says
- * how). */
+/* Why the walk cannot read addr, which it needs and the copy does not hold: on the thread's
+ * stack above the copy, the copy is short; anywhere else, the frame is bad (bad says how). While
+ * recording, the stack is the mapping that holds the stack pointer. Else, for a frame pointer,
+ * a copy the kernel ended early ends where the stack does: the kernel copies up to the first
+ * address it cannot read, the end of the stack or a page not present (as in a sample taken in a
+ * page fault that grows the stack). CFI does not give addresses off the stack unless a register
+ * held another value than it says (rare), so past such a copy its frames are a short copy's. */
 static enum hs_stop beyond_copy(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *s, uint64_t addr,
 				enum hs_stop bad)
 {
-	uint64_t lo, end = s->end;
+	uint64_t lo, end = bad == HS_STOP_BAD_FP ? s->end : 0;
 
 	if (addr < s->start)
 		return bad;
-	if (!end && u->opts.live && s->tid > 0 && !hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &end))
+	if (u->opts.live && s->tid > 0 && !hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &end))
 		end = 0;
 	if (end && (addr >= end || end - addr < 8))
 		return bad;
 	return HS_STOP_STACK_COPY;
 }
-
-/* Registers restored from a save slot are loaded only when a rule reads them (a CFA on rbx, as
- * in glibc's lazy-binding resolver): most never are, and a walk that loaded every slot of every
- * frame would do several loads a frame for nothing. Such a register is valid, its bit set in
- * the walk's lazy mask, and its r[] holds the slot's address. */
 
 /* Loads lazy register r. Returns HS_STOP_COUNT, or why its value cannot be had. */
 static enum hs_stop resolve(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, struct hs_regs *regs,

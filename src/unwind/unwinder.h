@@ -27,8 +27,8 @@ struct hs_stack_copy {
 	uint64_t start;
 	const uint8_t *data; /* may be unaligned */
 	uint64_t size;
-	/* the end of the thread's stack when known (the kernel copied less than asked for: the
-	 * copy ends there), else 0; then, with live, it is looked up when needed */
+	/* where the kernel stopped a copy shorter than asked for (the first address it could not
+	 * read: the end of the thread's stack, or a page not present), else 0 */
 	uint64_t end;
 	int32_t tid;         /* the sampled thread, 0 when not known */
 };

@@ -293,6 +293,7 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	copy.data = sn->stack;
 	copy.size = sn->size;
 	copy.end = copy_end;
+	copy.tid = uo.live ? gettid() : 0;
 	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
 	*n = 0;
 	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
@@ -451,9 +452,9 @@ static void test_short_copy(void **state)
 	assert_string_equal(names[0], "capture");
 }
 
-/* A copy that ended where the thread's stack does (the kernel copied less than asked for): a
- * frame past it is not on the stack, and no bigger copy would reach it. */
-static void test_copy_at_stack_end(void **state)
+/* A copy the kernel ended early: for CFI, a page it could not read rather than the end of the
+ * stack; the frames past it are a short copy's. */
+static void test_copy_ended_early(void **state)
 {
 	const char **names;
 	size_t n;
@@ -466,8 +467,39 @@ static void test_copy_at_stack_end(void **state)
 	unwind_self(false, &names, &n, &stop);
 	snap.size = saved;
 	copy_end = 0;
-	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	assert_int_equal(stop, HS_STOP_STACK_COPY);
 	assert_string_equal(names[0], "capture");
+}
+
+/* A CFA off the thread's stack (a register that held another value than the CFI says: here
+ * the saved rbx that rbx_cfa_frame's CFA is based on, overwritten) is a bad frame, not a short
+ * copy, where the stack is known (a recording: its mapping in /proc/PID/maps); where it is not,
+ * a short copy it is. Below the stack pointer, it is bad in any case. */
+static void test_cfa_off_stack(void **state)
+{
+	struct hs_unwinder_opts live = {false, 0, 0, true}, file = {false, 0, 0, false};
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+	uint64_t saved, off_stack = stack_end(res.regs[1]) + (1 << 20);
+
+	(void)state;
+	if (!res.taken)
+		run_rbx_cfa(clobber_rbx);
+	memcpy(&saved, res.stack, 8); /* clobber_rbx pushed rbx last: its slot is at the stack pointer */
+	memcpy(res.stack, &off_stack, 8);
+	unwind_snapshot(&res, &live, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	assert_string_equal(names[1], "rbx_cfa_frame");
+	unwind_snapshot(&res, &file, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_STACK_COPY);
+	off_stack = 0x1000;
+	memcpy(res.stack, &off_stack, 8);
+	unwind_snapshot(&res, &file, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	memcpy(res.stack, &saved, 8);
+	unwind_snapshot(&res, &live, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_END);
 }
 
 /* ---- frame-pointer steps through code without unwind information, on made-up stacks ---- */
@@ -683,13 +715,14 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
-		cmocka_unit_test(test_copy_at_stack_end),
+		cmocka_unit_test(test_copy_ended_early),
 		cmocka_unit_test(test_fp_own_record),
 		cmocka_unit_test(test_fp_outside_stack),
 		cmocka_unit_test(test_fp_return_address),
 		cmocka_unit_test(test_stale_rbp_rule),
 		cmocka_unit_test(test_cfa_on_saved_rbx),
 		cmocka_unit_test(test_cfa_on_popped_rbx),
+		cmocka_unit_test(test_cfa_off_stack),
 		cmocka_unit_test(test_bounded_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
