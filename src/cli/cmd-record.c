@@ -41,7 +41,7 @@ static const char record_usage[] =
 	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
 	"                          only; fp: frame pointers walked by the kernel; lbr: the CPU's\n"
 	"                          last-branch records (Intel, hardware events); none\n"
-	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
+	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 65528)\n"
 	"      --no-kernel         user stacks only\n"
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
 	"      --no-inline         no DWARF debug information: no inline frames, no source lines\n"
