@@ -631,7 +631,7 @@ static uint64_t own_record(struct hs_unwinder *u, int32_t pid, const struct hs_s
  * caller's, and the return address code after a call. */
 static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *regs, const struct hs_stack_copy *stack)
 {
-	uint64_t rbp = regs->r[HS_DWARF_RBP], rsp = regs->r[HS_DWARF_RSP], next_rbp, ra, rec;
+	uint64_t rbp = regs->r[HS_DWARF_RBP], rsp = regs->r[HS_DWARF_RSP], next_rbp, ra = 0, rec;
 	struct hs_map *map;
 	enum ret_kind k;
 
@@ -643,18 +643,18 @@ static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *
 		u->stats.fp_outside_stack++;
 		return HS_STOP_BAD_FP;
 	}
-	if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra)) {
-		enum hs_stop stop = beyond_copy(u, pid, stack, rbp + 8, HS_STOP_BAD_FP);
-		if (stop == HS_STOP_BAD_FP)
-			u->stats.fp_outside_stack++;
-		return stop;
-	}
 	if (HAVE(*regs, HS_DWARF_RSP) && (rec = own_record(u, pid, stack, rsp, rbp))) {
-		/* this frame's own record: its caller is there, and rbp is the caller's already */
+		/* this frame's own record: its caller is there, and rbp is the caller's already (it
+		 * may even lie past the copy) */
 		load(stack, rec + 8, &ra);
 		next_rbp = rbp;
 		rbp = rec;
 		u->stats.fp_own_records++;
+	} else if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra)) {
+		enum hs_stop stop = beyond_copy(u, pid, stack, rbp + 8, HS_STOP_BAD_FP);
+		if (stop == HS_STOP_BAD_FP)
+			u->stats.fp_outside_stack++;
+		return stop;
 	} else if (ra) {
 		map = hs_model_find_map(u->model, pid, ra - 1);
 		if (!map) {
