@@ -140,10 +140,11 @@ run_perf() { # variant run stack-size
 	rm -f "$d/perf.data"
 }
 
-variants="alone hs32 hs8 perf8 perf32"
+variants="alone hs64 hs32 hs8 perf8 perf32"
 declare -A LABEL=(
 	[alone]="workload alone"
-	[hs32]="hotstack -g dwarf (32 KiB)"
+	[hs64]="hotstack -g dwarf (64 KiB)"
+	[hs32]="hotstack -g dwarf,32768"
 	[hs8]="hotstack -g dwarf,8192"
 	[perf8]="perf dwarf (8 KiB) + script"
 	[perf32]="perf dwarf,32768 + script"
@@ -152,6 +153,7 @@ declare -A LABEL=(
 start=$(date +%s)
 for r in $(seq 1 "$runs"); do # round-robin, so that drift in the machine hits every variant
 	run_alone alone "$r"
+	run_hotstack hs64 "$r" 65528
 	run_hotstack hs32 "$r" 32768
 	run_hotstack hs8 "$r" 8192
 	run_perf perf8 "$r" 8192
@@ -207,7 +209,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf 
 echo
 echo "ratios hotstack/perf: profiler cpu and bytes (lower: hotstack cheaper), the target's throughput"
 echo "under each (higher: hotstack slows it less), the share of stacks that reach main:"
-for pair in "hs8 perf8 8 KiB" "hs32 perf32 32 KiB" "hs32 perf8 defaults (32 KiB vs 8 KiB)"; do
+for pair in "hs8 perf8 8 KiB" "hs32 perf32 32 KiB" "hs64 perf8 defaults (64 KiB vs 8 KiB)"; do
 	# shellcheck disable=SC2086 # split on purpose
 	set -- $pair
 	h=$1 p=$2

@@ -26,7 +26,7 @@
 #include "workload.h"
 
 #define NREGS 17                 /* DWARF x86-64: 0-15 general, 16 the instruction pointer */
-#define COPY_MAX (32 * 1024)     /* like hotstack's default --stack-size */
+#define COPY_MAX (32 * 1024)     /* more than the workload's deepest stacks (~27 KiB) */
 #define MAX_FRAMES 1024
 #define CORPUS_MAGIC "HSUNWC01"
 

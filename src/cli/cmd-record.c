@@ -42,7 +42,7 @@ static const char record_usage[] =
 	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
 	"                          only; fp: frame pointers walked by the kernel; lbr: the CPU's\n"
 	"                          last-branch records (Intel, hardware events); none\n"
-	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 32768)\n"
+	"      --stack-size BYTES  user stack copied per sample for auto/dwarf (default 65528)\n"
 	"      --no-kernel         user stacks only\n"
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
 	"      --no-inline         no DWARF debug information: no inline frames, no source lines\n"
@@ -752,6 +752,15 @@ int cmd_record(int argc, char **argv)
 				(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
 				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
 				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
+			if (ctx.b.unwinder.stats.fp_steps)
+				fprintf(stderr,
+					"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
+					"frame pointer off the stack %llu, return address not in code %llu, not after "
+					"a call %llu\n",
+					(unsigned long long)ctx.b.unwinder.stats.fp_own_records,
+					(unsigned long long)ctx.b.unwinder.stats.fp_outside_stack,
+					(unsigned long long)ctx.b.unwinder.stats.fp_not_code,
+					(unsigned long long)ctx.b.unwinder.stats.fp_not_after_call);
 		}
 		if (cli_verbose && ctx.b.opts.lbr_repair)
 			fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",

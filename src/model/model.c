@@ -119,7 +119,7 @@ struct hs_process *hs_model_process(struct hs_model *m, int32_t pid)
 static struct hs_thread *thread_get(struct hs_model *m, int32_t pid, int32_t tid)
 {
 	uint64_t ix;
-	struct hs_thread t = {tid, pid, ""};
+	struct hs_thread t = {tid, pid, "", 0, 0, 0};
 
 	if (hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix)) {
 		m->threads.v[ix].pid = pid;
@@ -263,6 +263,42 @@ const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)
 	if (!hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix) || !m->threads.v[ix].comm[0])
 		return NULL;
 	return m->threads.v[ix].comm;
+}
+
+#define THREAD_STACK_READS 4
+
+bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	struct hs_thread *t = thread_get(m, pid, tid);
+	char *text;
+	size_t len;
+
+	if (sp < t->stack_lo || sp >= t->stack_hi) {
+		/* a thread's stack does not move: a miss is a thread not asked about yet, a reused
+		 * tid, or an alternate signal stack, hence the few reads allowed */
+		if (t->stack_reads >= THREAD_STACK_READS || hs_proc_maps_read(pid, &text, &len) < 0)
+			return false;
+		t->stack_reads++;
+		t->stack_lo = t->stack_hi = 0;
+		for (const char *line = text; line < text + len;) {
+			const char *nl = memchr(line, '\n', (size_t)(text + len - line));
+			size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+			struct hs_proc_map pm;
+
+			if (hs_proc_maps_parse_line(line, n, &pm) && sp >= pm.start && sp < pm.end) {
+				t->stack_lo = pm.start;
+				t->stack_hi = pm.end;
+				break;
+			}
+			line += n + 1;
+		}
+		free(text);
+		if (!t->stack_hi)
+			return false;
+	}
+	*lo = t->stack_lo;
+	*hi = t->stack_hi;
+	return true;
 }
 
 static int read_small(const char *path, char *buf, size_t n)

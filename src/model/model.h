@@ -53,6 +53,8 @@ struct hs_process {
 struct hs_thread {
 	int32_t tid, pid;
 	char comm[32];
+	uint64_t stack_lo, stack_hi; /* the mapping its stack pointer was last found in; 0, 0: none */
+	uint8_t stack_reads;         /* /proc/PID/maps reads for it (hs_model_thread_stack) */
 };
 
 struct hs_model {
@@ -105,6 +107,11 @@ struct hs_process *hs_model_process(struct hs_model *m, int32_t pid);
 struct hs_map *hs_model_find_map(struct hs_model *m, int32_t pid, uint64_t addr);
 /* The thread's name, or NULL when nothing is known of it. */
 const char *hs_model_comm_of(const struct hs_model *m, int32_t tid);
+
+/* The bounds [*lo, *hi) of the mapping that holds sp, a stack pointer of thread tid of pid: its
+ * stack. Read from /proc/PID/maps when the thread has none that holds sp yet (at most 4 times a
+ * thread), so for live processes only. Returns false when not known. */
+bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_t sp, uint64_t *lo, uint64_t *hi);
 
 /* Reads /proc/PID: the process's mappings and its threads' names, for processes that were
  * running before the recording started. Returns 0 or a negative errno (-ESRCH: gone). Each

@@ -73,7 +73,8 @@ static void print_table(const struct hs_profile *p, struct hs_outfile *out, stru
 
 /* The pseudo-frames that end a stack that could not be finished (src/unwind/callchain.c). */
 static const char *const stop_names[] = {
-	"[truncated: stack copy]", "[no unwind info]", "[unmapped]", "[depth limit]",
+	"[truncated: stack copy]", "[no unwind info]", "[bad frame pointer]",
+	"[bad frame]",             "[unmapped]",       "[depth limit]",
 };
 
 struct ending {

@@ -27,7 +27,7 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 	b->model.jit.opts.tsc = opts->tsc;
 	hs_symbolizer_init(&b->sym, &so);
 	{
-		struct hs_unwinder_opts uo = {opts->unwind == HS_UNWIND_AUTO, 0, 0};
+		struct hs_unwinder_opts uo = {opts->unwind == HS_UNWIND_AUTO, 0, 0, opts->live};
 		hs_unwinder_init(&b->unwinder, &b->model, &uo);
 	}
 	hs_profile_add_type(b->p, "samples", "count");
@@ -509,6 +509,8 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.start = regs.r[HS_DWARF_RSP];
 			copy.data = s->stack;
 			copy.size = s->stack_dyn_size;
+			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
+			copy.tid = (int32_t)s->sid.tid;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 			if (repair)
 				lbr_repair(b, s);

@@ -31,7 +31,7 @@ enum hs_callgraph {
 #define HS_RECORD_MAX_BACKLOG ((uint64_t)128 << 20)
 
 /* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */
-#define HS_DEFAULT_STACK_BYTES 32768
+#define HS_DEFAULT_STACK_BYTES 65528
 /* The kernel's limit: the whole sample must fit a 64 KiB record. */
 #define HS_MAX_STACK_BYTES 65528
 
@@ -183,6 +183,10 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
  * or a negative errno with err filled in. */
 int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_record_error *err);
 void hs_record_close(struct hs_record *r);
+
+/* A copy (owned by the caller: free()) of rec, parsed into ev, as the recording keeps records
+ * it reads from the rings: a sample's stack copy cut to what the kernel filled of it. */
+struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev);
 
 /* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
  * Call before hs_record_open(). */

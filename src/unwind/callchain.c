@@ -80,6 +80,10 @@ const char *hs_stop_name(enum hs_stop s)
 		return "[no unwind info]";
 	case HS_STOP_UNMAPPED:
 		return "[unmapped]";
+	case HS_STOP_BAD_FP:
+		return "[bad frame pointer]";
+	case HS_STOP_BAD_FRAME:
+		return "[bad frame]";
 	case HS_STOP_COUNT:
 		break;
 	}

@@ -13,10 +13,15 @@ enum hs_stop {
 	HS_STOP_END = 0,     /* the real bottom: the CFI marks the return address undefined (_start,
 	                      * thread start), or a zero frame pointer / return address */
 	HS_STOP_DEPTH,       /* the depth cap cut the chain */
-	HS_STOP_STACK_COPY,  /* the next frame lies beyond the copied user stack */
-	HS_STOP_NO_INFO,     /* no CFI and no usable frame pointer, or a rule the table cannot
-	                      * express, or a frame that does not move up the stack */
+	HS_STOP_STACK_COPY,  /* the next frame lies in the thread's stack, beyond the copy of it */
+	HS_STOP_NO_INFO,     /* no CFI and no frame pointer, or a rule the table cannot express */
 	HS_STOP_UNMAPPED,    /* a return address outside every known mapping */
+	HS_STOP_BAD_FP,      /* a frame-pointer step refused: the frame pointer is outside the
+	                      * thread's stack or below the stack pointer, the return address it
+	                      * gives is not code or does not follow a call, or the frame saved the
+	                      * frame pointer without setting it (code built without one) */
+	HS_STOP_BAD_FRAME,   /* the CFI gives a frame that does not move up the stack or lies outside
+	                      * it: a register it reads held another value than the CFI says */
 	HS_STOP_COUNT
 };
 

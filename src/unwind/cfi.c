@@ -297,7 +297,60 @@ struct builder {
 	uint32_t seq;
 	struct hs_cfi_stats *stats;
 	int err;
+	HS_VEC(struct hs_cfi_regs) regs; /* the table's register rules, each once */
+	struct hs_index regs_ix;
 };
+
+static void builder_init(struct builder *b, struct hs_cfi_stats *stats)
+{
+	struct hs_cfi_regs none, lost;
+
+	memset(b, 0, sizeof(*b));
+	b->stats = stats;
+	memset(&none, 0, sizeof(none));
+	memset(&lost, 0, sizeof(lost));
+	for (int r = 0; r < 16; r++) {
+		if ((HS_CFI_CALLEE_SAVED >> r & 1) && r != HS_DWARF_RBP) {
+			lost.mask |= (uint16_t)(1u << r);
+			lost.kind[r] = HS_RULE_UNSUPPORTED;
+		}
+	}
+	hs_vec_push(&b->regs, none);
+	hs_vec_push(&b->regs, lost);
+}
+
+struct regs_key {
+	const struct builder *b;
+	const struct hs_cfi_regs *e;
+};
+
+static bool regs_eq(const void *ctx, uint32_t id)
+{
+	const struct regs_key *k = ctx;
+
+	return !memcmp(&k->b->regs.v[id], k->e, sizeof(*k->e));
+}
+
+/* The index of a set of register rules in the table, added when new. */
+static uint16_t intern_regs(struct builder *b, const struct hs_cfi_regs *e)
+{
+	struct regs_key k = {b, e};
+	uint64_t h;
+	uint32_t id;
+
+	if (!e->mask)
+		return 0;
+	h = hs_hash_mem(e, sizeof(*e));
+	id = hs_index_find(&b->regs_ix, h, regs_eq, &k);
+	if (id != UINT32_MAX)
+		return (uint16_t)id;
+	if (b->regs.n >= HS_CFI_MAX_REGS)
+		return HS_CFI_REGS_LOST; /* only a hostile file has that many different sets */
+	id = (uint32_t)b->regs.n;
+	hs_vec_push(&b->regs, *e);
+	hs_index_insert(&b->regs_ix, h, id);
+	return (uint16_t)id;
+}
 
 /* Tokens of the DWARF expressions that occur in real CFI. */
 struct op {
@@ -432,11 +485,39 @@ static uint8_t rule_kind(const struct section *s, const struct rule *ru, bool is
 	}
 }
 
-static void state_to_row(const struct section *s, const struct cie *c, const struct state *st,
+/* The rules of registers 0-15 but rsp and rbp that differ from the ABI's default. */
+static uint16_t regs_of(struct builder *b, const struct section *s, const struct state *st)
+{
+	struct hs_cfi_regs e;
+
+	memset(&e, 0, sizeof(e));
+	for (int r = 0; r < 16; r++) {
+		const struct rule *ru = &st->regs[r];
+		bool callee = HS_CFI_CALLEE_SAVED >> r & 1;
+		int16_t off;
+		uint8_t k;
+
+		if (r == HS_DWARF_RSP || r == HS_DWARF_RBP || ru->kind == RULE_UNSPEC ||
+		    ru->kind == (callee ? RULE_SAME : RULE_UNDEF))
+			continue;
+		if (ru->kind == RULE_REGISTER) {
+			k = ru->reg < 16 ? HS_RULE_REGISTER : HS_RULE_UNSUPPORTED;
+			off = ru->reg;
+		} else {
+			k = rule_kind(s, ru, false, &off);
+		}
+		e.mask |= (uint16_t)(1u << r);
+		if (k == HS_RULE_CFA_OFF)
+			e.at_cfa |= (uint16_t)(1u << r);
+		e.kind[r] = k;
+		e.off[r] = k == HS_RULE_UNSUPPORTED || k == HS_RULE_UNDEFINED || k == HS_RULE_SAME ? 0 : off;
+	}
+	return intern_regs(b, &e);
+}
+
+static void state_to_row(struct builder *b, const struct section *s, const struct cie *c, const struct state *st,
 			 struct hs_cfi_row *row)
 {
-	static const uint8_t callee_saved[] = {3, 12, 13, 14, 15};
-
 	memset(row, 0, sizeof(*row));
 	if (c->signal)
 		row->flags |= HS_CFI_SIGNAL;
@@ -470,11 +551,7 @@ static void state_to_row(const struct section *s, const struct cie *c, const str
 	else
 		row->ra_kind = HS_RULE_UNSUPPORTED;
 	row->rbp_kind = rule_kind(s, &st->regs[HS_DWARF_RBP], false, &row->rbp_off);
-	for (size_t i = 0; i < sizeof(callee_saved); i++) {
-		uint8_t k = st->regs[callee_saved[i]].kind;
-		if (k != RULE_UNSPEC && k != RULE_SAME)
-			row->clobbered |= (uint8_t)HS_CFI_CLOBBER_BIT(callee_saved[i]);
-	}
+	row->regs = regs_of(b, s, st);
 }
 
 static void push_row(struct builder *b, uint64_t pc, const struct hs_cfi_row *row)
@@ -671,7 +748,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				break;
 			}
 			if (newloc > *loc) {
-				state_to_row(s, c, st, &row);
+				state_to_row(b, s, c, st, &row);
 				push_row(b, *loc, &row);
 			}
 			*loc = newloc;
@@ -779,7 +856,7 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 	loc = pc_begin;
 	run_program(b, s, c, r.off, r.end, &st, initial, &loc, pc_begin + pc_range, true);
 	if (loc < pc_begin + pc_range) {
-		state_to_row(s, c, &st, &row);
+		state_to_row(b, s, c, &st, &row);
 		push_row(b, loc, &row);
 	}
 	/* the end of the function: no CFI until another FDE says otherwise */
@@ -910,7 +987,7 @@ static bool same_rule(const struct hs_cfi_row *a, const struct hs_cfi_row *b)
 {
 	return a->cfa_off == b->cfa_off && a->cfa_reg == b->cfa_reg && a->cfa_kind == b->cfa_kind &&
 	       a->ra_kind == b->ra_kind && a->rbp_kind == b->rbp_kind && a->ra_off == b->ra_off &&
-	       a->rbp_off == b->rbp_off && a->flags == b->flags && a->clobbered == b->clobbered;
+	       a->rbp_off == b->rbp_off && a->flags == b->flags && a->regs == b->regs;
 }
 
 static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_error *err)
@@ -960,6 +1037,10 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
 	else
 		rc = finish(b, t, err);
+	t->regs = b->regs.v;
+	t->nregs = b->regs.n;
+	b->regs.v = NULL;
+	hs_index_release(&b->regs_ix);
 	hs_vec_free(&b->rows);
 	hs_u64map_release(&cc->ix);
 	hs_vec_free(&cc->v);
@@ -975,7 +1056,7 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err)
 {
 	struct hs_cfi_table *t;
-	struct builder b = {{0}, 0, NULL, 0};
+	struct builder b;
 	struct cie_cache cc = {{0}, {0}, {0}};
 	struct section eh = {0}, hdr = {0};
 	size_t shstrndx = 0;
@@ -987,7 +1068,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		return -EBADMSG;
 	}
 	t = hs_xcalloc(1, sizeof(*t));
-	b.stats = &t->stats;
+	builder_init(&b, &t->stats);
 	eh.addr_size = hdr.addr_size = ehdr.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
 	eh.eh = hdr.eh = true;
 	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
@@ -1057,12 +1138,12 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 				struct hs_parse_error *err)
 {
 	struct hs_cfi_table *t = hs_xcalloc(1, sizeof(*t));
-	struct builder b = {{0}, 0, NULL, 0};
+	struct builder b;
 	struct cie_cache cc = {{0}, {0}, {0}};
 	struct section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
 	struct section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
 
-	b.stats = &t->stats;
+	builder_init(&b, &t->stats);
 	if (eh_frame_size) {
 		if (hdr_size && walk_hdr(&b, &cc, &hs, &eh))
 			t->stats.from_eh_frame_hdr = true;
@@ -1077,6 +1158,7 @@ void hs_cfi_table_free(struct hs_cfi_table *t)
 	if (!t)
 		return;
 	free(t->rows);
+	free(t->regs);
 	free(t);
 }
 
@@ -1100,5 +1182,5 @@ const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_
 
 size_t hs_cfi_table_bytes(const struct hs_cfi_table *t)
 {
-	return sizeof(*t) + t->n * sizeof(*t->rows);
+	return sizeof(*t) + t->n * sizeof(*t->rows) + t->nregs * sizeof(*t->regs);
 }

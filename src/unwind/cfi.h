@@ -1,9 +1,10 @@
 /* The CFI table compiler: an ELF's call-frame information (.eh_frame, found directly or through
  * .eh_frame_hdr, or .debug_frame) compiled once into a compact table sorted by PC. Each row says,
  * for the PCs up to the next row, how to find the CFA, where the return address and the frame
- * pointer are saved, and which other callee-saved registers the code has saved (their caller's
- * values are then unknown). Rules the table cannot express make an explicit unsupported row —
- * never a wrong answer. x86-64 (DWARF register numbers: 0-15 general, 6 rbp, 7 rsp, 16 RA). */
+ * pointer are saved, and, through a shared set of rules, where the code saved the other
+ * registers (rbx, r12-r15; every register in signal frames), so that the caller's values can
+ * be restored. Rules the table cannot express make an explicit unsupported row or rule — never
+ * a wrong answer. x86-64 (DWARF register numbers: 0-15 general, 6 rbp, 7 rsp, 16 RA). */
 #ifndef HS_CFI_H
 #define HS_CFI_H
 
@@ -24,12 +25,13 @@ enum hs_cfa_kind {
 };
 
 enum hs_rule_kind {
-	HS_RULE_SAME = 0,     /* unchanged (also: never mentioned) */
-	HS_RULE_CFA_OFF,      /* saved at CFA + off */
-	HS_RULE_VAL_CFA_OFF,  /* the value is CFA + off */
-	HS_RULE_RSP_OFF,      /* saved at rsp + off (DW_CFA_expression "DW_OP_breg7 off": signal frames) */
-	HS_RULE_UNDEFINED,    /* no value: for the return address, the outermost frame */
-	HS_RULE_UNSUPPORTED,  /* a rule the table cannot express */
+	HS_RULE_SAME = 0,    /* unchanged (also: never mentioned) */
+	HS_RULE_CFA_OFF,     /* saved at CFA + off */
+	HS_RULE_VAL_CFA_OFF, /* the value is CFA + off */
+	HS_RULE_RSP_OFF,     /* saved at rsp + off (DW_CFA_expression "DW_OP_breg7 off": signal frames) */
+	HS_RULE_UNDEFINED,   /* no value: for the return address, the outermost frame */
+	HS_RULE_UNSUPPORTED, /* a rule the table cannot express */
+	HS_RULE_REGISTER,    /* in another register, off's (DW_CFA_register); struct hs_cfi_regs only */
 };
 
 #define HS_CFI_SIGNAL 1 /* row flag: a signal frame (augmentation "S"): the caller's PC is exact */
@@ -39,7 +41,7 @@ enum hs_rule_kind {
 #define HS_DWARF_RA 16
 #define HS_DWARF_NREGS 17
 
-/* 16 bytes. */
+/* 20 bytes. */
 struct hs_cfi_row {
 	uint32_t pc;       /* offset from the table's base */
 	int32_t cfa_off;
@@ -50,14 +52,28 @@ struct hs_cfi_row {
 	int16_t ra_off;
 	int16_t rbp_off;
 	uint8_t flags;     /* HS_CFI_SIGNAL */
-	uint8_t clobbered; /* HS_CFI_CLOBBER_BIT of each callee-saved register (rbx, r12-r15) this
-	                    * code has saved: the caller's value is not in the register any more */
-	uint16_t reserved;
+	uint8_t reserved;
+	uint16_t regs;     /* index in the table's regs of the rules for the registers other than
+	                    * rsp, rbp and the return address; 0: the ABI's default for all of them */
 };
 
-/* Callee-saved registers other than rbp and rsp, as bits of hs_cfi_row.clobbered: rbx bit 0,
- * r12-r15 bits 1-4. */
-#define HS_CFI_CLOBBER_BIT(reg) ((reg) == 3 ? 1 : (reg) >= 12 && (reg) <= 15 ? 1 << ((reg) - 11) : 0)
+/* The callee-saved registers (System V x86-64 ABI) other than rsp: without a rule they keep
+ * their value across a call; the others have none after it. */
+#define HS_CFI_CALLEE_SAVED ((1u << 3) | (1u << 6) | (0xfu << 12))
+
+/* The rules of one row for registers 0-15 but rsp and rbp, shared by every row that has the
+ * same. A register not in mask has the ABI's default: its value kept when callee-saved, none
+ * otherwise. Entry 0 has an empty mask; entry HS_CFI_REGS_LOST, used once a table holds
+ * HS_CFI_MAX_REGS entries, makes every callee-saved register unknown. */
+struct hs_cfi_regs {
+	uint16_t mask;     /* bit i: kind[i] and off[i] hold register i's rule */
+	uint16_t at_cfa;   /* the registers of mask whose rule is HS_RULE_CFA_OFF (the common case) */
+	uint8_t kind[16];  /* enum hs_rule_kind */
+	int16_t off[16];   /* CFA_OFF, VAL_CFA_OFF, RSP_OFF: the offset; REGISTER: the register */
+};
+
+#define HS_CFI_REGS_LOST 1
+#define HS_CFI_MAX_REGS 65535u
 
 struct hs_cfi_stats {
 	uint32_t cies, fdes;
@@ -72,6 +88,8 @@ struct hs_cfi_table {
 	uint64_t base;            /* ELF virtual address of pc 0 */
 	struct hs_cfi_row *rows;  /* sorted by pc; each holds until the next */
 	size_t n;
+	struct hs_cfi_regs *regs; /* indexed by hs_cfi_row.regs; at least 2 entries */
+	size_t nregs;
 	struct hs_cfi_stats stats;
 };
 

@@ -1,12 +1,13 @@
 /* The unwind loop. One step: find the mapping of the PC (the return address - 1 after the first
- * frame), its file's CFI row, compute the CFA, load the return address and the saved frame
- * pointer from the stack copy; registers the frame saved elsewhere become unknown. */
+ * frame), its file's CFI row, compute the CFA, load the return address, the saved frame pointer
+ * and the other saved registers from the stack copy. */
 #include "unwinder.h"
 
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "format/elf.h"
 #include "model/dso-file.h"
@@ -60,6 +61,7 @@ void hs_unwinder_release(struct hs_unwinder *u)
 	}
 	hs_vec_free(&u->files);
 	hs_u64map_release(&u->by_key);
+	hs_u64map_release(&u->ret_kinds);
 }
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) to DWARF's. */
@@ -277,23 +279,131 @@ static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
 
 #define HAVE(regs, i) ((regs).valid >> (i) & 1)
 
-/* One CFI step. Returns HS_STOP_COUNT to go on, or why to stop. */
-static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row, struct hs_regs *regs,
-			     const struct hs_stack_copy *stack)
+/* Why the walk cannot read addr, which it needs and the copy does not hold: on the thread's
+ * stack above the copy, the copy is short; anywhere else, the frame is bad (bad says how). While
+ * recording, the stack is the mapping that holds the stack pointer. Else, for a frame pointer,
+ * a copy the kernel ended early ends where the stack does: the kernel copies up to the first
+ * address it cannot read, the end of the stack or a page not present (as in a sample taken in a
+ * page fault that grows the stack). CFI does not give addresses off the stack unless a register
+ * held another value than it says (rare), so past such a copy its frames are a short copy's. */
+static enum hs_stop beyond_copy(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *s, uint64_t addr,
+				enum hs_stop bad)
 {
+	uint64_t lo, end = bad == HS_STOP_BAD_FP ? s->end : 0;
+
+	if (addr < s->start)
+		return bad;
+	if (u->opts.live && s->tid > 0 && !hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &end))
+		end = 0;
+	if (end && (addr >= end || end - addr < 8))
+		return bad;
+	return HS_STOP_STACK_COPY;
+}
+
+/* Loads lazy register r. Returns HS_STOP_COUNT, or why its value cannot be had. */
+static enum hs_stop resolve(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, struct hs_regs *regs,
+			    uint32_t *lazy, int r)
+{
+	uint64_t slot = regs->r[r];
+
+	*lazy &= ~(1u << r);
+	if (load(stack, slot, &regs->r[r]))
+		return HS_STOP_COUNT;
+	regs->valid &= ~(1u << r);
+	return beyond_copy(u, pid, stack, slot, HS_STOP_BAD_FRAME);
+}
+
+/* The caller's registers other than rsp, rbp and the return address, by the row's rules (from
+ * the callee's registers and the CFA), in regs and lazy, whose caller-saved registers the caller
+ * drops afterwards but for those the rules name. As libdw does: a register saved in a slot gets
+ * the slot's value, one without a rule keeps its value when callee-saved; one whose rule the
+ * table cannot express becomes unknown. The general case, for the rare rules and the frame that
+ * was interrupted; cfi_step() has the common one inline. */
+static void restore_regs(const struct hs_cfi_regs *e, uint64_t cfa, struct hs_regs *regs, uint32_t *lazy)
+{
+	uint32_t ok = 0, lz = 0;
+	uint64_t v[16];
+
+	/* all values first: a rule may read a register another rule replaces */
+	for (uint32_t m = e->mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m), src;
+
+		switch (e->kind[r]) {
+		case HS_RULE_CFA_OFF:
+			v[r] = cfa + (uint64_t)(int64_t)e->off[r];
+			if (HAVE(*regs, HS_DWARF_RSP) && v[r] < regs->r[HS_DWARF_RSP]) {
+				/* a slot below the stack pointer is dead: the register was restored
+				 * already, by an epilogue whose CFI does not say so (ld.so's _dl_fixup
+				 * pops rbx, r12, ... with no DW_CFA_restore), as for rbp in
+				 * cfi_step() */
+				v[r] = regs->r[r];
+				ok |= regs->valid & (1u << r);
+				lz |= *lazy & (1u << r);
+				break;
+			}
+			ok |= 1u << r;
+			lz |= 1u << r;
+			break;
+		case HS_RULE_SAME:
+			v[r] = regs->r[r];
+			ok |= regs->valid & (1u << r);
+			lz |= *lazy & (1u << r);
+			break;
+		case HS_RULE_VAL_CFA_OFF:
+			v[r] = cfa + (uint64_t)(int64_t)e->off[r];
+			ok |= 1u << r;
+			break;
+		case HS_RULE_RSP_OFF:
+			v[r] = regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)e->off[r];
+			ok |= (regs->valid >> HS_DWARF_RSP & 1) << r;
+			lz |= 1u << r;
+			break;
+		case HS_RULE_REGISTER:
+			src = e->off[r];
+			if (src >= 0 && src < HS_DWARF_NREGS && HAVE(*regs, src)) {
+				v[r] = regs->r[src];
+				ok |= 1u << r;
+				lz |= (*lazy >> src & 1) << r;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t m = ok; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		regs->r[r] = v[r];
+	}
+	regs->valid = (regs->valid & ~(uint32_t)e->mask) | ok;
+	*lazy = (*lazy & ~(uint32_t)e->mask) | (lz & ok);
+}
+
+/* One CFI step. Returns HS_STOP_COUNT to go on, or why to stop. interrupted: the frame is the
+ * sampled one, or one a signal interrupted (it may be in its epilogue), not one at a call. */
+static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs_cfi_table *t,
+			     const struct hs_cfi_row *row, struct hs_regs *regs, uint32_t *lazy,
+			     const struct hs_stack_copy *stack, bool interrupted)
+{
+	const struct hs_cfi_regs *e;
 	uint64_t cfa, ra, rbp = 0, base;
+	uint32_t keep;
 	bool rbp_ok = HAVE(*regs, HS_DWARF_RBP);
+	enum hs_stop stop;
 
 	switch (row->cfa_kind) {
 	case HS_CFA_REG:
 	case HS_CFA_DEREF:
+		/* any register: the leaf frame has them all, the callers those restored */
 		if (row->cfa_reg >= HS_DWARF_NREGS || !HAVE(*regs, row->cfa_reg))
 			return HS_STOP_NO_INFO;
+		if ((*lazy >> row->cfa_reg & 1) &&
+		    (stop = resolve(u, pid, stack, regs, lazy, row->cfa_reg)) != HS_STOP_COUNT)
+			return stop;
 		base = regs->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
 		if (row->cfa_kind == HS_CFA_REG)
 			cfa = base;
 		else if (!load(stack, base, &cfa))
-			return HS_STOP_STACK_COPY;
+			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_CFA_PLT:
 		if (!HAVE(*regs, HS_DWARF_RSP))
@@ -307,14 +417,16 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row
 	}
 	switch (row->ra_kind) {
 	case HS_RULE_CFA_OFF:
-		if (!load(stack, cfa + (uint64_t)(int64_t)row->ra_off, &ra))
-			return HS_STOP_STACK_COPY;
+		base = cfa + (uint64_t)(int64_t)row->ra_off;
+		if (!load(stack, base, &ra))
+			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_RULE_RSP_OFF:
 		if (!HAVE(*regs, HS_DWARF_RSP))
 			return HS_STOP_NO_INFO;
-		if (!load(stack, regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->ra_off, &ra))
-			return HS_STOP_STACK_COPY;
+		base = regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->ra_off;
+		if (!load(stack, base, &ra))
+			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_RULE_UNDEFINED:
 		return HS_STOP_END;
@@ -352,16 +464,25 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row
 	/* the stack must move up, except out of a signal frame (the interrupted code's stack may
 	 * be an alternate one) */
 	if (!(row->flags & HS_CFI_SIGNAL) && HAVE(*regs, HS_DWARF_RSP) && cfa <= regs->r[HS_DWARF_RSP])
-		return HS_STOP_NO_INFO;
-	if (row->clobbered) {
-		if (row->clobbered & HS_CFI_CLOBBER_BIT(3))
-			regs->valid &= ~(1u << 3);
-		for (int r = 12; r <= 15; r++)
-			if (row->clobbered & HS_CFI_CLOBBER_BIT(r))
-				regs->valid &= ~(1u << r);
+		return HS_STOP_BAD_FRAME;
+	/* caller-saved registers are not preserved across calls, unless a rule says where they are
+	 * (signal frames) */
+	keep = HS_CFI_CALLEE_SAVED | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
+	e = &t->regs[row->regs];
+	if (e->mask == e->at_cfa && !interrupted) {
+		/* none, or only slots at the CFA, which a frame that is not the interrupted one
+		 * has all filled: what nearly every row has */
+		regs->valid &= keep;
+		for (uint32_t m = e->at_cfa; m; m &= m - 1) {
+			int r = __builtin_ctz(m);
+			regs->r[r] = cfa + (uint64_t)(int64_t)e->off[r];
+		}
+		regs->valid |= e->at_cfa;
+		*lazy |= e->at_cfa;
+	} else {
+		restore_regs(e, cfa, regs, lazy);
+		regs->valid &= keep | e->mask;
 	}
-	/* caller-saved registers are not preserved across calls */
-	regs->valid &= (1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16);
 	regs->r[HS_DWARF_RSP] = cfa;
 	regs->r[HS_DWARF_RA] = ra;
 	regs->r[HS_DWARF_RBP] = rbp;
@@ -373,19 +494,179 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, const struct hs_cfi_row *row
 	return HS_STOP_COUNT;
 }
 
-/* The frame-pointer step: [rbp] holds the caller's rbp, [rbp+8] the return address. */
-static enum hs_stop fp_step(struct hs_regs *regs, const struct hs_stack_copy *stack)
+/* ---- checking frame-pointer steps ---- */
+
+/* Reads the n bytes of code before addr in map (of pid): from the process's memory while it
+ * runs, else from the mapped file. */
+static bool read_code(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t addr, uint8_t *buf,
+		      size_t n)
 {
-	uint64_t rbp = regs->r[HS_DWARF_RBP], next_rbp, ra;
+	struct hs_dso_elf e;
+	const char *raw;
+	size_t size = 0;
+	uint64_t off;
+	bool ok = false;
+
+	if (addr - map->start < n)
+		return false;
+	if (u->opts.live) {
+		struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)(addr - n), n};
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+			return true;
+	}
+	if (map->dso->kind == HS_DSO_ANON || hs_dso_elf_open(map->dso, &e))
+		return false;
+	raw = elf_rawfile(e.elf, &size);
+	off = map->pgoff + (addr - map->start) - n;
+	if (raw && off <= size && size - off >= n) {
+		memcpy(buf, raw + off, n);
+		ok = true;
+	}
+	hs_dso_elf_close(&e);
+	return ok;
+}
+
+/* Whether the n bytes at b end with a call: call rel32, or an indirect call (FF /2, through a
+ * register or memory, with or without a REX prefix), or with jmp also an indirect jump (FF /4).
+ * Read backwards, an instruction of every length that could end there is tried. */
+static bool ends_with_call(const uint8_t *b, size_t n, bool jmp)
+{
+	if (n >= 5 && b[n - 5] == 0xe8)
+		return true;
+	for (size_t len = 2; len <= 8 && len <= n; len++) {
+		const uint8_t *p = b + n - len;
+		size_t k = (p[0] & 0xf0) == 0x40, need;
+		uint8_t mod, op, rm;
+
+		if (k + 2 > len || p[k] != 0xff)
+			continue;
+		mod = p[k + 1] >> 6;
+		op = p[k + 1] >> 3 & 7;
+		rm = p[k + 1] & 7;
+		if (op != 2 && !(jmp && op == 4))
+			continue;
+		need = k + 2;
+		if (mod != 3) {
+			if (rm == 4) {
+				if (k + 2 >= len)
+					continue;
+				need += 1 + (mod == 0 && (p[k + 2] & 7) == 5 ? 4 : 0); /* SIB, no base */
+			} else if (mod == 0 && rm == 5) {
+				need += 4; /* rip-relative */
+			}
+			need += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+		}
+		if (need == len)
+			return true;
+	}
+	return false;
+}
+
+enum ret_kind { RET_CALL = 1, RET_OTHER, RET_UNREADABLE };
+
+#define RET_KINDS_MAX (1u << 16)
+
+/* What precedes addr, a return address in map of pid: a call, something else, or unknown (the
+ * code cannot be read: a process gone, JIT code of a recording read from a file). Cached: the
+ * same return addresses come back sample after sample. */
+static enum ret_kind ret_kind(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t addr)
+{
+	uint64_t key = hs_hash_combine(hs_hash_u64((uint32_t)pid), addr), v;
+	uint8_t b[8];
+	enum ret_kind k;
+
+	if (key == UINT64_MAX)
+		key--;
+	if (hs_u64map_get(&u->ret_kinds, key, &v) && v >> 2 == addr)
+		return (enum ret_kind)(v & 3);
+	u->stats.code_reads++;
+	if (!read_code(u, pid, map, addr, b, sizeof(b))) {
+		u->stats.code_unreadable++;
+		k = RET_UNREADABLE;
+	} else {
+		/* runtimes push return addresses by hand too: HotSpot's template interpreter pushes
+		 * the return entry of an invoke bytecode, which follows the indirect jump that
+		 * dispatches the bytecode before it, and jumps to the method */
+		k = ends_with_call(b, sizeof(b), map->dso->kind == HS_DSO_ANON) ? RET_CALL : RET_OTHER;
+	}
+	if (u->ret_kinds.n >= RET_KINDS_MAX)
+		hs_u64map_release(&u->ret_kinds);
+	hs_u64map_put(&u->ret_kinds, key, addr << 2 | k);
+	return k;
+}
+
+/* The frame-pointer step reads past this much of a frame for its own frame record. */
+#define FP_SCAN_MAX 4096
+
+/* The frame record (saved rbp, return address) of a frame that saved rbp without making it its
+ * frame pointer, between the stack pointer and rbp: a word equal to rbp, the frame pointer of
+ * a caller further up, followed by a return address into code after a call. HotSpot's compiled
+ * Java methods without -XX:+PreserveFramePointer save rbp that way beside their return address
+ * (leaving rbp to the interpreter frame that called them: a step through rbp skips them all, and
+ * their callers show the call stub calling a method directly); so does any function sampled
+ * between its "push %rbp" and its "mov %rsp, %rbp". Returns its address, or 0. */
+static uint64_t own_record(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, uint64_t rsp,
+			   uint64_t rbp)
+{
+	uint64_t end = rbp - rsp > FP_SCAN_MAX ? rsp + FP_SCAN_MAX : rbp;
+
+	for (uint64_t a = (rsp + 7) & ~7ULL; a + 8 < end; a += 8) {
+		uint64_t w, ra;
+		struct hs_map *m;
+
+		if (!load(stack, a, &w))
+			break;
+		if (w != rbp || !load(stack, a + 8, &ra) || !ra)
+			continue;
+		m = hs_model_find_map(u->model, pid, ra - 1);
+		if (m && ret_kind(u, pid, m, ra) != RET_OTHER)
+			return a;
+	}
+	return 0;
+}
+
+/* The frame-pointer step: [rbp] holds the caller's rbp, [rbp+8] the return address. Code
+ * without unwind information is walked that way (JIT code), so each step is checked: rbp must be
+ * on the thread's stack, above the stack pointer, the frame pointer of this frame rather than a
+ * caller's, and the return address code after a call. */
+static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *regs, const struct hs_stack_copy *stack)
+{
+	uint64_t rbp = regs->r[HS_DWARF_RBP], rsp = regs->r[HS_DWARF_RSP], next_rbp, ra = 0, rec;
+	struct hs_map *map;
+	enum ret_kind k;
 
 	if (!HAVE(*regs, HS_DWARF_RBP))
 		return HS_STOP_NO_INFO;
 	if (rbp == 0)
 		return HS_STOP_END;
-	if ((rbp & 7) || (HAVE(*regs, HS_DWARF_RSP) && rbp < regs->r[HS_DWARF_RSP]))
-		return HS_STOP_NO_INFO;
-	if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra))
-		return HS_STOP_STACK_COPY;
+	if ((rbp & 7) || (HAVE(*regs, HS_DWARF_RSP) && rbp < rsp)) {
+		u->stats.fp_outside_stack++;
+		return HS_STOP_BAD_FP;
+	}
+	if (HAVE(*regs, HS_DWARF_RSP) && (rec = own_record(u, pid, stack, rsp, rbp))) {
+		/* this frame's own record: its caller is there, and rbp is the caller's already (it
+		 * may even lie past the copy) */
+		load(stack, rec + 8, &ra);
+		next_rbp = rbp;
+		rbp = rec;
+		u->stats.fp_own_records++;
+	} else if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra)) {
+		enum hs_stop stop = beyond_copy(u, pid, stack, rbp + 8, HS_STOP_BAD_FP);
+		if (stop == HS_STOP_BAD_FP)
+			u->stats.fp_outside_stack++;
+		return stop;
+	} else if (ra) {
+		map = hs_model_find_map(u->model, pid, ra - 1);
+		if (!map) {
+			u->stats.fp_not_code++;
+			return HS_STOP_BAD_FP;
+		}
+		k = ret_kind(u, pid, map, ra);
+		if (k == RET_OTHER) {
+			u->stats.fp_not_after_call++;
+			return HS_STOP_BAD_FP;
+		}
+	}
 	regs->valid &= (1u << HS_DWARF_RBP) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
 	regs->r[HS_DWARF_RSP] = rbp + 16;
 	regs->r[HS_DWARF_RBP] = next_rbp;
@@ -398,6 +679,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		    struct hs_callchain *cc)
 {
 	struct hs_regs regs = *start;
+	uint32_t lazy = 0; /* registers whose r[] is the address of their save slot */
 	bool exact = true; /* the PC is the interrupted instruction, not a return address */
 	uint32_t depth = 0;
 	enum hs_stop stop = HS_STOP_END;
@@ -459,11 +741,11 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		depth++;
 		u->stats.frames++;
 		if (row && row->cfa_kind != HS_CFA_NONE) {
-			stop = cfi_step(u, row, &regs, stack);
+			stop = cfi_step(u, pid, t, row, &regs, &lazy, stack, exact);
 			u->stats.cfi_steps++;
 			exact = (row->flags & HS_CFI_SIGNAL) != 0;
 		} else if (u->opts.fp_fallback) {
-			stop = fp_step(&regs, stack);
+			stop = fp_step(u, pid, &regs, stack);
 			u->stats.fp_steps++;
 			exact = false;
 		} else {

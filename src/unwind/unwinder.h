@@ -27,12 +27,19 @@ struct hs_stack_copy {
 	uint64_t start;
 	const uint8_t *data; /* may be unaligned */
 	uint64_t size;
+	/* where the kernel stopped a copy shorter than asked for (the first address it could not
+	 * read: the end of the thread's stack, or a page not present), else 0 */
+	uint64_t end;
+	int32_t tid;         /* the sampled thread, 0 when not known */
 };
 
 struct hs_unwinder_opts {
 	bool fp_fallback;    /* auto mode: a frame-pointer step where no CFI covers the PC */
 	uint32_t max_depth;  /* frames per stack; 0 = 1024 */
 	size_t cache_bytes;  /* bound on compiled tables kept; 0 = 256 MiB */
+	/* the processes are running now (a recording): their memory and /proc/PID/maps may be
+	 * read, to check frame-pointer steps against their code and their threads' stacks */
+	bool live;
 };
 
 struct hs_unwinder_stats {
@@ -42,6 +49,10 @@ struct hs_unwinder_stats {
 	uint64_t tables_built, tables_evicted, tables_failed;
 	uint64_t unsupported_rows_hit;
 	uint64_t jit_tables;   /* JIT code unwinding information compiled */
+	/* frame-pointer steps refused (HS_STOP_BAD_FP), by what was wrong; and steps that took the
+	 * frame record of a frame that saved rbp without setting it */
+	uint64_t fp_outside_stack, fp_not_code, fp_not_after_call, fp_own_records;
+	uint64_t code_reads, code_unreadable; /* bytes before return addresses read, and failed */
 };
 
 struct hs_unwind_file; /* per-file state, defined in unwinder.c */
@@ -53,6 +64,9 @@ struct hs_unwinder {
 	struct hs_u64map by_key; /* hs_dso_elf_key -> index in files */
 	size_t bytes;            /* held in compiled tables */
 	uint64_t clock;          /* for least-recently-used eviction */
+	/* what precedes return addresses met by frame-pointer steps: a hash of (pid, address) ->
+	 * address << 2 | what (a call, something else, unreadable); bounded */
+	struct hs_u64map ret_kinds;
 	struct hs_unwinder_stats stats;
 };
 

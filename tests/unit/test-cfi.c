@@ -80,6 +80,7 @@ struct rule {
 /* The whole of libdw's answer at one address. */
 struct ld_frame {
 	struct rule cfa, ra, rbp, rsp;
+	struct rule regs[16];      /* registers 0-15: what libdw says of each */
 	int saved[HS_DWARF_NREGS]; /* per register: 1 saved somewhere, 0 same value, -1 undefined */
 	bool signal;
 };
@@ -285,6 +286,8 @@ static int classify_reg(Dwarf_Frame *fr, int regno, struct rule *ret)
 			ret->kind = HS_RULE_SAME;
 			return 0;
 		}
+		ret->kind = HS_RULE_REGISTER;
+		ret->off = loc_reg;
 		return 1;
 	}
 	if (!fits(v.off, INT16_MIN, INT16_MAX))
@@ -307,10 +310,8 @@ static int classify_reg(Dwarf_Frame *fr, int regno, struct rule *ret)
 /* False when libdw has no frame at addr. */
 static bool ld_frame_at(Dwarf_CFI *cfi, uint64_t addr, struct ld_frame *ret, uint64_t *end)
 {
-	static const int callee_saved[] = {3, 12, 13, 14, 15};
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Addr s = 0, e = 0;
-	struct rule scratch;
 
 	if (dwarf_cfi_addrframe(cfi, addr, &fr) != 0)
 		return false;
@@ -323,8 +324,9 @@ static bool ld_frame_at(Dwarf_CFI *cfi, uint64_t addr, struct ld_frame *ret, uin
 	ret->saved[HS_DWARF_RA] = classify_reg(fr, HS_DWARF_RA, &ret->ra);
 	ret->saved[HS_DWARF_RBP] = classify_reg(fr, HS_DWARF_RBP, &ret->rbp);
 	ret->saved[HS_DWARF_RSP] = classify_reg(fr, HS_DWARF_RSP, &ret->rsp);
-	for (size_t i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++)
-		ret->saved[callee_saved[i]] = classify_reg(fr, callee_saved[i], &scratch);
+	for (int reg = 0; reg < 16; reg++)
+		if (reg != HS_DWARF_RBP && reg != HS_DWARF_RSP)
+			ret->saved[reg] = classify_reg(fr, reg, &ret->regs[reg]);
 	free(fr);
 	if (ret->cfa.kind == HS_CFA_REG || ret->cfa.kind == HS_CFA_DEREF || ret->cfa.kind == HS_CFA_PLT) {
 		char rb[16];
@@ -377,13 +379,30 @@ static void rule_text(int kind, int off, char *buf, size_t cap)
 	case HS_RULE_RSP_OFF: snprintf(buf, cap, "at rsp%+d", off); break;
 	case HS_RULE_UNDEFINED: snprintf(buf, cap, "undefined"); break;
 	case HS_RULE_UNSUPPORTED: snprintf(buf, cap, "unsupported"); break;
+	case HS_RULE_REGISTER: snprintf(buf, cap, "in %s", reg_names[off & 15]); break;
 	default: snprintf(buf, cap, "kind %d?", kind); break;
 	}
 }
 
-static void row_text(const struct hs_cfi_row *r, char *buf, size_t cap)
+/* Our rule for register reg (0-15 but rsp and rbp) in row r: the row's set of rules, or the
+ * ABI's default where the set has none. */
+static int our_reg_rule(const struct hs_cfi_table *t, const struct hs_cfi_row *r, int reg, int16_t *off)
 {
-	char cfa[48], ra[32], rbp[32];
+	const struct hs_cfi_regs *e;
+
+	assert_true(r->regs < t->nregs);
+	e = &t->regs[r->regs];
+	*off = 0;
+	if (!(e->mask >> reg & 1))
+		return HS_CFI_CALLEE_SAVED >> reg & 1 ? HS_RULE_SAME : HS_RULE_UNDEFINED;
+	*off = e->off[reg];
+	return e->kind[reg];
+}
+
+static void row_text(const struct hs_cfi_table *t, const struct hs_cfi_row *r, char *buf, size_t cap)
+{
+	char cfa[48], ra[32], rbp[32], regs[400] = "";
+	size_t len = 0;
 
 	if (!r) {
 		snprintf(buf, cap, "no row");
@@ -392,19 +411,31 @@ static void row_text(const struct hs_cfi_row *r, char *buf, size_t cap)
 	row_cfa_text(r, cfa, sizeof(cfa));
 	rule_text(r->ra_kind, r->ra_off, ra, sizeof(ra));
 	rule_text(r->rbp_kind, r->rbp_off, rbp, sizeof(rbp));
-	snprintf(buf, cap, "cfa %s, ra %s, rbp %s, clobbered %#x%s", cfa, ra, rbp, r->clobbered,
-		 r->flags & HS_CFI_SIGNAL ? ", signal" : "");
+	for (int reg = 0; reg < 16 && len < sizeof(regs); reg++) {
+		char rt[32];
+		int16_t off = 0;
+
+		if (reg == HS_DWARF_RBP || reg == HS_DWARF_RSP || !(t->regs[r->regs].mask >> reg & 1))
+			continue;
+		int kind = our_reg_rule(t, r, reg, &off);
+
+		rule_text(kind, off, rt, sizeof(rt));
+		len += (size_t)snprintf(regs + len, sizeof(regs) - len, ", %s %s", reg_names[reg], rt);
+	}
+	snprintf(buf, cap, "cfa %s, ra %s, rbp %s%s%s", cfa, ra, rbp, regs, r->flags & HS_CFI_SIGNAL ? ", signal" : "");
 }
 
 static void ld_text(const struct ld_frame *f, char *buf, size_t cap)
 {
-	int clobbered = 0;
+	char regs[600] = "";
+	size_t len = 0;
 
-	for (int reg = 0; reg < HS_DWARF_NREGS; reg++)
-		if (f->saved[reg] > 0)
-			clobbered |= HS_CFI_CLOBBER_BIT(reg);
-	snprintf(buf, cap, "cfa %s, ra %s, rbp %s, rsp %s, saved %#x%s", f->cfa.text, f->ra.text, f->rbp.text,
-		 f->rsp.text, clobbered, f->signal ? ", signal" : "");
+	for (int reg = 0; reg < 16 && len < sizeof(regs); reg++)
+		if (reg != HS_DWARF_RBP && reg != HS_DWARF_RSP && f->saved[reg] > 0)
+			len += (size_t)snprintf(regs + len, sizeof(regs) - len, ", %s %s", reg_names[reg],
+						f->regs[reg].text);
+	snprintf(buf, cap, "cfa %s, ra %s, rbp %s, rsp %s%s%s", f->cfa.text, f->ra.text, f->rbp.text, f->rsp.text, regs,
+		 f->signal ? ", signal" : "");
 }
 
 /* ---- the comparison ---- */
@@ -428,7 +459,7 @@ struct diff {
 static void diff_fail(struct diff *d, uint64_t addr, const char *what, const struct hs_cfi_row *row,
 		      const struct ld_frame *ld)
 {
-	char ours[200], theirs[800];
+	char ours[600], theirs[1200];
 
 	d->failures++;
 	if (row) {
@@ -440,7 +471,7 @@ static void diff_fail(struct diff *d, uint64_t addr, const char *what, const str
 	}
 	if (++d->failures_shown > MAX_REPORTED)
 		return;
-	row_text(row, ours, sizeof(ours));
+	row_text(d->f->t, row, ours, sizeof(ours));
 	if (ld)
 		ld_text(ld, theirs, sizeof(theirs));
 	else
@@ -451,14 +482,14 @@ static void diff_fail(struct diff *d, uint64_t addr, const char *what, const str
 static void note_unsupported(struct diff *d, uint64_t addr, const struct hs_cfi_row *row, const struct ld_frame *ld)
 {
 	size_t i = (size_t)(row - d->f->t->rows);
-	char ours[200], theirs[800], line[1100];
+	char ours[600], theirs[1200], line[1900];
 
 	d->unsupported++;
 	if (d->row_reported[i] & ROW_UNSUPPORTED)
 		return;
 	d->row_reported[i] |= ROW_UNSUPPORTED;
 	d->unsupported_rows++;
-	row_text(row, ours, sizeof(ours));
+	row_text(d->f->t, row, ours, sizeof(ours));
 	ld_text(ld, theirs, sizeof(theirs));
 	snprintf(line, sizeof(line), "  %#" PRIx64 ": ours: %s\n      libdw: %s\n", addr, ours, theirs);
 	d->unsup_lines = realloc(d->unsup_lines, (d->n_unsup_lines + 1) * sizeof(*d->unsup_lines));
@@ -524,15 +555,28 @@ static void check_addr(struct diff *d, uint64_t addr)
 		bad = true;
 		snprintf(what, sizeof(what), "rbp differs");
 	}
-	for (int reg = 0; reg < HS_DWARF_NREGS && !bad; reg++) {
-		int bit = HS_CFI_CLOBBER_BIT(reg);
+	/* every other register: saved where libdw says, with the same value kept or lost; libdw
+	 * applies the ABI's rules (callee-saved registers keep their value, the others have none)
+	 * where the CFI says nothing, as the unwinder does where a row's set of rules has none */
+	for (int reg = 0; reg < 16 && !bad; reg++) {
+		int16_t off = 0;
+		int kind;
 
-		/* libdw says "undefined" both for DW_CFA_undefined and for registers no CFI mentions */
-		if (!bit || ld.saved[reg] < 0)
+		if (reg == HS_DWARF_RBP || reg == HS_DWARF_RSP)
 			continue;
-		if (!!(row->clobbered & bit) != (ld.saved[reg] > 0)) {
+		kind = our_reg_rule(d->f->t, row, reg, &off);
+		/* elfutils' x86_64_abi_cfi (0.188 and later) gives its same-value rule for rbx to
+		 * register 0, rax: where the CFI says nothing of them, libdw keeps rax and loses rbx,
+		 * which the psABI has the other way round */
+		if (!(d->f->t->regs[row->regs].mask >> reg & 1) &&
+		    ((reg == 0 && ld.regs[reg].kind == HS_RULE_SAME) ||
+		     (reg == 3 && ld.regs[reg].kind == HS_RULE_UNDEFINED)))
+			continue;
+		if (kind == HS_RULE_UNSUPPORTED) {
+			unsup = true;
+		} else if (!same_rule(kind, off, &ld.regs[reg])) {
 			bad = true;
-			snprintf(what, sizeof(what), "clobbered bit of %s differs", reg_names[reg]);
+			snprintf(what, sizeof(what), "the rule of %s differs", reg_names[reg]);
 		}
 	}
 	if (bad)
@@ -840,6 +884,8 @@ extern const char hs_cfi_fx_plt[], hs_cfi_fx_plt_a[], hs_cfi_fx_plt_b[], hs_cfi_
 extern const char hs_cfi_fx_deref[], hs_cfi_fx_deref_a[], hs_cfi_fx_deref_rbp[], hs_cfi_fx_deref_plus[];
 extern const char hs_cfi_fx_misc[], hs_cfi_fx_misc_undef[], hs_cfi_fx_misc_val[], hs_cfi_fx_misc_saved[],
 	hs_cfi_fx_misc_restored[], hs_cfi_fx_misc_far[], hs_cfi_fx_misc_huge[], hs_cfi_fx_misc_rsp[];
+extern const char hs_cfi_fx_regs[], hs_cfi_fx_regs_rbx[], hs_cfi_fx_regs_cfa_rbx[], hs_cfi_fx_regs_other[],
+	hs_cfi_fx_regs_expr[];
 
 static int bias_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -879,11 +925,11 @@ static const struct hs_cfi_row *row_at(void **state, const char *label, const vo
 	struct self *s = *state;
 	uint64_t vaddr = (uint64_t)(uintptr_t)addr - s->bias;
 	const struct hs_cfi_row *r = hs_cfi_table_find(s->f.t, vaddr);
-	char text[200];
+	char text[600];
 
 	if (!r)
 		fail_msg("%s (%#" PRIx64 "): no row", label, vaddr);
-	row_text(r, text, sizeof(text));
+	row_text(s->f.t, r, text, sizeof(text));
 	print_message("  %-26s %#" PRIx64 ": %s\n", label, vaddr, text);
 	return r;
 }
@@ -912,6 +958,24 @@ static void assert_ra(const struct hs_cfi_row *r, int kind, int16_t off)
 static void assert_rbp(const struct hs_cfi_row *r, int kind, int16_t off)
 {
 	assert_rule(r->rbp_kind, r->rbp_off, kind, off);
+}
+
+/* Register reg's rule in row r (the ABI's default where the row's set has none). */
+static void assert_reg(void **state, const struct hs_cfi_row *r, int reg, int kind, int16_t off)
+{
+	struct self *s = *state;
+	int16_t got_off;
+	int got = our_reg_rule(s->f.t, r, reg, &got_off);
+
+	assert_rule(got, got_off, kind, off);
+}
+
+/* The registers of 0-15 (but rsp and rbp) whose rule is not the ABI's default. */
+static unsigned int saved_mask(void **state, const struct hs_cfi_row *r)
+{
+	struct self *s = *state;
+
+	return s->f.t->regs[r->regs].mask;
 }
 
 /* An expression CFA we do not know: an explicit unsupported row, and the next rule is plain. */
@@ -946,40 +1010,41 @@ static void test_fixture_register(void **state)
 static void test_fixture_state(void **state)
 {
 	const struct hs_cfi_row *body = ROW(hs_cfi_fx_state_body), *r;
-	const uint8_t rbx = HS_CFI_CLOBBER_BIT(3);
+	const unsigned int rbx = 1u << 3;
 
 	assert_cfa(body, HS_CFA_REG, HS_DWARF_RBP, 16);
 	assert_ra(body, HS_RULE_CFA_OFF, -8);
 	assert_rbp(body, HS_RULE_CFA_OFF, -16);
-	assert_int_equal(body->clobbered, rbx);
+	assert_int_equal(saved_mask(state, body), rbx);
+	assert_reg(state, body, 3, HS_RULE_CFA_OFF, -24);
 
 	r = ROW(hs_cfi_fx_state_ret1);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RSP, 8);
 	assert_rbp(r, HS_RULE_SAME, 0);
-	assert_int_equal(r->clobbered, 0);
+	assert_int_equal(saved_mask(state, r), 0);
 
 	/* restored after the first return: as in the body */
 	r = ROW(hs_cfi_fx_state_mid);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RBP, 16);
 	assert_rbp(r, HS_RULE_CFA_OFF, -16);
-	assert_int_equal(r->clobbered, rbx);
+	assert_int_equal(saved_mask(state, r), rbx);
 
 	r = ROW(hs_cfi_fx_state_ret2);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RSP, 8);
 	assert_rbp(r, HS_RULE_SAME, 0);
-	assert_int_equal(r->clobbered, 0);
+	assert_int_equal(saved_mask(state, r), 0);
 
 	/* the inner state: rbx popped, the frame still there */
 	r = ROW(hs_cfi_fx_state_inner);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RBP, 16);
 	assert_rbp(r, HS_RULE_CFA_OFF, -16);
-	assert_int_equal(r->clobbered, 0);
+	assert_int_equal(saved_mask(state, r), 0);
 
 	/* the outer state: rbx saved again */
 	r = ROW(hs_cfi_fx_state_outer);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RBP, 16);
 	assert_rbp(r, HS_RULE_CFA_OFF, -16);
-	assert_int_equal(r->clobbered, rbx);
+	assert_int_equal(saved_mask(state, r), rbx);
 
 	r = ROW(hs_cfi_fx_state_end);
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RSP, 8);
@@ -994,7 +1059,8 @@ static void test_fixture_signal(void **state)
 	assert_cfa(r, HS_CFA_DEREF, HS_DWARF_RSP, 160);
 	assert_ra(r, HS_RULE_RSP_OFF, 168);
 	assert_rbp(r, HS_RULE_RSP_OFF, 120);
-	assert_int_equal(r->clobbered, HS_CFI_CLOBBER_BIT(3));
+	assert_int_equal(saved_mask(state, r), 1u << 3);
+	assert_reg(state, r, 3, HS_RULE_RSP_OFF, 128);
 	assert_true(ROW(hs_cfi_fx_signal_body)->flags & HS_CFI_SIGNAL);
 	/* the signal flag belongs to the CIE of that FDE only */
 	assert_false(ROW(hs_cfi_fx_plt)->flags & HS_CFI_SIGNAL);
@@ -1041,14 +1107,19 @@ static void test_fixture_misc(void **state)
 	assert_cfa(r, HS_CFA_REG, HS_DWARF_RSP, 48);
 	assert_ra(r, HS_RULE_CFA_OFF, -8);
 	assert_rbp(r, HS_RULE_VAL_CFA_OFF, -16);
-	assert_int_equal(r->clobbered, 0);
+	assert_int_equal(saved_mask(state, r), 0);
 
 	r = ROW(hs_cfi_fx_misc_saved);
 	assert_rbp(r, HS_RULE_CFA_OFF, -16);
-	assert_int_equal(r->clobbered, HS_CFI_CLOBBER_BIT(3) | HS_CFI_CLOBBER_BIT(12) | HS_CFI_CLOBBER_BIT(15));
+	assert_int_equal(saved_mask(state, r), (1u << 3) | (1u << 12) | (1u << 15));
+	assert_reg(state, r, 3, HS_RULE_CFA_OFF, -24);
+	assert_reg(state, r, 12, HS_RULE_CFA_OFF, -32);
+	assert_reg(state, r, 15, HS_RULE_CFA_OFF, -40);
+	assert_reg(state, r, 13, HS_RULE_SAME, 0);
+	assert_reg(state, r, 0, HS_RULE_UNDEFINED, 0);
 
 	r = ROW(hs_cfi_fx_misc_restored);
-	assert_int_equal(r->clobbered, HS_CFI_CLOBBER_BIT(12));
+	assert_int_equal(saved_mask(state, r), 1u << 12);
 
 	/* rbp at cfa-40000 does not fit the row's int16: unsupported, not truncated */
 	r = ROW(hs_cfi_fx_misc_far);
@@ -1057,6 +1128,37 @@ static void test_fixture_misc(void **state)
 
 	/* a CFA offset over int32 */
 	assert_int_equal(ROW(hs_cfi_fx_misc_huge)->cfa_kind, HS_CFA_UNSUPPORTED);
+}
+
+/* The other registers' rules: each as written, and the ABI's default for the rest. */
+static void test_fixture_regs(void **state)
+{
+	const struct hs_cfi_row *r = ROW(hs_cfi_fx_regs_rbx);
+
+	assert_cfa(r, HS_CFA_REG, HS_DWARF_RSP, 16);
+	assert_reg(state, r, 3, HS_RULE_CFA_OFF, -16);
+	assert_int_equal(saved_mask(state, r), 1u << 3);
+	/* the CFA on rbx, which the frame saved: the caller's rbx comes from its slot */
+	r = ROW(hs_cfi_fx_regs_cfa_rbx);
+	assert_cfa(r, HS_CFA_REG, 3, 16);
+	assert_reg(state, r, 3, HS_RULE_CFA_OFF, -16);
+	r = ROW(hs_cfi_fx_regs_other);
+	assert_reg(state, r, 3, HS_RULE_CFA_OFF, -16);
+	assert_reg(state, r, 12, HS_RULE_REGISTER, 0);
+	assert_reg(state, r, 13, HS_RULE_VAL_CFA_OFF, -8);
+	assert_reg(state, r, 14, HS_RULE_UNDEFINED, 0);
+	assert_reg(state, r, 1, HS_RULE_SAME, 0);
+	assert_reg(state, r, 10, HS_RULE_CFA_OFF, -24);
+	assert_reg(state, r, 15, HS_RULE_SAME, 0);
+	assert_reg(state, r, 11, HS_RULE_UNDEFINED, 0);
+	assert_int_equal(saved_mask(state, r), (1u << 1) | (1u << 3) | (1u << 10) | (7u << 12));
+	/* rows with the same rules share one set */
+	assert_int_equal(ROW(hs_cfi_fx_regs_cfa_rbx)->regs, ROW(hs_cfi_fx_regs_rbx)->regs);
+	/* an rbp-relative slot: unsupported, the rest of the set unchanged */
+	r = ROW(hs_cfi_fx_regs_expr);
+	assert_reg(state, r, 15, HS_RULE_UNSUPPORTED, 0);
+	assert_reg(state, r, 12, HS_RULE_REGISTER, 0);
+	assert_reg(state, r, 10, HS_RULE_CFA_OFF, -24);
 }
 
 /* CFA = rdi+0 but the caller's rsp is in r8 (as in glibc's __longjmp, where the return address
@@ -1151,6 +1253,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_deref),
 		cmocka_unit_test(test_fixture_misc),
 		cmocka_unit_test(test_fixture_rsp_not_cfa),
+		cmocka_unit_test(test_fixture_regs),
 		cmocka_unit_test(test_diff_self),
 		cmocka_unit_test(test_diff_libc),
 		cmocka_unit_test(test_diff_libstdcxx),

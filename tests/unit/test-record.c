@@ -14,6 +14,7 @@
 #include "format/perf-event.h"
 #include "format/queue.h"
 #include "record/ring.h"
+#include "record/session.h"
 #include "unwind/callchain.h"
 
 /* ---- ring ---- */
@@ -391,6 +392,44 @@ static void test_sample_layouts(void **state)
 	assert_true(layouts > 4000);
 }
 
+/* The recording keeps a sample with its stack copy cut to what the kernel filled (its dynamic
+ * size, 8 of 16 bytes here): the copy parses to the same fields, those after the stack included,
+ * with the stack's first bytes and a size of 8. */
+static void test_record_copy_cuts_stack(void **state)
+{
+	static const uint64_t after[] = {0, PERF_SAMPLE_WEIGHT, PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_REGS_INTR,
+					 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_AUX};
+
+	(void)state;
+	for (size_t i = 0; i < 2 * HS_ARRAY_SIZE(after); i++) {
+		struct hs_perf_layout l = {0};
+		struct writer w;
+		struct hs_perf_event ev, cut;
+		struct hs_parse_error err = {0};
+		struct perf_event_header *copy;
+		uint64_t v;
+
+		l.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | after[i % HS_ARRAY_SIZE(after)];
+		if (i >= HS_ARRAY_SIZE(after))
+			l.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+		l.sample_regs_user = 0x3;
+		l.sample_regs_intr = 0x1;
+		encode_sample(&l, &w);
+		assert_int_equal(hs_perf_event_parse(w.buf, w.n, &l, 0, &ev, &err), 0);
+		copy = hs_record_copy((const struct perf_event_header *)w.buf, &ev);
+		assert_int_equal(copy->size, w.n - 8);
+		assert_int_equal(hs_perf_event_parse(copy, copy->size, &l, 0, &cut, &err), 0);
+		assert_int_equal(cut.sample.stack_size, 8);
+		assert_int_equal(cut.sample.stack_dyn_size, 8);
+		memcpy(&v, cut.sample.stack, 8);
+		assert_int_equal(v, 0x1111);
+		cut.sample.stack_size = 16; /* the rest as it was */
+		check_sample(&l, &cut.sample);
+		free(copy);
+	}
+}
+
 static void test_sample_hostile(void **state)
 {
 	struct hs_perf_layout l = {PERF_SAMPLE_CALLCHAIN, 0, 0, 0, 0, false};
@@ -544,6 +583,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_wrap),      cmocka_unit_test(test_queue_order),
 		cmocka_unit_test(test_sample_layouts), cmocka_unit_test(test_sample_hostile),
+		cmocka_unit_test(test_record_copy_cuts_stack),
 		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

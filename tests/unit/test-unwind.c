@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -160,7 +161,110 @@ void run_epilogue(void)
 	pad[1] = pad[0];
 }
 
+/* The shape of glibc's lazy-binding resolver, _dl_runtime_resolve_xsavec: it keeps its CFA in
+ * rbx (it realigns the stack), and what it calls (_dl_fixup) saves rbx and uses it. The
+ * registers are captured in that callee (the function rbx_cfa_frame is given), then the stack
+ * is copied. In clobber_rbx, rbx holds the callee's own value: the caller's rbx, and with it
+ * rbx_cfa_frame's CFA, can only come from the callee's save slot. In popped_rbx, rbx was popped
+ * already but the CFI still has it saved (as in _dl_fixup's epilogue), in a slot now below the
+ * stack pointer, outside the copy: the register holds the caller's value. */
+struct snapshot res, res_pop;
+void resolver_copy(void);
+void resolver_copy(void)
+{
+	copy_stack(&res);
+}
+
+void popped_copy(void);
+void popped_copy(void)
+{
+	copy_stack(&res_pop);
+}
+
+void rbx_cfa_frame(void (*callee)(void));
+void clobber_rbx(void);
+void popped_rbx(void);
+__asm__(".text\n"
+	".globl rbx_cfa_frame, clobber_rbx, popped_rbx\n"
+	".type rbx_cfa_frame, @function\n"
+	"rbx_cfa_frame:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"sub $192, %rsp\n"
+	"call *%rdi\n"
+	"mov %rbx, %rsp\n"
+	"pop %rbx\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size rbx_cfa_frame, .-rbx_cfa_frame\n"
+	".type clobber_rbx, @function\n"
+	"clobber_rbx:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov $0x5a5a5a5a5a5a5a5a, %rbx\n"
+	"lea 0(%rip), %rax\n"
+	"mov %rax, res+0(%rip)\n"
+	"mov %rsp, res+8(%rip)\n"
+	"mov %rbp, res+16(%rip)\n"
+	"mov %rbx, res+24(%rip)\n"
+	"mov %r12, res+32(%rip)\n"
+	"mov %r13, res+40(%rip)\n"
+	"mov %r14, res+48(%rip)\n"
+	"mov %r15, res+56(%rip)\n"
+	"call resolver_copy\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size clobber_rbx, .-clobber_rbx\n"
+	".type popped_rbx, @function\n"
+	"popped_rbx:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov $0x5a5a5a5a5a5a5a5a, %rbx\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n" /* and no .cfi_restore %rbx */
+	"lea 0(%rip), %rax\n"
+	"mov %rax, res_pop+0(%rip)\n"
+	"mov %rsp, res_pop+8(%rip)\n"
+	"mov %rbp, res_pop+16(%rip)\n"
+	"mov %rbx, res_pop+24(%rip)\n"
+	"mov %r12, res_pop+32(%rip)\n"
+	"mov %r13, res_pop+40(%rip)\n"
+	"mov %r14, res_pop+48(%rip)\n"
+	"mov %r15, res_pop+56(%rip)\n"
+	"sub $8, %rsp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"call popped_copy\n"
+	"add $8, %rsp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size popped_rbx, .-popped_rbx\n");
+
+__attribute__((noinline)) void run_rbx_cfa(void (*callee)(void));
+void run_rbx_cfa(void (*callee)(void))
+{
+	volatile char pad[24];
+
+	pad[0] = 1;
+	rbx_cfa_frame(callee);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+	pad[1] = pad[0];
+}
+
 static uint64_t last_evicted;
+static uint64_t copy_end; /* the stack copy's end of the thread's stack for the next walk; 0: not known */
 
 static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_opts *opts, const char ***names,
 			    size_t *n, enum hs_stop *stop)
@@ -170,7 +274,7 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	struct hs_symbolizer sym;
 	struct hs_unwinder_opts uo = *opts;
 	struct hs_regs regs;
-	struct hs_stack_copy copy;
+	struct hs_stack_copy copy = {0};
 	struct hs_callchain cc = {{0}, HS_STOP_END};
 	static const int dwarf[8] = {16, 7, 6, 3, 12, 13, 14, 15};
 	static char names_buf[128][128];
@@ -188,6 +292,8 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	copy.start = sn->regs[1];
 	copy.data = sn->stack;
 	copy.size = sn->size;
+	copy.end = copy_end;
+	copy.tid = uo.live ? gettid() : 0;
 	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
 	*n = 0;
 	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
@@ -288,6 +394,46 @@ static void test_stale_rbp_rule(void **state)
 	assert_int_equal(stop, HS_STOP_END);
 }
 
+/* A CFA on rbx, which the callee saved and replaced: rbx is restored from the callee's save
+ * slot, and the walk goes on through the frame whose CFA it gives, to the bottom. */
+static void check_rbx_cfa(const struct snapshot *sn, const char *leaf)
+{
+	struct hs_unwinder_opts uo = {false, 0, 0};
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+
+	assert_int_equal(sn->taken, 1);
+	unwind_snapshot(sn, &uo, &names, &n, &stop);
+	for (size_t i = 0; i < n; i++)
+		print_message("  #%zu %s\n", i, names[i]);
+	assert_true(n >= 5);
+	assert_string_equal(names[0], leaf);
+	assert_string_equal(names[1], "rbx_cfa_frame");
+	assert_string_equal(names[2], "run_rbx_cfa");
+	assert_true(find(names, n, 3, "main") != SIZE_MAX);
+	assert_string_equal(names[n - 1], "_start");
+	assert_int_equal(stop, HS_STOP_END);
+}
+
+static void test_cfa_on_saved_rbx(void **state)
+{
+	(void)state;
+	run_rbx_cfa(clobber_rbx);
+	assert_int_equal(res.regs[3], 0x5a5a5a5a5a5a5a5aULL);
+	check_rbx_cfa(&res, "clobber_rbx");
+}
+
+/* The same, sampled after the callee popped rbx, its CFI still saying it is saved: rbx is
+ * taken as it is. */
+static void test_cfa_on_popped_rbx(void **state)
+{
+	(void)state;
+	run_rbx_cfa(popped_rbx);
+	assert_int_not_equal(res_pop.regs[3], 0x5a5a5a5a5a5a5a5aULL);
+	check_rbx_cfa(&res_pop, "popped_rbx");
+}
+
 /* A copy cut short ends with the stack-copy reason, never with made-up frames. */
 static void test_short_copy(void **state)
 {
@@ -304,6 +450,234 @@ static void test_short_copy(void **state)
 	assert_int_equal(stop, HS_STOP_STACK_COPY);
 	assert_true(n >= 1 && n < full);
 	assert_string_equal(names[0], "capture");
+}
+
+/* A copy the kernel ended early: for CFI, a page it could not read rather than the end of the
+ * stack; the frames past it are a short copy's. */
+static void test_copy_ended_early(void **state)
+{
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+	size_t saved = snap.size;
+
+	(void)state;
+	snap.size = 256;
+	copy_end = snap.regs[1] + 256;
+	unwind_self(false, &names, &n, &stop);
+	snap.size = saved;
+	copy_end = 0;
+	assert_int_equal(stop, HS_STOP_STACK_COPY);
+	assert_string_equal(names[0], "capture");
+}
+
+/* A CFA off the thread's stack (a register that held another value than the CFI says: here
+ * the saved rbx that rbx_cfa_frame's CFA is based on, overwritten) is a bad frame, not a short
+ * copy, where the stack is known (a recording: its mapping in /proc/PID/maps); where it is not,
+ * a short copy it is. Below the stack pointer, it is bad in any case. */
+static void test_cfa_off_stack(void **state)
+{
+	struct hs_unwinder_opts live = {false, 0, 0, true}, file = {false, 0, 0, false};
+	const char **names;
+	size_t n;
+	enum hs_stop stop;
+	uint64_t saved, off_stack = stack_end(res.regs[1]) + (1 << 20);
+
+	(void)state;
+	if (!res.taken)
+		run_rbx_cfa(clobber_rbx);
+	memcpy(&saved, res.stack, 8); /* clobber_rbx pushed rbx last: its slot is at the stack pointer */
+	memcpy(res.stack, &off_stack, 8);
+	unwind_snapshot(&res, &live, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	assert_string_equal(names[1], "rbx_cfa_frame");
+	unwind_snapshot(&res, &file, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_STACK_COPY);
+	off_stack = 0x1000;
+	memcpy(res.stack, &off_stack, 8);
+	unwind_snapshot(&res, &file, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_BAD_FRAME);
+	memcpy(res.stack, &saved, 8);
+	unwind_snapshot(&res, &live, &names, &n, &stop);
+	assert_int_equal(stop, HS_STOP_END);
+}
+
+/* ---- frame-pointer steps through code without unwind information, on made-up stacks ---- */
+
+/* Anonymous executable memory, as JIT code is, with no CFI:
+ *   0x00 outer: push %rbp; mov %rsp,%rbp; call inner; pop %rbp; ret  (returns to 0x09)
+ *   0x20 call *%rax                                                   (returns to 0x22)
+ *   0x30 jmp *%rax, as before a return entry of HotSpot's interpreter ("returns" to 0x32)
+ *   0x40 inner: push %rbp; nop ...                                    (sampled at 0x41)
+ * and int3 between them. */
+static uint8_t *jit;
+#define JIT_RET_OUTER 0x09
+#define JIT_RET_INDIRECT 0x22
+#define JIT_RET_JMP 0x32
+#define JIT_INNER 0x40
+#define JIT_PC 0x41
+
+static void jit_make(void)
+{
+	static const uint8_t outer[] = {0x55, 0x48, 0x89, 0xe5, 0xe8, 0x37, 0, 0, 0, 0x5d, 0xc3};
+	uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	memset(p, 0xcc, 4096);
+	memcpy(p, outer, sizeof(outer));
+	p[0x20] = 0xff, p[0x21] = 0xd0, p[0x22] = 0xc3;
+	p[0x30] = 0xff, p[0x31] = 0xe0;
+	p[0x40] = 0x55, p[0x41] = 0x90, p[0x42] = 0xc3;
+	assert_int_equal(mprotect(p, 4096, PROT_READ | PROT_EXEC), 0);
+	jit = p;
+}
+
+struct fake_walk {
+	uint64_t frames[16];
+	size_t n;
+	enum hs_stop stop;
+	struct hs_unwinder_stats stats;
+};
+
+/* Unwinds from jit + JIT_PC with the stack words w (the copy: its addresses are theirs) and the
+ * given rsp and rbp, the thread's stack ending at end (0: not known). */
+static void fake_walk(const uint64_t *w, size_t nwords, uint64_t rsp, uint64_t rbp, uint64_t end, bool live,
+		      struct fake_walk *ret)
+{
+	struct hs_model m;
+	struct hs_unwinder u;
+	struct hs_unwinder_opts uo = {true, 0, 0, live};
+	struct hs_regs regs;
+	struct hs_stack_copy copy = {(uint64_t)(uintptr_t)w, (const uint8_t *)w, nwords * 8, end, 0};
+	struct hs_callchain cc = {{0}, HS_STOP_END};
+
+	if (!jit)
+		jit_make();
+	hs_model_init(&m);
+	assert_int_equal(hs_model_from_proc(&m, getpid(), NULL, NULL), 0);
+	hs_unwinder_init(&u, &m, &uo);
+	memset(&regs, 0, sizeof(regs));
+	regs.r[HS_DWARF_RA] = (uint64_t)(uintptr_t)(jit + JIT_PC);
+	regs.r[HS_DWARF_RSP] = rsp;
+	regs.r[HS_DWARF_RBP] = rbp;
+	regs.valid = (1u << HS_DWARF_RA) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RBP);
+	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
+	ret->n = 0;
+	for (size_t i = 0; i < cc.frames.n && i < 16; i++)
+		ret->frames[ret->n++] = cc.frames.v[i].addr;
+	ret->stop = cc.stop;
+	ret->stats = u.stats;
+	hs_callchain_release(&cc);
+	hs_unwinder_release(&u);
+	hs_model_release(&m);
+}
+
+#define ADDR(p) ((uint64_t)(uintptr_t)(p))
+
+/* inner saved rbp (its caller's frame pointer) without setting it, as HotSpot's compiled code
+ * does without -XX:+PreserveFramePointer: the step through rbp would skip outer, and the
+ * frame's own record beside its return address gives outer. With rbp set, the plain step. */
+static void test_fp_own_record(void **state)
+{
+	uint64_t w[16] = {0};
+	struct fake_walk r;
+
+	(void)state;
+	if (!jit)
+		jit_make();
+	w[0] = ADDR(&w[8]); /* inner's push %rbp: outer's frame pointer */
+	w[1] = ADDR(jit + JIT_RET_OUTER);
+	fake_walk(w, 16, ADDR(&w[0]), ADDR(&w[8]), 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[0], ADDR(jit + JIT_PC));
+	assert_int_equal(r.frames[1], ADDR(jit + JIT_RET_OUTER));
+	assert_int_equal(r.stop, HS_STOP_END);
+	assert_int_equal(r.stats.fp_own_records, 1);
+
+	fake_walk(w, 16, ADDR(&w[0]), ADDR(&w[0]), 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[1], ADDR(jit + JIT_RET_OUTER));
+	assert_int_equal(r.stop, HS_STOP_END);
+	assert_int_equal(r.stats.fp_own_records, 0);
+}
+
+/* A frame pointer off the thread's stack is a bad one, not a short copy; one on the stack past
+ * the copy is a short copy. */
+static void test_fp_outside_stack(void **state)
+{
+	uint64_t w[16] = {0};
+	uint64_t base = ADDR(&w[0]);
+	struct fake_walk r;
+
+	(void)state;
+	/* the stack ends where the copy does */
+	fake_walk(w, 16, base, base + 65536, base + sizeof(w), true, &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_outside_stack, 1);
+	/* the stack goes on past the copy, beyond the frame pointer */
+	fake_walk(w, 16, base, base + 65536, base + 131072, true, &r);
+	assert_int_equal(r.stop, HS_STOP_STACK_COPY);
+	/* below the stack pointer, or not aligned */
+	fake_walk(w, 16, base + 64, base + 8, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	fake_walk(w, 16, base, base + 20, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+}
+
+__attribute__((noinline)) uint64_t return_address(void);
+uint64_t return_address(void)
+{
+	uint64_t ra = ADDR(__builtin_return_address(0));
+
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+/* The return address the frame pointer gives must be code that follows a call: read from the
+ * live process, or from the mapped file; JIT code may also follow an indirect jump. */
+static void test_fp_return_address(void **state)
+{
+	uint64_t w[16] = {0};
+	uint64_t base = ADDR(&w[0]), after_call = return_address();
+	struct fake_walk r;
+
+	(void)state;
+	if (!jit)
+		jit_make();
+	/* JIT code: after call *%rax, after jmp *%rax (HotSpot's interpreter), after int3 */
+	w[1] = ADDR(jit + JIT_RET_INDIRECT);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.stop, HS_STOP_END);
+	w[1] = ADDR(jit + JIT_RET_JMP);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 2);
+	w[1] = ADDR(jit + JIT_INNER);
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_not_after_call, 1);
+	/* JIT code of a process that is not running any more: not readable, not refused */
+	fake_walk(w, 16, base, base, 0, false, &r);
+	assert_int_equal(r.n, 2);
+
+	/* this executable: the start of a function, whether read from memory or from the file */
+	for (int live = 0; live < 2; live++) {
+		w[1] = ADDR(&test_fp_return_address);
+		fake_walk(w, 16, base, base, 0, live, &r);
+		assert_int_equal(r.n, 1);
+		assert_int_equal(r.stop, HS_STOP_BAD_FP);
+		w[1] = after_call;
+		fake_walk(w, 16, base, base, 0, live, &r);
+		assert_true(r.n >= 2);
+		assert_int_equal(r.frames[1], after_call);
+	}
+	/* no code there */
+	w[1] = 0x1000;
+	fake_walk(w, 16, base, base, 0, true, &r);
+	assert_int_equal(r.stop, HS_STOP_BAD_FP);
+	assert_int_equal(r.stats.fp_not_code, 1);
 }
 
 /* With room for no table at all, each one is dropped as the next is built and built again
@@ -341,7 +715,14 @@ int main(void)
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
 		cmocka_unit_test(test_short_copy),
+		cmocka_unit_test(test_copy_ended_early),
+		cmocka_unit_test(test_fp_own_record),
+		cmocka_unit_test(test_fp_outside_stack),
+		cmocka_unit_test(test_fp_return_address),
 		cmocka_unit_test(test_stale_rbp_rule),
+		cmocka_unit_test(test_cfa_on_saved_rbx),
+		cmocka_unit_test(test_cfa_on_popped_rbx),
+		cmocka_unit_test(test_cfa_off_stack),
 		cmocka_unit_test(test_bounded_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -18,6 +18,7 @@
 #include "output/writers.h"
 #include "profile/filter.h"
 #include "profile/profile.h"
+#include "unwind/callchain.h"
 
 /* ---- building profiles ---- */
 
@@ -647,6 +648,34 @@ static void test_report_views(void **state)
 	hs_profile_free(p);
 }
 
+/* --stats counts the stacks that end in each of the unwinder's stop reasons, by the name of the
+ * pseudo-frame that ends them (src/unwind/callchain.c), apart from complete ones. */
+static void test_report_stop_reasons(void **state)
+{
+	struct hs_profile *p = new_profile();
+	struct hs_output_opts o;
+	char *out, line[128];
+
+	(void)state;
+	add(p, "app", 1, 1, 0, "main;work", 100);
+	for (int s = HS_STOP_END + 1; s < HS_STOP_COUNT; s++) {
+		snprintf(line, sizeof(line), "%s;main;work", hs_stop_name((enum hs_stop)s));
+		add(p, "app", 1, 1, 0, line, s);
+	}
+	memset(&o, 0, sizeof(o));
+	o.stats = true;
+	out = write_to_string(p, HS_FMT_TEXT, &o);
+	assert_non_null(strstr(out, "How stacks end:\n"));
+	for (int s = HS_STOP_END + 1; s < HS_STOP_COUNT; s++) {
+		snprintf(line, sizeof(line), " %12d  %s\n", s, hs_stop_name((enum hs_stop)s));
+		if (!strstr(out, line))
+			fail_msg("--stats does not count '%s':\n%s", hs_stop_name((enum hs_stop)s), out);
+	}
+	assert_non_null(strstr(out, "          100  complete"));
+	free(out);
+	hs_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_palettes),
 		cmocka_unit_test(test_report_views),
+		cmocka_unit_test(test_report_stop_reasons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,78 @@
+#!/bin/sh
+# A JVM without -XX:+PreserveFramePointer, attached with -p: its compiled Java methods save rbp
+# without making it their frame pointer (or use it as a register). A frame-pointer walk through
+# rbp then skips them and their interpreted caller, and shows the call stub (StubRoutines)
+# calling a compiled method directly, a stack that looks complete. Every sample with a Java
+# method frame must either be the true chain (call stub, interpreter, Spin.middle, Spin.work,
+# down to start_thread through libjvm.so) or end in a pseudo-frame saying why it stopped; and
+# none may blame the copy ([truncated: stack copy]): these stacks are a few KiB deep.
+set -eu
+. "$(dirname "$0")/lib.sh"
+command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
+command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"
+require_perf_events
+major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
+[ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
+
+cat >"$dir/Spin.java" <<'EOF'
+public class Spin {
+    static double work(int n) { double s = 0; for (int i = 0; i < n; i++) s += Math.sqrt(i) * 1.0001; return s; }
+    static double middle(int n) { double s = 0; for (int k = 0; k < 10; k++) s += work(n); return s; }
+    public static void main(String[] args) {
+        long end = System.currentTimeMillis() + Long.parseLong(args[0]) * 1000;
+        double t = 0;
+        System.out.println("ready");
+        while (System.currentTimeMillis() < end) t += middle(100000);
+        if (t < 0) System.out.println(t);
+    }
+}
+EOF
+javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
+java -cp "$dir" Spin 30 >"$dir/java.out" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -f "/tmp/perf-$pid.map"; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do
+	grep -q ready "$dir/java.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready "$dir/java.out" || fail "the JVM did not start: $(cat "$dir/java.out")"
+sleep 1.5 # for the JIT compilers to compile work() and middle()
+
+rm -f "/tmp/perf-$pid.map"
+"$HOTSTACK" record -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
+	fail "record -p: $(cat "$dir/rec.err")"
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+
+# per sample with a Spin frame: true (the interpreter between the call stub and Spin, down to
+# start_thread), cut (ends in a pseudo-frame), lie (a Spin method right under the call stub, or
+# anything else that looks complete), copy (cut with [truncated: stack copy])
+awk '
+{
+	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	if (line !~ /;double Spin\.(work|middle)\(int\)_\[j\]/) next
+	java += n
+	if (line ~ /^[^;]*;\[[^];.]*\];/) {
+		cut += n
+		if (line ~ /^[^;]*;\[truncated: stack copy\];/) copy += n
+		end = line; sub(/^[^;]*;/, "", end); sub(/;.*/, "", end); ends[end] += n
+	} else if (line ~ /;start_thread;/ && line ~ /;JavaCalls::call_helper\(/ &&
+		   line ~ /;StubRoutines \(1\)_\[j\];Interpreter_\[j\];double Spin\./) {
+		good += n
+	} else {
+		lie += n
+		print n, substr(line, 1, 600) > bad
+	}
+}
+END {
+	for (e in ends) { s = s sep e " " ends[e]; sep = ", " }
+	printf "%d %d %d %d %d %s\n", java, good, cut, lie, copy, s
+}' bad="$dir/lies" "$dir/java.folded" >"$dir/counts"
+read -r java good cut lie copy endings <"$dir/counts"
+echo "jit-java-nofp: $java samples with Java method frames: $good complete through the interpreter, $cut cut (${endings:-none}), $lie that look complete but are not"
+grep "frame-pointer steps" "$dir/rec.err" || true
+[ "$java" -ge 100 ] || fail "only $java samples name Spin's methods: $(sort -t' ' -k2 -nr "$dir/java.folded" | head -3)"
+[ $((lie * 100)) -le "$java" ] || fail "$lie of $java Java stacks look complete and are not:
+$(sort -nr "$dir/lies" | head -n 3)"
+[ $((copy * 100)) -le "$java" ] || fail "$copy of $java Java stacks blame the stack copy"
+exit 0
