@@ -12,7 +12,7 @@
 struct cand {
 	uint64_t addr, size;
 	const char *name;
-	int rank; /* lower is better: global, local, weak; an ifunc after them */
+	int rank; /* lower is better: global, local, weak; an untyped label after them */
 };
 
 typedef HS_VEC(struct cand) cand_vec;
@@ -91,8 +91,7 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 		c.addr = s.st_value;
 		c.size = s.st_size;
 		c.name = name;
-		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_GNU_IFUNC ? 3 : 0) +
-			 (type == STT_NOTYPE ? 6 : 0);
+		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_NOTYPE ? 6 : 0);
 		hs_vec_push(out, c);
 	}
 	return 0;

@@ -45,3 +45,17 @@ int __symtest_under_two(int x)
 	return x * 7 + 3;
 }
 int symtest_under_none(int x) __attribute__((alias("__symtest_under_two")));
+
+__attribute__((noinline, used)) static int symtest_ifunc_impl(int x)
+{
+	return x * 11 + 4;
+}
+__attribute__((noinline, used)) static int (*symtest_ifunc_resolver(void))(int)
+{
+	return symtest_ifunc_impl;
+}
+int symtest_ifunc(int x) __attribute__((ifunc("symtest_ifunc_resolver")));
+void *symtest_ifunc_resolver_addr(void)
+{
+	return (void *)symtest_ifunc_resolver;
+}

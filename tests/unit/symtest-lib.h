@@ -21,11 +21,15 @@ int symtest_beta(struct symtest_probe *p);
 /* Aliases: one function each, under the names listed (the test looks them up with dlsym).
  * 1. __symtest_global_alias (global), symtest_weak_alias (weak), symtest_local_body (local)
  * 2. __symtest_wl_weak (weak), symtest_wl_local (local)
- * 3. __symtest_under_two and symtest_under_none (both global) */
+ * 3. __symtest_under_two and symtest_under_none (both global)
+ * 4. symtest_ifunc (a global ifunc: its value is its resolver's address) and
+ *    symtest_ifunc_resolver (local), at the address symtest_ifunc_resolver_addr() returns */
 int __symtest_global_alias(int x);
 int symtest_weak_alias(int x);
 int __symtest_wl_weak(int x);
 int __symtest_under_two(int x);
 int symtest_under_none(int x);
+int symtest_ifunc(int x);
+void *symtest_ifunc_resolver_addr(void);
 
 #endif

@@ -482,6 +482,20 @@ static void test_aliases(void **state)
 	expect_alias_at(&e, st, "__symtest_wl_weak", "symtest_wl_local", NULL);
 	/* between globals, fewer leading underscores */
 	expect_alias(&e, st, "symtest_under_none", "__symtest_under_two");
+	/* an ifunc's resolver: the global ifunc over the local resolver's name, as perf shows it
+	 * (ld.so's startup samples in __strncasecmp_l, not __strncasecmp_l_ifunc) */
+	{
+		struct self_map sm;
+		uint64_t vaddr;
+		const struct hs_elf_sym *sym;
+		uintptr_t at = (uintptr_t)symtest_ifunc_resolver_addr();
+		assert_true(self_map_find((const void *)at, &sm));
+		assert_true(hs_elf_symtab_offset_to_vaddr(st, at - sm.start + sm.pgoff, &vaddr));
+		sym = hs_elf_symtab_lookup(st, vaddr);
+		assert_non_null(sym);
+		assert_string_equal(hs_elf_sym_name(st, sym), "symtest_ifunc");
+		assert_int_equal(symtest_ifunc(1), 15);
+	}
 	env_release(&e);
 	hs_elf_symtab_free(st);
 }
