@@ -14,28 +14,12 @@ require_perf_events
 major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
 [ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
 
-cat >"$dir/Spin.java" <<'EOF'
-public class Spin {
-    static double work(int n) { double s = 0; for (int i = 0; i < n; i++) s += Math.sqrt(i) * 1.0001; return s; }
-    static double middle(int n) { double s = 0; for (int k = 0; k < 10; k++) s += work(n); return s; }
-    public static void main(String[] args) {
-        long end = System.currentTimeMillis() + Long.parseLong(args[0]) * 1000;
-        double t = 0;
-        System.out.println("ready");
-        while (System.currentTimeMillis() < end) t += middle(100000);
-        if (t < 0) System.out.println(t);
-    }
-}
-EOF
+cp "$SRCDIR/tests/workloads/Spin.java" "$dir/"
 javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
 java -cp "$dir" Spin 30 >"$dir/java.out" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -f "/tmp/perf-$pid.map"; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-	grep -q ready "$dir/java.out" 2>/dev/null && break
-	sleep 0.05
-done
-grep -q ready "$dir/java.out" || fail "the JVM did not start: $(cat "$dir/java.out")"
+wait_until 100 has_line "$dir/java.out" ready || fail "the JVM did not start: $(cat "$dir/java.out")"
 sleep 1.5 # for the JIT compilers to compile work() and middle()
 
 rm -f "/tmp/perf-$pid.map"

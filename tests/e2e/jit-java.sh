@@ -13,28 +13,12 @@ command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install 
 command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"
 require_perf_events
 
-cat >"$dir/Spin.java" <<'EOF'
-public class Spin {
-    static double work(int n) { double s = 0; for (int i = 0; i < n; i++) s += Math.sqrt(i) * 1.0001; return s; }
-    static double middle(int n) { double s = 0; for (int k = 0; k < 10; k++) s += work(n); return s; }
-    public static void main(String[] args) {
-        long end = System.currentTimeMillis() + Long.parseLong(args[0]) * 1000;
-        double t = 0;
-        System.out.println("ready");
-        while (System.currentTimeMillis() < end) t += middle(100000);
-        if (t < 0) System.out.println(t);
-    }
-}
-EOF
+cp "$SRCDIR/tests/workloads/Spin.java" "$dir/"
 javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
 java -XX:+PreserveFramePointer -cp "$dir" Spin 30 >"$dir/java.out" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -f "/tmp/perf-$pid.map"; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-	grep -q ready "$dir/java.out" 2>/dev/null && break
-	sleep 0.05
-done
-grep -q ready "$dir/java.out" || fail "the JVM did not start: $(cat "$dir/java.out")"
+wait_until 100 has_line "$dir/java.out" ready || fail "the JVM did not start: $(cat "$dir/java.out")"
 sleep 1.5 # for the JIT compilers to compile work() and middle()
 major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
 [ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
@@ -78,10 +62,7 @@ wait "$pid" 2>/dev/null || true
 # a JVM that refuses attaching: one line that says why, and the recording is still written
 java -XX:+PreserveFramePointer -XX:+DisableAttachMechanism -cp "$dir" Spin 30 >"$dir/java2.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	grep -q ready "$dir/java2.out" 2>/dev/null && break
-	sleep 0.05
-done
+wait_until 100 has_line "$dir/java2.out" ready || fail "the JVM did not start: $(cat "$dir/java2.out")"
 sleep 1
 "$HOTSTACK" record -p "$pid" -d 1 -o "$dir/dis.folded" 2>"$dir/dis.err" ||
 	fail "record of a JVM without attach: $(cat "$dir/dis.err")"
@@ -98,11 +79,7 @@ wait "$pid" 2>/dev/null || true
 mkdir "$dir/cwd3"
 (cd "$dir/cwd3" && JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism exec java -cp "$dir" Spin 30) >"$dir/java3.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	grep -q ready "$dir/java3.out" 2>/dev/null && break
-	sleep 0.05
-done
-grep -q ready "$dir/java3.out" || fail "the JVM did not start: $(cat "$dir/java3.out")"
+wait_until 100 has_line "$dir/java3.out" ready || fail "the JVM did not start: $(cat "$dir/java3.out")"
 "$HOTSTACK" record -p "$pid" -d 1 -o "$dir/env.folded" 2>"$dir/env.err" ||
 	fail "record of a JVM without attach (environment): $(cat "$dir/env.err")"
 grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach is disabled" "$dir/env.err" ||
@@ -117,11 +94,7 @@ echo "-XX:+DisableAttachMechanism" >"$dir/vm.options"
 mkdir "$dir/cwd4"
 (cd "$dir/cwd4" && exec java -XX:VMOptionsFile="$dir/vm.options" -cp "$dir" Spin 3) >"$dir/java4.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	grep -q ready "$dir/java4.out" 2>/dev/null && break
-	sleep 0.05
-done
-grep -q ready "$dir/java4.out" || fail "the JVM did not start: $(cat "$dir/java4.out")"
+wait_until 100 has_line "$dir/java4.out" ready || fail "the JVM did not start: $(cat "$dir/java4.out")"
 "$HOTSTACK" record -p "$pid" -d 1 -o "$dir/gone.folded" 2>"$dir/gone.err" ||
 	fail "record of a JVM that exits during attach: $(cat "$dir/gone.err")"
 [ -s "$dir/gone.folded" ] || fail "no profile written for a JVM that exits during attach"

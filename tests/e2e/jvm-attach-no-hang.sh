@@ -90,12 +90,7 @@ start() {
 	mkdir -p "$dir/$1"
 	"$dir/fakejvm" "$1" "$dir/$1" &
 	jvm=$!
-	i=0
-	while [ ! -e "$dir/$1/ready" ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$dir/$1/ready" ] || fail "$1: the fake JVM did not start"
+	wait_until 300 test -e "$dir/$1/ready" || fail "$1: the fake JVM did not start"
 }
 
 stop() {
@@ -147,18 +142,9 @@ echo "backlog: a socket that never accepts held the recording for its 10 s at mo
 start silent
 "$HOTSTACK" record -p "$jvm" -d 1 -o "$dir/silent.folded" -o "$dir/silent.pb.gz" 2>"$dir/silent.err" &
 rec=$!
-i=0
-while [ ! -e "$dir/silent/asked" ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$dir/silent/asked" ] || fail "silent: the JVM was never asked: $(cat "$dir/silent.err")"
+wait_until 300 test -e "$dir/silent/asked" || fail "silent: the JVM was never asked: $(cat "$dir/silent.err")"
 kill -INT "$rec"
-i=0
-while kill -0 "$rec" 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_gone "$rec" 600 || true
 kill -0 "$rec" 2>/dev/null && { kill -9 "$rec"; fail "silent: still running 60 s after SIGINT"; }
 set +e
 wait "$rec"

@@ -43,3 +43,26 @@ expect_status() {
 expect_stderr() {
 	grep -qE -- "$1" "$dir/.err" || fail "stderr does not match /$1/: $(cat "$dir/.err")"
 }
+
+# Waits, polling every 0.1 s, for at most TENTHS tenths of a second until a command succeeds;
+# returns its last status: wait_until 300 test -e "$dir/ready" || fail "..."
+wait_until() {
+	_tenths=$1
+	shift
+	while ! "$@"; do
+		[ "$_tenths" -gt 0 ] || return 1
+		_tenths=$((_tenths - 1))
+		sleep 0.1
+	done
+}
+
+# Waits as wait_until for a process to end (it need not be this shell's child).
+wait_gone() { # PID TENTHS
+	_pid=$1
+	wait_until "$2" sh -c '! kill -0 "$1" 2>/dev/null' sh "$_pid"
+}
+
+# Whether FILE holds a line matching the basic regex PATTERN (missing FILE: no).
+has_line() { # FILE PATTERN
+	grep -q -- "$2" "$1" 2>/dev/null
+}

@@ -68,24 +68,14 @@ mkdir -p "$dir/srv"
 srv=$!
 rec=""
 trap 'kill $srv 2>/dev/null || true; [ -z "$rec" ] || kill -9 $rec 2>/dev/null || true; rm -rf "$dir"' EXIT
-i=0
-while [ ! -e "$dir/srv/port" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$dir/srv/port" ] || fail "the mute server did not start"
+wait_until 100 test -e "$dir/srv/port" || fail "the mute server did not start"
 
 DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$dir/srv/port")" \
 	"$HOTSTACK" record -q -o "$dir/out.folded" -o "$dir/out.pb.gz" -- "$dir/prog" 60 "$dir/started" \
 	2>"$dir/err" &
 rec=$!
 # asked for the program's debug file: the main thread is in the download
-i=0
-while [ ! -e "$dir/srv/asked" ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$dir/srv/asked" ] || fail "debuginfod was never asked: $(cat "$dir/err")"
+wait_until 300 test -e "$dir/srv/asked" || fail "debuginfod was never asked: $(cat "$dir/err")"
 [ -e "$dir/started" ] || fail "the program did not start"
 kill -INT "$rec"
 i=0

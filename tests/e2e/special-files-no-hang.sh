@@ -297,19 +297,10 @@ rm -f "$dir/started"
 	"$dir/link/prog" 60 "$dir/started" 2>"$dir/int.err" &
 rec=$!
 trap 'kill -9 $rec 2>/dev/null || true; rm -rf "$dir"' EXIT
-i=0
-while [ ! -e "$dir/started" ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$dir/started" ] || fail "sigint: the program never started: $(cat "$dir/int.err")"
+wait_until 300 test -e "$dir/started" || fail "sigint: the program never started: $(cat "$dir/int.err")"
 sleep 1
 kill -INT "$rec"
-i=0
-while kill -0 "$rec" 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_gone "$rec" 600 || true
 kill -0 "$rec" 2>/dev/null && fail "sigint: still recording 60 s after SIGINT"
 set +e
 wait "$rec"
