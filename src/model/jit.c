@@ -894,6 +894,11 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 			p->pm_skip = true;
 			took = got;
 		}
+		if (!last && pos + took == 0) {
+			/* a window cut short by the byte cap ends inside a line: the cap is reached */
+			p->pm_unread = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
+			break;
+		}
 		off += pos + took;
 		j->pm_bytes += pos + took;
 		if (last)

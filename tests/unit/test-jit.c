@@ -1164,6 +1164,39 @@ static void test_perf_map_long_name(void **state)
 	unlink(path);
 }
 
+/* The byte cap on all perf maps reached inside a line: the window left holds no line end, and
+ * the read must end there (it read the same bytes again for ever). A sparse map: a first line
+ * of zeros ending 1050 bytes before the cap, then lines of 200 bytes. */
+static void test_perf_map_byte_cap_mid_line(void **state)
+{
+	const int32_t pid = 2147480014;
+	char path[64], line[201];
+	struct hs_jit store;
+	struct hs_jit_opts so = {0};
+	uint64_t start;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\n", 1, (off_t)(HS_JIT_MAX_PERFMAP_BYTES - 1050)), 1);
+	for (int i = 0; i < 20; i++) {
+		int k = snprintf(line, sizeof(line), "%x 10 ", 0x1000 + 16 * i);
+		memset(line + k, 'n', 199 - (size_t)k);
+		line[199] = '\n';
+		assert_int_equal(pwrite(fd, line, 200, (off_t)(HS_JIT_MAX_PERFMAP_BYTES - 1049 + 200 * i)), 200);
+	}
+	assert_int_equal(close(fd), 0);
+	hs_jit_init(&store, &so);
+	assert_int_equal(hs_jit_perfmap_read(&store, pid, 0, 0, true), 0);
+	/* the five whole lines before the cap are read, not the one the cap cuts */
+	assert_non_null(hs_jit_perfmap_find(&store, pid, 0x1000 + 16 * 4, &start));
+	assert_null(hs_jit_perfmap_find(&store, pid, 0x1000 + 16 * 5, &start));
+	hs_jit_release(&store);
+	unlink(path);
+}
+
 /* ---- the builder ---- */
 
 static void mmap_event(struct hs_builder *b, int32_t pid, uint64_t start, uint64_t len, const char *name, uint64_t t)
@@ -1286,6 +1319,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map_store),
 		cmocka_unit_test(test_perf_map_file),
 		cmocka_unit_test(test_perf_map_total_cap),
+		cmocka_unit_test(test_perf_map_byte_cap_mid_line),
 		cmocka_unit_test(test_perf_map_long_name),
 		cmocka_unit_test(test_jitdump_zero_size),
 		cmocka_unit_test(test_builder_naming),
