@@ -496,8 +496,9 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 
 /* ---- checking frame-pointer steps ---- */
 
-/* Reads the n bytes of code before addr in map (of pid): from the process's memory while it
- * runs, else from the mapped file. */
+/* Reads the n bytes of code before addr in map (of pid): anonymous (JIT) code from the
+ * process's memory while it runs, file-backed code from the file. Never a file's pages through
+ * the process: a fault on a FUSE file whose daemon does not answer would wait until SIGKILL. */
 static bool read_code(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t addr, uint8_t *buf,
 		      size_t n)
 {
@@ -509,12 +510,11 @@ static bool read_code(struct hs_unwinder *u, int32_t pid, const struct hs_map *m
 
 	if (addr - map->start < n)
 		return false;
-	if (u->opts.live) {
+	if (map->dso->kind == HS_DSO_ANON) {
 		struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)(addr - n), n};
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
-			return true;
+		return u->opts.live && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 	}
-	if (map->dso->kind == HS_DSO_ANON || hs_dso_elf_open(map->dso, &e))
+	if (hs_dso_elf_open(map->dso, &e))
 		return false;
 	raw = elf_rawfile(e.elf, &size);
 	off = map->pgoff + (addr - map->start) - n;
