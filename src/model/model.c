@@ -266,6 +266,29 @@ const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)
 }
 
 #define THREAD_STACK_READS 4
+/* All threads together: a burst of 32 reads, then 16 a second. A maps file can be tens of
+ * megabytes (a process with a million mappings), and many threads with garbage frame pointers
+ * each asking would hold the main thread, and its answer to a signal, for minutes. */
+#define STACK_READ_BURST 32
+#define STACK_READS_PER_SECOND 16
+
+static bool take_stack_read(struct hs_model *m)
+{
+	uint64_t now = hs_now_ns(), per = 1000000000ULL / STACK_READS_PER_SECOND;
+
+	if (!m->stack_read_refill_ns) {
+		m->stack_read_tokens = STACK_READ_BURST;
+		m->stack_read_refill_ns = now;
+	} else if (now - m->stack_read_refill_ns >= per) {
+		uint64_t add = (now - m->stack_read_refill_ns) / per;
+		m->stack_read_tokens = (uint32_t)HS_MIN((uint64_t)STACK_READ_BURST, m->stack_read_tokens + add);
+		m->stack_read_refill_ns += add * per;
+	}
+	if (!m->stack_read_tokens)
+		return false;
+	m->stack_read_tokens--;
+	return true;
+}
 
 bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
@@ -276,7 +299,7 @@ bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_
 	if (sp < t->stack_lo || sp >= t->stack_hi) {
 		/* a thread's stack does not move: a miss is a thread not asked about yet, a reused
 		 * tid, or an alternate signal stack, hence the few reads allowed */
-		if (t->stack_reads >= THREAD_STACK_READS || hs_proc_maps_read(pid, &text, &len) < 0)
+		if (t->stack_reads >= THREAD_STACK_READS || !take_stack_read(m) || hs_proc_maps_read(pid, &text, &len) < 0)
 			return false;
 		t->stack_reads++;
 		t->stack_lo = t->stack_hi = 0;

@@ -74,6 +74,10 @@ struct hs_model {
 	/* JIT code the processes' runtimes describe (jitdump files, perf maps). Its options may
 	 * be set after hs_model_init(), before the first event. */
 	struct hs_jit jit;
+	/* /proc/PID/maps reads hs_model_thread_stack() may still make (a token bucket refilled
+	 * with time), and when it was last refilled */
+	uint32_t stack_read_tokens;
+	uint64_t stack_read_refill_ns;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */

@@ -839,12 +839,14 @@ struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, co
 	size_t head, tail, n;
 	uint8_t *out;
 
-	if (ev->type != PERF_RECORD_SAMPLE || !s->stack || s->stack_dyn_size >= s->stack_size) {
+	/* a word more than the kernel filled: the copy's size stays above its dynamic size, which
+	 * is how a copy the kernel ended early (at the end of the stack) is told from a full one */
+	keep = ev->type == PERF_RECORD_SAMPLE && s->stack ? ((s->stack_dyn_size + 7) & ~7ULL) + 8 : UINT64_MAX;
+	if (keep >= s->stack_size) {
 		out = hs_xmalloc(rec->size);
 		memcpy(out, rec, rec->size);
 		return (struct perf_event_header *)out;
 	}
-	keep = (s->stack_dyn_size + 7) & ~7ULL;
 	head = (size_t)((const uint8_t *)s->stack - p); /* the copy's size is the 8 bytes before */
 	tail = head + s->stack_size;                     /* its dynamic size, and what follows */
 	n = rec->size - (size_t)(s->stack_size - keep);

@@ -185,7 +185,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 void hs_record_close(struct hs_record *r);
 
 /* A copy (owned by the caller: free()) of rec, parsed into ev, as the recording keeps records
- * it reads from the rings: a sample's stack copy cut to what the kernel filled of it. */
+ * it reads from the rings: a sample's stack copy cut to what the kernel filled of it and a word
+ * more (its dynamic size stays below its size when the kernel ended the copy early). */
 struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev);
 
 /* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.

@@ -289,12 +289,12 @@ static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
 static enum hs_stop beyond_copy(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *s, uint64_t addr,
 				enum hs_stop bad)
 {
-	uint64_t lo, end = bad == HS_STOP_BAD_FP ? s->end : 0;
+	uint64_t lo, hi, end = bad == HS_STOP_BAD_FP ? s->end : 0;
 
 	if (addr < s->start)
 		return bad;
-	if (u->opts.live && s->tid > 0 && !hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &end))
-		end = 0;
+	if (u->opts.live && s->tid > 0 && hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &hi))
+		end = hi;
 	if (end && (addr >= end || end - addr < 8))
 		return bad;
 	return HS_STOP_STACK_COPY;

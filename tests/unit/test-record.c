@@ -230,9 +230,10 @@ static void encode_sample(const struct hs_perf_layout *l, struct writer *w)
 		w64(w, 0x401000);
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		w64(w, 16);
+		w64(w, 24);
 		w64(w, 0x1111);
 		w64(w, 0x2222);
+		w64(w, 0x3333);
 		w64(w, 8);
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
@@ -309,7 +310,7 @@ static void check_sample(const struct hs_perf_layout *l, const struct hs_perf_sa
 		assert_int_equal(v, 0x401000);
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		assert_int_equal(s->stack_size, 16);
+		assert_int_equal(s->stack_size, 24);
 		assert_int_equal(s->stack_dyn_size, 8);
 	}
 	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
@@ -393,8 +394,9 @@ static void test_sample_layouts(void **state)
 }
 
 /* The recording keeps a sample with its stack copy cut to what the kernel filled (its dynamic
- * size, 8 of 16 bytes here): the copy parses to the same fields, those after the stack included,
- * with the stack's first bytes and a size of 8. */
+ * size, 8 of 24 bytes here) and one word more, so that a copy the kernel ended early still says
+ * so (dynamic size below size): the copy parses to the same fields, those after the stack
+ * included, with the stack's first bytes, a size of 16 and a dynamic size of 8. */
 static void test_record_copy_cuts_stack(void **state)
 {
 	static const uint64_t after[] = {0, PERF_SAMPLE_WEIGHT, PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_REGS_INTR,
@@ -420,11 +422,11 @@ static void test_record_copy_cuts_stack(void **state)
 		copy = hs_record_copy((const struct perf_event_header *)w.buf, &ev);
 		assert_int_equal(copy->size, w.n - 8);
 		assert_int_equal(hs_perf_event_parse(copy, copy->size, &l, 0, &cut, &err), 0);
-		assert_int_equal(cut.sample.stack_size, 8);
+		assert_int_equal(cut.sample.stack_size, 16);
 		assert_int_equal(cut.sample.stack_dyn_size, 8);
 		memcpy(&v, cut.sample.stack, 8);
 		assert_int_equal(v, 0x1111);
-		cut.sample.stack_size = 16; /* the rest as it was */
+		cut.sample.stack_size = 24; /* the rest as it was */
 		check_sample(&l, &cut.sample);
 		free(copy);
 	}
