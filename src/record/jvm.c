@@ -241,10 +241,11 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* Opens /proc/PID/WHERE as a directory and creates the attach trigger NAME in it: new, or one
- * already there as a regular file (another client's); never opens what else is planted there
- * (a FIFO would block, a device have side effects). Returns the directory's fd, or -errno. */
-static int open_trigger_dir(int32_t pid, const char *where, const char *name)
+/* Opens /proc/PID/WHERE as a directory and creates the attach trigger NAME in it: new (then
+ * *created), or one already there as a regular file (another client's, which triggers as well:
+ * it is left to that client to remove); never opens what else is planted there (a FIFO would
+ * block, a device have side effects). Returns the directory's fd, or -errno. */
+static int open_trigger_dir(int32_t pid, const char *where, const char *name, bool *created)
 {
 	char path[64];
 	struct stat st;
@@ -255,6 +256,7 @@ static int open_trigger_dir(int32_t pid, const char *where, const char *name)
 	if (dir < 0)
 		return -errno;
 	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	*created = fd >= 0;
 	if (fd >= 0) {
 		close(fd);
 		return dir;
@@ -281,6 +283,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 	snprintf(sock_path, sizeof(sock_path), "/proc/%d/root/tmp/.java_pid%d", (int)j->pid, (int)j->nspid);
 	if (!is_socket(sock_path)) {
 		char trigger[32];
+		bool created;
 		int dir;
 		/* SIGQUIT to a JVM that does not catch it (-Xrs) would end it */
 		if (!(j->sigcgt & (1ull << (SIGQUIT - 1))))
@@ -289,9 +292,9 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		 * and removed through the directory itself, which stays reachable when the JVM exits
 		 * meanwhile (its /proc entry does not) */
 		snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)j->nspid);
-		dir = open_trigger_dir(j->pid, "cwd", trigger);
+		dir = open_trigger_dir(j->pid, "cwd", trigger, &created);
 		if (dir < 0)
-			dir = open_trigger_dir(j->pid, "root/tmp", trigger);
+			dir = open_trigger_dir(j->pid, "root/tmp", trigger, &created);
 		if (dir < 0)
 			return say(msg, cap, dir, "cannot create its attach trigger file: %s", strerror(-dir));
 		rc = kill(j->pid, SIGQUIT) < 0 ? -errno : 0;
@@ -300,7 +303,8 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 				sleep_ms(20);
 			else
 				rc = -ESRCH;
-		unlinkat(dir, trigger, 0);
+		if (created)
+			unlinkat(dir, trigger, 0);
 		close(dir);
 		if (rc == -ESRCH)
 			return say(msg, cap, rc, "it exited before its attach listener started");
@@ -423,15 +427,8 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 	}
 	close(pipefd[0]);
 	if (waitpid(child, &status, WNOHANG) == 0) {
-		/* stuck: ended here, so its trigger file is removed here */
-		static const char *const dirs[] = {"cwd", "root/tmp"};
-		char path[96];
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
-		for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
-			snprintf(path, sizeof(path), "/proc/%d/%s/.attach_pid%d", (int)j->pid, dirs[i], (int)j->nspid);
-			unlink(path);
-		}
 	}
 	if (n < (ssize_t)sizeof(rc) && hs_stop_signal_pending())
 		return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
