@@ -285,7 +285,8 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	d->buf = b;
 	d->len = len;
 	if (len < PIPE_HEADER_SIZE) {
-		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need %d)", len, PIPE_HEADER_SIZE);
+		/* a file's header is 104 bytes, a pipe's 16: which this is cannot be told yet */
+		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need 104)", len);
 		return len >= 8 && hs_perf_data_sniff(buf, len) ? -ENODATA : -EBADMSG;
 	}
 	magic = get64(b);

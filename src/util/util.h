@@ -110,15 +110,6 @@ static inline int64_t hs_add_sat(int64_t a, int64_t b)
 		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
 }
-/* a - b, held likewise. */
-static inline int64_t hs_sub_sat(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(a, b, &r))
-		return b < 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
 
 /* Monotonic clock in nanoseconds. */
 uint64_t hs_now_ns(void);

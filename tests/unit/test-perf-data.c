@@ -412,7 +412,7 @@ static void test_short_header(void **state)
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_perf_data_open(&d, b.p, 12, &err), -ENODATA);
-	assert_string_equal(err.msg, "file too short for its header (12 bytes, need 16)");
+	assert_string_equal(err.msg, "file too short for its header (12 bytes, need 104)");
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	set64(&b, 8, 50);
