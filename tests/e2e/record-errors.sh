@@ -17,15 +17,14 @@ expect_stderr "^hotstack: invalid process id list|no such process"
 expect_status 1 "$HOTSTACK" record -p 4194304 -d 1 -o "$dir/x.folded"
 expect_stderr "^hotstack: no such process: 4194304$"
 one_line
-# a zombie (exited, its parent has not reaped it: "sleep 5" never waits) is said to be one
-sh -c 'sleep 0 & echo $!; exec sleep 5' >"$dir/zombie.pid" &
+# a zombie (exited, its parent has not reaped it: "sleep 30" never waits) is said to be one
+sh -c 'sleep 0 & echo $!; exec sleep 30' >"$dir/zombie.pid" &
 zparent=$!
-for _ in $(seq 50); do
-	zpid=$(cat "$dir/zombie.pid")
-	[ -n "$zpid" ] && [ "$(awk '{ print $3 }' "/proc/$zpid/stat" 2>/dev/null)" = Z ] && break
-	sleep 0.1
-done
-[ "$(awk '{ print $3 }' "/proc/$zpid/stat" 2>/dev/null)" = Z ] || fail "no zombie to attach to (pid '$zpid')"
+is_zombie() {
+	zpid=$(cat "$dir/zombie.pid" 2>/dev/null || true)
+	[ -n "$zpid" ] && [ "$(awk '{ print $3 }' "/proc/$zpid/stat" 2>/dev/null)" = Z ]
+}
+wait_until 50 is_zombie || fail "no zombie to attach to (pid '$zpid')"
 expect_status 1 "$HOTSTACK" record -p "$zpid" -d 1 -o "$dir/x.folded"
 expect_stderr "^hotstack: process $zpid has exited: a zombie, not yet reaped by its parent \\(pid $zparent\\)"
 one_line
