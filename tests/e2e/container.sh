@@ -5,6 +5,7 @@
 # the file is opened by path), and from its own recording of the process (hotstack record -p).
 # Once the process is gone, the same perf.data has nothing to name them from.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"
@@ -68,7 +69,7 @@ unshare -m --propagation private sh -c \
 	sh "$dir/ns" "$dir/prog.stripped" "$dir/prog.debug" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-for i in $(seq 1 100); do
+for _ in $(seq 1 100); do
 	case $(readlink "/proc/$pid/exe" 2>/dev/null) in
 	*/ns/prog) break ;;
 	esac
@@ -83,7 +84,7 @@ expect_names() {
 	name=$1
 	shift
 	for f in "$@"; do
-		grep -q ";$f[; ]" "$dir/$name.folded" ||
+		grep -q ";${f}[; ]" "$dir/$name.folded" ||
 			fail "$name: $f is not named: $(grep -v '\[k\]' "$dir/$name.folded" | head -3)"
 	done
 }

@@ -6,6 +6,7 @@
 # Each case is a build with its own prefix on its static functions (alpha_*, bravo_*, ...), so
 # a name can only have come from that build's debug information.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"
@@ -85,7 +86,7 @@ record() {
 # expect_names NAME PREFIX: both functions of the PREFIX build are named in NAME.folded
 expect_names() {
 	for f in inner_spin outer_spin; do
-		grep -q "[;]$2_$f[; ]" "$dir/$1.folded" ||
+		grep -q "[;]$2_${f}[; ]" "$dir/$1.folded" ||
 			fail "$1: ${2}_$f is not named: $(grep -v '\[k\]' "$dir/$1.folded" | head -3)"
 	done
 }

@@ -2,6 +2,7 @@
 # What the README's first command does after installing and building: profile the demo into a
 # flame graph and a report. The graph's stacks reach main.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

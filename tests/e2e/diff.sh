@@ -4,6 +4,7 @@
 # every other frame near grey; the two-column folded output has A's and B's counts, with grows
 # twice as heavy against the steady functions in B as in A.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

@@ -6,6 +6,7 @@
 # half-written file. The process lives for 0 to 228 ms from the moment hotstack starts, with 8
 # threads being created and ending around the attach.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 command -v timeout >/dev/null || skip "timeout (coreutils) is missing"

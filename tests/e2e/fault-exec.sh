@@ -6,6 +6,7 @@
 # new command name; the recording
 # ends when the new program exits. (unwind-exec covers a forked child that execs, unwound by CFI.)
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

@@ -6,6 +6,7 @@
 # 1500 (about 3 KiB a child is what it keeps; a leak of what a child's records held would be
 # far more).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

@@ -5,6 +5,7 @@
 # no temporary file is left behind, and the other outputs of the same recording (on a disk with
 # room) are still written. /dev/full as an output: the same error, and the device stays a device.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

@@ -4,6 +4,7 @@
 # folded file, the SVG is whole), and hotstack exits with the command's status (137), or 0
 # for -p.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

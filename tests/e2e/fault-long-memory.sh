@@ -6,6 +6,7 @@
 # largest of the first half (which includes the start: symbol tables, CFI, rings). A memory
 # assertion, not a timing one: the figures are read, not timed.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 # AddressSanitizer keeps freed memory in quarantine, which would grow the resident set by

@@ -3,6 +3,7 @@
 # (tests/browser/flame-html.test.mjs): load time, hover, zoom, search, all on a canvas.
 # Needs chromium, node and `npm ci` in tests/browser; skips (77) without them.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}

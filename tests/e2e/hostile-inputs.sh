@@ -14,6 +14,7 @@
 #  - as root: the perf maps of two toy JITs of 3 M lines each are read up to the cap on all of
 #    them together, with one warning; a perf map name line of 2 MiB is cut, with a warning.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "needs python3"
 command -v zstd >/dev/null || skip "needs zstd (the perf.data files)"
@@ -33,6 +34,7 @@ python3 "$SRCDIR/tests/hostile-inputs.py" "$in" gzip-bomb gzip-bomb-pprof pprof-
 # limit
 run() {
 	name=$1 want=$2 cmd=$3
+	# shellcheck disable=SC2046 # the figures the script prints, one a word
 	set -- $(python3 -c '
 import resource, subprocess, sys
 with open(sys.argv[1] + ".out", "w") as o, open(sys.argv[1] + ".err", "w") as e:

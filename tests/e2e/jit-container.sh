@@ -10,6 +10,7 @@
 #    exits during the recording (its namespace, and the tmpfs holding the file, go with it): the
 #    records it flushed last are still read, through the file hotstack holds open.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v node >/dev/null 2>&1 || skip "node is not installed (apt-get install nodejs)"
 command -v unshare >/dev/null 2>&1 || skip "unshare is not installed (apt-get install util-linux)"
@@ -37,10 +38,7 @@ start() {
 	[ -n "$pid" ] || fail "node did not start in its namespaces"
 	trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
 	# compiled by then: V8 has written its first JIT names (slower on a loaded machine)
-	for _ in $(seq 200); do
-		ls "/proc/$pid/root/tmp/" 2>/dev/null | grep -qE '^(perf-1\.map|jit-1\.dump)$' && break
-		sleep 0.05
-	done
+	wait_until 100 sh -c 'test -e "$1/perf-1.map" || test -e "$1/jit-1.dump"' sh "/proc/$pid/root/tmp" || true
 	sleep 0.5
 }
 

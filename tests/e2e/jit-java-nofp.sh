@@ -7,6 +7,7 @@
 # down to start_thread through libjvm.so) or end in a pseudo-frame saying why it stopped; and
 # none may blame the copy ([truncated: stack copy]): these stacks are a few KiB deep.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
 command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"

@@ -6,7 +6,9 @@
 # code of their own, as --perf-basic-prof users do; --perf-prof-unwinding-info adds V8's
 # unwinding records.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=jit-node-lib.sh
 . "$(dirname "$0")/jit-node-lib.sh"
 (cd "$dir" && node --perf-prof --perf-prof-unwinding-info --interpreted-frames-native-stack -e 0 2>/dev/null) ||
 	skip "this node does not know --perf-prof"

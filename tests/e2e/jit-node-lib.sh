@@ -1,3 +1,5 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # dir and test_name are lib.sh's, sourced before this file
 # Shared by the jit-node-*.sh tests (sourced after lib.sh): a recursive JavaScript program, and
 # the check of a recording of it.
 command -v node >/dev/null 2>&1 || skip "node is not installed (apt-get install nodejs)"

@@ -5,7 +5,9 @@
 # stack continues below them, walked by frame pointers through V8's code and by CFI through
 # node's, down to the process's start.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=jit-node-lib.sh
 . "$(dirname "$0")/jit-node-lib.sh"
 (cd "$dir" && "$HOTSTACK" record -v -o "$dir/map.folded" -- node --perf-basic-prof "$dir/rec.js" >"$dir/map.out" 2>"$dir/map.err") ||
 	fail "record: $(cat "$dir/map.err")"

@@ -5,6 +5,7 @@
 # same perf.data read by hotstack without the inject step names them too (the jitdump read
 # natively, time-aware since perf recorded with CLOCK_MONOTONIC).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$WORKLOADS/toy-jit" ] || skip "the toy JIT is built on x86-64 only"
 command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"

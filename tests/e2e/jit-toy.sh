@@ -14,6 +14,7 @@
 #  - --lines shows the lines the jitdump gives: jit_alpha:toy.jit:11, jit_beta:toy.jit:21;
 #  - the same with the TSC as the file's clock (HSJIT_ARCH_TIMESTAMP).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$WORKLOADS/toy-jit" ] || skip "the toy JIT is built on x86-64 only"
 require_perf_events

@@ -6,6 +6,7 @@
 # not hold a blocking connect(), and a SIGINT while it does not answer ends the asking at once.
 # Every run is under `timeout`, so that a regression fails instead of hanging.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$(uname -m)" = x86_64 ] || skip "the fake JVM's code is x86-64"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the end-to-end tests: a scratch directory, failure and skip helpers, and the probe
 # that skips (exit 77) where the kernel refuses perf_event_open.
 : "${HOTSTACK:?HOTSTACK must name the hotstack binary}"

@@ -5,6 +5,7 @@
 # file and line (the line table's for the innermost, the call site for the others); pprof
 # carries the same as multi-line locations, which `go tool pprof` shows as "(inline)" frames.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v g++ >/dev/null 2>&1 || skip "g++ is not installed (apt-get install g++)"

@@ -15,6 +15,7 @@
 #  - --off-cpu-min drops short blocks: with 100 us naps under brief -> short_nap each round, a
 #    5 ms minimum keeps the 10 ms naps and only periods of 5 ms or more.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

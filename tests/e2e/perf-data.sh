@@ -5,6 +5,7 @@
 # rebuilt since the recording is noticed and never used, and perf's build-id cache supplies the
 # original.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 command -v perf >/dev/null 2>&1 || skip "perf is not installed"

@@ -7,6 +7,7 @@
 #    stacks: the same functions with the same flat and cumulative percentages, the same stacks
 #    with the same counts (skipped without Go).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 fixtures=$SRCDIR/tests/fixtures/perf-data

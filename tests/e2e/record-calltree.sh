@@ -5,6 +5,7 @@
 # mapping (the dynamic loader's start-up code has no frame pointers: the kernel's walk of a
 # sample taken there may well end at an address that is nowhere).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

@@ -4,6 +4,7 @@
 # permission. A command that fails or crashes still gets its outputs, and hotstack exits with
 # its status.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

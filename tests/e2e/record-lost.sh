@@ -3,6 +3,7 @@
 # kernel could not write are counted, reported as "lost N samples (P%)", and kept in the
 # profile, where the report shows them.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

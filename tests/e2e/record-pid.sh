@@ -2,6 +2,7 @@
 # -p on a running multi-threaded process with -d 2: every thread is sampled, each in its own
 # function, and the recording ends after the duration while the process keeps running.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

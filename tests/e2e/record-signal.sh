@@ -2,6 +2,7 @@
 # SIGINT and SIGTERM end a recording, and every output is still written, complete and valid;
 # a profiled command is ended too and hotstack exits with its status.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

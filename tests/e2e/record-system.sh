@@ -2,6 +2,7 @@
 # -a -d 2: samples of more than one process and of kernel code, never of hotstack itself (on the
 # CPU, blocked, or at a scheduler tracepoint).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

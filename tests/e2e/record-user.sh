@@ -5,6 +5,7 @@
 # frames. Wrong uses are one-line errors: an unknown user, --user without a command, --user
 # without root for another user.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 [ "$(id -u)" = 0 ] || skip "--user needs root"

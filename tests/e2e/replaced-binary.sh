@@ -5,6 +5,7 @@
 # of a program have the same code at the same offsets under different names (alpha_* in the
 # one that runs, omega_* in the replacement); no omega_* name may ever show up.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"

@@ -5,6 +5,7 @@
 # that are made, unless another SIGINT comes, as a user waiting would press Ctrl-C again: then
 # they are given up too, and the outputs are written.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"

@@ -7,6 +7,7 @@
 # recording of such a program ends it with its outputs written. Every run is under `timeout`, so
 # that a regression fails instead of hanging (a blocked recording ignores SIGTERM: -k kills it).
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"

@@ -4,6 +4,7 @@
 # perf_event_open is allowed a recording of tests/workloads/threads (a profile per thread).
 # Needs chromium, node and `npm ci` in tests/browser; skips (77) without them.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}

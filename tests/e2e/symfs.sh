@@ -4,6 +4,7 @@
 # without --symfs its frames are [prog], with it they are named, from the program itself or
 # from its debug file under DIR/usr/lib/debug; a different build at DIR/P is never used.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"

@@ -15,6 +15,7 @@ set -eu
 if [ "$(id -u)" = 0 ] && [ -z "${HS_TEST_OWN_MNTNS:-}" ] && unshare -m --propagation private true 2>/dev/null; then
 	HS_TEST_OWN_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 

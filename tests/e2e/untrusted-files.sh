@@ -9,6 +9,7 @@
 #  - an output path that is a symbolic link (in a sticky, world-writable directory, as /tmp) to
 #    another file: the link is replaced by the profile, the file it pointed to is untouched.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$WORKLOADS/toy-jit" ] || skip "the toy JIT is built on x86-64 only"
 require_perf_events

@@ -3,6 +3,7 @@
 # file (found through .gnu_debuglink, its CRC checked), it still unwinds completely. Without the
 # debug file, the stacks end honestly in [no unwind info] rather than in made-up frames.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 command -v cc >/dev/null 2>&1 || skip "no C compiler"
@@ -38,7 +39,7 @@ objcopy --only-keep-debug "$dir/df.full" "$dir/df.debug"
 objcopy --strip-debug --add-gnu-debuglink="$dir/df.debug" "$dir/df.full" "$dir/df"
 if readelf -S "$dir/df" | grep -q '\.debug_frame'; then fail "the stripped binary still has .debug_frame"; fi
 
-complete() { # folded -> percentage of the samples in work() (the user leaf; interrupts above
+complete_pct() { # folded -> percentage of the samples in work() (the user leaf; interrupts above
 	# it are left out) whose chain is exactly main;rec...;work
 	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); while (k > 1 && f[k] ~ /_\[k\]$/) k--
 		if (f[k] != "work") next
@@ -48,7 +49,7 @@ complete() { # folded -> percentage of the samples in work() (the user leaf; int
 }
 
 "$HOTSTACK" record -q -g dwarf -o "$dir/with.folded" -- "$dir/df" || fail "record failed"
-with=$(complete "$dir/with.folded")
+with=$(complete_pct "$dir/with.folded")
 echo "with the debug file: $with% of the samples have the exact chain"
 [ "$with" -ge 95 ] || fail "only $with% complete with the debug file: $(grep -v ';main;rec;' "$dir/with.folded" | head -n 5)"
 

@@ -5,7 +5,9 @@
 # With the default call-graph mode at least 99% of the user-mode samples have exactly that
 # chain from main down, named from the library's symbols.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 [ -f "$WORKLOADS/dlopen-lib.so" ] || fail "$WORKLOADS/dlopen-lib.so was not built"
 require_perf_events

@@ -7,7 +7,9 @@
 # have main;parent_spin: the child's new mappings, and the parent's old ones, are unwound with
 # their own CFI.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 require_perf_events
 

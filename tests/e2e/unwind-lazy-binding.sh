@@ -7,7 +7,9 @@
 # they must be at least 30, and 5% of the samples (the premise), which holds on a loaded
 # machine too: the share does not depend on how much CPU time the workload gets.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 require_perf_events
 

@@ -1,3 +1,5 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # dir and test_name are lib.sh's, sourced before this file
 # Shared by the unwind-*.sh tests (sourced after lib.sh): recording a workload into folded
 # stacks, and awk functions to read them. A folded line is "comm;root;...;leaf COUNT".
 

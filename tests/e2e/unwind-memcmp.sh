@@ -6,7 +6,9 @@
 # samples in libc have exactly main;scan;compare_blocks;<libc leaf> from main down, and libc
 # has at least 90% of the user-mode samples (the premise). -g fp is measured for comparison.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 [ -x "$WORKLOADS/memcmp" ] || skip "the memcmp workload was not built (no C++ compiler: apt-get install g++)"
 require_perf_events

@@ -6,7 +6,9 @@
 # and work is rec, at least one), and the deepest chains (>= 100 rec frames) are among them.
 # -g fp is measured beside it for comparison, without an assertion.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 require_perf_events
 

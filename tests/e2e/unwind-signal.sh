@@ -7,7 +7,9 @@
 # always, clock_gettime's rarely, none when it was main itself; no pseudo frame), and at least
 # 99% of all user-mode samples reach main without a pseudo frame.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 require_perf_events
 

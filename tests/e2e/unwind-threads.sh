@@ -10,7 +10,9 @@
 # thread ran its first user instruction (its kernel stack starts at ret_from_fork): its user
 # registers point into clone3 at the top of a stack that holds nothing yet.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unwind-lib.sh
 . "$(dirname "$0")/unwind-lib.sh"
 require_perf_events
 

@@ -6,6 +6,7 @@
 # tests/fixtures/flame-small.folded, a perf.data fixture, and a recording where perf_event_open
 # is allowed.
 set -eu
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 small=$SRCDIR/tests/fixtures/flame-small.folded
