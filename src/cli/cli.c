@@ -107,8 +107,9 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 		return p;
 	}
 	hs_load_info_release(&li);
-	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR && !err.offset)
-		cli_error("%s: %s", name, err.msg); /* of the file as a whole, or at its start */
+	/* of the file as a whole, at its start, or in a text file whose line number says more */
+	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR && (!err.offset || !strncmp(err.msg, "line ", 5)))
+		cli_error("%s: %s", name, err.msg);
 	else if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
 		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.msg);
 	else if (rc == -EFBIG)

@@ -84,7 +84,7 @@ grep -q '^# 9223372036854775807 samples' "$dir/pprof-int64.out" ||
 run folded-big-count 0 "'$HOTSTACK' report '$in/folded-big-count.folded'"
 warning folded-big-count "'samples' values add up past 9223372036854775807"
 run folded-negative-count 1 "'$HOTSTACK' report '$in/folded-negative-count.folded'"
-error folded-negative-count "offset 0x19: line 3: count '-5' is not a whole number of samples$"
+error folded-negative-count ": line 3: count '-5' is not a whole number of samples$"
 run folded-gzip 0 "'$HOTSTACK' report '$in/folded.folded.gz'"
 grep -q '^# 5050 samples' "$dir/folded-gzip.out" || fail "folded-gzip: $(head -1 "$dir/folded-gzip.out")"
 run folded-inline 0 "'$HOTSTACK' report '$in/folded-inline.folded'"
