@@ -487,6 +487,22 @@ static const char *debug_root(void)
 	return dir && *dir ? dir : "/usr/lib/debug";
 }
 
+/* Where e's debug files are looked for, in order: the symfs, the root it was found under (a
+ * container's, as /proc/PID/root in proc_root), then ours (""). Returns how many, at most 3. */
+static size_t debug_roots(const struct hs_dso_elf *e, const char *roots[3], char proc_root[64])
+{
+	size_t n = 0;
+
+	if (e->symfs)
+		roots[n++] = e->symfs;
+	if (e->root_pid > 0) {
+		snprintf(proc_root, 64, "/proc/%d/root", (int)e->root_pid);
+		roots[n++] = proc_root;
+	}
+	roots[n++] = "";
+	return n;
+}
+
 int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs_dso_elf *ret)
 {
 	struct hs_strbuf sb = {0};
@@ -496,14 +512,7 @@ int hs_dso_debug_open(const struct hs_dso_elf *main, const char *path, struct hs
 	uint32_t crc;
 	int rc = -ENOENT;
 
-	/* the symfs, the root the file was found under, then ours */
-	if (main->symfs)
-		roots[nroots++] = main->symfs;
-	if (main->root_pid > 0) {
-		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)main->root_pid);
-		roots[nroots++] = proc_root;
-	}
-	roots[nroots++] = "";
+	nroots = debug_roots(main, roots, proc_root);
 	for (size_t r = 0; r < nroots && rc && main->build_id_size >= 2; r++) {
 		hs_strbuf_reset(&sb);
 		hs_strbuf_addf(&sb, "%s%s/.build-id/%02x/", roots[r], dbg, main->build_id[0]);
@@ -555,13 +564,7 @@ int hs_dso_alt_open(const struct hs_dso_elf *e, const char *name, const uint8_t 
 
 	if (!id_size || id_size > sizeof(e->build_id))
 		return -ENOENT;
-	if (e->symfs)
-		roots[nroots++] = e->symfs;
-	if (e->root_pid > 0) {
-		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)e->root_pid);
-		roots[nroots++] = proc_root;
-	}
-	roots[nroots++] = "";
+	nroots = debug_roots(e, roots, proc_root);
 	/* by its build-id under the debug root, as libdw looks first */
 	for (size_t r = 0; r < nroots && rc && id_size >= 2; r++) {
 		hs_strbuf_reset(&sb);
