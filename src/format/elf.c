@@ -48,19 +48,24 @@ size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap)
 }
 
 
-bool hs_elf_has_section(Elf *elf, const char *name)
+Elf_Scn *hs_elf_section(Elf *elf, const char *name)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *nm;
 		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
 		    !strcmp(nm, name))
-			return true;
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+bool hs_elf_has_section(Elf *elf, const char *name)
+{
+	return hs_elf_section(elf, name) != NULL;
 }

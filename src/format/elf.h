@@ -11,8 +11,9 @@
  * its size, 0 when there is none. */
 size_t hs_elf_build_id(Elf *elf, uint8_t *buf, size_t cap);
 
-/* Whether the ELF has a section of that name holding data (not SHT_NOBITS, as a debug file's
- * copies of code sections are). */
+/* The first section of that name holding data (not SHT_NOBITS, as a debug file's copies of
+ * code sections are), or NULL; and whether there is one. */
+Elf_Scn *hs_elf_section(Elf *elf, const char *name);
 bool hs_elf_has_section(Elf *elf, const char *name);
 
 #endif

@@ -88,6 +88,25 @@ int hs_dso_elf_open(const struct hs_dso *d, struct hs_dso_elf *ret)
 	return rc;
 }
 
+/* Opens fd (of the file sb describes) as ELF into ret, with its build-id; closes fd when it is
+ * not an ELF file. */
+static int adopt_elf(int fd, const struct stat *sb, struct hs_dso_elf *ret)
+{
+	ret->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
+		if (ret->elf)
+			elf_end(ret->elf);
+		ret->elf = NULL;
+		close(fd);
+		return -EBADMSG;
+	}
+	ret->fd = fd;
+	ret->dev = sb->st_dev;
+	ret->ino = sb->st_ino;
+	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
+	return 0;
+}
+
 /* Takes fd (closing it on failure) as d's file. check_inode: a file found by its path on this
  * machine must be the one the process mapped, also when there is no build-id to tell. */
 static int open_fd(const struct hs_dso *d, int fd, bool check_inode, struct hs_dso_elf *ret)
@@ -103,18 +122,8 @@ static int open_fd(const struct hs_dso *d, int fd, bool check_inode, struct hs_d
 		close(fd);
 		return -ESTALE;
 	}
-	ret->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
-		if (ret->elf)
-			elf_end(ret->elf);
-		ret->elf = NULL;
-		close(fd);
+	if (adopt_elf(fd, &sb, ret))
 		return -EBADMSG;
-	}
-	ret->fd = fd;
-	ret->dev = sb.st_dev;
-	ret->ino = sb.st_ino;
-	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
 	if (d->build_id_size &&
 	    (ret->build_id_size != d->build_id_size || memcmp(ret->build_id, d->build_id, d->build_id_size))) {
 		hs_dso_elf_close(ret);
@@ -315,18 +324,8 @@ static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_s
 		close(fd);
 		return -ENOENT;
 	}
-	ret->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!ret->elf || elf_kind(ret->elf) != ELF_K_ELF) {
-		if (ret->elf)
-			elf_end(ret->elf);
-		ret->elf = NULL;
-		close(fd);
+	if (adopt_elf(fd, &sb, ret))
 		return -EBADMSG;
-	}
-	ret->fd = fd;
-	ret->dev = sb.st_dev;
-	ret->ino = sb.st_ino;
-	ret->build_id_size = (uint8_t)hs_elf_build_id(ret->elf, ret->build_id, sizeof(ret->build_id));
 	same_id = id_size && ret->build_id_size == id_size && !memcmp(ret->build_id, id, id_size);
 	if (!crc)
 		ok = same_id;
@@ -346,34 +345,22 @@ static int open_debug_candidate(const char *path, const uint8_t *id, size_t id_s
 /* The file name and CRC in .gnu_debuglink. */
 static bool debuglink(Elf *elf, char *name, size_t cap, uint32_t *crc)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	Elf_Scn *scn = hs_elf_section(elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t n;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (!d || !d->d_buf || d->d_size < 8)
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *nm;
-		Elf_Data *d;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh) || !(nm = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(nm, ".gnu_debuglink"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size < 8)
-			return false;
-		n = strnlen(d->d_buf, d->d_size);
-		if (!n || n >= cap || n >= d->d_size || strchr(d->d_buf, '/'))
-			return false;
-		memcpy(name, d->d_buf, n + 1);
-		/* the CRC follows the name, aligned to 4 bytes */
-		n = (n + 4) & ~(size_t)3;
-		if (n + 4 > d->d_size)
-			return false;
-		memcpy(crc, (const char *)d->d_buf + n, 4);
-		return true;
-	}
-	return false;
+	n = strnlen(d->d_buf, d->d_size);
+	if (!n || n >= cap || n >= d->d_size || strchr(d->d_buf, '/'))
+		return false;
+	memcpy(name, d->d_buf, n + 1);
+	/* the CRC follows the name, aligned to 4 bytes */
+	n = (n + 4) & ~(size_t)3;
+	if (n + 4 > d->d_size)
+		return false;
+	memcpy(crc, (const char *)d->d_buf + n, 4);
+	return true;
 }
 
 /* ---- debuginfod ---- */
