@@ -131,23 +131,23 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path)
 
 #define FORMAT_NAMES "svg, html, folded, pprof, speedscope, txt"
 
-static enum hs_format output_format(const struct cli_outputs *outs, const char *path)
+static const struct hs_format *output_format(const struct cli_outputs *outs, const char *path)
 {
 	if (!strcmp(path, "-"))
-		return outs->format ? hs_format_from_name(outs->format) : HS_FMT_NONE;
-	if (outs->format && hs_format_from_path(path) == HS_FMT_NONE)
+		return outs->format ? hs_format_from_name(outs->format) : NULL;
+	if (outs->format && !hs_format_from_path(path))
 		return hs_format_from_name(outs->format);
 	return hs_format_from_path(path);
 }
 
 int cli_outputs_check(const struct cli_outputs *outs)
 {
-	if (outs->format && hs_format_from_name(outs->format) == HS_FMT_NONE) {
+	if (outs->format && !hs_format_from_name(outs->format)) {
 		cli_error("unknown format '%s' (" FORMAT_NAMES ")", outs->format);
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (output_format(outs, outs->path[i]) == HS_FMT_NONE) {
+		if (!output_format(outs, outs->path[i])) {
 			if (!strcmp(outs->path[i], "-"))
 				cli_error("-o - needs --format (" FORMAT_NAMES ")");
 			else
@@ -160,7 +160,7 @@ int cli_outputs_check(const struct cli_outputs *outs)
 	return 0;
 }
 
-enum hs_format cli_output_format(const struct cli_outputs *outs, int i)
+const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 {
 	return output_format(outs, outs->path[i]);
 }
@@ -196,11 +196,13 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 	for (int i = 0; i < outs->n; i++) {
 		struct hs_outfile of;
 		const char *path = outs->path[i];
+		const struct hs_format *f = output_format(outs, path);
 		int rc = hs_outfile_open(&of, path);
 
-		if (!rc)
-			rc = a ? hs_write_diff(a, p, output_format(outs, path), o, &of)
-			       : hs_write_format(p, output_format(outs, path), o, &of);
+		if (!rc && !a)
+			rc = f->write(p, o, &of);
+		else if (!rc)
+			rc = f->write_diff ? f->write_diff(a, p, o, &of) : -EINVAL;
 		if (!rc) {
 			rc = hs_outfile_commit(&of);
 		} else {

@@ -115,8 +115,8 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
 const char *cli_value_wanted(void);
 
 /* The format output i is written in (after cli_outputs_check()). */
-enum hs_format cli_output_format(const struct cli_outputs *outs, int i);
-/* Writes the differential view of b against a to every output (formats hs_diff_format_ok()). */
+const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i);
+/* Writes the differential view of b against a to every output (formats with a write_diff). */
 int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
 			   const struct hs_output_opts *o);
 

@@ -92,7 +92,7 @@ int cmd_diff(int argc, char **argv)
 	if (cli_outputs_check(outs))
 		goto out;
 	for (int i = 0; i < outs->n; i++) {
-		if (!hs_diff_format_ok(cli_output_format(outs, i))) {
+		if (!cli_output_format(outs, i)->write_diff) {
 			cli_error("diff writes flame graphs (.svg, .html) and two-column folded stacks (.folded), "
 				  "not '%s'",
 				  outs->path[i]);

@@ -668,7 +668,7 @@ int cmd_record(int argc, char **argv)
 	/* samples are aggregated unless a view needs each one with its time */
 	keep_time |= oo.flamechart;
 	for (int i = 0; i < outs.n; i++)
-		keep_time |= cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE;
+		keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
 	bo.keep_time = keep_time;
 	bo.unwind = unwind;
 	bo.no_demangle = no_demangle;

@@ -103,7 +103,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 	 * (speedscope, flame charts, script), time windows, and pprof's timestamp labels */
 	lo->keep_time = view == VIEW_SCRIPT || f->time || o->flamechart;
 	for (int i = 0; i < outs->n; i++)
-		if (cli_output_format(outs, i) == HS_FMT_SPEEDSCOPE || cli_output_format(outs, i) == HS_FMT_PPROF)
+		if (cli_output_format(outs, i)->times != HS_TIMES_UNUSED)
 			lo->keep_time = true;
 	p = cli_load_ex(in, lo);
 	if (!p) {
