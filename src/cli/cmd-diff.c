@@ -62,7 +62,7 @@ int cmd_diff(int argc, char **argv)
 		if (c == 'h') {
 			fputs(diff_usage, stdout);
 			fputs(cli_perf_data_help, stdout);
-			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			cli_output_opts_help(stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			rc = 0;
 			goto out;

@@ -54,7 +54,7 @@ static const char record_usage[] =
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
-	"  -v, --verbose           more detail\n" CLI_OUTPUT_OPTS_HELP;
+	"  -v, --verbose           more detail\n";
 
 enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
@@ -532,14 +532,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			cli_output_opts_help(stdout);
 			hs_vec_free(&pids);
 			return 0;
 		default:
 			rc = cli_output_option(c, optarg, &oo);
 			if (rc == 1)
 				break;
-			if (rc == 0)
+			if (rc == 0) {
 				fputs(record_usage, stderr);
+				cli_output_opts_help(stderr);
+			}
 			goto usage_error;
 		}
 	}

@@ -52,7 +52,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		if (c == 'h') {
 			fputs(view_usage[view], stdout);
 			fputs(cli_perf_data_help, stdout);
-			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			cli_output_opts_help(stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			hs_filter_release(&v.f);
 			return 0;
