@@ -1,4 +1,5 @@
-/* Unit tests of the views beyond the plain flame graph and report: profile filters
+/* Unit tests of the views beyond the plain flame graph and report: the table of formats,
+ * profile filters
  * (profile/filter.c), speedscope JSON, the HTML flame graph's data, differential views
  * (folded and SVG colours), reversed graphs and flame charts, palettes, and the report's
  * call tree, --sort groups and --stats. Profiles are built in memory. */
@@ -681,9 +682,53 @@ static void test_report_stop_reasons(void **state)
 	hs_profile_free(p);
 }
 
+/* Every row of the table is found again by its name, its aliases and its extensions, and no
+ * name or extension of one row is taken by another. */
+static void test_format_table(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_true(hs_nformats > 0);
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+
+		assert_non_null(f->name);
+		assert_non_null(f->write);
+		assert_ptr_equal(hs_format_from_name(f->name), f);
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && f->aliases[j]; j++)
+			assert_ptr_equal(hs_format_from_name(f->aliases[j]), f);
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && f->exts[j]; j++) {
+			assert_int_equal(f->exts[j][0], '.');
+			snprintf(path, sizeof(path), "dir.d/out%s", f->exts[j]);
+			assert_ptr_equal(hs_format_from_path(path), f);
+			/* an extension alone is no name of a file */
+			assert_null(hs_format_from_path(f->exts[j]));
+		}
+		/* diff lists what it writes by extension, under what the row says it writes */
+		if (f->write_diff) {
+			assert_non_null(f->exts[0]);
+			assert_non_null(f->diff_help);
+		}
+	}
+	assert_null(hs_format_from_name("bogus"));
+	assert_null(hs_format_from_name(""));
+	assert_null(hs_format_from_path("out.bogus"));
+	assert_null(hs_format_from_path("out"));
+	assert_null(hs_format_from_path("-"));
+	/* what the commands decide from the rows: speedscope orders samples by time, pprof labels
+	 * them with it, the others merge them */
+	assert_int_equal(hs_format_from_name("speedscope")->times, HS_TIMES_ORDER);
+	assert_int_equal(hs_format_from_name("pprof")->times, HS_TIMES_IF_KEPT);
+	assert_int_equal(hs_format_from_path("out.svg")->times, HS_TIMES_UNUSED);
+	assert_ptr_equal(hs_format_from_name("report"), hs_format_from_path("out.txt"));
+	assert_ptr_equal(hs_format_from_name("pb.gz"), hs_format_from_path("out.pb.gz"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_filter_ids_and_names),
 		cmocka_unit_test(test_filter_time),
 		cmocka_unit_test(test_filter_min_percent),
