@@ -100,7 +100,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 		goto usage_error;
 	}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
-	 * (speedscope, flame charts, script), time windows, and pprof's timestamp labels */
+	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
+	 * order, pprof's timestamp labels) */
 	lo->keep_time = view == VIEW_SCRIPT || f->time || o->flamechart;
 	for (int i = 0; i < outs->n; i++)
 		if (cli_output_format(outs, i)->times != HS_TIMES_UNUSED)

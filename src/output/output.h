@@ -1,4 +1,5 @@
-/* Writers: one per output format, all reading a struct hs_profile. Every writer writes to a
+/* Writers: one per output format, all reading a struct hs_profile, each a row of the table
+ * hs_formats[] (formats.c) that the rest of hotstack finds them in. Every writer writes to a
  * struct hs_outfile, so a failed write (ENOSPC, ...) surfaces at hs_outfile_commit() and never
  * leaves a truncated file in place of the target. */
 #ifndef HS_OUTPUT_H
