@@ -129,38 +129,56 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path)
 	return 0;
 }
 
-#define FORMAT_NAMES "svg, html, folded, pprof, speedscope, txt"
+/* Appends the formats help and messages list, by name or (ext) by extension, between sep. */
+static void formats_list(struct hs_strbuf *sb, bool ext, const char *sep)
+{
+	bool first = true;
 
-static enum hs_format output_format(const struct cli_outputs *outs, const char *path)
+	/* a format without an extension belongs to the command that writes it (script) */
+	for (size_t i = 0; i < hs_nformats; i++) {
+		if (!hs_formats[i].exts[0])
+			continue;
+		hs_strbuf_addf(sb, "%s%s", first ? "" : sep, ext ? hs_formats[i].exts[0] : hs_formats[i].name);
+		first = false;
+	}
+}
+
+static const struct hs_format *output_format(const struct cli_outputs *outs, const char *path)
 {
 	if (!strcmp(path, "-"))
-		return outs->format ? hs_format_from_name(outs->format) : HS_FMT_NONE;
-	if (outs->format && hs_format_from_path(path) == HS_FMT_NONE)
+		return outs->format ? hs_format_from_name(outs->format) : NULL;
+	if (outs->format && !hs_format_from_path(path))
 		return hs_format_from_name(outs->format);
 	return hs_format_from_path(path);
 }
 
 int cli_outputs_check(const struct cli_outputs *outs)
 {
-	if (outs->format && hs_format_from_name(outs->format) == HS_FMT_NONE) {
-		cli_error("unknown format '%s' (" FORMAT_NAMES ")", outs->format);
+	struct hs_strbuf sb = {0};
+
+	if (outs->format && !hs_format_from_name(outs->format)) {
+		formats_list(&sb, false, ", ");
+		cli_error("unknown format '%s' (%s)", outs->format, hs_strbuf_str(&sb));
+		hs_strbuf_release(&sb);
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (output_format(outs, outs->path[i]) == HS_FMT_NONE) {
-			if (!strcmp(outs->path[i], "-"))
-				cli_error("-o - needs --format (" FORMAT_NAMES ")");
+		if (!output_format(outs, outs->path[i])) {
+			bool dash = !strcmp(outs->path[i], "-");
+			formats_list(&sb, !dash, ", ");
+			if (dash)
+				cli_error("-o - needs --format (%s)", hs_strbuf_str(&sb));
 			else
-				cli_error("cannot tell the format of '%s' from its name (use .svg, .html, .folded, "
-					  ".pb.gz, .speedscope.json, .txt, or --format)",
-					  outs->path[i]);
+				cli_error("cannot tell the format of '%s' from its name (use %s, or --format)", outs->path[i],
+					  hs_strbuf_str(&sb));
+			hs_strbuf_release(&sb);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-enum hs_format cli_output_format(const struct cli_outputs *outs, int i)
+const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 {
 	return output_format(outs, outs->path[i]);
 }
@@ -196,11 +214,13 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 	for (int i = 0; i < outs->n; i++) {
 		struct hs_outfile of;
 		const char *path = outs->path[i];
+		const struct hs_format *f = output_format(outs, path);
 		int rc = hs_outfile_open(&of, path);
 
-		if (!rc)
-			rc = a ? hs_write_diff(a, p, output_format(outs, path), o, &of)
-			       : hs_write_format(p, output_format(outs, path), o, &of);
+		if (!rc && !a)
+			rc = f->write(p, o, &of);
+		else if (!rc)
+			rc = f->write_diff ? f->write_diff(a, p, o, &of) : -EINVAL;
 		if (!rc) {
 			rc = hs_outfile_commit(&of);
 		} else {
@@ -227,6 +247,66 @@ int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profi
 			   const struct hs_output_opts *o)
 {
 	return write_outputs(outs, a, b, o);
+}
+
+/* Help lines are at most HELP_COLS wide; a longer one is broken at a space and goes on at the
+ * descriptions' indent. */
+#define HELP_COLS 100
+#define HELP_INDENT 26
+
+static void help_line(FILE *fp, const char *s)
+{
+	size_t indent = 0;
+
+	while (indent + strlen(s) > HELP_COLS) {
+		const char *brk = s + (HELP_COLS - indent);
+		while (brk > s && *brk != ' ')
+			brk--;
+		if (brk == s)
+			break;
+		fprintf(fp, "%.*s\n%*s", (int)(brk - s), s, HELP_INDENT, "");
+		s = brk + 1;
+		indent = HELP_INDENT;
+	}
+	fprintf(fp, "%s\n", s);
+}
+
+static const char output_opts_help[] =
+	"      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n"
+	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"
+	"      --inline-annotate   _[i] after inlined functions in folded output\n"
+	"      --lines             frames as function:file:line where debug information tells\n"
+	"      --title TEXT        flame graph title\n"
+	"      --width PIXELS      flame graph width (default 1200)\n"
+	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"
+	"      --inverted          icicle graph: roots at the top\n"
+	"      --reverse           flame graph of stacks merged from the leaves\n"
+	"      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"
+	"      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"
+	"      --top N             report: number of functions listed (default 20)\n"
+	"      --tree[=callee|caller]\n"
+	"                          report: the call tree, callees under callers (or the reverse)\n"
+	"      --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (in the order given)\n"
+	"      --stats             report: how stacks end, where samples land\n"
+	"      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n"
+	"      --wall              wall-clock time per thread: on-CPU plus off-CPU time (a profile\n"
+	"                          recorded with --off-cpu); --value wall with --root tid\n";
+
+void cli_output_opts_help(FILE *fp)
+{
+	struct hs_strbuf sb = {0};
+
+	hs_strbuf_adds(&sb, "  -o, --output FILE       write FILE; format from its extension (");
+	formats_list(&sb, true, " ");
+	hs_strbuf_adds(&sb, ")");
+	help_line(fp, hs_strbuf_str(&sb));
+	hs_strbuf_reset(&sb);
+	hs_strbuf_adds(&sb, "      --format FMT        format for -o - (");
+	formats_list(&sb, false, ", ");
+	hs_strbuf_adds(&sb, ")");
+	help_line(fp, hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
+	fputs(output_opts_help, fp);
 }
 
 const struct option cli_output_longopts[] = {

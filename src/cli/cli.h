@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "output/output.h"
 #include "profile/profile.h"
@@ -43,29 +44,9 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o);
 /* getopt_long entries for cli_output_option, terminated by an all-zero entry. */
 extern const struct option cli_output_longopts[];
-#define CLI_OUTPUT_OPTS_HELP                                                                    \
-	"  -o, --output FILE       write FILE; format from its extension (.svg .html .folded .pb.gz\n"  \
-	"                          .speedscope.json .txt)\n"                                        \
-	"      --format FMT        format for -o - (svg, html, folded, pprof, speedscope, txt)\n"   \
-	"      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n" \
-	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"    \
-	"      --inline-annotate   _[i] after inlined functions in folded output\n"                    \
-	"      --lines             frames as function:file:line where debug information tells\n"     \
-	"      --title TEXT        flame graph title\n"                                              \
-	"      --width PIXELS      flame graph width (default 1200)\n"                               \
-	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"      \
-	"      --inverted          icicle graph: roots at the top\n"                                 \
-	"      --reverse           flame graph of stacks merged from the leaves\n"                   \
-	"      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n" \
-	"      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"        \
-	"      --top N             report: number of functions listed (default 20)\n"               \
-	"      --tree[=callee|caller]\n"                                                         \
-	"                          report: the call tree, callees under callers (or the reverse)\n" \
-	"      --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (in the order given)\n" \
-	"      --stats             report: how stacks end, where samples land\n"                    \
-	"      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n" \
-	"      --wall              wall-clock time per thread: on-CPU plus off-CPU time (a profile\n" \
-	"                          recorded with --off-cpu); --value wall with --root tid\n"
+/* Prints the help of the options every writer understands (cli_output_option()), the formats
+ * and extensions listed from hs_formats[]. */
+void cli_output_opts_help(FILE *fp);
 
 /* The filters of the commands that read a profile (report, flame, convert, script, diff). */
 #define CLI_FILTER_OPTS_HELP                                                                    \
@@ -115,8 +96,8 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
 const char *cli_value_wanted(void);
 
 /* The format output i is written in (after cli_outputs_check()). */
-enum hs_format cli_output_format(const struct cli_outputs *outs, int i);
-/* Writes the differential view of b against a to every output (formats hs_diff_format_ok()). */
+const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i);
+/* Writes the differential view of b against a to every output (formats with a write_diff). */
 int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
 			   const struct hs_output_opts *o);
 

@@ -12,8 +12,8 @@
 #include "profile/load.h"
 #include "util/strbuf.h"
 
-static const char diff_usage[] =
-	"usage: hotstack diff A B [-o OUT.svg|OUT.html|OUT.folded] [options]\n"
+/* After the usage line, which lists the formats diff writes. */
+static const char diff_help[] =
 	"Differential flame graph of profile B against profile A: frames as wide as in B, red where\n"
 	"their share of the total grew since A, blue where it shrank, the deepest colour for the\n"
 	"largest change. .folded writes 'stack count_a count_b' lines (FlameGraph's difffolded.pl).\n"
@@ -23,6 +23,53 @@ static const char diff_usage[] =
 	"  -q, --quiet             no warnings\n";
 
 enum { OPT_NORMALIZE = OPT_CMD_BASE };
+
+static void diff_usage(FILE *fp)
+{
+	const char *sep = "";
+
+	fputs("usage: hotstack diff A B [-o ", fp);
+	for (size_t i = 0; i < hs_nformats; i++) {
+		if (hs_formats[i].write_diff && hs_formats[i].exts[0]) {
+			fprintf(fp, "%sOUT%s", sep, hs_formats[i].exts[0]);
+			sep = "|";
+		}
+	}
+	fprintf(fp, "] [options]\n%s", diff_help);
+}
+
+/* What diff writes, "flame graphs (.svg, .html) and two-column folded stacks (.folded)": the
+ * formats with a differential writer, those saying the same thing together. */
+static void diff_formats(struct hs_strbuf *sb)
+{
+	const struct hs_format *last = NULL;
+	size_t ngroups = 0, n = 0;
+
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+		if (!f->write_diff || !f->exts[0])
+			continue;
+		if (!last || strcmp(last->diff_help, f->diff_help))
+			ngroups++;
+		last = f;
+	}
+	last = NULL;
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+		if (!f->write_diff || !f->exts[0])
+			continue;
+		if (last && !strcmp(last->diff_help, f->diff_help)) {
+			hs_strbuf_addf(sb, ", %s", f->exts[0]);
+		} else {
+			if (last)
+				hs_strbuf_adds(sb, ++n < ngroups - 1 ? "), " : ") and ");
+			hs_strbuf_addf(sb, "%s (%s", f->diff_help, f->exts[0]);
+		}
+		last = f;
+	}
+	if (last)
+		hs_strbuf_adds(sb, ")");
+}
 
 /* Loads and filters one side; o->value_index is resolved against it. */
 static struct hs_profile *load_side(const char *path, const struct hs_load_opts *lo, struct hs_filter *f,
@@ -60,9 +107,9 @@ int cmd_diff(int argc, char **argv)
 	cli_view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
 	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(diff_usage, stdout);
+			diff_usage(stdout);
 			fputs(cli_perf_data_help, stdout);
-			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			cli_output_opts_help(stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			rc = 0;
 			goto out;
@@ -75,7 +122,7 @@ int cmd_diff(int argc, char **argv)
 		if (rc == 1)
 			continue;
 		if (rc == 0)
-			fputs(diff_usage, stderr);
+			diff_usage(stderr);
 		rc = 2;
 		goto out;
 	}
@@ -92,10 +139,11 @@ int cmd_diff(int argc, char **argv)
 	if (cli_outputs_check(outs))
 		goto out;
 	for (int i = 0; i < outs->n; i++) {
-		if (!hs_diff_format_ok(cli_output_format(outs, i))) {
-			cli_error("diff writes flame graphs (.svg, .html) and two-column folded stacks (.folded), "
-				  "not '%s'",
-				  outs->path[i]);
+		if (!cli_output_format(outs, i)->write_diff) {
+			struct hs_strbuf sb = {0};
+			diff_formats(&sb);
+			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), outs->path[i]);
+			hs_strbuf_release(&sb);
 			goto out;
 		}
 	}

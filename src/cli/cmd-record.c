@@ -54,7 +54,7 @@ static const char record_usage[] =
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
-	"  -v, --verbose           more detail\n" CLI_OUTPUT_OPTS_HELP;
+	"  -v, --verbose           more detail\n";
 
 enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
@@ -532,14 +532,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			cli_output_opts_help(stdout);
 			hs_vec_free(&pids);
 			return 0;
 		default:
 			rc = cli_output_option(c, optarg, &oo);
 			if (rc == 1)
 				break;
-			if (rc == 0)
+			if (rc == 0) {
 				fputs(record_usage, stderr);
+				cli_output_opts_help(stderr);
+			}
 			goto usage_error;
 		}
 	}
@@ -668,7 +671,7 @@ int cmd_record(int argc, char **argv)
 	/* samples are aggregated unless a view needs each one with its time */
 	keep_time |= oo.flamechart;
 	for (int i = 0; i < outs.n; i++)
-		keep_time |= cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE;
+		keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
 	bo.keep_time = keep_time;
 	bo.unwind = unwind;
 	bo.no_demangle = no_demangle;

@@ -52,7 +52,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 		if (c == 'h') {
 			fputs(view_usage[view], stdout);
 			fputs(cli_perf_data_help, stdout);
-			fputs(CLI_OUTPUT_OPTS_HELP, stdout);
+			cli_output_opts_help(stdout);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			hs_filter_release(&v.f);
 			return 0;
@@ -100,10 +100,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 		goto usage_error;
 	}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
-	 * (speedscope, flame charts, script), time windows, and pprof's timestamp labels */
+	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
+	 * order, pprof's timestamp labels) */
 	lo->keep_time = view == VIEW_SCRIPT || f->time || o->flamechart;
 	for (int i = 0; i < outs->n; i++)
-		if (cli_output_format(outs, i) == HS_FMT_SPEEDSCOPE || cli_output_format(outs, i) == HS_FMT_PPROF)
+		if (cli_output_format(outs, i)->times != HS_TIMES_UNUSED)
 			lo->keep_time = true;
 	p = cli_load_ex(in, lo);
 	if (!p) {

@@ -2,16 +2,10 @@
  * each frame coloured by how its share of the total changed from the first, as Brendan
  * Gregg's differential flame graphs, and the two-column folded text FlameGraph's
  * difffolded.pl writes ("stack count_a count_b") for flamegraph.pl to draw. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "writers.h"
-
-bool hs_diff_format_ok(enum hs_format f)
-{
-	return f == HS_FMT_SVG || f == HS_FMT_HTML || f == HS_FMT_FOLDED;
-}
 
 static uint32_t base_index(const struct hs_profile *a, const struct hs_output_opts *o)
 {
@@ -37,8 +31,8 @@ static int64_t scaled(int64_t v, int64_t from, int64_t to)
 	return (int64_t)x;
 }
 
-static int write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
-			     struct hs_outfile *out)
+int hs_write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+			 struct hs_outfile *out)
 {
 	struct hs_folded_line *la, *lb;
 	uint32_t va = base_index(a, o), vb = hs_output_value_index(b, o);
@@ -67,27 +61,32 @@ static int write_folded_diff(const struct hs_profile *a, const struct hs_profile
 	return out->err ? -out->err : 0;
 }
 
-int hs_write_diff(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
-		  const struct hs_output_opts *o, struct hs_outfile *out)
+static int flame_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+		      struct hs_outfile *out, hs_tree_drawer *draw)
 {
 	struct hs_output_opts d = *o;
 	struct hs_flame_tree t;
 	uint32_t vb = hs_output_value_index(b, o);
 	int rc;
 
-	if (!hs_diff_format_ok(f))
-		return -EINVAL;
-	if (f == HS_FMT_FOLDED)
-		return write_folded_diff(a, b, o, out);
 	d.flamechart = false; /* time orders of two recordings do not line up */
 	hs_flame_tree_init(&t);
 	hs_flame_tree_add(&t, b, &d, vb, false);
 	hs_flame_tree_add(&t, a, &d, base_index(a, o), true);
 	hs_flame_tree_finish(&t);
-	if (f == HS_FMT_SVG)
-		rc = hs_svg_from_tree(&t, &d, hs_value_unit_name(b, vb), true, out);
-	else
-		rc = hs_html_from_tree(&t, &d, hs_value_unit_name(b, vb), true, out);
+	rc = draw(&t, &d, hs_value_unit_name(b, vb), true, out);
 	hs_flame_tree_release(&t);
 	return rc;
+}
+
+int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+		      struct hs_outfile *out)
+{
+	return flame_diff(a, b, o, out, hs_svg_from_tree);
+}
+
+int hs_write_html_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+		       struct hs_outfile *out)
+{
+	return flame_diff(a, b, o, out, hs_html_from_tree);
 }

@@ -1,4 +1,5 @@
-/* Writers: one per output format, all reading a struct hs_profile. Every writer writes to a
+/* Writers: one per output format, all reading a struct hs_profile, each a row of the table
+ * hs_formats[] (formats.c) that the rest of hotstack finds them in. Every writer writes to a
  * struct hs_outfile, so a failed write (ENOSPC, ...) surfaces at hs_outfile_commit() and never
  * leaves a truncated file in place of the target. */
 #ifndef HS_OUTPUT_H
@@ -9,17 +10,6 @@
 
 #include "profile/profile.h"
 #include "util/outfile.h"
-
-enum hs_format {
-	HS_FMT_NONE = 0,
-	HS_FMT_PPROF,   /* .pb.gz, .pprof */
-	HS_FMT_FOLDED,  /* .folded */
-	HS_FMT_SVG,     /* .svg */
-	HS_FMT_TEXT,    /* .txt: the text report */
-	HS_FMT_SCRIPT,  /* perf-script-style text of every sample */
-	HS_FMT_SPEEDSCOPE, /* .speedscope.json */
-	HS_FMT_HTML,    /* .html: the canvas flame graph, for profiles too large for an SVG */
-};
 
 /* Flame graph colours: by kind of code (the default), or FlameGraph's palettes. */
 enum hs_palette {
@@ -63,28 +53,40 @@ struct hs_output_opts {
 	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
 };
 
-/* The format an output path asks for by its extension, or HS_FMT_NONE. */
-enum hs_format hs_format_from_path(const char *path);
-/* The format named by --format (pprof, folded, svg, txt|text), or HS_FMT_NONE. */
-enum hs_format hs_format_from_name(const char *name);
+/* How a format uses the time of each sample. */
+enum hs_format_times {
+	HS_TIMES_UNUSED = 0, /* merged samples write the same */
+	HS_TIMES_IF_KEPT,    /* written where the profile has them (pprof's timestamp labels): worth
+			      * keeping when a file is read, not worth a recording's memory */
+	HS_TIMES_ORDER,      /* samples written in time order (speedscope): always kept */
+};
 
-/* All return 0 or a negative errno. */
-int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_svg(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_html(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
-int hs_write_format(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o,
-		    struct hs_outfile *out);
-/* Differential views of b against a (HS_FMT_SVG, HS_FMT_HTML, HS_FMT_FOLDED: two-column
- * "stack count_a count_b" lines as FlameGraph's difffolded.pl writes them). Widths are b's;
- * colours say how each frame's share of the total changed. -EINVAL for other formats. */
-int hs_write_diff(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
-		  const struct hs_output_opts *o, struct hs_outfile *out);
-/* Whether hs_write_diff() writes format f. */
-bool hs_diff_format_ok(enum hs_format f);
+#define HS_FORMAT_MAX_NAMES 3
+
+/* One output format: a row of hs_formats[]. All writers return 0 or a negative errno. */
+struct hs_format {
+	const char *name;                          /* what --format calls it */
+	const char *aliases[HS_FORMAT_MAX_NAMES];  /* other names --format takes */
+	/* -o extensions, the first the one help lists; a format without one is chosen by name
+	 * only, by the command that writes it (script), and help does not list it */
+	const char *exts[HS_FORMAT_MAX_NAMES];
+	int (*write)(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+	/* The differential view of b against a, or NULL where the format has none: widths are
+	 * b's, colours say how each frame's share of the total changed. */
+	int (*write_diff)(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+			  struct hs_outfile *out);
+	const char *diff_help; /* what write_diff writes, as diff's messages name it */
+	enum hs_format_times times;
+};
+
+/* Every output format, in the order help lists them. */
+extern const struct hs_format hs_formats[];
+extern const size_t hs_nformats;
+
+/* The format an output path asks for by its extension, or NULL. */
+const struct hs_format *hs_format_from_path(const char *path);
+/* The format --format names (a row's name or one of its aliases), or NULL. */
+const struct hs_format *hs_format_from_name(const char *name);
 
 /* ---- frames as people see them, shared by the stack-merging writers ---- */
 

@@ -1,7 +1,7 @@
 /* pprof: the profile as a gzip-compressed perftools.profiles.Profile (google/pprof
  * proto/profile.proto). The profile's table ids are the pprof ids, its string ids the string
  * table indices; the few strings pprof needs beyond those (label keys) are appended. */
-#include "output.h"
+#include "writers.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "writers.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output.h"
+#include "writers.h"
 
 static const char *event_of(const struct hs_profile *p, const int64_t *v, int64_t *period)
 {

@@ -1,5 +1,6 @@
-/* Helpers the writers in src/output/ share and nothing outside it uses: text escaping, folded
- * lines, the flame-graph tree (merged, reversed, or in time order) and its layout, colours. */
+/* The writers hs_formats[] lists, and helpers they share that nothing outside src/output/ uses:
+ * text escaping, folded lines, the flame-graph tree (merged, reversed, or in time order) and its
+ * layout, colours. */
 #ifndef HS_OUTPUT_WRITERS_H
 #define HS_OUTPUT_WRITERS_H
 
@@ -9,6 +10,24 @@
 #include "output.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+
+/* ---- the writers, rows of hs_formats[] ---- */
+
+int hs_write_folded(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_svg(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_html(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+/* Differential views of b against a: flame graphs, and the two-column "stack count_a count_b"
+ * lines FlameGraph's difffolded.pl writes (o->normalize: a's counts scaled to b's total). */
+int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+		      struct hs_outfile *out);
+int hs_write_html_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+		       struct hs_outfile *out);
+int hs_write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+			 struct hs_outfile *out);
 
 /* ---- text ---- */
 

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "format/protobuf.h"
-#include "output/output.h"
+#include "output/writers.h"
 #include "profile/pprof-read.h"
 #include "profile/profile.h"
 #include "util/outfile.h"

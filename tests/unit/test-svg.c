@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "output/output.h"
+#include "output/writers.h"
 #include "util/strbuf.h"
 
 static char tmpdir[256];

@@ -1,4 +1,5 @@
-/* Unit tests of the views beyond the plain flame graph and report: profile filters
+/* Unit tests of the views beyond the plain flame graph and report: the table of formats,
+ * profile filters
  * (profile/filter.c), speedscope JSON, the HTML flame graph's data, differential views
  * (folded and SVG colours), reversed graphs and flame charts, palettes, and the report's
  * call tree, --sort groups and --stats. Profiles are built in memory. */
@@ -87,8 +88,9 @@ static void add(struct hs_profile *p, const char *comm, int32_t pid, int32_t tid
 	free(copy);
 }
 
-static char *write_to_string(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o)
+static char *write_to_string(const struct hs_profile *p, const char *format, const struct hs_output_opts *o)
 {
+	const struct hs_format *f = hs_format_from_name(format);
 	char path[] = "/tmp/hs-views-XXXXXX";
 	int fd = mkstemp(path);
 	struct hs_outfile out;
@@ -99,7 +101,8 @@ static char *write_to_string(const struct hs_profile *p, enum hs_format f, const
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_int_equal(hs_write_format(p, f, o, &out), 0);
+	assert_non_null(f);
+	assert_int_equal(f->write(p, o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
 	fp = fopen(path, "r");
 	assert_non_null(fp);
@@ -113,9 +116,10 @@ static char *write_to_string(const struct hs_profile *p, enum hs_format f, const
 	return buf;
 }
 
-static char *diff_to_string(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
+static char *diff_to_string(const struct hs_profile *a, const struct hs_profile *b, const char *format,
 			    const struct hs_output_opts *o)
 {
+	const struct hs_format *f = hs_format_from_name(format);
 	char path[] = "/tmp/hs-views-XXXXXX";
 	int fd = mkstemp(path);
 	struct hs_outfile out;
@@ -126,7 +130,9 @@ static char *diff_to_string(const struct hs_profile *a, const struct hs_profile 
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_int_equal(hs_write_diff(a, b, f, o, &out), 0);
+	assert_non_null(f);
+	assert_non_null(f->write_diff);
+	assert_int_equal(f->write_diff(a, b, o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
 	fp = fopen(path, "r");
 	assert_non_null(fp);
@@ -143,7 +149,7 @@ static char *diff_to_string(const struct hs_profile *a, const struct hs_profile 
 static char *folded(const struct hs_profile *p)
 {
 	struct hs_output_opts o = {0};
-	return write_to_string(p, HS_FMT_FOLDED, &o);
+	return write_to_string(p, "folded", &o);
 }
 
 /* Two processes, three threads, timestamps 1 s apart from 10 s. */
@@ -356,7 +362,7 @@ static void test_speedscope(void **state)
 	add(p, "app", 100, 100, 1000, "main;a", 1);
 	add(p, "worker \"w\"", 100, 101, 500, "thread_start;work", 7);
 	add(p, "app", 100, 100, 2000, "main;a", 1);
-	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	out = write_to_string(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
 	/* threads in the order of their first sample; names escaped */
 	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"none\",\"startValue\":0,"
@@ -376,7 +382,7 @@ static void test_speedscope(void **state)
 
 	/* --value cpu: weights in nanoseconds */
 	o.value_index = 1;
-	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	out = write_to_string(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":4000,"));
 	assert_non_null(strstr(out, "\"weights\":[1000,1000,2000]"));
 	free(out);
@@ -440,7 +446,7 @@ static void test_html(void **state)
 
 	(void)state;
 	o.title = "t</script><x>";
-	out = write_to_string(p, HS_FMT_HTML, &o);
+	out = write_to_string(p, "html", &o);
 	assert_non_null(strstr(out, "<!DOCTYPE html>"));
 	assert_non_null(strstr(out, "<title>t&lt;/script&gt;&lt;x&gt;</title>"));
 	assert_non_null(strstr(out, "window.hotstackFlame"));
@@ -487,19 +493,19 @@ static void test_diff(void **state)
 	add(b, "w", 1, 1, 0, "main;f3", 30);
 	add(b, "w", 1, 1, 0, "main;new", 1);
 
-	out = diff_to_string(a, b, HS_FMT_FOLDED, &o);
+	out = diff_to_string(a, b, "folded", &o);
 	assert_string_equal(out, "w;main;f1 30 30\nw;main;f2 30 30\nw;main;f3 30 30\nw;main;gone 1 0\n"
 				 "w;main;hot 10 20\nw;main;new 0 1\n");
 	free(out);
 	/* difffolded.pl -n: a's counts scaled to b's total (111 / 101), rounded down */
 	o.normalize = true;
-	out = diff_to_string(a, b, HS_FMT_FOLDED, &o);
+	out = diff_to_string(a, b, "folded", &o);
 	assert_string_equal(out, "w;main;f1 32 30\nw;main;f2 32 30\nw;main;f3 32 30\nw;main;gone 1 0\n"
 				 "w;main;hot 10 20\nw;main;new 0 1\n");
 	free(out);
 	o.normalize = false;
 
-	out = diff_to_string(a, b, HS_FMT_SVG, &o);
+	out = diff_to_string(a, b, "svg", &o);
 	assert_non_null(strstr(out, "Differential Flame Graph"));
 	/* hot grew most: the deepest red */
 	parse_fill(out, "<title>hot (20 samples, was 9.90%, 18.02%)", c);
@@ -517,7 +523,7 @@ static void test_diff(void **state)
 	assert_non_null(strstr(out, "<title>new (1 samples, was 0.00%, 0.90%)"));
 	free(out);
 
-	out = diff_to_string(a, b, HS_FMT_HTML, &o);
+	out = diff_to_string(a, b, "html", &o);
 	assert_non_null(strstr(out, "\"diff\":true"));
 	assert_non_null(strstr(out, "\"baseTotal\":101"));
 	free(out);
@@ -575,7 +581,7 @@ static void test_report_views(void **state)
 
 	(void)state;
 	o.tree = HS_TREE_CALLEE;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callees under their callers (lines under 0.5% of the total left out):\n"
 				    "  total%    self%  function\n"
 				    "  80.00%    0.00%  main  [app]\n"
@@ -593,7 +599,7 @@ static void test_report_views(void **state)
 
 	o.tree = HS_TREE_CALLER;
 	o.tree_min = 20;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callers under the functions they called (lines under 20% of the total "
 				    "left out):\n"
 				    "  total%    self%  function\n"
@@ -611,7 +617,7 @@ static void test_report_views(void **state)
 	o.sort[0] = HS_SORT_COMM;
 	o.sort[1] = HS_SORT_DSO;
 	o.sort[2] = HS_SORT_SYM;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_null(strstr(out, "Top functions"));
 	assert_non_null(strstr(out, "Grouped by command,shared object,symbol (self: samples whose innermost frame it is; "
 				    "total: samples it is in):\n"
@@ -628,7 +634,7 @@ static void test_report_views(void **state)
 
 	o.sort[0] = HS_SORT_PID;
 	o.sort[1] = 0;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_non_null(strstr(out, "   self%         self   total%        total  pid\n"
 				    "  50.00%           10   50.00%           10  100\n"
 				    "  50.00%           10   50.00%           10  200\n"));
@@ -636,7 +642,7 @@ static void test_report_views(void **state)
 
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_non_null(strstr(out, "Where samples land (the innermost frame), by kind of code:\n"
 				    "   share      samples  kind\n"
 				    "  95.00%           19  user\n"
@@ -664,7 +670,7 @@ static void test_report_stop_reasons(void **state)
 	}
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = write_to_string(p, "txt", &o);
 	assert_non_null(strstr(out, "How stacks end:\n"));
 	for (int s = HS_STOP_END + 1; s < HS_STOP_COUNT; s++) {
 		snprintf(line, sizeof(line), " %12d  %s\n", s, hs_stop_name((enum hs_stop)s));
@@ -676,9 +682,53 @@ static void test_report_stop_reasons(void **state)
 	hs_profile_free(p);
 }
 
+/* Every row of the table is found again by its name, its aliases and its extensions, and no
+ * name or extension of one row is taken by another. */
+static void test_format_table(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_true(hs_nformats > 0);
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+
+		assert_non_null(f->name);
+		assert_non_null(f->write);
+		assert_ptr_equal(hs_format_from_name(f->name), f);
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && f->aliases[j]; j++)
+			assert_ptr_equal(hs_format_from_name(f->aliases[j]), f);
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && f->exts[j]; j++) {
+			assert_int_equal(f->exts[j][0], '.');
+			snprintf(path, sizeof(path), "dir.d/out%s", f->exts[j]);
+			assert_ptr_equal(hs_format_from_path(path), f);
+			/* an extension alone is no name of a file */
+			assert_null(hs_format_from_path(f->exts[j]));
+		}
+		/* diff lists what it writes by extension, under what the row says it writes */
+		if (f->write_diff) {
+			assert_non_null(f->exts[0]);
+			assert_non_null(f->diff_help);
+		}
+	}
+	assert_null(hs_format_from_name("bogus"));
+	assert_null(hs_format_from_name(""));
+	assert_null(hs_format_from_path("out.bogus"));
+	assert_null(hs_format_from_path("out"));
+	assert_null(hs_format_from_path("-"));
+	/* what the commands decide from the rows: speedscope orders samples by time, pprof labels
+	 * them with it, the others merge them */
+	assert_int_equal(hs_format_from_name("speedscope")->times, HS_TIMES_ORDER);
+	assert_int_equal(hs_format_from_name("pprof")->times, HS_TIMES_IF_KEPT);
+	assert_int_equal(hs_format_from_path("out.svg")->times, HS_TIMES_UNUSED);
+	assert_ptr_equal(hs_format_from_name("report"), hs_format_from_path("out.txt"));
+	assert_ptr_equal(hs_format_from_name("pb.gz"), hs_format_from_path("out.pb.gz"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_filter_ids_and_names),
 		cmocka_unit_test(test_filter_time),
 		cmocka_unit_test(test_filter_min_percent),
