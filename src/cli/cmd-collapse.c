@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "collapse/stack-table.h"
 #include "format/perf-script.h"
 #include "util/hashmap.h"
 #include "util/outfile.h"
@@ -52,28 +53,6 @@ enum {
 	OPT_SRCLINE,
 };
 
-/* A count as Perl keeps it: an unsigned integer until a sum overflows, a double after. */
-struct count {
-	uint64_t u;
-	double d;
-	bool nv;
-};
-
-static void count_add(struct count *c, const struct count *v)
-{
-	if (!c->nv && !v->nv && c->u <= UINT64_MAX - v->u) {
-		c->u += v->u;
-		return;
-	}
-	c->d = (c->nv ? c->d : (double)c->u) + (v->nv ? v->d : (double)v->u);
-	c->nv = true;
-}
-
-struct stack {
-	size_t off, len; /* in keys */
-	struct count n;
-};
-
 /* --inline: what nm printed for a module, read on first need. */
 struct nm_out {
 	char *mod;
@@ -103,10 +82,7 @@ struct frag {
 struct collapse {
 	bool pid, tid, kernel, jit, addrs, inline_, context, srcline;
 
-	HS_VEC(struct stack) stacks;
-	char *keys;
-	size_t keys_len, keys_cap;
-	struct hs_index ix;
+	struct hs_stack_table table;
 
 	struct hs_strbuf line, tmp;
 
@@ -124,111 +100,6 @@ struct collapse {
 	struct hs_index iix;
 	bool spawn_warned;
 };
-
-/* ---- the folded-stack table ---- */
-
-static uint64_t stack_hash(const char *p, size_t n)
-{
-	return hs_hash_mem(p, n);
-}
-
-struct stack_key {
-	const struct collapse *c;
-	const char *p;
-	size_t n;
-};
-
-static bool stack_eq(const void *ctx, uint32_t id)
-{
-	const struct stack_key *k = ctx;
-	const struct stack *s = &k->c->stacks.v[id];
-
-	return s->len == k->n && !memcmp(k->c->keys + s->off, k->p, k->n);
-}
-
-/* Adds v to the count of the folded line p; returns the line's index in stacks. */
-static uint32_t remember(struct collapse *c, const char *p, size_t n, const struct count *v)
-{
-	struct stack_key k = {c, p, n};
-	uint64_t h = stack_hash(p, n);
-	uint32_t id = hs_index_find(&c->ix, h, stack_eq, &k);
-	struct stack s;
-
-	if (id != UINT32_MAX) {
-		count_add(&c->stacks.v[id].n, v);
-		return id;
-	}
-	if (c->stacks.n >= UINT32_MAX - 1)
-		hs_die_oom();
-	hs_xgrow((void **)&c->keys, &c->keys_cap, c->keys_len + n, 1);
-	memcpy(c->keys + c->keys_len, p, n);
-	s.off = c->keys_len;
-	s.len = n;
-	s.n = *v;
-	c->keys_len += n;
-	hs_vec_push(&c->stacks, s);
-	hs_index_insert(&c->ix, h, (uint32_t)(c->stacks.n - 1));
-	return (uint32_t)(c->stacks.n - 1);
-}
-
-struct raw_key {
-	const struct collapse *c;
-	const char *p;
-	size_t n;
-};
-
-static bool raw_eq(const void *ctx, uint32_t id)
-{
-	const struct raw_key *k = ctx;
-	const struct raw_stack *r = &k->c->raws.v[id];
-
-	return r->len == k->n && !memcmp(k->c->raw_keys.buf + r->off, k->p, k->n);
-}
-
-static const struct collapse *sort_ctx;
-
-/* Perl's sort { $a cmp $b }: bytes compared unsigned, a prefix first. */
-static int stack_cmp(const void *a, const void *b)
-{
-	const struct stack *x = &sort_ctx->stacks.v[*(const uint32_t *)a];
-	const struct stack *y = &sort_ctx->stacks.v[*(const uint32_t *)b];
-	int d = memcmp(sort_ctx->keys + x->off, sort_ctx->keys + y->off, HS_MIN(x->len, y->len));
-
-	if (d)
-		return d;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* Writes the lines, sorted, to of (opened before reading, so that an output that cannot be
- * written fails before the work) and commits it. */
-static int write_stacks(struct collapse *c, struct hs_outfile *of, const char *path)
-{
-	uint32_t *order = hs_xmalloc((c->stacks.n ? c->stacks.n : 1) * sizeof(*order));
-	int rc;
-
-	for (size_t i = 0; i < c->stacks.n; i++)
-		order[i] = (uint32_t)i;
-	sort_ctx = c;
-	if (c->stacks.n > 1)
-		qsort(order, c->stacks.n, sizeof(*order), stack_cmp);
-	for (size_t i = 0; i < c->stacks.n && !of->err; i++) {
-		const struct stack *s = &c->stacks.v[order[i]];
-		char num[48];
-		int k;
-
-		hs_outfile_write(of, c->keys + s->off, s->len);
-		if (s->n.nv)
-			k = snprintf(num, sizeof(num), " %.15g\n", s->n.d); /* how Perl prints a double */
-		else
-			k = snprintf(num, sizeof(num), " %" PRIu64 "\n", s->n.u);
-		hs_outfile_write(of, num, (size_t)k);
-	}
-	free(order);
-	rc = hs_outfile_commit(of);
-	if (rc)
-		cli_error("cannot write '%s': %s", path, strerror(-rc));
-	return rc ? -1 : 0;
-}
 
 /* ---- --inline: addr2line and nm, run the way the Perl script runs them ---- */
 
@@ -376,7 +247,7 @@ static struct inline_ent *icache_find(struct collapse *c, const char *pc, const 
 	struct icache_key k = {c, pc, mod};
 	uint32_t id;
 
-	*hash = hs_hash_combine(stack_hash(pc, strlen(pc)), stack_hash(mod, strlen(mod)));
+	*hash = hs_hash_combine(hs_hash_mem(pc, strlen(pc)), hs_hash_mem(mod, strlen(mod)));
 	id = hs_index_find(&c->iix, *hash, icache_eq, &k);
 	return id == UINT32_MAX ? NULL : &c->icache.v[id];
 }
@@ -688,7 +559,7 @@ static void fold_frame(struct collapse *c, struct hs_strbuf *sb, const struct hs
 }
 
 /* $period: 1 when not printed or "0" */
-static void sample_count(const struct hs_ps_sample *s, struct count *v)
+static void sample_count(const struct hs_ps_sample *s, struct hs_perl_count *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (!s->period_text.n || (s->period_text.n == 1 && s->period_text.p[0] == '0')) {
@@ -720,6 +591,20 @@ static bool java_frame(const struct hs_ps_frame *f)
 	return f->comm.n >= 4 && !memcmp(f->comm.p, "java", 4);
 }
 
+struct raw_key {
+	const struct collapse *c;
+	const char *p;
+	size_t n;
+};
+
+static bool raw_eq(const void *ctx, uint32_t id)
+{
+	const struct raw_key *k = ctx;
+	const struct raw_stack *r = &k->c->raws.v[id];
+
+	return r->len == k->n && !memcmp(k->c->raw_keys.buf + r->off, k->p, k->n);
+}
+
 static void fold(struct collapse *c, const struct hs_ps_sample *s)
 {
 	struct hs_strbuf *sb = &c->line, *rk = &c->raw_key;
@@ -729,7 +614,7 @@ static void fold(struct collapse *c, const struct hs_ps_sample *s)
 	bool raw = !c->srcline;
 	uint32_t id = UINT32_MAX;
 	uint64_t h = 0;
-	struct count v;
+	struct hs_perl_count v;
 
 	sample_count(s, &v);
 	hs_strbuf_reset(sb);
@@ -774,10 +659,10 @@ static void fold(struct collapse *c, const struct hs_ps_sample *s)
 	if (raw) {
 		key.p = rk->buf;
 		key.n = rk->len;
-		h = stack_hash(key.p, key.n);
+		h = hs_hash_mem(key.p, key.n);
 		id = hs_index_find(&c->raw_ix, h, raw_eq, &key);
 		if (id != UINT32_MAX) {
-			count_add(&c->stacks.v[c->raws.v[id].stack].n, &v);
+			hs_stack_table_count(&c->table, c->raws.v[id].stack, &v);
 			return;
 		}
 	}
@@ -813,7 +698,7 @@ static void fold(struct collapse *c, const struct hs_ps_sample *s)
 		const struct frag *fr = &c->parts.v[i];
 		hs_strbuf_add(sb, (fr->set ? c->frag_bytes.buf : c->scratch.buf) + fr->off, fr->len);
 	}
-	id = remember(c, sb->buf, sb->len, &v);
+	id = hs_stack_table_add(&c->table, sb->buf, sb->len, &v);
 	if (raw && c->raw_keys.len < RAW_KEYS_MAX) {
 		struct raw_stack r = {c->raw_keys.len, key.n, id};
 
@@ -946,9 +831,7 @@ static void input_close(struct input *in)
 
 static void collapse_release(struct collapse *c)
 {
-	hs_vec_free(&c->stacks);
-	free(c->keys);
-	hs_index_release(&c->ix);
+	hs_stack_table_release(&c->table);
 	hs_strbuf_release(&c->line);
 	hs_strbuf_release(&c->tmp);
 	hs_vec_free(&c->frags);
@@ -1105,7 +988,10 @@ int cmd_collapse(int argc, char **argv)
 		hs_outfile_abort(&of);
 	} else {
 		report_stats(r, po.event_filter && *po.event_filter ? po.event_filter : NULL);
-		rc = write_stacks(&c, &of, out);
+		hs_stack_table_write(&c.table, &of);
+		rc = hs_outfile_commit(&of);
+		if (rc)
+			cli_error("cannot write '%s': %s", out, strerror(-rc));
 	}
 	hs_perf_script_free(r);
 	input_close(&in);
