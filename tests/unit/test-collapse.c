@@ -1,6 +1,6 @@
 /* Unit tests for src/collapse: the name rules of stackcollapse-perf.pl (each expectation is
- * what the Perl script's own substitutions make of the same text), Perl's counts, and the
- * order the folded lines are written in. */
+ * what the Perl script's own patterns make of the same text), Perl's counts, and the order
+ * the folded lines are written in. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "collapse/addr2line.h"
 #include "collapse/stack-table.h"
 #include "collapse/tidy.h"
 
@@ -56,6 +57,45 @@ static void test_srcline(void **state)
 	check_srcline("a[b]c[d", "f:ac[d"); /* a '[' without its ']' stays */
 	check_srcline("[x]", "f");             /* nothing left: nothing added */
 	check_srcline(" \t ", "f");
+}
+
+static void test_inline_skips(void **state)
+{
+	static const struct {
+		const char *module;
+		bool skip;
+	} cases[] = {
+		{"/tmp/perf-123.map", true}, {"perf-12xmap", true},      {"perf-12map", true},
+		{"perf-1map", false},        {"perf-map", false},         {"[kernel.kallsyms]", true},
+		{"[vdso]", true},            {"[]", false},               {"/usr/lib/libc.so.6", false},
+		{"/lib/kernel.so", true},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (hs_addr2line_skips(cases[i].module, strlen(cases[i].module)) != cases[i].skip)
+			fail_msg("'%s': want %d", cases[i].module, cases[i].skip);
+}
+
+static void check_discriminator(const char *line, const char *want)
+{
+	char buf[128];
+	size_t n;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	n = hs_addr2line_drop_discriminator(buf, strlen(buf));
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
+static void test_discriminator(void **state)
+{
+	(void)state;
+	check_discriminator("foo.c:12 (discriminator 3)", "foo.c:12");
+	check_discriminator("a (discriminator 3) b (discriminator 4)", "a b (discriminator 4)");
+	check_discriminator("x (discriminator )", "x (discriminator )");
+	check_discriminator("x (discriminator 3)y) z", "x z");
+	check_discriminator("plain", "plain");
 }
 
 static void test_perl_count(void **state)
@@ -130,6 +170,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tidy),
 		cmocka_unit_test(test_srcline),
+		cmocka_unit_test(test_inline_skips),
+		cmocka_unit_test(test_discriminator),
 		cmocka_unit_test(test_perl_count),
 		cmocka_unit_test(test_stack_table),
 	};
