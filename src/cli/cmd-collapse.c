@@ -2,17 +2,16 @@
  * stackcollapse-perf.pl prints for the same input and options, streamed: memory grows with
  * the number of distinct stacks, not with the input. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cli.h"
 #include "collapse/addr2line.h"
+#include "collapse/input.h"
 #include "collapse/stack-table.h"
 #include "collapse/tidy.h"
 #include "format/perf-script.h"
@@ -325,127 +324,6 @@ static void fold(struct collapse *c, const struct hs_ps_sample *s)
 	}
 }
 
-/* ---- input: a file or standard input, gzipped or not ---- */
-
-struct input {
-	int fd;
-	bool gz, zend;
-	z_stream zs;
-	unsigned char *zbuf;
-	size_t zcap;
-	unsigned char head[2];
-	size_t nhead;
-	uint64_t raw, plain; /* gzip: bytes read, bytes decompressed */
-	bool bomb;           /* ... past hs_decompress_over() */
-};
-
-static ssize_t raw_read(int fd, void *buf, size_t n)
-{
-	for (;;) {
-		ssize_t r = read(fd, buf, n);
-		if (r >= 0)
-			return r;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-static ssize_t input_read(void *ctx, void *buf, size_t n)
-{
-	struct input *in = ctx;
-
-	if (!in->gz) {
-		if (in->nhead) {
-			size_t k = HS_MIN(n, in->nhead);
-			memcpy(buf, in->head, k);
-			memmove(in->head, in->head + k, in->nhead - k);
-			in->nhead -= k;
-			return (ssize_t)k;
-		}
-		return raw_read(in->fd, buf, n);
-	}
-	in->zs.next_out = buf;
-	in->zs.avail_out = (uInt)HS_MIN(n, (size_t)1 << 30);
-	while (in->zs.avail_out == (uInt)HS_MIN(n, (size_t)1 << 30)) {
-		int zr;
-
-		if (!in->zs.avail_in) {
-			ssize_t r = raw_read(in->fd, in->zbuf, in->zcap);
-			if (r < 0)
-				return r;
-			in->raw += (uint64_t)r;
-			if (!r) {
-				if (!in->zend)
-					return -EPROTO; /* ends inside a gzip member */
-				break;
-			}
-			in->zs.next_in = in->zbuf;
-			in->zs.avail_in = (uInt)r;
-		}
-		if (in->zend) {
-			/* another gzip member follows (as `cat a.gz b.gz` makes) */
-			if (inflateReset(&in->zs) != Z_OK)
-				return -EPROTO;
-			in->zend = false;
-		}
-		zr = inflate(&in->zs, Z_NO_FLUSH);
-		if (zr == Z_STREAM_END)
-			in->zend = true;
-		else if (zr != Z_OK && zr != Z_BUF_ERROR)
-			return -EPROTO;
-	}
-	in->plain += HS_MIN(n, (size_t)1 << 30) - in->zs.avail_out;
-	/* streamed, but not without end: time is bounded by the input too */
-	if (hs_decompress_over(in->plain, in->raw + 2)) {
-		in->bomb = true;
-		return -EFBIG;
-	}
-	return (ssize_t)(HS_MIN(n, (size_t)1 << 30) - in->zs.avail_out);
-}
-
-static int input_open(struct input *in, const char *path)
-{
-	ssize_t r;
-
-	memset(in, 0, sizeof(*in));
-	if (!strcmp(path, "-")) {
-		in->fd = STDIN_FILENO;
-	} else {
-		in->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (in->fd < 0)
-			return -errno;
-	}
-	while (in->nhead < 2) {
-		r = raw_read(in->fd, in->head + in->nhead, 2 - in->nhead);
-		if (r < 0)
-			return (int)r;
-		if (!r)
-			break;
-		in->nhead += (size_t)r;
-	}
-	if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
-		in->gz = true;
-		in->zcap = 1 << 18;
-		in->zbuf = hs_xmalloc(in->zcap);
-		memcpy(in->zbuf, in->head, 2);
-		in->zs.next_in = in->zbuf;
-		in->zs.avail_in = 2;
-		in->nhead = 0;
-		if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static void input_close(struct input *in)
-{
-	if (in->gz)
-		inflateEnd(&in->zs);
-	free(in->zbuf);
-	if (in->fd > STDIN_FILENO)
-		close(in->fd);
-}
-
 static void collapse_release(struct collapse *c)
 {
 	hs_stack_table_release(&c->table);
@@ -517,7 +395,7 @@ int cmd_collapse(int argc, char **argv)
 	struct hs_parse_error err = {0};
 	struct hs_perf_script *r;
 	struct hs_ps_sample s;
-	struct input in;
+	struct hs_collapse_input in;
 	struct hs_outfile of;
 	const char *path = "-", *out = "-";
 	int ch, rc;
@@ -580,10 +458,10 @@ int cmd_collapse(int argc, char **argv)
 		hs_outfile_abort(&of);
 		return 1;
 	}
-	rc = input_open(&in, path);
+	rc = hs_collapse_input_open(&in, path);
 	if (rc) {
 		cli_error("cannot read '%s': %s", path, strerror(-rc));
-		input_close(&in);
+		hs_collapse_input_close(&in);
 		hs_outfile_abort(&of);
 		return 1;
 	}
@@ -593,7 +471,7 @@ int cmd_collapse(int argc, char **argv)
 		po.srclines = inline_srclines;
 		po.srclines_ctx = &c;
 	}
-	r = hs_perf_script_new(input_read, &in, &po);
+	r = hs_perf_script_new(hs_collapse_input_read, &in, &po);
 	while ((rc = hs_perf_script_next(r, &s, &err)) > 0)
 		fold(&c, &s);
 	if (rc < 0) {
@@ -618,7 +496,7 @@ int cmd_collapse(int argc, char **argv)
 			cli_error("cannot write '%s': %s", out, strerror(-rc));
 	}
 	hs_perf_script_free(r);
-	input_close(&in);
+	hs_collapse_input_close(&in);
 	collapse_release(&c);
 	return rc ? 1 : 0;
 }
