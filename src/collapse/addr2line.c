@@ -16,7 +16,7 @@ extern char **environ;
 
 /* Runs argv (found in PATH, stderr shared with ours) and returns what it printed. A program
  * that cannot be run prints nothing, as it would under the Perl script's backticks. */
-static void run_capture(struct hs_addr2line *c, char *const argv[], struct hs_strbuf *ret)
+static void run_capture(struct hs_addr2line *a, char *const argv[], struct hs_strbuf *ret)
 {
 	posix_spawn_file_actions_t fa;
 	char buf[65536];
@@ -33,12 +33,12 @@ static void run_capture(struct hs_addr2line *c, char *const argv[], struct hs_st
 	posix_spawn_file_actions_destroy(&fa);
 	close(out[1]);
 	if (rc) {
-		if (!c->spawn_warned && c->warn) {
+		if (!a->spawn_warned && a->warn) {
 			char msg[256];
 			snprintf(msg, sizeof(msg), "--inline: cannot run %s: %s", argv[0], strerror(rc));
-			c->warn(c->warn_ctx, msg);
+			a->warn(a->warn_ctx, msg);
 		}
-		c->spawn_warned = true;
+		a->spawn_warned = true;
 		close(out[0]);
 		return;
 	}
@@ -57,12 +57,12 @@ static void run_capture(struct hs_addr2line *c, char *const argv[], struct hs_st
 /* What `addr2line -a PC -e MOD -i -f -s -C` prints after its first line. One process per
  * address, as the Perl script runs it: an addr2line asked several addresses can name the
  * function at one of them differently, depending on what it was asked before. */
-static void a2l_ask(struct hs_addr2line *c, const char *pc, const char *mod, struct hs_strbuf *ret)
+static void a2l_ask(struct hs_addr2line *a, const char *pc, const char *mod, struct hs_strbuf *ret)
 {
 	char *argv[] = {"addr2line", "-a", (char *)pc, "-e", (char *)mod, "-i", "-f", "-s", "-C", NULL};
 	const char *nl;
 
-	run_capture(c, argv, ret);
+	run_capture(a, argv, ret);
 	nl = memchr(hs_strbuf_str(ret), '\n', ret->len);
 	if (!nl) {
 		hs_strbuf_reset(ret);
@@ -72,21 +72,21 @@ static void a2l_ask(struct hs_addr2line *c, const char *pc, const char *mod, str
 	memmove(ret->buf, nl + 1, ret->len + 1);
 }
 
-static const struct hs_a2l_nm *nm_get(struct hs_addr2line *c, const char *mod)
+static const struct hs_a2l_nm *nm_get(struct hs_addr2line *a, const char *mod)
 {
 	char *argv[] = {"nm", (char *)mod, NULL};
 	struct hs_strbuf sb = {0};
 	struct hs_a2l_nm o;
 
-	for (size_t i = 0; i < c->nm.n; i++)
-		if (!strcmp(c->nm.v[i].mod, mod))
-			return &c->nm.v[i];
-	run_capture(c, argv, &sb);
+	for (size_t i = 0; i < a->nm.n; i++)
+		if (!strcmp(a->nm.v[i].mod, mod))
+			return &a->nm.v[i];
+	run_capture(a, argv, &sb);
 	o.mod = hs_xstrdup(mod);
 	o.len = sb.len;
 	o.text = hs_strbuf_detach(&sb);
-	hs_vec_push(&c->nm, o);
-	return &c->nm.v[c->nm.n - 1];
+	hs_vec_push(&a->nm, o);
+	return &a->nm.v[a->nm.n - 1];
 }
 
 /* The first line of nm's output that is "HEX T NAME" for this exact NAME: its address. */
@@ -142,44 +142,41 @@ size_t hs_addr2line_drop_discriminator(char *l, size_t n)
 }
 
 struct icache_key {
-	const struct hs_addr2line *c;
+	const struct hs_addr2line *a;
 	const char *pc, *mod;
 };
 
 static bool icache_eq(const void *ctx, uint32_t id)
 {
 	const struct icache_key *k = ctx;
-	const struct hs_a2l_entry *e = &k->c->cache.v[id];
+	const struct hs_a2l_entry *e = &k->a->cache.v[id];
 
 	return !strcmp(e->pc, k->pc) && !strcmp(e->mod, k->mod);
 }
 
-static struct hs_a2l_entry *icache_find(struct hs_addr2line *c, const char *pc, const char *mod, uint64_t *hash)
+static struct hs_a2l_entry *icache_find(struct hs_addr2line *a, const char *pc, const char *mod, uint64_t *hash)
 {
-	struct icache_key k = {c, pc, mod};
+	struct icache_key k = {a, pc, mod};
 	uint32_t id;
 
 	*hash = hs_hash_combine(hs_hash_mem(pc, strlen(pc)), hs_hash_mem(mod, strlen(mod)));
-	id = hs_index_find(&c->ix, *hash, icache_eq, &k);
-	return id == UINT32_MAX ? NULL : &c->cache.v[id];
+	id = hs_index_find(&a->ix, *hash, icache_eq, &k);
+	return id == UINT32_MAX ? NULL : &a->cache.v[id];
 }
 
-static const char *inline_names(struct hs_addr2line *c, const char *pc, const char *rawfunc, size_t rawlen,
-				const char *mod);
-
-static const char *inline_remember(struct hs_addr2line *c, const char *pc, const char *mod, uint64_t h, char *result)
+static const char *inline_remember(struct hs_addr2line *a, const char *pc, const char *mod, uint64_t h, char *result)
 {
 	struct hs_a2l_entry e = {hs_xstrdup(pc), hs_xstrdup(mod), result};
 
-	hs_vec_push(&c->cache, e);
-	hs_index_insert(&c->ix, h, (uint32_t)(c->cache.n - 1));
+	hs_vec_push(&a->cache, e);
+	hs_index_insert(&a->ix, h, (uint32_t)(a->cache.n - 1));
 	return result;
 }
 
 /* The Perl script's inline(): addr2line's function names (and file:line with --context),
  * outermost first, joined with ';'; "" when it has none. Cached per (pc, module), with the
  * first symbol seen, as the Perl script caches it. */
-static const char *inline_names(struct hs_addr2line *c, const char *pc, const char *rawfunc, size_t rawlen,
+static const char *inline_names(struct hs_addr2line *a, const char *pc, const char *rawfunc, size_t rawlen,
 				const char *mod)
 {
 	struct hs_a2l_entry *e;
@@ -189,9 +186,9 @@ static const char *inline_names(struct hs_addr2line *c, const char *pc, const ch
 	char *p, *end, *one = NULL;
 	size_t one_n = 0;
 
-	if ((e = icache_find(c, pc, mod, &h)))
+	if ((e = icache_find(a, pc, mod, &h)))
 		return e->result;
-	a2l_ask(c, pc, mod, &out);
+	a2l_ask(a, pc, mod, &out);
 
 	if (out.len && memmem(out.buf, out.len, "??\n??:0", 7)) {
 		/* addr2line knows nothing there: try the symbol's address from nm plus the
@@ -202,13 +199,13 @@ static const char *inline_names(struct hs_addr2line *c, const char *pc, const ch
 			hx--;
 		if (hx < rawlen && hx >= 4 && !memcmp(rawfunc + hx - 3, "+0x", 3)) {
 			uint64_t base;
-			if (nm_find(nm_get(c, mod), rawfunc, hx - 3, &base)) {
+			if (nm_find(nm_get(a, mod), rawfunc, hx - 3, &base)) {
 				char newpc[24];
 				const char *r;
 				snprintf(newpc, sizeof(newpc), "0x%" PRIx64, base + hex_prefix(rawfunc + hx, rawlen - hx));
-				r = inline_names(c, newpc, "", 0, mod);
+				r = inline_names(a, newpc, "", 0, mod);
 				hs_strbuf_release(&out);
-				return inline_remember(c, pc, mod, h, hs_xstrdup(r));
+				return inline_remember(a, pc, mod, h, hs_xstrdup(r));
 			}
 		}
 	}
@@ -227,7 +224,7 @@ static const char *inline_names(struct hs_addr2line *c, const char *pc, const ch
 		} else {
 			struct hs_strbuf item = {0};
 			hs_strbuf_add(&item, one, one_n);
-			if (c->context) {
+			if (a->context) {
 				hs_strbuf_addc(&item, ':');
 				hs_strbuf_add(&item, p, n);
 			}
@@ -244,23 +241,23 @@ static const char *inline_names(struct hs_addr2line *c, const char *pc, const ch
 	}
 	hs_vec_free(&items);
 	hs_strbuf_release(&out);
-	return inline_remember(c, pc, mod, h, hs_strbuf_detach(&res));
+	return inline_remember(a, pc, mod, h, hs_strbuf_detach(&res));
 }
 
-void hs_addr2line_release(struct hs_addr2line *c)
+void hs_addr2line_release(struct hs_addr2line *a)
 {
-	for (size_t i = 0; i < c->nm.n; i++) {
-		free(c->nm.v[i].mod);
-		free(c->nm.v[i].text);
+	for (size_t i = 0; i < a->nm.n; i++) {
+		free(a->nm.v[i].mod);
+		free(a->nm.v[i].text);
 	}
-	hs_vec_free(&c->nm);
-	for (size_t i = 0; i < c->cache.n; i++) {
-		free(c->cache.v[i].pc);
-		free(c->cache.v[i].mod);
-		free(c->cache.v[i].result);
+	hs_vec_free(&a->nm);
+	for (size_t i = 0; i < a->cache.n; i++) {
+		free(a->cache.v[i].pc);
+		free(a->cache.v[i].mod);
+		free(a->cache.v[i].result);
 	}
-	hs_vec_free(&c->cache);
-	hs_index_release(&c->ix);
+	hs_vec_free(&a->cache);
+	hs_index_release(&a->ix);
 }
 
 bool hs_addr2line_skips(const char *m, size_t n)
@@ -288,7 +285,7 @@ bool hs_addr2line_skips(const char *m, size_t n)
 	return false;
 }
 
-const char *hs_addr2line_expand(struct hs_addr2line *c, const struct hs_ps_frame *f)
+const char *hs_addr2line_expand(struct hs_addr2line *a, const struct hs_ps_frame *f)
 {
 	char *pc, *mod;
 	const char *r;
@@ -297,7 +294,7 @@ const char *hs_addr2line_expand(struct hs_addr2line *c, const struct hs_ps_frame
 		return NULL;
 	pc = hs_xstrndup(f->addr.p, f->addr.n);
 	mod = hs_xstrndup(f->module.p, f->module.n);
-	r = inline_names(c, pc, f->rawsym.p, f->rawsym.n, mod);
+	r = inline_names(a, pc, f->rawsym.p, f->rawsym.n, mod);
 	free(pc);
 	free(mod);
 	return *r && strcmp(r, "??") && strcmp(r, "??:??:0") ? r : NULL;
