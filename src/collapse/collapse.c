@@ -1,0 +1,118 @@
+/* hotstack collapse's engine (collapse.h): the input, the reader, the folding and the stack
+ * table wired together, and the messages of what stopped a run. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collapse/addr2line.h"
+#include "collapse/collapse.h"
+#include "collapse/fold.h"
+#include "collapse/input.h"
+#include "collapse/stack-table.h"
+#include "util/strbuf.h"
+
+struct hs_collapse {
+	struct hs_collapse_opts opts;
+	struct hs_stack_table table;
+	struct hs_addr2line a2l;
+	struct hs_collapse_fold fold;
+	struct hs_collapse_input in; /* all zero until opened: closing it then does nothing */
+	struct hs_perf_script *r;
+	struct hs_strbuf err;
+};
+
+struct hs_collapse *hs_collapse_new(const struct hs_collapse_opts *opts)
+{
+	struct hs_collapse *c = hs_xcalloc(1, sizeof(*c));
+
+	c->opts = *opts;
+	c->a2l.context = opts->context;
+	c->a2l.warn = opts->warn;
+	c->a2l.warn_ctx = opts->warn_ctx;
+	c->fold.opts = &c->opts;
+	c->fold.a2l = &c->a2l;
+	c->fold.table = &c->table;
+	return c;
+}
+
+void hs_collapse_free(struct hs_collapse *c)
+{
+	if (!c)
+		return;
+	hs_perf_script_free(c->r);
+	hs_collapse_input_close(&c->in);
+	hs_stack_table_release(&c->table);
+	hs_collapse_fold_release(&c->fold);
+	hs_addr2line_release(&c->a2l);
+	hs_strbuf_release(&c->err);
+	free(c);
+}
+
+/* The reader's srclines hook, set with --inline: the Perl script reads no source lines after
+ * a frame it expanded with addr2line. */
+static int inline_srclines(void *ctx, const struct hs_ps_frame *f)
+{
+	struct hs_collapse *c = ctx;
+
+	return hs_addr2line_expand(&c->a2l, f) ? 0 : -1;
+}
+
+int hs_collapse_read(struct hs_collapse *c, const char *path)
+{
+	struct hs_perf_script_opts po = {0};
+	struct hs_parse_error err = {0};
+	struct hs_ps_sample s;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	int rc;
+
+	rc = hs_collapse_input_open(&c->in, path);
+	if (rc) {
+		hs_strbuf_addf(&c->err, "cannot read '%s': %s", path, strerror(-rc));
+		return rc;
+	}
+	po.event_filter = c->opts.event_filter;
+	po.srcline = c->opts.srcline;
+	if (c->opts.inline_) {
+		po.srclines = inline_srclines;
+		po.srclines_ctx = c;
+	}
+	c->r = hs_perf_script_new(hs_collapse_input_read, &c->in, &po);
+	while ((rc = hs_perf_script_next(c->r, &s, &err)) > 0)
+		hs_collapse_fold_sample(&c->fold, &s);
+	if (rc >= 0)
+		return 0;
+	if (rc == -EPROTO)
+		hs_strbuf_addf(&c->err, "%s: the gzip data is corrupt or cut short", name);
+	else if (c->in.bomb)
+		hs_strbuf_addf(&c->err,
+			       "%s: gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: "
+			       "not read (a decompression bomb?)",
+			       name, (unsigned long long)(c->in.plain >> 20), (unsigned long long)(c->in.raw >> 10),
+			       HS_DECOMPRESS_RATIO);
+	else if (err.msg[0])
+		hs_strbuf_addf(&c->err, "%s: line %" PRIu64 ": %s", name, err.line, err.msg);
+	else
+		hs_strbuf_addf(&c->err, "cannot read '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
+const char *hs_collapse_error(const struct hs_collapse *c)
+{
+	return hs_strbuf_str(&c->err);
+}
+
+const struct hs_perf_script_stats *hs_collapse_stats(const struct hs_collapse *c)
+{
+	return hs_perf_script_stats(c->r);
+}
+
+const char *hs_collapse_event(const struct hs_collapse *c)
+{
+	return hs_perf_script_event(c->r);
+}
+
+void hs_collapse_write(const struct hs_collapse *c, struct hs_outfile *of)
+{
+	hs_stack_table_write(&c->table, of);
+}
