@@ -9,6 +9,7 @@
 
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf-lines.h"
+#include "unwind/lbr.h"
 #include "util/strbuf.h"
 
 #define KERNEL_START 0xffff800000000000ULL
@@ -393,88 +394,6 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 
 /* ---- events ---- */
 
-/* The source (the call instruction) of branch record i of a sample. */
-static uint64_t branch_from(const struct hs_perf_sample *s, uint64_t i)
-{
-	uint64_t from;
-
-	memcpy(&from, (const char *)s->branches + 24 * i, 8);
-	return from;
-}
-
-/* LBR call-stack mode: the kernel part from the kernel's chain; the user part is the sampled
- * user instruction, then the source of each call the hardware recorded, innermost first. The
- * sources are the call instructions themselves: looked up as they are. */
-static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
-{
-	uint64_t user_ip = 0;
-
-	if (s->callchain)
-		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, false, b->opts.max_stack);
-	else
-		hs_callchain_reset(&b->cc);
-	if (!b->opts.user)
-		return;
-	if (s->ip < KERNEL_START) {
-		user_ip = s->ip;
-	} else if (s->callchain) {
-		/* in the kernel: the user IP is the first entry after PERF_CONTEXT_USER */
-		for (uint64_t i = 0; i + 1 < s->nr_callchain; i++) {
-			uint64_t v;
-			memcpy(&v, (const char *)s->callchain + 8 * i, 8);
-			if (v == PERF_CONTEXT_USER) {
-				memcpy(&user_ip, (const char *)s->callchain + 8 * (i + 1), 8);
-				break;
-			}
-		}
-	}
-	if (user_ip)
-		hs_callchain_push(&b->cc, user_ip, false, false);
-	for (uint64_t i = 0; i < s->nr_branches; i++) {
-		uint64_t from = branch_from(s, i);
-		if (from && from < KERNEL_START)
-			hs_callchain_push(&b->cc, from, false, false);
-	}
-}
-
-/* Whether ret is the return address of a call instruction at from (x86 instructions are at
- * most 15 bytes long). */
-static bool returns_from(uint64_t ret, uint64_t from)
-{
-	return from && ret > from && ret - from <= 15;
-}
-
-/* A frame-pointer walk loses the leaf's caller when the leaf function is sampled before it
- * pushed its frame pointer (or after it popped it): the walk goes from the leaf straight to
- * its caller's caller. Last-branch records in call-stack mode hold the call sites of the
- * stack's innermost calls: where the first user caller of the chain returns to the second
- * recorded call site rather than to the first, the first is put back between them. */
-static void lbr_repair(struct hs_builder *b, const struct hs_perf_sample *s)
-{
-	struct hs_callchain *cc = &b->cc;
-	uint64_t from[2] = {0, 0};
-	size_t u = 0, n = 0;
-
-	for (uint64_t i = 0; i < s->nr_branches && n < 2; i++) {
-		uint64_t f = branch_from(s, i);
-		if (f && f < KERNEL_START)
-			from[n++] = f;
-	}
-	if (n < 2)
-		return;
-	while (u < cc->frames.n && cc->frames.v[u].kernel)
-		u++;
-	/* the leaf is frames[u]; its caller as walked, frames[u + 1], a return address */
-	if (u + 1 >= cc->frames.n || cc->frames.v[u + 1].kernel || !cc->frames.v[u + 1].ret)
-		return;
-	if (returns_from(cc->frames.v[u + 1].addr, from[0]) || !returns_from(cc->frames.v[u + 1].addr, from[1]))
-		return;
-	hs_callchain_push(cc, 0, false, false); /* room for one more */
-	memmove(cc->frames.v + u + 2, cc->frames.v + u + 1, (cc->frames.n - u - 2) * sizeof(*cc->frames.v));
-	cc->frames.v[u + 1] = (struct hs_cc_frame){.addr = from[0], .kernel = false, .ret = false, .signal = false};
-	b->stats.lbr_repaired++;
-}
-
 /* The frames tracepoints and software events may start with, in kernels that fetch the
  * registers deeper than the traced code's caller: never what was traced. */
 static bool is_tracing_frame(const char *name)
@@ -492,7 +411,7 @@ static bool is_tracing_frame(const char *name)
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
 {
-	bool lbr = s->branches && s->nr_branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+	bool lbr = hs_lbr_has_call_stack(s);
 	bool repair = lbr && b->opts.lbr_repair; /* the records check a chain walked otherwise */
 
 	if (s->user_abi && s->stack && s->user_regs) {
@@ -512,16 +431,16 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
 			copy.tid = (int32_t)s->sid.tid;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
-			if (repair)
-				lbr_repair(b, s);
+			if (repair && hs_lbr_repair(&b->cc, s))
+				b->stats.lbr_repaired++;
 		}
 	} else if (lbr && !(repair && s->callchain)) {
-		lbr_chain(b, s);
+		hs_lbr_chain(&b->cc, s, b->opts.kernel, b->opts.user, b->opts.max_stack);
 	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
-		if (repair && b->opts.user)
-			lbr_repair(b, s);
+		if (repair && b->opts.user && hs_lbr_repair(&b->cc, s))
+			b->stats.lbr_repaired++;
 	} else {
 		bool k = s->ip >= KERNEL_START;
 		hs_callchain_reset(&b->cc);
