@@ -18,6 +18,13 @@ struct hs_ps_str {
 	size_t n;
 };
 
+/* Perl's \s on one byte, [ \t\n\v\f\r]: a header line starts with anything else, a frame
+ * line may start with it. */
+static inline bool hs_ps_is_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 /* What the module column says about a frame, decided the way stackcollapse-perf.pl decides. */
 enum {
 	HS_PS_KERNEL = 1 << 0,  /* module starts with '[' or ends with "vmlinux", and has no "unknown" */

@@ -1,25 +1,23 @@
-/* The JIT code store. jitdump records become code entries with a validity interval in time; a
- * process's entries are kept in appearance order and indexed by start address (a sorted index
- * extended by merging, with the running maximum of ends so that a lookup walks back only over
- * entries that can still cover the address). Perf map lines are flattened, later lines over
- * earlier ones, into non-overlapping ranges. */
+/* The JIT code store's jitdump side. jitdump records become code entries with a validity
+ * interval in time; a process's entries are kept in appearance order and indexed by start
+ * address (a sorted index extended by merging, with the running maximum of ends so that a
+ * lookup walks back only over entries that can still cover the address). Perf maps are
+ * jit-perfmap.c's; processes, warnings and file checks jit-proc.c's. */
 #include "jit.h"
+#include "jit-proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/perf-map.h"
 #include "model/dso-file.h"
 #include "util/infile.h"
 #include "util/strbuf.h"
 
-#define READ_CHUNK ((size_t)1 << 20)
 #define UNTIMED_REREAD_NS 10000000ULL
 #define HEADER_READ 4096
 
@@ -43,75 +41,6 @@ struct hs_jit_source {
 	uint32_t pending_line0, pending_nlines;
 	uint32_t pending_unwind;
 };
-
-struct pm_entry {
-	uint64_t start, end;
-	uint32_t name; /* offset in the store's pm_names */
-};
-
-struct pm_seg {
-	uint64_t start, end;
-	uint32_t entry; /* the line that owns the range */
-};
-
-struct hs_jit_proc {
-	int32_t pid;
-	HS_VEC(struct hs_jit_source *) sources;
-	HS_VEC(struct hs_jit_code) codes; /* in order of appearance */
-	HS_VEC(uint32_t) by_start;        /* indexes into codes, sorted by start */
-	HS_VEC(uint64_t) max_end;         /* running maximum of end along by_start */
-	struct hs_u64map by_index;        /* code_index -> index of its newest entry */
-	/* what finding its perf map needs, taken while it is alive */
-	bool noted, known;
-	uint32_t uid, euid;
-	int32_t nspid;
-	bool own_root;
-	/* its perf map */
-	bool pm_tried;
-	uint64_t pm_last_try;
-	bool pm_refused;
-	dev_t pm_dev;
-	ino_t pm_ino;
-	uint64_t pm_consumed;
-	HS_VEC(struct pm_entry) pm_entries;
-	HS_VEC(struct pm_seg) pm_segs;
-	bool pm_dirty;
-	bool pm_skip;          /* the rest of a line longer than a read is being skipped */
-	uint64_t pm_names_cut; /* names longer than HS_PERF_MAP_MAX_NAME, cut */
-	uint64_t pm_unread;    /* bytes of it the caps left unread (at the last read) */
-	char *pm_path;         /* its path, for messages */
-};
-
-static void vwarn(struct hs_jit *j, bool always, const char *fmt, va_list ap)
-{
-	struct hs_strbuf sb = {0};
-
-	if (j->warnings.n >= HS_JIT_MAX_WARNINGS && !always)
-		return;
-	hs_strbuf_vaddf(&sb, fmt, ap);
-	hs_vec_push(&j->warnings, hs_strbuf_detach(&sb));
-}
-
-static void warn(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
-static void warn(struct hs_jit *j, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vwarn(j, false, fmt, ap);
-	va_end(ap);
-}
-
-/* A summary of what the caps left out: said past HS_JIT_MAX_WARNINGS too. */
-static void warn_always(struct hs_jit *j, const char *fmt, ...) HS_PRINTF(2, 3);
-static void warn_always(struct hs_jit *j, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vwarn(j, true, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- strings ---- */
 
@@ -216,64 +145,6 @@ void hs_jit_release(struct hs_jit *j)
 	memset(j, 0, sizeof(*j));
 }
 
-static struct hs_jit_proc *proc_find(const struct hs_jit *j, int32_t pid)
-{
-	uint64_t ix;
-	return hs_u64map_get(&j->proc_ix, (uint32_t)pid, &ix) ? j->procs.v[ix] : NULL;
-}
-
-static struct hs_jit_proc *proc_get(struct hs_jit *j, int32_t pid)
-{
-	struct hs_jit_proc *p = proc_find(j, pid);
-
-	if (p)
-		return p;
-	p = hs_xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	p->nspid = pid;
-	hs_u64map_put(&j->proc_ix, (uint32_t)pid, j->procs.n);
-	hs_vec_push(&j->procs, p);
-	return p;
-}
-
-/* ---- the process's identity ---- */
-
-void hs_jit_note_process(struct hs_jit *j, int32_t pid)
-{
-	struct hs_jit_proc *p;
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	if (!j->opts.live || pid <= 0)
-		return;
-	p = proc_get(j, pid);
-	if (p->noted)
-		return;
-	p->noted = true;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned int r, e;
-		if (sscanf(line, "Uid: %u %u", &r, &e) == 2) {
-			p->uid = r;
-			p->euid = e;
-			p->known = true;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			/* the pids it has from the outermost namespace in, its own last */
-			char *last = strrchr(line, '\t');
-			long v = last ? strtol(last + 1, NULL, 10) : 0;
-			if (v > 0 && v <= INT32_MAX)
-				p->nspid = (int32_t)v;
-		}
-	}
-	free(line);
-	fclose(f);
-	p->own_root = hs_pid_has_own_root(pid);
-}
-
 /* ---- code entries ---- */
 
 struct start_key {
@@ -338,6 +209,13 @@ static void add_code(struct hs_jit *j, struct hs_jit_proc *p, const struct hs_ji
 	j->ncodes++;
 }
 
+/* A code record not taken in: malformed, or over the cap on code entries. */
+static void skip_code(struct hs_jit *j)
+{
+	j->stats.skipped_records++;
+	j->stats.codes_over_cap += j->ncodes >= HS_JIT_MAX_CODES;
+}
+
 static void on_load(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_source *s, const struct hs_jitdump_record *r)
 {
 	struct hs_jit_code c = {0};
@@ -350,8 +228,7 @@ static void on_load(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_sourc
 	j->stats.code_loads++;
 	if (!r->load.code_size || r->load.code_size > HS_JITDUMP_MAX_CODE_SIZE || addr + r->load.code_size < addr ||
 	    j->ncodes >= HS_JIT_MAX_CODES) {
-		j->stats.skipped_records++;
-		j->stats.codes_over_cap += j->ncodes >= HS_JIT_MAX_CODES;
+		skip_code(j);
 		return;
 	}
 	c.start = addr;
@@ -383,8 +260,7 @@ static void on_move(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_sourc
 
 	j->stats.code_moves++;
 	if (!hs_u64map_get(&p->by_index, key, &ix) || j->ncodes >= HS_JIT_MAX_CODES) {
-		j->stats.skipped_records++;
-		j->stats.codes_over_cap += j->ncodes >= HS_JIT_MAX_CODES;
+		skip_code(j);
 		return;
 	}
 	c = p->codes.v[ix];
@@ -463,33 +339,16 @@ static void on_unwind(struct hs_jit *j, struct hs_jit_source *s, const struct hs
 
 /* ---- reading jitdump files ---- */
 
-/* Reads up to want bytes at off into j->buf; returns how many. */
-static size_t read_at(struct hs_jit *j, int fd, uint64_t off, size_t want)
-{
-	size_t got = 0;
-
-	hs_vec_reserve(&j->buf, want);
-	while (got < want) {
-		ssize_t n = pread(fd, j->buf.v + got, want - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	return got;
-}
-
 static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_source *s)
 {
 	uint64_t started = j->opts.live ? hs_now_ns() : UINT64_MAX;
-	size_t want = READ_CHUNK;
+	size_t want = HS_JIT_READ_CHUNK;
 
 	if (s->done || s->fd < 0)
 		return;
 	if (!s->have_header) {
 		struct hs_parse_error err = {0};
-		size_t got = read_at(j, s->fd, 0, HEADER_READ);
+		size_t got = hs_jit_read_at(j, s->fd, 0, HEADER_READ);
 		int rc = hs_jitdump_header_parse(j->buf.v, got, &s->h, &err);
 		if (rc == -ENODATA) {
 			if (!j->opts.live)
@@ -497,7 +356,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 			return;
 		}
 		if (rc) {
-			warn(j, "%s: %s", s->path, err.msg);
+			hs_jit_warn(j, "%s: %s", s->path, err.msg);
 			s->done = true;
 			return;
 		}
@@ -508,7 +367,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 		j->stats.files++;
 	}
 	for (;;) {
-		size_t got = read_at(j, s->fd, s->off, want), pos = 0, next_want = READ_CHUNK;
+		size_t got = hs_jit_read_at(j, s->fd, s->off, want), pos = 0, next_want = HS_JIT_READ_CHUNK;
 
 		while (pos < got) {
 			struct hs_jitdump_record r;
@@ -519,19 +378,20 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 				/* not complete in what was read: a record larger than the chunk is read
 				 * whole next time round; one the runtime is still writing, later */
 				if (got - pos >= HS_JITDUMP_RECORD_HEADER && r.size > got - pos)
-					next_want = HS_MAX(READ_CHUNK, (size_t)r.size);
+					next_want = HS_MAX(HS_JIT_READ_CHUNK, (size_t)r.size);
 				break;
 			}
 			if (rc == -EBADMSG && r.size < HS_JITDUMP_RECORD_HEADER) {
-				warn(j, "%s: offset 0x%llx: %s: the rest of the file is ignored", s->path,
-				     (unsigned long long)err.offset, err.msg);
+				hs_jit_warn(j, "%s: offset 0x%llx: %s: the rest of the file is ignored", s->path,
+					    (unsigned long long)err.offset, err.msg);
 				s->done = true;
 				break;
 			}
 			pos += r.size;
 			j->stats.records++;
 			if (++s->records > HS_JIT_MAX_RECORDS) {
-				warn(j, "%s: more than %u records: the rest of the file is ignored", s->path, HS_JIT_MAX_RECORDS);
+				hs_jit_warn(j, "%s: more than %u records: the rest of the file is ignored", s->path,
+					    HS_JIT_MAX_RECORDS);
 				s->done = true;
 				break;
 			}
@@ -570,17 +430,9 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 	s->read_until = started;
 }
 
-/* Whether a file the process wrote for profilers may be believed: owned by root, by the
- * process's user (real or effective), or, when the process is not known (gone, or a recording
- * read later), by us — as perf has it. */
-static bool owned_by(const struct hs_jit_proc *p, uid_t uid)
-{
-	return uid == 0 || (p->known ? uid == p->euid || uid == p->uid : uid == geteuid());
-}
-
 void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 {
-	struct hs_jit_proc *p = proc_get(j, pid);
+	struct hs_jit_proc *p = hs_jit_proc_get(j, pid);
 	struct hs_jit_source *s;
 	struct stat st;
 
@@ -597,12 +449,8 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 		fd = hs_infile_open(hs_strbuf_str(&sb), HS_INFILE_NOFOLLOW, NULL);
 		hs_strbuf_release(&sb);
 		if (fd < 0) {
-			if (fd == -ELOOP)
-				warn(j, "%s is a symbolic link: not read", path);
-			else if (fd == -EPERM || fd == -EISDIR)
-				warn(j, "%s is not a regular file: not read", path);
-			else
-				warn(j, "cannot open '%s': %s", path, strerror(-fd));
+			if (!hs_jit_open_refused(j, fd, path))
+				hs_jit_warn(j, "cannot open '%s': %s", path, strerror(-fd));
 			return;
 		}
 	}
@@ -613,13 +461,7 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 		return;
 	}
 	/* written by the runtime: its user's, or root's (as perf maps, below) */
-	if (!owned_by(p, st.st_uid)) {
-		if (p->known)
-			warn(j, "%s is owned by uid %u, not by the process's user (%u) or root: not read",
-			     path ? path : "jitdump", (unsigned)st.st_uid, (unsigned)p->euid);
-		else
-			warn(j, "%s is owned by uid %u, not by us or root: not read", path ? path : "jitdump",
-			     (unsigned)st.st_uid);
+	if (!hs_jit_owner_ok(j, p, path ? path : "jitdump", st.st_uid)) {
 		close(fd);
 		return;
 	}
@@ -643,7 +485,7 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 
 bool hs_jit_has_jitdump(const struct hs_jit *j, int32_t pid)
 {
-	const struct hs_jit_proc *p = proc_find(j, pid);
+	const struct hs_jit_proc *p = hs_jit_proc_find(j, pid);
 	return p && p->sources.n;
 }
 
@@ -672,7 +514,7 @@ static bool better(const struct hs_jit_code *a, const struct hs_jit_code *b)
 
 const struct hs_jit_code *hs_jit_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t time)
 {
-	struct hs_jit_proc *p = proc_find(j, pid);
+	struct hs_jit_proc *p = hs_jit_proc_find(j, pid);
 	const struct hs_jit_code *best = NULL, *after = NULL;
 	bool earlier = false; /* some code was there at or before time */
 	size_t lo = 0, hi;
@@ -742,353 +584,21 @@ bool hs_jit_code_line(const struct hs_jit *j, const struct hs_jit_code *c, uint6
 	return true;
 }
 
-/* ---- perf maps ---- */
-
-/* A perf map name, kept in a pool of its own: not interned (no index to pay for on every line of
- * a map of millions), as written (a name stops at an embedded NUL; control characters become
- * spaces: names end up in text formats). Perf map bytes read are capped, so offsets fit. */
-static uint32_t pm_name(struct hs_jit *j, const char *s, size_t n)
-{
-	uint32_t off = (uint32_t)j->pm_names.n;
-	char *copy;
-
-	n = strnlen(s, n);
-	hs_vec_reserve(&j->pm_names, j->pm_names.n + n + 1);
-	copy = j->pm_names.v + j->pm_names.n;
-	for (size_t i = 0; i < n; i++)
-		copy[i] = (unsigned char)s[i] < 0x20 ? ' ' : s[i];
-	copy[n] = '\0';
-	j->pm_names.n += n + 1;
-	return off;
-}
-
-/* Takes one line; returns false when the caps on all perf maps are reached (nothing taken). */
-static bool pm_take_line(struct hs_jit *j, struct hs_jit_proc *p, const char *line, size_t len)
-{
-	struct hs_perf_map_entry e;
-	struct pm_entry pe;
-
-	if (!hs_perf_map_parse_line(line, len, &e))
-		return true;
-	if (j->pm_entries >= HS_JIT_MAX_PERFMAP_ENTRIES)
-		return false;
-	pe.start = e.start;
-	pe.end = e.start + e.size;
-	pe.name = pm_name(j, e.name, e.name_len);
-	p->pm_names_cut += e.name_cut;
-	hs_vec_push(&p->pm_entries, pe);
-	p->pm_dirty = true;
-	j->pm_entries++;
-	j->stats.perf_map_entries++;
-	return true;
-}
-
-/* Takes the complete lines of text (and with final the last one without its newline); returns
- * the bytes taken, short of len when the caps are reached. */
-static size_t pm_feed(struct hs_jit *j, struct hs_jit_proc *p, const char *text, size_t len, bool final)
-{
-	size_t start = 0;
-
-	for (const char *nl; (nl = memchr(text + start, '\n', len - start));) {
-		size_t i = (size_t)(nl - text);
-		if (!pm_take_line(j, p, text + start, i - start))
-			return start;
-		start = i + 1;
-	}
-	if (final && start < len && pm_take_line(j, p, text + start, len - start))
-		start = len;
-	return start;
-}
-
-int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t min_interval_ns, bool final)
-{
-	struct hs_jit_proc *p = proc_get(j, pid);
-	struct hs_strbuf path = {0};
-	struct stat st;
-	uint64_t off;
-	int fd, rc = 0;
-
-	if (min_interval_ns && p->pm_tried && time - p->pm_last_try < min_interval_ns && time >= p->pm_last_try)
-		return 0;
-	p->pm_tried = true;
-	p->pm_last_try = time;
-	if (p->pm_refused)
-		return -EPERM;
-	hs_jit_note_process(j, pid);
-	if (p->own_root)
-		hs_strbuf_addf(&path, "/proc/%d/root/tmp/perf-%d.map", (int)pid, (int)p->nspid);
-	else
-		hs_strbuf_addf(&path, "/tmp/perf-%d.map", (int)p->nspid);
-	/* not through a symbolic link: the file is the runtime's, the link could be anyone's; and
-	 * nothing but a regular file is opened at all (a FIFO, a device) */
-	fd = hs_infile_open(hs_strbuf_str(&path), HS_INFILE_NOFOLLOW, &st);
-	if (fd == -ELOOP) {
-		warn(j, "%s is a symbolic link: not read", hs_strbuf_str(&path));
-		p->pm_refused = true;
-		rc = -EPERM;
-		goto out;
-	}
-	if (fd == -EPERM || fd == -EISDIR) {
-		warn(j, "%s is not a regular file: not read", hs_strbuf_str(&path));
-		p->pm_refused = true;
-		rc = -EPERM;
-		goto out;
-	}
-	if (fd < 0) {
-		rc = fd;
-		goto out;
-	}
-	/* written by the process: its user's, or root's; without knowing the process (gone, or
-	 * a recording read later), ours or root's, as perf has it */
-	if (!owned_by(p, st.st_uid)) {
-		if (p->known)
-			warn(j, "%s is owned by uid %u, not by the process's user (%u) or root: not read",
-			     hs_strbuf_str(&path), (unsigned)st.st_uid, (unsigned)p->euid);
-		else
-			warn(j, "%s is owned by uid %u, not by us or root: not read", hs_strbuf_str(&path),
-			     (unsigned)st.st_uid);
-		p->pm_refused = true;
-		rc = -EPERM;
-		goto out;
-	}
-	if (!p->pm_path)
-		p->pm_path = hs_xstrdup(hs_strbuf_str(&path));
-	if (st.st_dev != p->pm_dev || st.st_ino != p->pm_ino || (uint64_t)st.st_size < p->pm_consumed) {
-		/* another file, or rewritten: start over (the bytes read count on: its names stay in
-		 * the pool) */
-		j->pm_entries -= p->pm_entries.n;
-		p->pm_entries.n = 0;
-		p->pm_consumed = 0;
-		p->pm_skip = false;
-		p->pm_dirty = true;
-		p->pm_dev = st.st_dev;
-		p->pm_ino = st.st_ino;
-		j->stats.perf_maps++;
-	}
-	off = p->pm_consumed;
-	p->pm_unread = 0;
-	for (;;) {
-		size_t want = (size_t)HS_MIN((uint64_t)READ_CHUNK, HS_JIT_MAX_PERFMAP_BYTES - j->pm_bytes), got, pos = 0,
-		       took;
-		bool last;
-
-		if (!want || j->pm_entries >= HS_JIT_MAX_PERFMAP_ENTRIES) {
-			/* the caps on all perf maps together: what is left is not read */
-			p->pm_unread = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
-			break;
-		}
-		got = read_at(j, fd, off, want);
-		last = got < want;
-		if (p->pm_skip) {
-			/* the rest of a line longer than a read: its entry was taken from its start */
-			const char *nl = memchr(j->buf.v, '\n', got);
-			pos = nl ? (size_t)(nl - (const char *)j->buf.v) + 1 : got;
-			p->pm_skip = !nl;
-		}
-		took = pm_feed(j, p, (const char *)j->buf.v + pos, got - pos, last && final);
-		if (!took && pos == 0 && !last && want == READ_CHUNK && !p->pm_skip &&
-		    j->pm_entries < HS_JIT_MAX_PERFMAP_ENTRIES) {
-			/* a line longer than a read: its start holds the range and the name (cut); the
-			 * rest is skipped up to its end */
-			pm_take_line(j, p, (const char *)j->buf.v, got);
-			p->pm_skip = true;
-			took = got;
-		}
-		if (!last && pos + took == 0) {
-			/* a window cut short by the byte cap ends inside a line: the cap is reached */
-			p->pm_unread = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
-			break;
-		}
-		off += pos + took;
-		j->pm_bytes += pos + took;
-		if (last)
-			break;
-	}
-	p->pm_consumed = off;
-out:
-	if (fd >= 0)
-		close(fd);
-	hs_strbuf_release(&path);
-	return rc;
-}
-
-size_t hs_jit_perfmap_feed(struct hs_jit *j, int32_t pid, const char *text, size_t len, bool final)
-{
-	return pm_feed(j, proc_get(j, pid), text, len, final);
-}
-
 void hs_jit_end(struct hs_jit *j)
 {
 	struct hs_jit_stats *st = &j->stats;
 
-	st->perf_map_bytes_unread = st->perf_maps_cut = 0;
-	for (size_t i = 0; i < j->procs.n; i++) {
-		const struct hs_jit_proc *p = j->procs.v[i];
-		st->perf_map_bytes_unread += p->pm_unread;
-		st->perf_maps_cut += p->pm_unread > 0;
-		if (!p->pm_names_cut)
-			continue;
-		char pid[48];
-
-		snprintf(pid, sizeof(pid), "the perf map of process %d", (int)p->pid);
-		warn(j, "%s: %llu %s longer than %d bytes %s cut to that length", p->pm_path ? p->pm_path : pid,
-		     (unsigned long long)p->pm_names_cut, p->pm_names_cut == 1 ? "name" : "names", HS_PERF_MAP_MAX_NAME,
-		     p->pm_names_cut == 1 ? "was" : "were");
-	}
-	if (st->perf_maps_cut)
-		warn_always(j, "perf maps hold more than %u lines or %llu MiB in all: the last %llu MiB of %llu of them "
-			       "were not read (JIT frames they would name stay unnamed)",
-			    HS_JIT_MAX_PERFMAP_ENTRIES, (unsigned long long)(HS_JIT_MAX_PERFMAP_BYTES >> 20),
-			    (unsigned long long)((st->perf_map_bytes_unread + (1 << 20) - 1) >> 20),
-			    (unsigned long long)st->perf_maps_cut);
+	hs_jit_perfmap_end(j);
 	if (st->codes_over_cap)
-		warn_always(j, "jitdump files describe more than %u pieces of code in all: %llu more were not read",
-			    HS_JIT_MAX_CODES, (unsigned long long)st->codes_over_cap);
+		hs_jit_warn_always(j, "jitdump files describe more than %u pieces of code in all: %llu more were not "
+				      "read",
+				   HS_JIT_MAX_CODES, (unsigned long long)st->codes_over_cap);
 	if (st->lines_over_cap)
-		warn_always(j, "jitdump files give more than %u source lines in all: those of %llu more records were "
-			       "not read",
-			    HS_JIT_MAX_LINES, (unsigned long long)st->lines_over_cap);
+		hs_jit_warn_always(j, "jitdump files give more than %u source lines in all: those of %llu more records "
+				      "were not read",
+				   HS_JIT_MAX_LINES, (unsigned long long)st->lines_over_cap);
 	if (st->unwind_over_cap)
-		warn_always(j, "jitdump files give more than %zu MiB of unwinding information in all: %llu more "
-			       "records were not read (their code is unwound by frame pointer)",
-			    HS_JIT_MAX_UNWIND_BYTES >> 20, (unsigned long long)st->unwind_over_cap);
-}
-
-/* Max-heap of perf map entry indexes by position: the later line wins. The layout of
- * HS_VEC(uint32_t), named to be passed around. */
-struct u32_heap {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-static void heap_push(struct u32_heap *h, uint32_t v)
-{
-	size_t i;
-
-	hs_vec_push(h, v);
-	for (i = h->n - 1; i > 0 && h->v[(i - 1) / 2] < h->v[i]; i = (i - 1) / 2) {
-		uint32_t t = h->v[i];
-		h->v[i] = h->v[(i - 1) / 2];
-		h->v[(i - 1) / 2] = t;
-	}
-}
-
-static void heap_pop(struct u32_heap *h)
-{
-	size_t i = 0;
-
-	h->v[0] = h->v[--h->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		uint32_t t;
-		if (l < h->n && h->v[l] > h->v[m])
-			m = l;
-		if (r < h->n && h->v[r] > h->v[m])
-			m = r;
-		if (m == i)
-			break;
-		t = h->v[i];
-		h->v[i] = h->v[m];
-		h->v[m] = t;
-		i = m;
-	}
-}
-
-/* Entry indexes ordered by start, or by end (ties by index: position in the map). */
-static int pm_by_start(const void *a, const void *b, void *ctx)
-{
-	const struct pm_entry *e = ctx, *x = &e[*(const uint32_t *)a], *y = &e[*(const uint32_t *)b];
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : *(const uint32_t *)a > *(const uint32_t *)b;
-}
-
-static int pm_by_end(const void *a, const void *b, void *ctx)
-{
-	const struct pm_entry *e = ctx, *x = &e[*(const uint32_t *)a], *y = &e[*(const uint32_t *)b];
-
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : *(const uint32_t *)a > *(const uint32_t *)b;
-}
-
-/* Flattens the lines into ranges that do not overlap, each owned by the last line covering
- * it: a sweep over every start and end (two index arrays, by start and by end: 8 bytes a line),
- * with the lines covering the current point in a heap. */
-static void pm_flatten(struct hs_jit_proc *p)
-{
-	const struct pm_entry *e = p->pm_entries.v;
-	size_t n = p->pm_entries.n, a = 0, b = 0;
-	uint32_t *by_start, *by_end;
-	struct u32_heap heap = {0};
-	uint64_t x;
-
-	p->pm_segs.n = 0;
-	p->pm_dirty = false;
-	if (!n)
-		return;
-	by_start = hs_xmalloc(n * sizeof(*by_start));
-	by_end = hs_xmalloc(n * sizeof(*by_end));
-	for (size_t i = 0; i < n; i++)
-		by_start[i] = by_end[i] = (uint32_t)i;
-	qsort_r(by_start, n, sizeof(*by_start), pm_by_start, (void *)e);
-	qsort_r(by_end, n, sizeof(*by_end), pm_by_end, (void *)e);
-	x = e[by_start[0]].start; /* ends are past starts: the first point is a start */
-	for (;;) {
-		uint64_t y = UINT64_MAX;
-		struct pm_seg *last = p->pm_segs.n ? &p->pm_segs.v[p->pm_segs.n - 1] : NULL;
-
-		while (a < n && e[by_start[a]].start <= x)
-			heap_push(&heap, by_start[a++]);
-		while (heap.n && e[heap.v[0]].end <= x)
-			heap_pop(&heap);
-		while (b < n && e[by_end[b]].end <= x)
-			b++;
-		if (a == n && b == n)
-			break;
-		/* the next point where a line starts or ends */
-		if (a < n)
-			y = e[by_start[a]].start;
-		if (b < n && e[by_end[b]].end < y)
-			y = e[by_end[b]].end;
-		if (heap.n) {
-			if (last && last->end == x && last->entry == heap.v[0]) {
-				last->end = y;
-			} else {
-				struct pm_seg sg = {x, y, heap.v[0]};
-				hs_vec_push(&p->pm_segs, sg);
-			}
-		}
-		x = y;
-	}
-	hs_vec_free(&heap);
-	free(by_start);
-	free(by_end);
-}
-
-const char *hs_jit_perfmap_find(struct hs_jit *j, int32_t pid, uint64_t addr, uint64_t *start)
-{
-	struct hs_jit_proc *p = proc_find(j, pid);
-	size_t lo = 0, hi;
-
-	if (!p || !p->pm_entries.n)
-		return NULL;
-	if (p->pm_dirty)
-		pm_flatten(p);
-	hi = p->pm_segs.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->pm_segs.v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == p->pm_segs.n || p->pm_segs.v[lo].start > addr)
-		return NULL;
-	{
-		const struct pm_entry *e = &p->pm_entries.v[p->pm_segs.v[lo].entry];
-		*start = e->start;
-		return j->pm_names.v + e->name;
-	}
+		hs_jit_warn_always(j, "jitdump files give more than %zu MiB of unwinding information in all: %llu more "
+				      "records were not read (their code is unwound by frame pointer)",
+				   HS_JIT_MAX_UNWIND_BYTES >> 20, (unsigned long long)st->unwind_over_cap);
 }

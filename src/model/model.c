@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MODEL_MAX_MAPS_PER_PROCESS 1000000
@@ -322,6 +323,38 @@ bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_
 	*lo = t->stack_lo;
 	*hi = t->stack_hi;
 	return true;
+}
+
+size_t hs_model_add_proc_maps(struct hs_model *m, int32_t pid, const char *buf, size_t len,
+			      void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx)
+{
+	char path[HS_PROC_MAPS_MAX_PATH + 1];
+	size_t off = 0, added = 0;
+
+	while (off < len) {
+		const char *line = buf + off, *nl = memchr(line, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - line) : len - off;
+		struct hs_dso_ident id = {0};
+		struct hs_proc_map pm;
+		struct hs_map *map;
+
+		off += n + (nl != NULL);
+		if (!hs_proc_maps_parse_line(line, n, &pm) || !(pm.prot & PROT_EXEC))
+			continue;
+		memcpy(path, pm.name, pm.name_len);
+		path[pm.name_len] = '\0';
+		id.path = pm.name_len ? path : "//anon";
+		id.maj = pm.maj;
+		id.min = pm.min;
+		id.ino = pm.ino;
+		map = hs_model_mmap(m, pid, pm.start, pm.end - pm.start, pm.pgoff, pm.prot, hs_model_dso(m, &id));
+		if (!map)
+			continue;
+		added++;
+		if (capture && map->dso->kind != HS_DSO_ANON)
+			capture(ctx, pid, map);
+	}
+	return added;
 }
 
 static int read_small(const char *path, char *buf, size_t n)

@@ -124,6 +124,12 @@ bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_
 int hs_model_from_proc(struct hs_model *m, int32_t pid,
 		       void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
 
+/* Adds the executable mappings of maps text buf[0 .. len) (borrowed for the call) to process
+ * pid, skipping lines that do not parse. Each file mapping added is passed to capture(ctx,
+ * pid, map) (may be NULL), as hs_model_from_proc() does. Returns the count of mappings added. */
+size_t hs_model_add_proc_maps(struct hs_model *m, int32_t pid, const char *buf, size_t len,
+			      void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
+
 /* Whether a kernel-given mapping name denotes anonymous/special memory rather than a file. */
 bool hs_model_path_is_anon(const char *path);
 

@@ -1,13 +1,12 @@
-/* /proc/PID/maps text (proc(5)), parsed from a buffer: the mappings of processes that were
- * running before a recording started, fed to the model. */
+/* /proc/PID/maps text (proc(5)), read and parsed from a buffer: the mappings of processes that
+ * were running before a recording started (the model takes them: hs_model_add_proc_maps()), and
+ * the stacks of their threads. Knows nothing of the model. */
 #ifndef HS_PROC_MAPS_H
 #define HS_PROC_MAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "model/model.h"
 
 /* Caps on what the text may ask for: its size, and the length of one mapping's name (the
  * kernel prints paths of at most PATH_MAX bytes). */
@@ -31,12 +30,6 @@ struct hs_proc_map {
  * is not a mapping: fields missing, a number over 64 bits, end <= start, a name over
  * HS_PROC_MAPS_MAX_PATH. */
 bool hs_proc_maps_parse_line(const char *line, size_t n, struct hs_proc_map *ret);
-
-/* Adds the executable mappings of maps text buf[0 .. len) (borrowed for the call) to process
- * pid, skipping lines that do not parse. Each file mapping added is passed to capture(ctx,
- * pid, map) (may be NULL), as hs_model_from_proc() does. Returns the count of mappings added. */
-size_t hs_model_add_proc_maps(struct hs_model *m, int32_t pid, const char *buf, size_t len,
-			      void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
 
 /* Reads /proc/PID/maps whole into *ret (NUL-terminated, owned by the caller: free()) and its
  * length into *ret_len. Returns 0, -ESRCH (no such process), -EOVERFLOW (over

@@ -9,6 +9,7 @@
 
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf-lines.h"
+#include "unwind/lbr.h"
 #include "util/strbuf.h"
 
 #define KERNEL_START 0xffff800000000000ULL
@@ -58,16 +59,15 @@ uint32_t hs_builder_add_event(struct hs_builder *b, const char *name, bool time_
 
 uint32_t hs_builder_add_off_cpu(struct hs_builder *b, uint64_t min_ns)
 {
-	uint32_t ev = hs_builder_add_event(b, "off-cpu", true);
+	uint32_t ev = hs_builder_add_event(b, "off-cpu", true), wall_ix = 0;
 
 	b->off_cpu_ev = ev;
-	b->off_cpu_ix = ev + 1;
-	b->off_cpu_min = min_ns;
 	if (b->cpu_ix) {
-		b->wall_ix = hs_profile_add_type(b->p, "wall", "nanoseconds");
+		wall_ix = hs_profile_add_type(b->p, "wall", "nanoseconds");
 		hs_vec_push(&b->p->type_events, 0);
 		hs_vec_reserve(&b->values, b->p->types.n);
 	}
+	hs_off_cpu_init(&b->off_cpu, b->p, ev + 1, wall_ix, min_ns, b->opts.keep_time);
 	return ev;
 }
 
@@ -75,10 +75,7 @@ void hs_builder_release(struct hs_builder *b)
 {
 	if (!b)
 		return;
-	for (size_t i = 0; i < b->off_cpu.n; i++)
-		hs_vec_free(&b->off_cpu.v[i].locs);
-	hs_vec_free(&b->off_cpu);
-	hs_u64map_release(&b->off_cpu_by_tid);
+	hs_off_cpu_release(&b->off_cpu);
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
 	hs_model_release(&b->model);
@@ -393,88 +390,6 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 
 /* ---- events ---- */
 
-/* The source (the call instruction) of branch record i of a sample. */
-static uint64_t branch_from(const struct hs_perf_sample *s, uint64_t i)
-{
-	uint64_t from;
-
-	memcpy(&from, (const char *)s->branches + 24 * i, 8);
-	return from;
-}
-
-/* LBR call-stack mode: the kernel part from the kernel's chain; the user part is the sampled
- * user instruction, then the source of each call the hardware recorded, innermost first. The
- * sources are the call instructions themselves: looked up as they are. */
-static void lbr_chain(struct hs_builder *b, const struct hs_perf_sample *s)
-{
-	uint64_t user_ip = 0;
-
-	if (s->callchain)
-		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, false, b->opts.max_stack);
-	else
-		hs_callchain_reset(&b->cc);
-	if (!b->opts.user)
-		return;
-	if (s->ip < KERNEL_START) {
-		user_ip = s->ip;
-	} else if (s->callchain) {
-		/* in the kernel: the user IP is the first entry after PERF_CONTEXT_USER */
-		for (uint64_t i = 0; i + 1 < s->nr_callchain; i++) {
-			uint64_t v;
-			memcpy(&v, (const char *)s->callchain + 8 * i, 8);
-			if (v == PERF_CONTEXT_USER) {
-				memcpy(&user_ip, (const char *)s->callchain + 8 * (i + 1), 8);
-				break;
-			}
-		}
-	}
-	if (user_ip)
-		hs_callchain_push(&b->cc, user_ip, false, false);
-	for (uint64_t i = 0; i < s->nr_branches; i++) {
-		uint64_t from = branch_from(s, i);
-		if (from && from < KERNEL_START)
-			hs_callchain_push(&b->cc, from, false, false);
-	}
-}
-
-/* Whether ret is the return address of a call instruction at from (x86 instructions are at
- * most 15 bytes long). */
-static bool returns_from(uint64_t ret, uint64_t from)
-{
-	return from && ret > from && ret - from <= 15;
-}
-
-/* A frame-pointer walk loses the leaf's caller when the leaf function is sampled before it
- * pushed its frame pointer (or after it popped it): the walk goes from the leaf straight to
- * its caller's caller. Last-branch records in call-stack mode hold the call sites of the
- * stack's innermost calls: where the first user caller of the chain returns to the second
- * recorded call site rather than to the first, the first is put back between them. */
-static void lbr_repair(struct hs_builder *b, const struct hs_perf_sample *s)
-{
-	struct hs_callchain *cc = &b->cc;
-	uint64_t from[2] = {0, 0};
-	size_t u = 0, n = 0;
-
-	for (uint64_t i = 0; i < s->nr_branches && n < 2; i++) {
-		uint64_t f = branch_from(s, i);
-		if (f && f < KERNEL_START)
-			from[n++] = f;
-	}
-	if (n < 2)
-		return;
-	while (u < cc->frames.n && cc->frames.v[u].kernel)
-		u++;
-	/* the leaf is frames[u]; its caller as walked, frames[u + 1], a return address */
-	if (u + 1 >= cc->frames.n || cc->frames.v[u + 1].kernel || !cc->frames.v[u + 1].ret)
-		return;
-	if (returns_from(cc->frames.v[u + 1].addr, from[0]) || !returns_from(cc->frames.v[u + 1].addr, from[1]))
-		return;
-	hs_callchain_push(cc, 0, false, false); /* room for one more */
-	memmove(cc->frames.v + u + 2, cc->frames.v + u + 1, (cc->frames.n - u - 2) * sizeof(*cc->frames.v));
-	cc->frames.v[u + 1] = (struct hs_cc_frame){.addr = from[0], .kernel = false, .ret = false, .signal = false};
-	b->stats.lbr_repaired++;
-}
-
 /* The frames tracepoints and software events may start with, in kernels that fetch the
  * registers deeper than the traced code's caller: never what was traced. */
 static bool is_tracing_frame(const char *name)
@@ -492,7 +407,7 @@ static bool is_tracing_frame(const char *name)
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
 {
-	bool lbr = s->branches && s->nr_branches && (s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+	bool lbr = hs_lbr_has_call_stack(s);
 	bool repair = lbr && b->opts.lbr_repair; /* the records check a chain walked otherwise */
 
 	if (s->user_abi && s->stack && s->user_regs) {
@@ -512,16 +427,16 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
 			copy.tid = (int32_t)s->sid.tid;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
-			if (repair)
-				lbr_repair(b, s);
+			if (repair && hs_lbr_repair(&b->cc, s))
+				b->stats.lbr_repaired++;
 		}
 	} else if (lbr && !(repair && s->callchain)) {
-		lbr_chain(b, s);
+		hs_lbr_chain(&b->cc, s, b->opts.kernel, b->opts.user, b->opts.max_stack);
 	} else if (s->callchain) {
 		hs_callchain_from_perf(&b->cc, s->callchain, s->nr_callchain, b->opts.kernel, b->opts.user,
 				       b->opts.max_stack);
-		if (repair && b->opts.user)
-			lbr_repair(b, s);
+		if (repair && b->opts.user && hs_lbr_repair(&b->cc, s))
+			b->stats.lbr_repaired++;
 	} else {
 		bool k = s->ip >= KERNEL_START;
 		hs_callchain_reset(&b->cc);
@@ -550,178 +465,52 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 	return true;
 }
 
-static uint32_t thread_comm(struct hs_builder *b, int32_t tid)
+/* The thread's name, else ":TID" in buf. */
+static const char *thread_name(struct hs_builder *b, int32_t tid, char buf[24])
 {
 	const char *comm = hs_model_comm_of(&b->model, tid);
-	char tidname[24];
 
-	if (!comm) {
-		snprintf(tidname, sizeof(tidname), ":%d", (int)tid);
-		comm = tidname;
-	}
-	return hs_profile_intern_str(b->p, comm);
+	if (comm)
+		return comm;
+	snprintf(buf, 24, ":%d", (int)tid);
+	return buf;
 }
 
-/* ---- off-CPU time ---- */
-
-static struct hs_off_cpu_pending *off_cpu_of(struct hs_builder *b, int32_t tid, bool create)
-{
-	uint64_t ix;
-
-	if (hs_u64map_get(&b->off_cpu_by_tid, (uint32_t)tid, &ix))
-		return &b->off_cpu.v[ix];
-	if (!create)
-		return NULL;
-	{
-		struct hs_off_cpu_pending e = {0};
-		e.tid = tid;
-		hs_u64map_put(&b->off_cpu_by_tid, (uint32_t)tid, b->off_cpu.n);
-		hs_vec_push(&b->off_cpu, e);
-	}
-	return &b->off_cpu.v[b->off_cpu.n - 1];
-}
-
-/* The thread stopped running at time t (switched out). */
-static void ran_until(struct hs_off_cpu_pending *e, uint64_t t)
-{
-	if (e->running && t > e->ran_since)
-		e->ran_ns += t - e->ran_since;
-	e->running = false;
-}
-
-/* The wall value of an on-CPU sample of thread e at time t: the time the thread ran since its
- * previous sample, across switches, as the switch records measured it — a timer interrupt
- * that came late (a virtual CPU held up by its host) covers more than its period, and the
- * thread's wall time still adds up. Where that is not known (the thread's first sample, after
- * lost records), its period. */
-/* A sample value from a period or a time span the recording gives (any u64, in a file): held at
- * INT64_MAX rather than turned negative. */
+/* A sample value from a period the recording gives (any u64, in a file): held at INT64_MAX
+ * rather than turned negative. */
 static int64_t value_of(uint64_t v)
 {
 	return (int64_t)HS_MIN(v, (uint64_t)INT64_MAX);
 }
 
-static uint64_t wall_of_sample(struct hs_off_cpu_pending *e, uint64_t t, uint64_t period)
+/* The off-CPU counters as the builder's stats show them. */
+static void off_cpu_stats(struct hs_builder *b)
 {
-	uint64_t ns = period;
+	const struct hs_off_cpu_stats *st = &b->off_cpu.stats;
 
-	if (e->running && t >= e->ran_since)
-		ns = e->ran_ns + (t - e->ran_since);
-	e->running = true;
-	e->ran_since = t;
-	e->ran_ns = 0;
-	return ns;
-}
-
-/* A switch-out with its stack (in b->locs): held until the thread runs again. */
-static void off_cpu_out(struct hs_builder *b, const struct hs_perf_sample *s)
-{
-	struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)s->sid.tid, true);
-
-	if (e->exited)
-		return;
-	e->out_at_sample = e->running; /* the switch record that follows ends its time running */
-	ran_until(e, s->sid.time);
-	if (e->active)
-		b->stats.off_cpu_unmatched++;
-	e->active = true;
-	e->preempted = false;
-	e->pid = (int32_t)s->sid.pid;
-	e->comm = thread_comm(b, e->tid);
-	e->out_time = s->sid.time;
-	e->locs.n = 0;
-	hs_vec_reserve(&e->locs, b->locs.n);
-	memcpy(e->locs.v, b->locs.v, b->locs.n * sizeof(*b->locs.v));
-	e->locs.n = b->locs.n;
-}
-
-/* The thread runs again at in_time: its time off the CPU is added, as off-CPU and wall time
- * when it was blocked, as wall time only when it was runnable (preempted). */
-static void off_cpu_add(struct hs_builder *b, struct hs_off_cpu_pending *e, uint64_t in_time)
-{
-	uint64_t ns = in_time > e->out_time ? in_time - e->out_time : 0;
-	uint32_t stack;
-
-	e->active = false;
-	if (e->preempted) {
-		b->stats.off_cpu_preempted++;
-		b->stats.off_cpu_preempted_ns += ns;
-		if (!b->wall_ix || !ns || ns < b->off_cpu_min)
-			return;
-	} else if (ns < b->off_cpu_min || !ns) {
-		b->stats.off_cpu_short++;
-		b->stats.off_cpu_short_ns += ns;
-		return;
-	}
-	stack = hs_profile_stack(b->p, e->locs.v, (uint32_t)e->locs.n);
-	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
-	if (!e->preempted)
-		b->values.v[b->off_cpu_ix] = value_of(ns);
-	if (b->wall_ix)
-		b->values.v[b->wall_ix] = value_of(ns);
-	hs_profile_add_sample(b->p, stack, e->comm, e->pid, e->tid, b->opts.keep_time ? e->out_time : 0,
-			      b->values.v);
-	if (!e->preempted) {
-		b->stats.off_cpu_samples++;
-		b->stats.off_cpu_ns += ns;
-	}
-}
-
-/* PERF_RECORD_SWITCH(_CPU_WIDE): the sample_id is the thread switched out or in. */
-static void off_cpu_switch(struct hs_builder *b, const struct hs_perf_event *ev)
-{
-	struct hs_off_cpu_pending *e;
-
-	if (b->off_cpu_ev == UINT32_MAX || !ev->sid.has_time || ev->sid.tid == UINT32_MAX || !ev->sid.tid)
-		return;
-	/* with a wall value, every thread's time on the CPU is followed */
-	e = off_cpu_of(b, (int32_t)ev->sid.tid, b->wall_ix != 0);
-	if (!e || e->exited)
-		return;
-	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		if (e->out_at_sample && ev->sid.time > e->out_time)
-			e->ran_ns += ev->sid.time - e->out_time; /* from the switch-out sample to here */
-		e->out_at_sample = false;
-		ran_until(e, ev->sid.time);
-		if (!e->active)
-			return;
-		/* still runnable (preempted, yielded): waiting for a CPU is not blocked time */
-		e->preempted = !!(ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-		e->out_time = ev->sid.time; /* the switch itself, just after the sample */
-		return;
-	}
-	e->out_at_sample = false;
-	if (!e->running) {
-		e->running = true;
-		e->ran_since = ev->sid.time;
-	}
-	if (e->active)
-		off_cpu_add(b, e, ev->sid.time);
-}
-
-/* Records were lost: no thread's time on the CPU since its last sample is known. */
-static void off_cpu_lost(struct hs_builder *b)
-{
-	for (size_t i = 0; i < b->off_cpu.n; i++) {
-		b->off_cpu.v[i].running = false;
-		b->off_cpu.v[i].ran_ns = 0;
-	}
+	b->stats.off_cpu_samples = st->samples;
+	b->stats.off_cpu_ns = st->ns;
+	b->stats.off_cpu_preempted = st->preempted;
+	b->stats.off_cpu_preempted_ns = st->preempted_ns;
+	b->stats.off_cpu_short = st->short_periods;
+	b->stats.off_cpu_short_ns = st->short_ns;
+	b->stats.off_cpu_unmatched = st->unmatched;
 }
 
 void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time)
 {
 	if (end_time < b->stats.last_time)
 		end_time = b->stats.last_time;
-	for (size_t i = 0; i < b->off_cpu.n; i++)
-		if (b->off_cpu.v[i].active)
-			off_cpu_add(b, &b->off_cpu.v[i], end_time);
+	hs_off_cpu_end(&b->off_cpu, end_time);
+	off_cpu_stats(b);
 }
 
 static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
 {
 	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
-	bool off_cpu = evidx == b->off_cpu_ev;
-	struct hs_off_cpu_pending *e = NULL;
+	bool off_cpu = evidx == b->off_cpu_ev, cpu = evidx + 1 == b->cpu_ix;
+	uint64_t period = s->period ? s->period : 1, wall = period;
+	char name[24];
 	uint32_t stack;
 
 	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
@@ -733,30 +522,21 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
 	if (off_cpu) {
-		off_cpu_out(b, s);
+		hs_off_cpu_out(&b->off_cpu, pid, tid, s->sid.time, thread_name(b, tid, name), b->locs.v, b->locs.n);
 		return;
 	}
-	if (b->off_cpu_ev != UINT32_MAX && s->sid.has_time) {
-		/* running, so switched in: when that record was lost, the period ends here */
-		e = off_cpu_of(b, tid, b->wall_ix != 0 && evidx + 1 == b->cpu_ix);
-		if (e && e->active && s->sid.time > e->out_time) {
-			b->stats.off_cpu_unmatched++;
-			off_cpu_add(b, e, s->sid.time);
-			e->running = false; /* since when is not known */
-		}
-	}
+	if (b->off_cpu_ev != UINT32_MAX && s->sid.has_time)
+		wall = hs_off_cpu_running(&b->off_cpu, tid, s->sid.time, period, cpu);
 	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
 	hs_vec_reserve(&b->values, b->p->types.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
 	b->values.v[0] = 1;
 	if (1 + (size_t)evidx < b->p->types.n)
-		b->values.v[1 + evidx] = value_of(s->period ? s->period : 1);
-	if (b->wall_ix && evidx + 1 == b->cpu_ix) {
-		uint64_t period = s->period ? s->period : 1;
-		b->values.v[b->wall_ix] = value_of(e && !e->exited ? wall_of_sample(e, s->sid.time, period) : period);
-	}
-	hs_profile_add_sample(b->p, stack, thread_comm(b, tid), pid, tid, b->opts.keep_time ? s->sid.time : 0,
-			      b->values.v);
+		b->values.v[1 + evidx] = value_of(period);
+	if (b->off_cpu.wall_ix && cpu)
+		b->values.v[b->off_cpu.wall_ix] = value_of(wall);
+	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, thread_name(b, tid, name)), pid, tid,
+			      b->opts.keep_time ? s->sid.time : 0, b->values.v);
 	b->stats.samples++;
 }
 
@@ -843,36 +623,30 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 	case PERF_RECORD_FORK:
 		hs_model_fork(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.ppid, (int32_t)ev->task.tid,
 			      (int32_t)ev->task.ptid);
-		if (b->off_cpu_ev != UINT32_MAX) {
-			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, false);
-			if (e)
-				e->exited = false; /* the id is used again */
-		}
+		if (b->off_cpu_ev != UINT32_MAX)
+			hs_off_cpu_fork(&b->off_cpu, (int32_t)ev->task.tid);
 		break;
 	case PERF_RECORD_EXIT:
 		hs_model_exit(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.tid);
-		if (b->off_cpu_ev != UINT32_MAX) {
-			/* its last switch-out blocks nothing */
-			struct hs_off_cpu_pending *e = off_cpu_of(b, (int32_t)ev->task.tid, true);
-			e->active = false;
-			e->exited = true;
-			e->running = false;
-			hs_vec_free(&e->locs); /* many short-lived threads: keep only the entry */
-		}
+		if (b->off_cpu_ev != UINT32_MAX)
+			hs_off_cpu_exit(&b->off_cpu, (int32_t)ev->task.tid);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		off_cpu_switch(b, ev);
+		if (b->off_cpu_ev != UINT32_MAX)
+			hs_off_cpu_switch(&b->off_cpu, ev);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
 		b->stats.lost += ev->lost.lost;
-		off_cpu_lost(b);
+		hs_off_cpu_lost(&b->off_cpu);
 		break;
 	default:
 		b->stats.unknown_records++;
 		break;
 	}
+	if (b->off_cpu_ev != UINT32_MAX)
+		off_cpu_stats(b);
 }
 
 static void capture_proc_map(void *ctx, int32_t pid, struct hs_map *map)

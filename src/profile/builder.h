@@ -10,6 +10,7 @@
 
 #include "format/perf-event.h"
 #include "model/model.h"
+#include "profile/off-cpu.h"
 #include "profile/profile.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/callchain.h"
@@ -113,21 +114,6 @@ struct hs_user_pending {
 	bool ret;
 };
 
-/* A thread switched out with its stack, waiting for its switch-in (off-CPU time). */
-struct hs_off_cpu_pending {
-	int32_t pid, tid;
-	uint32_t comm;     /* string id of the thread's name at the switch-out */
-	uint64_t out_time; /* the switch-out */
-	bool active;
-	bool preempted;    /* switched out runnable: waiting for a CPU, not blocked */
-	bool exited;       /* its last switch-outs (system-wide events see them) block nothing */
-	/* its time on the CPU since its last on-CPU sample (the wall value of the next one):
-	 * ran_ns in closed intervals, and since ran_since while running (switch records) */
-	bool running, out_at_sample;
-	uint64_t ran_since, ran_ns;
-	HS_VEC(uint32_t) locs; /* the stack's locations, leaf first */
-};
-
 struct hs_builder {
 	struct hs_builder_opts opts;
 	struct hs_profile *p;
@@ -146,12 +132,10 @@ struct hs_builder {
 	bool finished;
 	struct hs_builder_stats stats;
 	/* off-CPU time: the event whose samples are switch-outs (UINT32_MAX: none), the value
-	 * indexes of "off-cpu" and "wall" (0: none), blocked periods per thread */
+	 * index of "cpu" (0: none), the periods and on-CPU time per thread */
 	uint32_t off_cpu_ev;
-	uint32_t off_cpu_ix, wall_ix, cpu_ix;
-	uint64_t off_cpu_min;
-	struct hs_u64map off_cpu_by_tid; /* tid -> index in off_cpu */
-	HS_VEC(struct hs_off_cpu_pending) off_cpu;
+	uint32_t cpu_ix;
+	struct hs_off_cpu off_cpu;
 };
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);

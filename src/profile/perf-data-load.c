@@ -248,16 +248,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		}
 	}
 	flush(l, UINT64_MAX);
-	if (rc < 0) {
-		hs_queue_release(&l->q);
-		hs_builder_release(&l->b);
-		hs_perf_data_close(&l->d);
-		hs_vec_free(&l->evmap);
-		free(kallsyms);
-		free(note);
-		free(l);
-		return rc;
-	}
+	if (rc < 0)
+		goto out;
 	if (!l->evmap.n) {
 		/* no sample at all: still a profile with the events' values */
 		for (size_t i = 0; i < l->d.attrs.n; i++) {
@@ -298,6 +290,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 			hs_vec_push(&info->jit_warnings, hs_xstrdup(l->b.model.jit.warnings.v[i]));
 		info->cmdline = l->d.cmdline ? hs_xstrdup(l->d.cmdline) : NULL;
 	}
+	rc = 0;
+out:
 	hs_queue_release(&l->q);
 	hs_builder_release(&l->b);
 	hs_perf_data_close(&l->d);
@@ -305,5 +299,5 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	free(kallsyms);
 	free(note);
 	free(l);
-	return 0;
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "model/model.h"
 #include "model/proc-maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,8 +1,10 @@
-/* Off-CPU time and tracepoint stacks in the builder, from synthetic records: switch-out
- * samples held until the switch-in (PERF_RECORD_SWITCH and SWITCH_CPU_WIDE), preempted
- * switch-outs as wall time only, on-CPU wall time as the switch records measured it,
- * --off-cpu-min, threads still blocked at the end, exited threads, lost switch-ins, and the
- * tracing machinery's frames left out at the top of kernel chains. Kernel names come from a kallsyms file written here. */
+/* Off-CPU time. The module alone (profile/off-cpu.c), driven call by call: periods from the
+ * switch-out to the switch-in under the stack held, preempted periods as wall time only,
+ * on-CPU wall time as the switch records measure it, the minimum, lost switch-ins, exits,
+ * forks and the end. Then through the builder, from synthetic records: switch-out samples held
+ * until the switch-in (PERF_RECORD_SWITCH and SWITCH_CPU_WIDE), --off-cpu-min, threads still
+ * blocked at the end, exited threads, lost switch-ins, and the tracing machinery's frames left
+ * out at the top of kernel chains. Kernel names come from a kallsyms file written here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include "profile/builder.h"
+#include "profile/off-cpu.h"
 
 static char kallsyms[64];
 
@@ -53,6 +56,254 @@ static int teardown(void **state)
 	unlink(kallsyms);
 	return 0;
 }
+
+/* ---- the module alone ---- */
+
+/* value indexes of the profile the module adds to */
+enum { V_SAMPLES, V_CPU, V_OFF, V_WALL };
+
+struct module {
+	struct hs_profile *p;
+	struct hs_off_cpu oc;
+	uint32_t a, b; /* two locations, named "a" and "b" */
+};
+
+static uint32_t named(struct hs_profile *p, const char *name)
+{
+	uint32_t nm = hs_profile_intern_str(p, name);
+	struct hs_line ln = {hs_profile_function(p, nm, nm, 0, 0), 0};
+
+	return hs_profile_location(p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
+}
+
+static void module_start(struct module *m, bool wall, uint64_t min_ns, bool keep_time)
+{
+	m->p = hs_profile_new();
+	hs_profile_add_type(m->p, "samples", "count");
+	hs_profile_add_type(m->p, "cpu", "nanoseconds");
+	hs_profile_add_type(m->p, "off-cpu", "nanoseconds");
+	hs_profile_add_type(m->p, "wall", "nanoseconds");
+	m->a = named(m->p, "a");
+	m->b = named(m->p, "b");
+	hs_off_cpu_init(&m->oc, m->p, V_OFF, wall ? V_WALL : 0, min_ns, keep_time);
+}
+
+static void module_end(struct module *m)
+{
+	hs_off_cpu_release(&m->oc);
+	hs_profile_free(m->p);
+}
+
+/* A switch record of thread tid at time t (has_time false: a record without one). */
+static void switch_record(struct module *m, uint32_t type, uint16_t misc, uint32_t tid, uint64_t t, bool has_time)
+{
+	struct hs_perf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.misc = misc;
+	ev.sid.pid = 100;
+	ev.sid.tid = tid;
+	ev.sid.has_time = has_time;
+	ev.sid.time = t;
+	hs_off_cpu_switch(&m->oc, &ev);
+}
+
+static void m_out(struct module *m, uint32_t tid, uint64_t t, bool preempt)
+{
+	switch_record(m, PERF_RECORD_SWITCH,
+		      PERF_RECORD_MISC_SWITCH_OUT | (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0), tid, t, true);
+}
+
+static void m_in(struct module *m, uint32_t tid, uint64_t t)
+{
+	switch_record(m, PERF_RECORD_SWITCH, 0, tid, t, true);
+}
+
+/* A switch-out sample of thread tid at t with the stack a, b (leaf first). */
+static void m_sample_out(struct module *m, int32_t tid, uint64_t t)
+{
+	uint32_t locs[2] = {m->a, m->b};
+
+	hs_off_cpu_out(&m->oc, 100, tid, t, "worker", locs, 2);
+	locs[0] = locs[1] = 0; /* the module holds a copy */
+}
+
+/* Value vi of the sample of thread tid, which must be the only one (-1: no sample). */
+static int64_t m_value(const struct module *m, int32_t tid, int vi)
+{
+	int64_t v = -1;
+
+	for (size_t i = 0; i < m->p->samples.n; i++) {
+		if (m->p->samples.v[i].tid != tid)
+			continue;
+		assert_int_equal(v, -1);
+		v = hs_profile_sample_values(m->p, (uint32_t)i)[vi];
+	}
+	return v;
+}
+
+/* Blocked: from the switch record after the sample to the switch-in, as off-cpu and wall,
+ * under the stack held, with the thread's name and pid; preempted: wall only. */
+static void test_module_periods(void **state)
+{
+	struct module m;
+	const struct hs_sample *s;
+	const uint32_t *locs;
+
+	(void)state;
+	module_start(&m, true, 0, true);
+	m_sample_out(&m, 7, 1000);
+	m_out(&m, 7, 1010, false);
+	m_in(&m, 7, 5010);
+	assert_int_equal(m.p->samples.n, 1);
+	s = &m.p->samples.v[0];
+	assert_int_equal(s->pid, 100);
+	assert_int_equal(s->tid, 7);
+	assert_int_equal(s->time, 1010); /* kept: the switch-out */
+	assert_string_equal(hs_profile_str(m.p, s->comm), "worker");
+	assert_int_equal(m.p->stacks.v[s->stack].nlocs, 2);
+	locs = hs_profile_stack_locs(m.p, s->stack);
+	assert_int_equal(locs[0], m.a);
+	assert_int_equal(locs[1], m.b);
+	assert_int_equal(m_value(&m, 7, V_OFF), 4000);
+	assert_int_equal(m_value(&m, 7, V_WALL), 4000);
+	assert_int_equal(m_value(&m, 7, V_SAMPLES), 0);
+	assert_int_equal(m_value(&m, 7, V_CPU), 0);
+	assert_int_equal(m.oc.stats.samples, 1);
+	assert_int_equal(m.oc.stats.ns, 4000);
+
+	/* a second switch-in adds nothing: the period ended */
+	m_in(&m, 7, 6000);
+	assert_int_equal(m.p->samples.n, 1);
+
+	m_sample_out(&m, 8, 6000);
+	m_out(&m, 8, 6005, true);
+	m_in(&m, 8, 7005);
+	assert_int_equal(m_value(&m, 8, V_OFF), 0);
+	assert_int_equal(m_value(&m, 8, V_WALL), 1000);
+	assert_int_equal(m.oc.stats.preempted, 1);
+	assert_int_equal(m.oc.stats.preempted_ns, 1000);
+	assert_int_equal(m.oc.stats.samples, 1);
+	module_end(&m);
+}
+
+/* Without a wall value: preempted periods are not added, threads without a switch-out sample
+ * are not followed; periods under the minimum are counted, not added; samples keep no time
+ * unless asked. */
+static void test_module_no_wall_min(void **state)
+{
+	struct module m;
+
+	(void)state;
+	module_start(&m, false, 500, false);
+	m_in(&m, 9, 100);
+	m_out(&m, 9, 200, false);
+	assert_int_equal(m.oc.threads.n, 0);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 9, 300, 77, true), 77);
+	assert_int_equal(m.oc.threads.n, 0);
+
+	m_sample_out(&m, 7, 1000);
+	m_out(&m, 7, 1000, true);
+	m_in(&m, 7, 3000);
+	assert_int_equal(m.p->samples.n, 0);
+	assert_int_equal(m.oc.stats.preempted, 1);
+
+	m_sample_out(&m, 7, 4000);
+	m_out(&m, 7, 4000, false);
+	m_in(&m, 7, 4499);
+	assert_int_equal(m.p->samples.n, 0);
+	assert_int_equal(m.oc.stats.short_periods, 1);
+	assert_int_equal(m.oc.stats.short_ns, 499);
+
+	m_sample_out(&m, 7, 5000);
+	m_out(&m, 7, 5000, false);
+	m_in(&m, 7, 5500);
+	assert_int_equal(m_value(&m, 7, V_OFF), 500);
+	assert_int_equal(m.p->samples.v[0].time, 0);
+	module_end(&m);
+}
+
+/* The wall value of on-CPU samples: the time run since the thread's previous sample, as the
+ * switch records measured it; the period where it is not known (first sample, after lost
+ * records) and for samples of another event. */
+static void test_module_running_wall(void **state)
+{
+	struct module m;
+
+	(void)state;
+	module_start(&m, true, 0, false);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 1000, 777, true), 777);  /* first */
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 2000, 777, true), 1000);
+	m_out(&m, 7, 2500, false); /* ran 500, then off the CPU without a sample */
+	m_in(&m, 7, 4500);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 5000, 777, true), 1000); /* 500 + 500 */
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 5500, 777, false), 777); /* not followed */
+	hs_off_cpu_lost(&m.oc);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 6000, 777, true), 777);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 6100, 777, true), 100);
+	/* a switch-out sample ends the time running at its switch record */
+	m_sample_out(&m, 7, 6300);
+	m_out(&m, 7, 6310, false);
+	m_in(&m, 7, 7310);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 7400, 777, true), 210 + 90);
+	assert_int_equal(m.p->samples.n, 1); /* the blocked period only: on-CPU samples are the builder's */
+	module_end(&m);
+}
+
+/* A switch-in lost: an on-CPU sample of the thread ends its period (and its time running is
+ * not known), or its next switch-out replaces the one held. */
+static void test_module_lost_switch_in(void **state)
+{
+	struct module m;
+
+	(void)state;
+	module_start(&m, true, 0, false);
+	m_sample_out(&m, 7, 1000);
+	assert_int_equal(hs_off_cpu_running(&m.oc, 7, 1300, 777, true), 777);
+	assert_int_equal(m_value(&m, 7, V_OFF), 300);
+	assert_int_equal(m.oc.stats.unmatched, 1);
+	/* not at or before the switch-out: the period stays */
+	m_sample_out(&m, 8, 2000);
+	hs_off_cpu_running(&m.oc, 8, 2000, 777, false);
+	assert_int_equal(m.oc.stats.unmatched, 1);
+	m_sample_out(&m, 8, 2500);
+	assert_int_equal(m.oc.stats.unmatched, 2);
+	m_in(&m, 8, 2600);
+	assert_int_equal(m_value(&m, 8, V_OFF), 100);
+	module_end(&m);
+}
+
+/* Threads still switched out at the end count up to it; an exited thread's switch-outs block
+ * nothing until a fork uses its id again. Switch records without a time or a real thread are
+ * ignored. */
+static void test_module_exit_fork_end(void **state)
+{
+	struct module m;
+
+	(void)state;
+	module_start(&m, true, 0, false);
+	m_sample_out(&m, 7, 100);
+	m_sample_out(&m, 9, 100);
+	hs_off_cpu_exit(&m.oc, 9);
+	m_sample_out(&m, 9, 200);
+	hs_off_cpu_fork(&m.oc, 11); /* unknown: nothing to follow */
+	assert_int_equal(m.oc.threads.n, 2);
+	hs_off_cpu_end(&m.oc, 1000);
+	assert_int_equal(m_value(&m, 7, V_OFF), 900);
+	assert_int_equal(m_value(&m, 9, V_OFF), -1);
+
+	hs_off_cpu_fork(&m.oc, 9);
+	m_sample_out(&m, 9, 2000);
+	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, 9, 2100, false); /* no time */
+	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, 0, 2100, true);  /* the idle task */
+	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, UINT32_MAX, 2100, true);
+	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, 9, 2500, true);
+	assert_int_equal(m_value(&m, 9, V_OFF), 500);
+	module_end(&m);
+}
+
+/* ---- through the builder ---- */
 
 struct fixture {
 	struct hs_builder b;
@@ -408,6 +659,11 @@ static void test_strip_tracing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_module_periods),
+		cmocka_unit_test(test_module_no_wall_min),
+		cmocka_unit_test(test_module_running_wall),
+		cmocka_unit_test(test_module_lost_switch_in),
+		cmocka_unit_test(test_module_exit_fork_end),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_preempted),

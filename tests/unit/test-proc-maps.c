@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "model/model.h"
 #include "model/proc-maps.h"
 
 static bool parse(const char *line, struct hs_proc_map *ret)
