@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "profile/filter.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf-lines.h"
 #include "unwind/lbr.h"
@@ -93,13 +94,21 @@ void hs_builder_release(struct hs_builder *b)
 
 struct hs_profile *hs_builder_take(struct hs_builder *b)
 {
-	struct hs_profile *p;
+	struct hs_profile *p, *q;
 
 	hs_builder_finish(b);
 	p = b->p;
 	if (b->stats.last_time > b->stats.first_time)
 		p->duration_nanos = (int64_t)(b->stats.last_time - b->stats.first_time);
 	b->p = NULL;
+	/* Locations named late (their DWARF opened by a thread, JIT code named at the end) leave
+	 * their placeholders' strings and functions behind, and which ones is up to the threads'
+	 * timing. What is handed on is a copy with only what the samples refer to, in the order
+	 * they first do, so the same input gives the same bytes on every run. */
+	if (!hs_profile_filter(p, &(struct hs_filter){0}, &q)) {
+		hs_profile_free(p);
+		p = q;
+	}
 	return p;
 }
 
