@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "output/output.h"
 #include "output/writers.h"
 #include "profile/filter.h"
@@ -87,63 +89,25 @@ static void add(struct hs_profile *p, const char *comm, int32_t pid, int32_t tid
 	free(copy);
 }
 
-static char *write_to_string(const struct hs_profile *p, enum hs_format f, const struct hs_output_opts *o)
-{
-	char path[] = "/tmp/hs-views-XXXXXX";
-	int fd = mkstemp(path);
-	struct hs_outfile out;
-	FILE *fp;
-	char *buf;
-	long n;
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_int_equal(hs_write_format(p, f, o, &out), 0);
-	assert_int_equal(hs_outfile_commit(&out), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	unlink(path);
-	return buf;
-}
-
 static char *diff_to_string(const struct hs_profile *a, const struct hs_profile *b, enum hs_format f,
 			    const struct hs_output_opts *o)
 {
-	char path[] = "/tmp/hs-views-XXXXXX";
-	int fd = mkstemp(path);
+	char *path = hs_test_temp_file("hs-views"), *buf;
 	struct hs_outfile out;
-	FILE *fp;
-	char *buf;
-	long n;
 
-	assert_true(fd >= 0);
-	close(fd);
 	assert_int_equal(hs_outfile_open(&out, path), 0);
 	assert_int_equal(hs_write_diff(a, b, f, o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
+	buf = hs_test_read_file(path, NULL);
 	unlink(path);
+	free(path);
 	return buf;
 }
 
 static char *folded(const struct hs_profile *p)
 {
 	struct hs_output_opts o = {0};
-	return write_to_string(p, HS_FMT_FOLDED, &o);
+	return hs_test_write_format(p, HS_FMT_FOLDED, &o);
 }
 
 /* Two processes, three threads, timestamps 1 s apart from 10 s. */
@@ -356,7 +320,7 @@ static void test_speedscope(void **state)
 	add(p, "app", 100, 100, 1000, "main;a", 1);
 	add(p, "worker \"w\"", 100, 101, 500, "thread_start;work", 7);
 	add(p, "app", 100, 100, 2000, "main;a", 1);
-	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	out = hs_test_write_format(p, HS_FMT_SPEEDSCOPE, &o);
 	assert_non_null(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
 	/* threads in the order of their first sample; names escaped */
 	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"none\",\"startValue\":0,"
@@ -376,7 +340,7 @@ static void test_speedscope(void **state)
 
 	/* --value cpu: weights in nanoseconds */
 	o.value_index = 1;
-	out = write_to_string(p, HS_FMT_SPEEDSCOPE, &o);
+	out = hs_test_write_format(p, HS_FMT_SPEEDSCOPE, &o);
 	assert_non_null(strstr(out, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":4000,"));
 	assert_non_null(strstr(out, "\"weights\":[1000,1000,2000]"));
 	free(out);
@@ -440,7 +404,7 @@ static void test_html(void **state)
 
 	(void)state;
 	o.title = "t</script><x>";
-	out = write_to_string(p, HS_FMT_HTML, &o);
+	out = hs_test_write_format(p, HS_FMT_HTML, &o);
 	assert_non_null(strstr(out, "<!DOCTYPE html>"));
 	assert_non_null(strstr(out, "<title>t&lt;/script&gt;&lt;x&gt;</title>"));
 	assert_non_null(strstr(out, "window.hotstackFlame"));
@@ -575,7 +539,7 @@ static void test_report_views(void **state)
 
 	(void)state;
 	o.tree = HS_TREE_CALLEE;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_non_null(strstr(out, "Call tree, callees under their callers (lines under 0.5% of the total left out):\n"
 				    "  total%    self%  function\n"
 				    "  80.00%    0.00%  main  [app]\n"
@@ -593,7 +557,7 @@ static void test_report_views(void **state)
 
 	o.tree = HS_TREE_CALLER;
 	o.tree_min = 20;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_non_null(strstr(out, "Call tree, callers under the functions they called (lines under 20% of the total "
 				    "left out):\n"
 				    "  total%    self%  function\n"
@@ -611,7 +575,7 @@ static void test_report_views(void **state)
 	o.sort[0] = HS_SORT_COMM;
 	o.sort[1] = HS_SORT_DSO;
 	o.sort[2] = HS_SORT_SYM;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_null(strstr(out, "Top functions"));
 	assert_non_null(strstr(out, "Grouped by command,shared object,symbol (self: samples whose innermost frame it is; "
 				    "total: samples it is in):\n"
@@ -628,7 +592,7 @@ static void test_report_views(void **state)
 
 	o.sort[0] = HS_SORT_PID;
 	o.sort[1] = 0;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_non_null(strstr(out, "   self%         self   total%        total  pid\n"
 				    "  50.00%           10   50.00%           10  100\n"
 				    "  50.00%           10   50.00%           10  200\n"));
@@ -636,7 +600,7 @@ static void test_report_views(void **state)
 
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_non_null(strstr(out, "Where samples land (the innermost frame), by kind of code:\n"
 				    "   share      samples  kind\n"
 				    "  95.00%           19  user\n"
@@ -664,7 +628,7 @@ static void test_report_stop_reasons(void **state)
 	}
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, HS_FMT_TEXT, &o);
+	out = hs_test_write_format(p, HS_FMT_TEXT, &o);
 	assert_non_null(strstr(out, "How stacks end:\n"));
 	for (int s = HS_STOP_END + 1; s < HS_STOP_COUNT; s++) {
 		snprintf(line, sizeof(line), " %12d  %s\n", s, hs_stop_name((enum hs_stop)s));
