@@ -128,3 +128,51 @@ void hs_test_put64(struct hs_test_buf *b, uint64_t v)
 		v = __builtin_bswap64(v);
 	hs_test_put(b, &v, 8);
 }
+
+/* ---- running tests ---- */
+
+static bool one_test;    /* a test was selected by name */
+static unsigned skipped; /* tests that called hs_test_skip() */
+
+void hs_test_skip(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	print_message("skipped: %s\n", msg);
+	skipped++;
+	skip();
+}
+
+int hs_test_select(int argc, char **argv, const struct CMUnitTest *tests, size_t n)
+{
+	if (argc == 1)
+		return 0;
+	if (argc == 3 && !strcmp(argv[1], "--skip")) {
+		cmocka_set_skip_filter(argv[2]);
+		return 0;
+	}
+	if (argc == 2 && argv[1][0] != '-') {
+		for (size_t i = 0; i < n; i++) {
+			if (!strcmp(tests[i].name, argv[1])) {
+				cmocka_set_test_filter(argv[1]);
+				one_test = true;
+				return 0;
+			}
+		}
+		fprintf(stderr, "%s: no test named '%s'\n", argv[0], argv[1]);
+		return -1;
+	}
+	fprintf(stderr, "usage: %s [NAME | --skip PATTERN]\n", argv[0]);
+	return -1;
+}
+
+int hs_test_status(int rc)
+{
+	if (rc)
+		return 1;
+	return one_test && skipped ? 77 : 0;
+}

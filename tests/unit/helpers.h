@@ -1,6 +1,7 @@
 /* Helpers shared by the unit tests (tests/unit/meson.build links helpers.c into every one):
  * whole files, temporary files and directories, bytes built up in memory, a profile written out
- * as text. They fail the running test with a cmocka assertion where they cannot do their job. */
+ * as text, and how a test program selects its tests and reports a skip. They fail the running
+ * test with a cmocka assertion where they cannot do their job. */
 #ifndef HS_TEST_HELPERS_H
 #define HS_TEST_HELPERS_H
 
@@ -50,5 +51,18 @@ struct hs_test_buf {
 void hs_test_put(struct hs_test_buf *b, const void *p, size_t n);
 void hs_test_put32(struct hs_test_buf *b, uint32_t v);
 void hs_test_put64(struct hs_test_buf *b, uint64_t v);
+
+/* ---- running tests ---- */
+
+/* Ends the running test as skipped, with the reason printed: where what it needs (a library, a
+ * tool, a privilege) is missing. Does not return. */
+void hs_test_skip(const char *fmt, ...) HS_PRINTF(1, 2);
+/* Selects the tests of a program from its arguments: none, all of them; `NAME`, the one test of
+ * that name; `--skip PATTERN`, all but those matching PATTERN (cmocka's * and ?). 0, or -1 (with
+ * a message) for arguments it does not know. Called before cmocka_run_group_tests(). */
+int hs_test_select(int argc, char **argv, const struct CMUnitTest *tests, size_t n);
+/* The exit status of a program whose cmocka_run_group_tests() returned rc: 1 when a test failed;
+ * 77, which meson counts as skipped, when the one test selected by name skipped; else 0. */
+int hs_test_status(int rc);
 
 #endif

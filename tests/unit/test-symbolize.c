@@ -618,7 +618,7 @@ static void test_minidebug_bomb(void **state)
 		 dir, elf, dir, elf);
 	if (system(cmd) != 0) {
 		assert_int_equal(hs_test_rmtree(dir), 0);
-		skip(); /* no xz or objcopy */
+		hs_test_skip("no xz or objcopy");
 	}
 	pid = fork();
 	assert_true(pid >= 0);
