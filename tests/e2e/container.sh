@@ -8,7 +8,6 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"
 command -v unshare >/dev/null 2>&1 || skip "unshare is not installed (apt-get install util-linux)"
 command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"
 for t in objcopy strip; do
@@ -22,41 +21,8 @@ unshare -m --propagation private sh -c 'mount -t tmpfs none "$1"' sh "$dir/ns" 2
 export HOME="$dir/home" PERF_BUILDID_DIR="$dir/home/.debug" HOTSTACK_DEBUG_DIR="$dir/empty"
 unset DEBUGINFOD_URLS
 
-cat >"$dir/prog.c" <<'EOF'
-#include <stdlib.h>
-#include <time.h>
-
-static volatile double sink;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-__attribute__((noinline, noclone)) static void boxed_inner_spin(int n)
-{
-	for (int i = 0; i < n; i++)
-		sink = sink * 0.999 + i;
-}
-
-__attribute__((noinline, noclone)) static void boxed_outer_spin(int n)
-{
-	for (int k = 0; k < 10; k++)
-		boxed_inner_spin(n);
-}
-
-int main(int argc, char **argv)
-{
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
-
-	while (now() < end)
-		boxed_outer_spin(20000);
-	return 0;
-}
-EOF
-cc -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o "$dir/prog" "$dir/prog.c" || fail "cannot build prog"
+# a program whose functions are boxed_inner_spin and boxed_outer_spin
+cp "$WORKLOADS/prefixed-spin-boxed" "$dir/prog"
 # stripped, with its debug file beside it by .gnu_debuglink: both only inside the namespace
 objcopy --only-keep-debug "$dir/prog" "$dir/prog.debug"
 cp "$dir/prog" "$dir/prog.stripped"

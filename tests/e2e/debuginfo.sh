@@ -9,7 +9,6 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"
 for t in objcopy strip nm readelf; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed (apt-get install binutils)"
 done
@@ -21,50 +20,11 @@ mkdir -p "$dir/empty"
 export HOTSTACK_DEBUG_DIR="$dir/empty"
 skipped=""
 
-# Static (local) functions: a stripped program's .dynsym never has them.
-cat >"$dir/prog.c" <<'EOF'
-#include <stdlib.h>
-#include <time.h>
-#define CAT2(a, b) a##_##b
-#define CAT(a, b) CAT2(a, b)
-#define NAME(x) CAT(V, x)
-
-static volatile double sink;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-__attribute__((noinline, noclone)) static void NAME(inner_spin)(int n)
-{
-	for (int i = 0; i < n; i++)
-		sink = sink * 0.999 + i;
-}
-
-__attribute__((noinline, noclone)) static void NAME(outer_spin)(int n)
-{
-	for (int k = 0; k < 10; k++)
-		NAME(inner_spin)(n);
-}
-
-int main(int argc, char **argv)
-{
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
-
-	while (now() < end)
-		NAME(outer_spin)(20000);
-	return 0;
-}
-EOF
-
-# build NAME: $dir/NAME (with symbols and DWARF), $dir/NAME.debug (its debug file) and
-# $dir/NAME.stripped (no .symtab, no DWARF)
+# build NAME: $dir/NAME, the build of tests/workloads/prefixed-spin.c whose functions are
+# NAME_* (with symbols and DWARF), $dir/NAME.debug (its debug file) and $dir/NAME.stripped (no
+# .symtab, no DWARF)
 build() {
-	cc -O2 -g -fno-omit-frame-pointer -Wl,--build-id -DV="$1" -o "$dir/$1" "$dir/prog.c" ||
-		fail "cannot build $1"
+	cp "$WORKLOADS/prefixed-spin-$1" "$dir/$1" || fail "no build $1 of prefixed-spin"
 	objcopy --only-keep-debug "$dir/$1" "$dir/$1.debug"
 	cp "$dir/$1" "$dir/$1.stripped"
 	strip --strip-all "$dir/$1.stripped"

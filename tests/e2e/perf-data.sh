@@ -68,7 +68,7 @@ bad=$(unfinished | grep -cv '_\[k\] [0-9]*$' || true)
 # -- the same input gives the same bytes: DWARF is opened by threads and names come late or
 # early as they finish, which must not show in the order of a pprof file's tables
 for data in fp dwarf; do
-	for i in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		"$HOTSTACK" convert "$SRCDIR/tests/fixtures/perf-data/$data.data" -o - --format pprof 2>/dev/null | cksum
 	done >"$dir/sums.$data"
 	[ "$(sort -u "$dir/sums.$data" | wc -l)" -eq 1 ] ||

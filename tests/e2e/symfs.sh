@@ -7,7 +7,6 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-command -v cc >/dev/null 2>&1 || skip "cc is not installed (apt-get install gcc)"
 command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"
 for t in objcopy strip readelf; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed (apt-get install binutils)"
@@ -19,45 +18,9 @@ mkdir -p "$dir/home"
 export HOME="$dir/home" PERF_BUILDID_DIR="$dir/home/.debug"
 unset HOTSTACK_DEBUG_DIR DEBUGINFOD_URLS
 
-cat >"$dir/prog.c" <<'EOF'
-#include <stdlib.h>
-#include <time.h>
-#define CAT2(a, b) a##_##b
-#define CAT(a, b) CAT2(a, b)
-#define NAME(x) CAT(V, x)
-
-static volatile double sink;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-__attribute__((noinline, noclone)) static void NAME(inner_spin)(int n)
-{
-	for (int i = 0; i < n; i++)
-		sink = sink * 0.999 + i;
-}
-
-__attribute__((noinline, noclone)) static void NAME(outer_spin)(int n)
-{
-	for (int k = 0; k < 10; k++)
-		NAME(inner_spin)(n);
-}
-
-int main(int argc, char **argv)
-{
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
-
-	while (now() < end)
-		NAME(outer_spin)(20000);
-	return 0;
-}
-EOF
+# two builds of one program whose functions are alpha_* and omega_* (tests/workloads/prefixed-spin.c)
 for v in alpha omega; do
-	cc -O2 -g -fno-omit-frame-pointer -Wl,--build-id -DV=$v -o "$dir/$v" "$dir/prog.c" || fail "cannot build $v"
+	cp "$WORKLOADS/prefixed-spin-$v" "$dir/$v"
 done
 
 # perf record NAME PROGRAM: PROGRAM runs at $dir/app/prog, is recorded, and is gone after

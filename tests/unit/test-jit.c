@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include <hotstack/jit.h>
 
 #include "format/jitdump.h"
@@ -29,112 +31,82 @@
 
 /* ---- bytes ---- */
 
-struct buf {
-	uint8_t *p;
-	size_t n, cap;
-	bool swap;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 256;
-		b->p = realloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	if (b->swap)
-		v = __builtin_bswap32(v);
-	put(b, &v, 4);
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	if (b->swap)
-		v = __builtin_bswap64(v);
-	put(b, &v, 8);
-}
-
-static void set32(struct buf *b, size_t at, uint32_t v)
+static void set32(struct hs_test_buf *b, size_t at, uint32_t v)
 {
 	if (b->swap)
 		v = __builtin_bswap32(v);
 	memcpy(b->p + at, &v, 4);
 }
 
-static void header(struct buf *b, uint32_t size, uint64_t flags)
+static void header(struct hs_test_buf *b, uint32_t size, uint64_t flags)
 {
-	put32(b, HS_JITDUMP_MAGIC);
-	put32(b, 1);
-	put32(b, size);
-	put32(b, 62);
-	put32(b, 0);
-	put32(b, 4242);
-	put64(b, 7);
-	put64(b, flags);
+	hs_test_put32(b, HS_JITDUMP_MAGIC);
+	hs_test_put32(b, 1);
+	hs_test_put32(b, size);
+	hs_test_put32(b, 62);
+	hs_test_put32(b, 0);
+	hs_test_put32(b, 4242);
+	hs_test_put64(b, 7);
+	hs_test_put64(b, flags);
 	while (b->n < size)
-		put(b, "\xee", 1);
+		hs_test_put(b, "\xee", 1);
 }
 
-static size_t rec_begin(struct buf *b, uint32_t id, uint64_t t)
+static size_t rec_begin(struct hs_test_buf *b, uint32_t id, uint64_t t)
 {
 	size_t at = b->n;
-	put32(b, id);
-	put32(b, 0);
-	put64(b, t);
+	hs_test_put32(b, id);
+	hs_test_put32(b, 0);
+	hs_test_put64(b, t);
 	return at;
 }
 
-static void rec_end(struct buf *b, size_t at)
+static void rec_end(struct hs_test_buf *b, size_t at)
 {
 	set32(b, at + 4, (uint32_t)(b->n - at));
 }
 
-static void rec_load(struct buf *b, uint64_t t, uint64_t addr, uint64_t size, uint64_t index, const char *name)
+static void rec_load(struct hs_test_buf *b, uint64_t t, uint64_t addr, uint64_t size, uint64_t index, const char *name)
 {
 	size_t at = rec_begin(b, HS_JIT_CODE_LOAD, t);
-	put32(b, 4242);
-	put32(b, 4243);
-	put64(b, addr);
-	put64(b, addr);
-	put64(b, size);
-	put64(b, index);
-	put(b, name, strlen(name) + 1);
+	hs_test_put32(b, 4242);
+	hs_test_put32(b, 4243);
+	hs_test_put64(b, addr);
+	hs_test_put64(b, addr);
+	hs_test_put64(b, size);
+	hs_test_put64(b, index);
+	hs_test_put(b, name, strlen(name) + 1);
 	for (uint64_t i = 0; i < size; i++)
-		put(b, "\x90", 1);
+		hs_test_put(b, "\x90", 1);
 	rec_end(b, at);
 }
 
-static void rec_move(struct buf *b, uint64_t t, uint64_t from, uint64_t to, uint64_t size, uint64_t index)
+static void rec_move(struct hs_test_buf *b, uint64_t t, uint64_t from, uint64_t to, uint64_t size, uint64_t index)
 {
 	size_t at = rec_begin(b, HS_JIT_CODE_MOVE, t);
-	put32(b, 4242);
-	put32(b, 4243);
-	put64(b, to);
-	put64(b, from);
-	put64(b, to);
-	put64(b, size);
-	put64(b, index);
+	hs_test_put32(b, 4242);
+	hs_test_put32(b, 4243);
+	hs_test_put64(b, to);
+	hs_test_put64(b, from);
+	hs_test_put64(b, to);
+	hs_test_put64(b, size);
+	hs_test_put64(b, index);
 	rec_end(b, at);
 }
 
-static void rec_debug(struct buf *b, uint64_t t, uint64_t addr, uint32_t line)
+static void rec_debug(struct hs_test_buf *b, uint64_t t, uint64_t addr, uint32_t line)
 {
 	size_t at = rec_begin(b, HS_JIT_CODE_DEBUG_INFO, t);
-	put64(b, addr);
-	put64(b, 2);
-	put64(b, addr);
-	put32(b, line);
-	put32(b, 0);
-	put(b, "a.js", 5);
-	put64(b, addr + 8);
-	put32(b, line + 1);
-	put32(b, 3);
-	put(b, "a.js", 5);
+	hs_test_put64(b, addr);
+	hs_test_put64(b, 2);
+	hs_test_put64(b, addr);
+	hs_test_put32(b, line);
+	hs_test_put32(b, 0);
+	hs_test_put(b, "a.js", 5);
+	hs_test_put64(b, addr + 8);
+	hs_test_put32(b, line + 1);
+	hs_test_put32(b, 3);
+	hs_test_put(b, "a.js", 5);
 	rec_end(b, at);
 }
 
@@ -142,7 +114,7 @@ static void rec_debug(struct buf *b, uint64_t t, uint64_t addr, uint32_t line)
 
 static void test_jitdump_header(void **state)
 {
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jitdump_header h;
 	struct hs_parse_error err = {0};
 
@@ -196,7 +168,7 @@ static void test_jitdump_header(void **state)
 
 static void check_records(bool swap)
 {
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jitdump_header h;
 	struct hs_jitdump_record r;
 	struct hs_jitdump_debug_iter it = {0};
@@ -212,11 +184,11 @@ static void check_records(bool swap)
 	ends[n++] = b.n;
 	{
 		size_t at = rec_begin(&b, HS_JIT_CODE_UNWINDING_INFO, 11);
-		put64(&b, 12);
-		put64(&b, 4);
-		put64(&b, 12);
-		put(&b, "EHFRAME.HDR.", 12);
-		put(&b, "\0\0\0\0", 4); /* padding, as V8 writes */
+		hs_test_put64(&b, 12);
+		hs_test_put64(&b, 4);
+		hs_test_put64(&b, 12);
+		hs_test_put(&b, "EHFRAME.HDR.", 12);
+		hs_test_put(&b, "\0\0\0\0", 4); /* padding, as V8 writes */
 		rec_end(&b, at);
 	}
 	ends[n++] = b.n;
@@ -224,7 +196,7 @@ static void check_records(bool swap)
 	ends[n++] = b.n;
 	{
 		size_t at = rec_begin(&b, 99, 13); /* a newer writer's record */
-		put64(&b, 1);
+		hs_test_put64(&b, 1);
 		rec_end(&b, at);
 	}
 	ends[n++] = b.n;
@@ -292,7 +264,7 @@ static void test_jitdump_records(void **state)
 
 static void test_jitdump_hostile(void **state)
 {
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jitdump_header h = {0};
 	struct hs_jitdump_record r;
 	struct hs_parse_error err = {0};
@@ -340,26 +312,26 @@ static void test_jitdump_hostile(void **state)
 	/* fixed fields cut short */
 	b.n = 0;
 	at = rec_begin(&b, HS_JIT_CODE_MOVE, 1);
-	put64(&b, 1);
+	hs_test_put64(&b, 1);
 	rec_end(&b, at);
 	assert_int_equal(hs_jitdump_record_parse(b.p, b.n, &h, 0, &r, &err), -EBADMSG);
 	/* more debug entries than the record can hold */
 	b.n = 0;
 	at = rec_begin(&b, HS_JIT_CODE_DEBUG_INFO, 1);
-	put64(&b, 0x1000);
-	put64(&b, UINT64_MAX);
-	put64(&b, 0x1000);
+	hs_test_put64(&b, 0x1000);
+	hs_test_put64(&b, UINT64_MAX);
+	hs_test_put64(&b, 0x1000);
 	rec_end(&b, at);
 	assert_int_equal(hs_jitdump_record_parse(b.p, b.n, &h, 0, &r, &err), -EBADMSG);
 	/* a debug entry whose file name runs past the record: iteration stops before it */
 	b.n = 0;
 	at = rec_begin(&b, HS_JIT_CODE_DEBUG_INFO, 1);
-	put64(&b, 0x1000);
-	put64(&b, 1);
-	put64(&b, 0x1000);
-	put32(&b, 1);
-	put32(&b, 0);
-	put(&b, "nonul", 5);
+	hs_test_put64(&b, 0x1000);
+	hs_test_put64(&b, 1);
+	hs_test_put64(&b, 0x1000);
+	hs_test_put32(&b, 1);
+	hs_test_put32(&b, 0);
+	hs_test_put(&b, "nonul", 5);
 	rec_end(&b, at);
 	assert_int_equal(hs_jitdump_record_parse(b.p, b.n, &h, 0, &r, &err), 0);
 	{
@@ -370,18 +342,18 @@ static void test_jitdump_hostile(void **state)
 	/* unwinding sizes that do not fit */
 	b.n = 0;
 	at = rec_begin(&b, HS_JIT_CODE_UNWINDING_INFO, 1);
-	put64(&b, 100);
-	put64(&b, 4);
-	put64(&b, 0);
-	put64(&b, 0);
+	hs_test_put64(&b, 100);
+	hs_test_put64(&b, 4);
+	hs_test_put64(&b, 0);
+	hs_test_put64(&b, 0);
 	rec_end(&b, at);
 	assert_int_equal(hs_jitdump_record_parse(b.p, b.n, &h, 0, &r, &err), -EBADMSG);
 	b.n = 0;
 	at = rec_begin(&b, HS_JIT_CODE_UNWINDING_INFO, 1);
-	put64(&b, 8);
-	put64(&b, 9);
-	put64(&b, 0);
-	put64(&b, 0);
+	hs_test_put64(&b, 8);
+	hs_test_put64(&b, 9);
+	hs_test_put64(&b, 0);
+	hs_test_put64(&b, 0);
 	rec_end(&b, at);
 	assert_int_equal(hs_jitdump_record_parse(b.p, b.n, &h, 0, &r, &err), -EBADMSG);
 	free(b.p);
@@ -440,34 +412,12 @@ static char tmpdir[64];
 
 static int setup_tmp(void **state)
 {
-	(void)state;
-	strcpy(tmpdir, "/tmp/hs-test-jit.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return hs_test_mkdtemp(tmpdir, sizeof(tmpdir), "hs-test-jit");
 }
 
 static int teardown_tmp(void **state)
 {
-	char cmd[128];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-	long len;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	p = malloc((size_t)len + 1);
-	assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return p;
+	return hs_test_rmtree(tmpdir);
 }
 
 /* The toy JIT's function shape: sub $0x18,%rsp; ...; add $0x18,%rsp; ret (24 bytes), and its
@@ -574,7 +524,7 @@ static void test_libjit_file(void **state)
 	t1 = hsjit_timestamp(NULL);
 	assert_int_equal(hsjit_close(NULL), 0);
 
-	file = read_file(path, &n);
+	file = (uint8_t *)hs_test_read_file(path, &n);
 	assert_int_equal(hs_jitdump_header_parse(file, n, &h, &err), 0);
 	assert_int_equal(h.version, 1);
 	assert_int_equal(h.size, 40);
@@ -640,7 +590,7 @@ static void test_libjit_file(void **state)
 	assert_int_equal(hsjit_close(j), 0);
 	unsetenv("JITDUMPDIR");
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", tmpdir, (int)getpid());
-	file = read_file(path, &n);
+	file = (uint8_t *)hs_test_read_file(path, &n);
 	assert_int_equal(hs_jitdump_header_parse(file, n, &h, &err), 0);
 	assert_int_equal(h.flags, HS_JITDUMP_FLAG_ARCH_TIMESTAMP);
 	free(file);
@@ -706,7 +656,7 @@ static void test_libjit_threads(void **state)
 		assert_null(rv);
 	}
 	assert_int_equal(hsjit_close(j), 0);
-	file = read_file(path, &n);
+	file = (uint8_t *)hs_test_read_file(path, &n);
 	assert_int_equal(hs_jitdump_header_parse(file, n, &h, &err), 0);
 	for (off = h.size; off < n; off += r.size) {
 		assert_int_equal(hs_jitdump_record_parse(file + off, n - off, &h, off, &r, &err), 0);
@@ -829,7 +779,7 @@ static void append(const char *path, const void *p, size_t n)
 static void test_store_live(void **state)
 {
 	char path[128];
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jit store;
 	struct hs_jit_opts so = {true, true, {0}};
 	size_t half;
@@ -849,9 +799,9 @@ static void test_store_live(void **state)
 	assert_string_equal(hs_jit_str(&store, hs_jit_find(&store, getpid(), 0x6010, UINT64_MAX - 1)->name), "second");
 	/* garbage after: a record header with an impossible size ends the reading, with a warning */
 	b.n = 0;
-	put32(&b, 0);
-	put32(&b, 3);
-	put64(&b, 0);
+	hs_test_put32(&b, 0);
+	hs_test_put32(&b, 3);
+	hs_test_put64(&b, 0);
 	append(path, b.p, b.n);
 	hs_jit_read_all(&store, -1);
 	assert_int_equal(store.warnings.n, 1);
@@ -864,7 +814,7 @@ static void test_store_live(void **state)
 static void test_store_hostile(void **state)
 {
 	char path[128];
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jit store;
 	struct hs_jit_opts so = {false, true, {0}};
 
@@ -878,7 +828,7 @@ static void test_store_hostile(void **state)
 	rec_load(&b, 4, 0x3000, 0x10, 3, "na\001me\nwith\tcontrols");
 	{
 		size_t at = rec_begin(&b, 77, 5);
-		put64(&b, 1);
+		hs_test_put64(&b, 1);
 		rec_end(&b, at);
 	}
 	rec_load(&b, 6, 0x4000, 0x10, 4, "after");
@@ -912,7 +862,7 @@ static void test_store_hostile(void **state)
 static void test_jitdump_untrusted(void **state)
 {
 	char path[128], link[128];
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jit store;
 	struct hs_jit_opts so = {false, true, {0}};
 
@@ -1051,7 +1001,7 @@ static void test_perf_map_file(void **state)
 static void test_jitdump_zero_size(void **state)
 {
 	char path[128];
-	struct buf b = {0};
+	struct hs_test_buf b = {0};
 	struct hs_jit store;
 	struct hs_jit_opts so = {false, true, {0}};
 	size_t at;
@@ -1251,7 +1201,7 @@ static void test_builder_naming(void **state)
 	struct hs_builder b;
 	struct hs_builder_opts o = {0};
 	struct hs_profile *p;
-	struct buf d = {0};
+	struct hs_test_buf d = {0};
 	uint64_t ips[2];
 	struct hs_pid_list pids = {0};
 

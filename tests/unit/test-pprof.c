@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,23 +23,6 @@
 
 /* ---- helpers ---- */
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
-
-	assert_non_null(f);
-	do {
-		hs_xgrow((void **)&buf, &cap, n + 4096, 1);
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* Writes p with hs_write_pprof through a real outfile and returns the file's bytes. */
 static uint8_t *write_pprof(const struct hs_profile *p, size_t *len)
 {
@@ -51,7 +36,7 @@ static uint8_t *write_pprof(const struct hs_profile *p, size_t *len)
 	assert_int_equal(hs_outfile_open(&out, path), 0);
 	assert_int_equal(hs_write_pprof(p, &o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
-	buf = (uint8_t *)read_all(path, len);
+	buf = (uint8_t *)hs_test_read_file(path, len);
 	unlink(path);
 	rmdir(dir);
 	return buf;
@@ -792,7 +777,7 @@ static void test_go_fixture(void **state)
 	struct hs_profile *q = NULL;
 	struct hs_parse_error err = {0};
 	size_t len;
-	char *buf = read_all(SRCDIR "/tests/fixtures/pprof-go/cpu.pb.gz", &len);
+	char *buf = hs_test_read_file(SRCDIR "/tests/fixtures/pprof-go/cpu.pb.gz", &len);
 	int64_t flat_a = 0, flat_b = 0, leaf_step = 0;
 	bool inlined = false;
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "helpers.h"
 #include <zlib.h>
 
 #include "output/output.h"
@@ -71,33 +73,6 @@ static void test_samples_aggregate(void **state)
 	hs_profile_free(p);
 }
 
-static char *write_to_string(const struct hs_profile *p, const char *format, const struct hs_output_opts *o)
-{
-	const struct hs_format *f = hs_format_from_name(format);
-	char path[] = "/tmp/hs-prof-XXXXXX";
-	int fd = mkstemp(path);
-	struct hs_outfile out;
-	FILE *fp;
-	char *buf;
-	long n;
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_non_null(f);
-	assert_int_equal(f->write(p, o, &out), 0);
-	assert_int_equal(hs_outfile_commit(&out), 0);
-	fp = fopen(path, "r");
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	unlink(path);
-	return buf;
-}
-
 static const char folded_in[] = "demo;main;a;b;leaf 10\n"
 				"demo;main;c;leaf 5\n"
 				"demo;main;c;leaf 2\n"
@@ -115,7 +90,7 @@ static void test_folded_round_trip(void **state)
 	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &p, &err), 0);
 	assert_int_equal(hs_profile_total(p, 0), 24);
 	o.annotate_inline = true;
-	out = write_to_string(p, "folded", &o);
+	out = hs_test_write_format(p, "folded", &o);
 	/* merged, sorted, annotations kept, the space in a command name made an underscore */
 	assert_string_equal(out, "demo;main;a;b;leaf 10\n"
 				 "demo;main;c;leaf 7\n"
@@ -124,7 +99,7 @@ static void test_folded_round_trip(void **state)
 	free(out);
 	/* without --inline-annotate the inlined frame is a plain frame */
 	o.annotate_inline = false;
-	out = write_to_string(p, "folded", &o);
+	out = hs_test_write_format(p, "folded", &o);
 	assert_non_null(strstr(out, "java;Interpreter_[j];foo;bar 4\n"));
 	free(out);
 	hs_profile_free(p);
@@ -178,15 +153,15 @@ static void test_folded_roots(void **state)
 	s = hs_profile_stack(p, &l, 1);
 	hs_profile_add_sample(p, s, hs_profile_intern_str(p, "w"), 7, 8, 0, &v);
 	hs_profile_add_sample(p, s, hs_profile_intern_str(p, "w"), 7, 9, 0, &v);
-	out = write_to_string(p, "folded", &o);
+	out = hs_test_write_format(p, "folded", &o);
 	assert_string_equal(out, "w;main 2\n");
 	free(out);
 	o.root_pid = true;
-	out = write_to_string(p, "folded", &o);
+	out = hs_test_write_format(p, "folded", &o);
 	assert_string_equal(out, "w-7;main 2\n");
 	free(out);
 	o.root_tid = true;
-	out = write_to_string(p, "folded", &o);
+	out = hs_test_write_format(p, "folded", &o);
 	assert_string_equal(out, "w-7/8;main 1\nw-7/9;main 1\n");
 	free(out);
 	hs_profile_free(p);
@@ -226,7 +201,7 @@ static void test_stack_cap(void **state)
 		assert_int_equal(hs_profile_stack(p, st, 2), ids[2]);
 	}
 	assert_int_equal(hs_profile_total(p, 0), 5);
-	out = write_to_string(p, "folded", &(struct hs_output_opts){0});
+	out = hs_test_write_format(p, "folded", &(struct hs_output_opts){0});
 	assert_string_equal(out, "demo;" HS_PROFILE_OVER_CAP_NAME " 2\n"
 				 "demo;main;f1 1\n"
 				 "demo;main;f2 1\n"
@@ -296,8 +271,8 @@ static void test_folded_stream(void **state)
 	assert_int_equal(hs_folded_read_stream(drip_read, &d, &p, &st, &err), 0);
 	assert_int_equal(st.lines, 5);
 	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &q, &err), 0);
-	a = write_to_string(p, "folded", &(struct hs_output_opts){.annotate_inline = true});
-	b = write_to_string(q, "folded", &(struct hs_output_opts){.annotate_inline = true});
+	a = hs_test_write_format(p, "folded", &(struct hs_output_opts){.annotate_inline = true});
+	b = hs_test_write_format(q, "folded", &(struct hs_output_opts){.annotate_inline = true});
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -357,20 +332,10 @@ static void test_folded_long_line(void **state)
 	assert_true(total <= HS_FOLDED_MAX_LINE + (1 << 20));
 }
 
-static char *temp_path(void)
-{
-	char *path = strdup("/tmp/hs-load-XXXXXX");
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	return path;
-}
-
 /* gzip-compresses n bytes of head, then zeros more zeros, into a new file. */
 static char *write_gz(const void *head, size_t n, size_t zeros)
 {
-	char *path = temp_path(), *zero = calloc(1, 1 << 20);
+	char *path = hs_test_temp_file("hs-load"), *zero = calloc(1, 1 << 20);
 	gzFile gz = gzopen(path, "wb9");
 
 	assert_non_null(gz);
@@ -407,7 +372,7 @@ static void test_load_refuses_early(void **state)
 	/* string_table[0] = "", then a string of 512 MiB, its bytes zeros */
 	static const uint8_t pprof_head[] = {0x32, 0x00, 0x32, 0x80, 0x80, 0x80, 0x80, 0x02};
 	char *bomb = write_gz("", 0, (size_t)256 << 20), *pbomb = write_gz(pprof_head, sizeof(pprof_head), (size_t)256 << 20);
-	char *zeros = temp_path();
+	char *zeros = hs_test_temp_file("hs-load");
 	struct hs_profile *p = NULL;
 	struct hs_parse_error err = {0};
 	FILE *f = fopen(zeros, "w");
@@ -476,7 +441,7 @@ static void test_sums_saturate(void **state)
 	assert_true(hs_profile_sums_saturate(p, 0));
 	assert_true(hs_profile_total(p, 0) == INT64_MAX);
 	for (size_t f = 0; f < HS_ARRAY_SIZE(formats); f++) {
-		char *out = write_to_string(p, formats[f], &o);
+		char *out = hs_test_write_format(p, formats[f], &o);
 		/* no total wrapped around into a negative number: not in a title, a weight, a row */
 		if (!strcmp(formats[f], "svg")) {
 			/* its script has "-1" in it: the figures are in the titles */
@@ -569,7 +534,7 @@ static void test_report(void **state)
 
 	(void)state;
 	assert_int_equal(hs_folded_read(folded_in, sizeof(folded_in) - 1, &p, &err), 0);
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	/* leaf is self 17 of 24 = 70.83%; main is total 20 of 24 = 83.33% */
 	assert_non_null(strstr(out, "  70.83%           17   70.83%           17  leaf"));
 	assert_non_null(strstr(out, "   0.00%            0   83.33%           20  main"));

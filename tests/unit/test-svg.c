@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "output/writers.h"
 #include "util/strbuf.h"
 
@@ -18,18 +20,12 @@ static char tmpdir[256];
 
 static int setup_dir(void **state)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/test-svg-XXXXXX", t && *t ? t : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return hs_test_mkdtemp(tmpdir, sizeof(tmpdir), "test-svg");
 }
 
 static int remove_dir(void **state)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return hs_test_rmtree(tmpdir);
 }
 
 static struct hs_profile *new_profile(void)
@@ -97,25 +93,12 @@ static char *write_svg(const struct hs_profile *p, const struct hs_output_opts *
 		       size_t pathsz)
 {
 	struct hs_outfile out;
-	FILE *f;
-	long len;
-	char *buf;
 
 	snprintf(path, pathsz, "%s/%s", tmpdir, file);
 	assert_int_equal(hs_outfile_open(&out, path), 0);
 	assert_int_equal(hs_write_svg(p, o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = 0;
-	fclose(f);
-	return buf;
+	return hs_test_read_file(path, NULL);
 }
 
 static size_t count(const char *hay, const char *needle)

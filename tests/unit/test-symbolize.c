@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "model/dso-file.h"
 #include "model/model.h"
 #include "symbolize/elf-symtab.h"
@@ -142,44 +144,6 @@ static uint64_t dl_symbol_size(const void *addr)
 	assert_non_null(sym);
 	assert_ptr_equal(info.dli_saddr, addr);
 	return sym->st_size;
-}
-
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, k;
-
-	assert_non_null(f);
-	do {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1 << 16;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		k = fread(buf + n, 1, cap - n, f);
-		n += k;
-	} while (k);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-static void write_whole(const char *path, const void *buf, size_t len)
-{
-	FILE *f = fopen(path, "we");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void make_tmpdir(char *buf, size_t cap)
-{
-	const char *t = getenv("TMPDIR");
-
-	snprintf(buf, cap, "%s/test-symbolize.XXXXXX", t && *t ? t : "/tmp");
-	assert_non_null(mkdtemp(buf));
 }
 
 /* ---- this executable ---- */
@@ -567,7 +531,7 @@ static void test_kallsyms_aliases(void **state)
 	while (n < 64 && fgets(line, sizeof(line), in))
 		lines[n++] = strdup(line);
 	fclose(in);
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "test-symbolize"), 0);
 	snprintf(path, sizeof(path), "%s/reversed", dir);
 	out = fopen(path, "we");
 	assert_non_null(out);
@@ -653,9 +617,8 @@ static void test_minidebug_bomb(void **state)
 		 "objcopy --add-section .gnu_debugdata='%s/bomb.xz' '%s'",
 		 dir, elf, dir, elf);
 	if (system(cmd) != 0) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		assert_int_equal(system(cmd), 0);
-		skip(); /* no xz or objcopy */
+		assert_int_equal(hs_test_rmtree(dir), 0);
+		hs_test_skip("no xz or objcopy");
 	}
 	pid = fork();
 	assert_true(pid >= 0);
@@ -679,8 +642,7 @@ static void test_minidebug_bomb(void **state)
 	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(hs_test_rmtree(dir), 0);
 }
 
 static void test_hostile_elf(void **state)
@@ -692,7 +654,7 @@ static void test_hostile_elf(void **state)
 
 	(void)state;
 	elf_version(EV_CURRENT);
-	img = read_whole("/proc/self/exe", &len);
+	img = hs_test_read_file("/proc/self/exe", &len);
 	assert_true(len > 4096);
 	copy = malloc(len);
 	assert_non_null(copy);
@@ -770,12 +732,12 @@ static void replaced_case(bool delete)
 	struct env plain, held;
 	struct hs_map *map;
 
-	make_tmpdir(dir, sizeof(dir));
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "test-symbolize"), 0);
 	snprintf(lib, sizeof(lib), "%s/libsymcopy.so", dir);
 	snprintf(other, sizeof(other), "%s/other", dir);
 	assert_true(dladdr(lib_alpha(), &info) != 0);
-	img = read_whole(info.dli_fname, &len);
-	write_whole(lib, img, len);
+	img = hs_test_read_file(info.dli_fname, &len);
+	hs_test_write_file(lib, img, len);
 	free(img);
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	assert_non_null(h);
@@ -791,8 +753,8 @@ static void replaced_case(bool delete)
 	if (delete) {
 		assert_int_equal(unlink(lib), 0);
 	} else {
-		img = read_whole("/proc/self/exe", &len);
-		write_whole(other, img, len);
+		img = hs_test_read_file("/proc/self/exe", &len);
+		hs_test_write_file(other, img, len);
 		free(img);
 		assert_int_equal(rename(other, lib), 0);
 	}

@@ -1,5 +1,4 @@
-/* Unit tests of the views beyond the plain flame graph and report: the table of formats,
- * profile filters
+/* Unit tests of the views beyond the plain flame graph and report: profile filters
  * (profile/filter.c), speedscope JSON, the HTML flame graph's data, differential views
  * (folded and SVG colours), reversed graphs and flame charts, palettes, and the report's
  * call tree, --sort groups and --stats. Profiles are built in memory. */
@@ -14,6 +13,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "helpers.h"
 
 #include "output/output.h"
 #include "output/writers.h"
@@ -88,68 +89,28 @@ static void add(struct hs_profile *p, const char *comm, int32_t pid, int32_t tid
 	free(copy);
 }
 
-static char *write_to_string(const struct hs_profile *p, const char *format, const struct hs_output_opts *o)
-{
-	const struct hs_format *f = hs_format_from_name(format);
-	char path[] = "/tmp/hs-views-XXXXXX";
-	int fd = mkstemp(path);
-	struct hs_outfile out;
-	FILE *fp;
-	char *buf;
-	long n;
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_non_null(f);
-	assert_int_equal(f->write(p, o, &out), 0);
-	assert_int_equal(hs_outfile_commit(&out), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	unlink(path);
-	return buf;
-}
-
 static char *diff_to_string(const struct hs_profile *a, const struct hs_profile *b, const char *format,
 			    const struct hs_output_opts *o)
 {
 	const struct hs_format *f = hs_format_from_name(format);
-	char path[] = "/tmp/hs-views-XXXXXX";
-	int fd = mkstemp(path);
+	char *path = hs_test_temp_file("hs-views"), *buf;
 	struct hs_outfile out;
-	FILE *fp;
-	char *buf;
-	long n;
 
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(hs_outfile_open(&out, path), 0);
 	assert_non_null(f);
 	assert_non_null(f->write_diff);
+	assert_int_equal(hs_outfile_open(&out, path), 0);
 	assert_int_equal(f->write_diff(a, b, o, &out), 0);
 	assert_int_equal(hs_outfile_commit(&out), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
+	buf = hs_test_read_file(path, NULL);
 	unlink(path);
+	free(path);
 	return buf;
 }
 
 static char *folded(const struct hs_profile *p)
 {
 	struct hs_output_opts o = {0};
-	return write_to_string(p, "folded", &o);
+	return hs_test_write_format(p, "folded", &o);
 }
 
 /* Two processes, three threads, timestamps 1 s apart from 10 s. */
@@ -362,7 +323,7 @@ static void test_speedscope(void **state)
 	add(p, "app", 100, 100, 1000, "main;a", 1);
 	add(p, "worker \"w\"", 100, 101, 500, "thread_start;work", 7);
 	add(p, "app", 100, 100, 2000, "main;a", 1);
-	out = write_to_string(p, "speedscope", &o);
+	out = hs_test_write_format(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
 	/* threads in the order of their first sample; names escaped */
 	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"none\",\"startValue\":0,"
@@ -382,7 +343,7 @@ static void test_speedscope(void **state)
 
 	/* --value cpu: weights in nanoseconds */
 	o.value_index = 1;
-	out = write_to_string(p, "speedscope", &o);
+	out = hs_test_write_format(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":4000,"));
 	assert_non_null(strstr(out, "\"weights\":[1000,1000,2000]"));
 	free(out);
@@ -446,7 +407,7 @@ static void test_html(void **state)
 
 	(void)state;
 	o.title = "t</script><x>";
-	out = write_to_string(p, "html", &o);
+	out = hs_test_write_format(p, "html", &o);
 	assert_non_null(strstr(out, "<!DOCTYPE html>"));
 	assert_non_null(strstr(out, "<title>t&lt;/script&gt;&lt;x&gt;</title>"));
 	assert_non_null(strstr(out, "window.hotstackFlame"));
@@ -581,7 +542,7 @@ static void test_report_views(void **state)
 
 	(void)state;
 	o.tree = HS_TREE_CALLEE;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callees under their callers (lines under 0.5% of the total left out):\n"
 				    "  total%    self%  function\n"
 				    "  80.00%    0.00%  main  [app]\n"
@@ -599,7 +560,7 @@ static void test_report_views(void **state)
 
 	o.tree = HS_TREE_CALLER;
 	o.tree_min = 20;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callers under the functions they called (lines under 20% of the total "
 				    "left out):\n"
 				    "  total%    self%  function\n"
@@ -617,7 +578,7 @@ static void test_report_views(void **state)
 	o.sort[0] = HS_SORT_COMM;
 	o.sort[1] = HS_SORT_DSO;
 	o.sort[2] = HS_SORT_SYM;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_null(strstr(out, "Top functions"));
 	assert_non_null(strstr(out, "Grouped by command,shared object,symbol (self: samples whose innermost frame it is; "
 				    "total: samples it is in):\n"
@@ -634,7 +595,7 @@ static void test_report_views(void **state)
 
 	o.sort[0] = HS_SORT_PID;
 	o.sort[1] = 0;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "   self%         self   total%        total  pid\n"
 				    "  50.00%           10   50.00%           10  100\n"
 				    "  50.00%           10   50.00%           10  200\n"));
@@ -642,7 +603,7 @@ static void test_report_views(void **state)
 
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "Where samples land (the innermost frame), by kind of code:\n"
 				    "   share      samples  kind\n"
 				    "  95.00%           19  user\n"
@@ -670,7 +631,7 @@ static void test_report_stop_reasons(void **state)
 	}
 	memset(&o, 0, sizeof(o));
 	o.stats = true;
-	out = write_to_string(p, "txt", &o);
+	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "How stacks end:\n"));
 	for (int s = HS_STOP_END + 1; s < HS_STOP_COUNT; s++) {
 		snprintf(line, sizeof(line), " %12d  %s\n", s, hs_stop_name((enum hs_stop)s));
@@ -728,7 +689,6 @@ static void test_format_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_filter_ids_and_names),
 		cmocka_unit_test(test_filter_time),
 		cmocka_unit_test(test_filter_min_percent),
@@ -739,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_palettes),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
+		cmocka_unit_test(test_format_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
