@@ -20,6 +20,7 @@
 #include "record/session.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "view-opts.h"
 
 static const char record_usage[] =
 	"usage: hotstack record [options] [-- command [args...]]\n"
@@ -60,11 +61,8 @@ enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
 	OPT_MAX_STACK,
 	OPT_STACK_SIZE,
-	OPT_NO_DEMANGLE,
-	OPT_SYMFS,
 	OPT_KEEP_TIME,
 	OPT_NO_JVM_PERFMAP,
-	OPT_NO_INLINE,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
 	OPT_USER,
@@ -398,9 +396,10 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"symfs", required_argument, NULL, OPT_SYMFS},
-		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{0, 0, 0, 0},
+	};
+	/* after the symbol options: the order getopt lists an ambiguous abbreviation's matches in */
+	static const struct option own_late[] = {
 		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
 		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -423,9 +422,10 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL, *user = NULL;
+	struct cli_symbol_opts so = {0};
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
-	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
+	bool keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
 	unsigned long v;
@@ -435,8 +435,12 @@ int cmd_record(int argc, char **argv)
 
 	for (size_t i = 0; cli_output_longopts[i].name; i++)
 		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
+	for (size_t i = 0; own[i].name; i++)
 		longopts[n++] = own[i];
+	for (size_t i = 0; cli_symbol_longopts[i].name; i++)
+		longopts[n++] = cli_symbol_longopts[i];
+	for (size_t i = 0; i < HS_ARRAY_SIZE(own_late); i++)
+		longopts[n++] = own_late[i];
 	ro.freq = 999;
 	ro.kernel = true;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
@@ -493,15 +497,6 @@ int cmd_record(int argc, char **argv)
 		case OPT_STACK_SIZE:
 			stack_size = optarg;
 			break;
-		case OPT_NO_DEMANGLE:
-			no_demangle = true;
-			break;
-		case OPT_SYMFS:
-			symfs = optarg;
-			break;
-		case OPT_NO_INLINE:
-			no_inline = true;
-			break;
 		case OPT_KEEP_TIME:
 			keep_time = true;
 			break;
@@ -535,6 +530,8 @@ int cmd_record(int argc, char **argv)
 			hs_vec_free(&pids);
 			return 0;
 		default:
+			if (cli_symbol_option(c, optarg, &so))
+				break;
 			rc = cli_output_option(c, optarg, &oo);
 			if (rc == 1)
 				break;
@@ -608,13 +605,8 @@ int cmd_record(int argc, char **argv)
 			goto usage_error;
 		ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
 	}
-	if (symfs) {
-		struct stat st;
-		if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error("--symfs: '%s' is not a directory", symfs);
-			goto usage_error;
-		}
-	}
+	if (so.symfs && cli_symfs_check(so.symfs))
+		goto usage_error;
 	if (optind < argc)
 		ro.argv = argv + optind;
 	ro.pids = pids.v;
@@ -671,9 +663,9 @@ int cmd_record(int argc, char **argv)
 		keep_time |= cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE;
 	bo.keep_time = keep_time;
 	bo.unwind = unwind;
-	bo.no_demangle = no_demangle;
-	bo.no_inline = no_inline;
-	bo.symfs = symfs;
+	bo.no_demangle = so.no_demangle;
+	bo.no_inline = so.no_inline;
+	bo.symfs = so.symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.lbr_repair = ro.lbr_repair && ro.event->hardware;
