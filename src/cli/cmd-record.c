@@ -131,11 +131,13 @@ static void sink_ending(void *ctx)
 static void sink_progress(void *ctx, const struct hs_record_progress *p)
 {
 	struct record_ctx *rc = ctx;
+	struct hs_builder_summary s;
 
 	if (!rc->tty || cli_quiet)
 		return;
+	hs_builder_summary(&rc->b, &s);
 	fprintf(stderr, "\rhotstack: recording %.0f s, %llu samples, %.1f MB of events%s", p->elapsed,
-		(unsigned long long)rc->b.stats.samples, (double)p->bytes / 1e6,
+		(unsigned long long)s.stats.samples, (double)p->bytes / 1e6,
 		p->lost_records ? " (losing samples)" : "");
 	fflush(stderr);
 }
@@ -320,6 +322,82 @@ static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsi
 	return 0;
 }
 
+/* The summary on stderr (more of it with -v); lost samples are said in the profile too. */
+static void print_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
+			  bool lbr_repair, bool off_cpu)
+{
+	const struct hs_builder_stats *st = &s->stats;
+	uint64_t got = st->samples, lost = st->lost;
+
+	if (lost) {
+		struct hs_strbuf sb = {0};
+		hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
+			       100.0 * (double)lost / (double)(got + lost));
+		cli_warn("%s", hs_strbuf_str(&sb));
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+		hs_strbuf_release(&sb);
+	}
+	if (!cli_quiet)
+		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
+			rec->bad_records ? " (some records were unreadable)" : "");
+	if (cli_verbose)
+		fprintf(stderr,
+			"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
+			"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
+			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)st->own_samples,
+			(unsigned long long)st->empty_samples, (unsigned long long)st->unmapped_frames,
+			(unsigned long long)s->files_loaded, (unsigned long long)s->files_unreadable,
+			(unsigned long long)s->files_mismatched);
+	if (cli_verbose) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
+			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
+			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps);
+		if (s->fp_steps)
+			fprintf(stderr,
+				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
+				"frame pointer off the stack %llu, return address not in code %llu, not after "
+				"a call %llu\n",
+				(unsigned long long)s->fp_own_records, (unsigned long long)s->fp_outside_stack,
+				(unsigned long long)s->fp_not_code, (unsigned long long)s->fp_not_after_call);
+	}
+	if (cli_verbose && lbr_repair)
+		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
+			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
+			(unsigned long long)st->lbr_repaired);
+	if (cli_verbose && (s->jit_files || s->jit_perf_maps))
+		fprintf(stderr,
+			"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
+			"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
+			"unnamed %llu\n",
+			(unsigned long long)s->jit_files, (unsigned long long)s->jit_code_loads,
+			(unsigned long long)s->jit_code_moves, (unsigned long long)s->jit_tables,
+			(unsigned long long)s->jit_perf_maps, (unsigned long long)s->jit_perf_map_entries,
+			(unsigned long long)s->jit_named_jitdump, (unsigned long long)s->jit_named_perf_map,
+			(unsigned long long)s->jit_unnamed);
+	if (off_cpu && !cli_quiet) {
+		fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
+			(double)st->off_cpu_ns / 1e9);
+		if (st->off_cpu_short)
+			fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
+				(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
+		if (st->off_cpu_preempted)
+			fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
+				(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
+		fputc('\n', stderr);
+	}
+	if (cli_verbose && st->off_cpu_unmatched)
+		fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
+			(unsigned long long)st->off_cpu_unmatched);
+	if (cli_verbose && st->tracing_frames)
+		fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
+			(unsigned long long)st->tracing_frames);
+	if (!got && !st->off_cpu_samples && !cli_quiet)
+		cli_warn("no samples were recorded");
+}
+
 /* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
 static struct {
 	gid_t *groups;
@@ -422,6 +500,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
+	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
 	enum hs_unwind_mode unwind = HS_UNWIND_FP;
@@ -710,88 +789,11 @@ int cmd_record(int argc, char **argv)
 	if (ro.off_cpu)
 		hs_builder_off_cpu_end(&ctx.b, rec.stop_ns);
 	p = hs_builder_take(&ctx.b);
-	for (size_t i = 0; i < ctx.b.model.jit.warnings.n; i++)
-		cli_warn("%s", ctx.b.model.jit.warnings.v[i]);
+	hs_builder_summary(&ctx.b, &sum);
+	for (size_t i = 0; i < sum.jit_nwarnings; i++)
+		cli_warn("%s", sum.jit_warnings[i]);
 	add_comments(p, argc, argv, &ro);
-	{
-		uint64_t got = ctx.b.stats.samples, lost = ctx.b.stats.lost;
-		if (lost) {
-			struct hs_strbuf sb = {0};
-			hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
-				       100.0 * (double)lost / (double)(got + lost));
-			cli_warn("%s", hs_strbuf_str(&sb));
-			hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-			hs_strbuf_release(&sb);
-		}
-		if (!cli_quiet)
-			fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got,
-				p->stacks.n - 1, rec.bad_records ? " (some records were unreadable)" : "");
-		if (cli_verbose)
-			fprintf(stderr,
-				"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
-				"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
-				(unsigned long long)rec.records, (double)rec.bytes / 1e6,
-				(unsigned long long)ctx.b.stats.own_samples, (unsigned long long)ctx.b.stats.empty_samples,
-				(unsigned long long)ctx.b.stats.unmapped_frames,
-				(unsigned long long)ctx.b.sym.stats.files_loaded,
-				(unsigned long long)ctx.b.sym.stats.files_unreadable,
-				(unsigned long long)ctx.b.sym.stats.files_mismatched);
-		if (cli_verbose) {
-			struct rusage ru;
-			getrusage(RUSAGE_SELF, &ru);
-			fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
-				(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-				(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
-				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
-			if (ctx.b.unwinder.stats.fp_steps)
-				fprintf(stderr,
-					"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
-					"frame pointer off the stack %llu, return address not in code %llu, not after "
-					"a call %llu\n",
-					(unsigned long long)ctx.b.unwinder.stats.fp_own_records,
-					(unsigned long long)ctx.b.unwinder.stats.fp_outside_stack,
-					(unsigned long long)ctx.b.unwinder.stats.fp_not_code,
-					(unsigned long long)ctx.b.unwinder.stats.fp_not_after_call);
-		}
-		if (cli_verbose && ctx.b.opts.lbr_repair)
-			fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
-				rec.layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
-				(unsigned long long)ctx.b.stats.lbr_repaired);
-		if (cli_verbose && (ctx.b.model.jit.stats.files || ctx.b.model.jit.stats.perf_maps))
-			fprintf(stderr,
-				"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
-				"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
-				"unnamed %llu\n",
-				(unsigned long long)ctx.b.model.jit.stats.files,
-				(unsigned long long)ctx.b.model.jit.stats.code_loads,
-				(unsigned long long)ctx.b.model.jit.stats.code_moves,
-				(unsigned long long)ctx.b.unwinder.stats.jit_tables,
-				(unsigned long long)ctx.b.model.jit.stats.perf_maps,
-				(unsigned long long)ctx.b.model.jit.stats.perf_map_entries,
-				(unsigned long long)ctx.b.sym.stats.jit_jitdump, (unsigned long long)ctx.b.sym.stats.jit_perf_map,
-				(unsigned long long)ctx.b.sym.stats.jit_unnamed);
-		if (ro.off_cpu && !cli_quiet) {
-			const struct hs_builder_stats *st = &ctx.b.stats;
-			fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
-				(double)st->off_cpu_ns / 1e9);
-			if (st->off_cpu_short)
-				fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
-					(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
-			if (st->off_cpu_preempted)
-				fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
-					(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
-			fputc('\n', stderr);
-		}
-		if (cli_verbose && ctx.b.stats.off_cpu_unmatched)
-			fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
-				(unsigned long long)ctx.b.stats.off_cpu_unmatched);
-		if (cli_verbose && ctx.b.stats.tracing_frames)
-			fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
-				(unsigned long long)ctx.b.stats.tracing_frames);
-		if (!got && !ctx.b.stats.off_cpu_samples && !cli_quiet)
-			cli_warn("no samples were recorded");
-	}
+	print_summary(p, &sum, &rec, bo.lbr_repair, ro.off_cpu);
 	/* a --value the profile does not have: said, and the outputs written with the default */
 	if (cli_resolve_value(p, &oo))
 		status = status ? status : 1;
