@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
 #include "util/outfile.h"
@@ -398,6 +399,25 @@ static void print_summary(struct hs_profile *p, const struct hs_builder_summary 
 		cli_warn("no samples were recorded");
 }
 
+/* The builder's name for how -g unwinds user stacks. */
+static enum hs_unwind_mode unwind_mode(enum hs_callgraph_unwind u)
+{
+	switch (u) {
+	case HS_CG_UNWIND_AUTO:
+		return HS_UNWIND_AUTO;
+	case HS_CG_UNWIND_CFI:
+		return HS_UNWIND_DWARF;
+	default:
+		return HS_UNWIND_FP;
+	}
+}
+
+static void stack_size_error(const char *arg)
+{
+	cli_error("invalid stack copy size '%s' (expected a number from %lu to %lu)", arg,
+		  (unsigned long)HS_MIN_STACK_BYTES, (unsigned long)HS_MAX_STACK_BYTES);
+}
+
 /* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
 static struct {
 	gid_t *groups;
@@ -503,7 +523,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
-	enum hs_unwind_mode unwind = HS_UNWIND_FP;
+	struct hs_callgraph_opts cgo;
 	bool keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
@@ -638,29 +658,17 @@ int cmd_record(int argc, char **argv)
 		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
 		goto usage_error;
 	}
-	if (!strcmp(cg, "auto")) {
-		ro.callgraph = HS_CG_STACK;
-		unwind = HS_UNWIND_AUTO;
-		ro.lbr_repair = true;
-	} else if (!strcmp(cg, "fp")) {
-		ro.callgraph = HS_CG_FP;
-		ro.lbr_repair = true;
-	} else if (!strcmp(cg, "none")) {
-		ro.callgraph = HS_CG_NONE;
-	} else if (!strcmp(cg, "dwarf") || !strncmp(cg, "dwarf,", 6)) {
-		ro.callgraph = HS_CG_STACK;
-		unwind = HS_UNWIND_DWARF;
-		if (cg[5] == ',') {
-			if (parse_ulong(cg + 6, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
-				goto usage_error;
-			ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
-		}
-	} else if (!strcmp(cg, "lbr")) {
-		ro.callgraph = HS_CG_LBR;
-	} else {
+	rc = hs_callgraph_parse(cg, &cgo);
+	if (rc == -ERANGE) {
+		stack_size_error(cg + 6); /* dwarf,BYTES */
+		goto usage_error;
+	} else if (rc) {
 		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
 		goto usage_error;
 	}
+	ro.callgraph = cgo.callgraph;
+	ro.lbr_repair = cgo.lbr_repair;
+	ro.stack_bytes = cgo.stack_bytes;
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
 	if (cli_value_wanted() && (!strcmp(cli_value_wanted(), "wall") || !strcmp(cli_value_wanted(), "off-cpu")))
 		ro.off_cpu = true;
@@ -679,10 +687,9 @@ int cmd_record(int argc, char **argv)
 			  ro.event->name);
 		goto usage_error;
 	}
-	if (stack_size) {
-		if (parse_ulong(stack_size, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
-			goto usage_error;
-		ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
+	if (stack_size && hs_callgraph_stack_bytes(stack_size, &ro.stack_bytes)) {
+		stack_size_error(stack_size);
+		goto usage_error;
 	}
 	if (so.symfs && cli_symfs_check(so.symfs))
 		goto usage_error;
@@ -741,13 +748,13 @@ int cmd_record(int argc, char **argv)
 	for (int i = 0; i < outs.n; i++)
 		keep_time |= cli_output_format(&outs, i) == HS_FMT_SPEEDSCOPE;
 	bo.keep_time = keep_time;
-	bo.unwind = unwind;
+	bo.unwind = unwind_mode(cgo.unwind);
 	bo.no_demangle = so.no_demangle;
 	bo.no_inline = so.no_inline;
 	bo.symfs = so.symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
-	bo.lbr_repair = ro.lbr_repair && ro.event->hardware;
+	bo.lbr_repair = hs_callgraph_lbr_repair(&cgo, ro.event);
 	/* samples taken in the kernel's own code paths, not by an interrupt */
 	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
 	bo.exclude_pid = getpid();

@@ -29,7 +29,6 @@
 
 #include "util/infile.h"
 
-#define DEFAULT_RING_PAGES 128
 #define MAX_ATTACH_ROUNDS 16
 
 static int fail(struct hs_record_error *err, int code, int status, const char *fmt, ...) HS_PRINTF(4, 5);
@@ -609,15 +608,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	if (r->o.callgraph == HS_CG_STACK && !r->o.stack_bytes)
 		r->o.stack_bytes = HS_DEFAULT_STACK_BYTES;
 	r->pages_explicit = r->o.mmap_pages != 0;
-	if (!r->o.mmap_pages && r->o.callgraph == HS_CG_STACK) {
-		/* room for about 256 samples per CPU: a quarter second at 999 Hz */
-		size_t want = (size_t)r->o.stack_bytes * 256 / (size_t)sysconf(_SC_PAGESIZE);
-		r->o.mmap_pages = 16;
-		while (r->o.mmap_pages < want && r->o.mmap_pages < 8192)
-			r->o.mmap_pages *= 2;
-	} else if (!r->o.mmap_pages) {
-		r->o.mmap_pages = DEFAULT_RING_PAGES;
-	}
+	if (!r->o.mmap_pages)
+		r->o.mmap_pages = hs_callgraph_ring_pages(r->o.callgraph, r->o.stack_bytes, (size_t)sysconf(_SC_PAGESIZE));
 	if (!r->o.max_stack || r->o.max_stack > read_max_stack())
 		r->o.max_stack = read_max_stack();
 	/* one descriptor per (thread, CPU) plus captured files: use what the hard limit allows */

@@ -13,27 +13,16 @@
 
 #include "format/jitdump.h"
 #include "format/perf-event.h"
+#include "record/callgraph.h"
 #include "record/events.h"
 #include "format/queue.h"
 #include "record/ring.h"
 #include "util/hashmap.h"
 
-enum hs_callgraph {
-	HS_CG_NONE = 0, /* the sampled instruction only */
-	HS_CG_FP,       /* chains walked by the kernel through frame pointers */
-	HS_CG_STACK,    /* kernel chain, plus user registers and a copy of the user stack to unwind */
-	HS_CG_LBR,      /* kernel chain, plus the CPU's last-branch records in call-stack mode */
-};
-
 /* Records drained from the rings and not yet handed on, at most (bytes): past it the reader
  * leaves them in the rings, where the kernel counts what no longer fits as lost, so that a
  * recording whose processing cannot keep up holds bounded memory (docs/limits.md). */
 #define HS_RECORD_MAX_BACKLOG ((uint64_t)128 << 20)
-
-/* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */
-#define HS_DEFAULT_STACK_BYTES 65528
-/* The kernel's limit: the whole sample must fit a 64 KiB record. */
-#define HS_MAX_STACK_BYTES 65528
 
 struct hs_record_opts {
 	char **argv;                        /* command to start, or NULL */
@@ -51,8 +40,8 @@ struct hs_record_opts {
 	                                     * CPU's last-branch records in call-stack mode where it
 	                                     * has them (left out where it does not), to repair the
 	                                     * leaf frames of frame-pointer walks */
-	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or room
-	                                     * for 256 samples when copying stacks */
+	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 =
+	                                     * hs_callgraph_ring_pages() */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
 	bool off_cpu;                       /* also a context-switch event per target: a sample with
 	                                     * the stack of every switch-out, and the switch records
