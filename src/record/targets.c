@@ -1,0 +1,316 @@
+/* The targets of a live recording: a command started for it (held before its exec until its
+ * events are attached), running processes with all their threads (-p), and their ends. */
+#include "session-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ATTACH_ROUNDS 16
+
+/* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
+ * it yet: /proc still lists it, but it has no threads left to sample). */
+int hs_record_no_such_process(struct hs_record_error *err, int32_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	int parent = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses, the last ')' ends it */
+		close_paren = strrchr(buf, ')');
+		if (close_paren && sscanf(close_paren + 1, " Z %d", &parent) == 1)
+			return hs_record_fail(err, -ESRCH, 1,
+				    "process %d has exited: a zombie, not yet reaped by its parent (pid %d), with "
+				    "nothing left to record",
+				    (int)pid, parent);
+	}
+	return hs_record_fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+}
+
+/* ---- processes (-p) ---- */
+
+static bool have_tid(const struct hs_record *r, int32_t tid)
+{
+	for (size_t i = 0; i < r->tids.n; i++)
+		if (r->tids.v[i] == tid)
+			return true;
+	return false;
+}
+
+static void remember_comm(struct hs_record *r, int32_t pid, int32_t tid)
+{
+	struct hs_attach_comm c = {pid, tid, ""};
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, c.comm, sizeof(c.comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	c.comm[n] = '\0';
+	c.comm[strcspn(c.comm, "\n")] = '\0';
+	hs_vec_push(&r->attach_comms, c);
+}
+
+/* Every thread of pid, including ones created while we attach: events opened with inherit
+ * follow threads created after them, so rescanning until nothing new appears covers the rest. */
+static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *err)
+{
+	char path[64];
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return hs_record_no_such_process(err, pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (int round = 0; round < MAX_ATTACH_ROUNDS; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int added = 0;
+
+		if (!d) {
+			if (round == 0)
+				return hs_record_no_such_process(err, pid);
+			break;
+		}
+		while ((de = readdir(d))) {
+			int32_t tid = atoi(de->d_name);
+			int rc;
+			if (tid <= 0 || have_tid(r, tid))
+				continue;
+			rc = hs_record_open_for(r, tid, err);
+			if (rc == -ESRCH)
+				continue; /* the thread ended meanwhile */
+			if (rc) {
+				closedir(d);
+				return rc;
+			}
+			hs_vec_push(&r->tids, tid);
+			remember_comm(r, pid, tid);
+			added++;
+		}
+		closedir(d);
+		if (!added)
+			break;
+	}
+	if (!r->tids.n)
+		return hs_record_no_such_process(err, pid);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static int start_command(struct hs_record *r, struct hs_record_error *err)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+		return hs_record_fail(err, -errno, 1, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return hs_record_fail(err, -errno, 1, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* wait until the events are attached; EOF means the parent gave up */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (r->o.as_user && (setgroups(r->o.ngroups, r->o.groups) < 0 || setgid(r->o.gid) < 0 ||
+				     setuid(r->o.uid) < 0)) {
+			/* negative: the user could not be taken */
+			e = -errno;
+			if (write(ep[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		if (r->o.envp)
+			environ = r->o.envp;
+		execvp(r->o.argv[0], r->o.argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->err_fd = ep[0];
+	return 0;
+}
+
+int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
+{
+	char c = 'g';
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, &c, 1) != 1)
+		return hs_record_fail(err, -errno, 1, "cannot start the command: %s", strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->err_fd);
+	r->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(r->child, &r->child_status, 0);
+		r->child_exited = true;
+		if (e < 0)
+			return hs_record_fail(err, e, 126, "cannot run '%s' as user %u: %s", r->o.argv[0], (unsigned)r->o.uid,
+				    strerror(-e));
+		if (e == ENOENT)
+			return hs_record_fail(err, -ENOENT, 127, "%s: command not found", r->o.argv[0]);
+		if (e == EACCES)
+			return hs_record_fail(err, -EACCES, 126, "%s: permission denied", r->o.argv[0]);
+		return hs_record_fail(err, -e, 126, "cannot run '%s': %s", r->o.argv[0], strerror(e));
+	}
+	return 0;
+}
+
+/* ---- all of them ---- */
+
+/* Starts the command (held before its exec) and opens the events of every target. */
+int hs_record_open_targets(struct hs_record *r, struct hs_record_error *err)
+{
+	const struct hs_record_opts *o = &r->o;
+	int rc;
+
+	if (o->argv && (rc = start_command(r, err)))
+		return rc;
+	if (o->all_cpus) {
+		if ((rc = hs_record_open_for(r, -1, err)))
+			return rc == -ESRCH ? hs_record_fail(err, rc, 1, "cannot open system-wide events") : rc;
+	} else if (o->argv) {
+		if ((rc = hs_record_open_for(r, r->child, err)))
+			return rc == -ESRCH ? hs_record_fail(err, rc, 1, "the command ended before it could be attached") : rc;
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		/* before attaching: a process that exits meanwhile is still noticed (its pidfd becomes
+		 * readable), where a pidfd opened after it was reaped would never be */
+		int pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (pfd < 0 && errno == ESRCH)
+			return hs_record_no_such_process(err, o->pids[i]);
+		hs_vec_push(&r->pidfds, pfd);
+		if (!o->all_cpus) {
+			if ((rc = attach_pid(r, o->pids[i], err)))
+				return rc;
+		} else if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
+			return hs_record_no_such_process(err, o->pids[i]);
+		}
+		if (pfd >= 0) {
+			struct epoll_event pe = {EPOLLIN, {.u64 = 100 + i}};
+			epoll_ctl(r->epfd, EPOLL_CTL_ADD, pfd, &pe);
+		}
+	}
+	return 0;
+}
+
+void hs_record_reap_child(struct hs_record *r)
+{
+	int st;
+
+	if (r->child <= 0 || r->child_exited)
+		return;
+	if (waitpid(r->child, &st, WNOHANG) == r->child) {
+		r->child_status = st;
+		r->child_exited = true;
+		if (r->cause == HS_CAUSE_NONE)
+			r->cause = HS_CAUSE_COMMAND_EXITED;
+	}
+}
+
+void hs_record_describe_running(struct hs_record *r)
+{
+	/* the names read at attach first: /proc may no longer have them */
+	for (size_t i = 0; i < r->attach_comms.n; i++) {
+		struct hs_perf_event ev = {.type = PERF_RECORD_COMM};
+		ev.comm.pid = (uint32_t)r->attach_comms.v[i].pid;
+		ev.comm.tid = (uint32_t)r->attach_comms.v[i].tid;
+		ev.comm.comm = r->attach_comms.v[i].comm;
+		r->sink->event(r->sink->ctx, &ev);
+	}
+	if (r->o.all_cpus) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			int32_t pid = atoi(de->d_name);
+			if (pid > 0 && pid != getpid())
+				r->sink->proc(r->sink->ctx, pid);
+		}
+		closedir(d);
+		return;
+	}
+	for (size_t i = 0; i < r->o.npids; i++)
+		r->sink->proc(r->sink->ctx, r->o.pids[i]);
+}
+
+/* A command still running when the recording ends (the duration passed, a signal) is ended:
+ * SIGTERM, then SIGKILL. */
+void hs_record_end_command(struct hs_record *r)
+{
+	if (r->child > 0 && !r->child_exited) {
+		/* we end the recording: end the command too, as perf does */
+		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;
+		kill(r->child, SIGTERM);
+		for (int i = 0; i < 50 && !r->child_exited; i++) {
+			hs_record_reap_child(r);
+			if (!r->child_exited)
+				usleep(20000);
+		}
+		if (!r->child_exited) {
+			kill(r->child, SIGKILL);
+			/* a process in an uninterruptible wait (a hung NFS server) dies only when that
+			 * ends: the outputs are not held for it; it is reaped by init after us */
+			for (int i = 0; i < 250 && !r->child_exited; i++) {
+				hs_record_reap_child(r);
+				if (!r->child_exited)
+					usleep(20000);
+			}
+			if (!r->child_exited) {
+				r->child_status = SIGKILL;
+				r->child_exited = true;
+			}
+		}
+	}
+}
+
+int hs_record_command_status(const struct hs_record *r)
+{
+	if (r->child <= 0 || !r->child_exited || r->child_killed_by_us)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 1;
+}
