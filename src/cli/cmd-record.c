@@ -399,6 +399,50 @@ static void print_summary(struct hs_profile *p, const struct hs_builder_summary 
 		cli_warn("no samples were recorded");
 }
 
+/* Says what failed, with what a person can do about it; returns the exit status: 127 for a
+ * command not found, 126 for one that could not be run, as a shell has it, else 1. */
+static int record_error(const struct hs_record_error *err, const struct hs_record_opts *ro)
+{
+	const char *d = err->detail;
+
+	switch (err->what) {
+	case HS_RECORD_NO_PERMISSION:
+		cli_error("%s: run as root, grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'", d);
+		break;
+	case HS_RECORD_NO_LBR:
+		cli_error("-g lbr needs last-branch records in call-stack mode (an Intel CPU from Haswell on) sampled on a "
+			  "hardware event such as -e cycles%s%s; use -g auto (DWARF) instead",
+			  *d ? ", and " : "", d);
+		break;
+	case HS_RECORD_EVENT_UNSUPPORTED:
+		cli_error("%s; use -e cpu-clock", d);
+		break;
+	case HS_RECORD_FREQ_TOO_HIGH:
+		cli_error("-F %u is %s", ro->freq, d);
+		break;
+	case HS_RECORD_TOO_MANY_FILES:
+		cli_error("%s (raise the limit with 'ulimit -n')", d);
+		break;
+	case HS_RECORD_OFF_CPU_NO_KERNEL:
+		cli_error("--off-cpu needs kernel samples (the switch-out happens in the kernel), and %s: run as root or "
+			  "grant CAP_PERFMON",
+			  d);
+		break;
+	case HS_RECORD_OFF_CPU_EVENT:
+		cli_error("%s for --off-cpu: %s", d, strerror(-err->code));
+		break;
+	case HS_RECORD_RING_LOCKED:
+		cli_error("%s; use a smaller -m, or run as root", d);
+		break;
+	default:
+		cli_error("%s", d);
+		break;
+	}
+	if (err->what == HS_RECORD_EXEC)
+		return err->code == -ENOENT ? 127 : 126;
+	return err->what == HS_RECORD_USER ? 126 : 1;
+}
+
 /* The builder's name for how -g unwinds user stacks. */
 static enum hs_unwind_mode unwind_mode(enum hs_callgraph_unwind u)
 {
@@ -733,10 +777,10 @@ int cmd_record(int argc, char **argv)
 	hs_record_block_signals();
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
-		cli_error("%s", err.msg);
+		status = record_error(&err, &ro);
 		hs_record_close(&rec);
 		hs_vec_free(&pids);
-		return err.exit_status ? err.exit_status : 1;
+		return status;
 	}
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
@@ -784,8 +828,7 @@ int cmd_record(int argc, char **argv)
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);
 	if (rc) {
-		cli_error("%s", err.msg);
-		status = err.exit_status ? err.exit_status : 1;
+		status = record_error(&err, &ro);
 		hs_builder_release(&ctx.b);
 		hs_record_close(&rec);
 		hs_vec_free(&pids);

@@ -79,25 +79,22 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_er
 	switch (e) {
 	case -EACCES:
 	case -EPERM:
-		return hs_record_fail(err, e, 1,
-			    "no permission to use perf_event_open (kernel.perf_event_paranoid is %d): run as root, "
-			    "grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'",
-			    read_paranoid());
+		return hs_record_fail(err, e, HS_RECORD_NO_PERMISSION,
+				      "no permission to use perf_event_open (kernel.perf_event_paranoid is %d)",
+				      read_paranoid());
 	case -ENOENT:
 	case -EOPNOTSUPP:
 	case -ENODEV:
 		if (r->o.callgraph == HS_CG_LBR)
-			return hs_record_fail(err, e, 1,
-				    "-g lbr needs last-branch records in call-stack mode (an Intel CPU from Haswell on) "
-				    "sampled on a hardware event such as -e cycles%s; use -g auto (DWARF) instead",
-				    hs_have_cpu_pmu() ? "" : ", and this machine has no hardware PMU");
+			return hs_record_fail(err, e, HS_RECORD_NO_LBR, "%s",
+					      hs_have_cpu_pmu() ? "" : "this machine has no hardware PMU");
 		if (ev->hardware && !hs_have_cpu_pmu())
-			return hs_record_fail(err, e, 1,
-				    "event '%s' needs a hardware PMU and this machine has none (usual in virtual "
-				    "machines); use -e cpu-clock",
-				    ev->name);
-		return hs_record_fail(err, e, 1, "event '%s' is not supported here (%s); use -e cpu-clock", ev->name,
-			    strerror(-e));
+			return hs_record_fail(err, e, HS_RECORD_EVENT_UNSUPPORTED,
+					      "event '%s' needs a hardware PMU and this machine has none (usual in "
+					      "virtual machines)",
+					      ev->name);
+		return hs_record_fail(err, e, HS_RECORD_EVENT_UNSUPPORTED, "event '%s' is not supported here (%s)",
+				      ev->name, strerror(-e));
 	case -ESRCH:
 		return hs_record_no_such_process(err, pid);
 	case -EINVAL: {
@@ -109,15 +106,17 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_er
 			fclose(f);
 		}
 		if (!r->o.period && max && r->o.freq > max)
-			return hs_record_fail(err, e, 1, "-F %u is above the kernel's limit (kernel.perf_event_max_sample_rate is %u)",
-				    r->o.freq, max);
-		return hs_record_fail(err, e, 1, "perf_event_open refused event '%s': %s", ev->name, strerror(-e));
+			return hs_record_fail(err, e, HS_RECORD_FREQ_TOO_HIGH,
+					      "above the kernel's limit (kernel.perf_event_max_sample_rate is %u)", max);
+		return hs_record_fail(err, e, HS_RECORD_FAILED, "perf_event_open refused event '%s': %s",
+				      ev->name, strerror(-e));
 	}
 	case -EMFILE:
 	case -ENFILE:
-		return hs_record_fail(err, e, 1, "too many open files for perf events (raise the limit with 'ulimit -n')");
+		return hs_record_fail(err, e, HS_RECORD_TOO_MANY_FILES, "too many open files for perf events");
 	default:
-		return hs_record_fail(err, e, 1, "perf_event_open failed for event '%s': %s", ev->name, strerror(-e));
+		return hs_record_fail(err, e, HS_RECORD_FAILED, "perf_event_open failed for event '%s': %s",
+				      ev->name, strerror(-e));
 	}
 }
 
@@ -209,20 +208,20 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 	a->use_clockid = r->attr.use_clockid;
 	a->clockid = r->attr.clockid;
 	if (r->attr.exclude_kernel)
-		return hs_record_fail(err, -EACCES, 1,
-			    "--off-cpu needs kernel samples (the switch-out happens in the kernel), and "
-			    "kernel.perf_event_paranoid is %d: run as root or grant CAP_PERFMON",
-			    read_paranoid());
+		return hs_record_fail(err, -EACCES, HS_RECORD_OFF_CPU_NO_KERNEL, "kernel.perf_event_paranoid is %d",
+				      read_paranoid());
 	fd = hs_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd == -ESRCH)
 		return -ESRCH;
 	if (fd < 0)
-		return hs_record_fail(err, fd, 1, "cannot open the context-switch event for --off-cpu: %s", strerror(-fd));
+		return hs_record_fail(err, fd, HS_RECORD_OFF_CPU_EVENT, "cannot open the context-switch event");
 	hs_vec_push(&r->fds, fd);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
-		return hs_record_fail(err, -errno, 1, "cannot share the ring buffer of CPU %d: %s", cpu, strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s",
+				      cpu, strerror(errno));
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
-		return hs_record_fail(err, -errno, 1, "cannot get the id of the context-switch event: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot get the id of the context-switch event: %s",
+				      strerror(errno));
 	hs_u64map_put(&r->off_cpu_ids, id, 1);
 	return 0;
 }
@@ -275,7 +274,8 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 	hs_vec_push(&r->fds, fd);
 	if (cpu_ix < r->rings.n) {
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
-			return hs_record_fail(err, -errno, 1, "cannot share the ring buffer of CPU %d: %s", cpu, strerror(errno));
+			return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s",
+					      cpu, strerror(errno));
 		return open_off_cpu(r, pid, cpu_ix, err);
 	}
 	{
@@ -294,11 +294,11 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 		if (ring.base == MAP_FAILED) {
 			int e = errno;
 			if (e == EPERM)
-				return hs_record_fail(err, -e, 1,
-					    "cannot map a %zu KiB ring buffer (over kernel.perf_event_mlock_kb); use a smaller "
-					    "-m, or run as root",
-					    ring.len / 1024);
-			return hs_record_fail(err, -e, 1, "cannot map the ring buffer of CPU %d: %s", cpu, strerror(e));
+				return hs_record_fail(err, -e, HS_RECORD_RING_LOCKED,
+						      "cannot map a %zu KiB ring buffer (over kernel.perf_event_mlock_kb)",
+						      ring.len / 1024);
+			return hs_record_fail(err, -e, HS_RECORD_FAILED, "cannot map the ring buffer of CPU %d: %s",
+					      cpu, strerror(e));
 		}
 		hs_ring_init(&ring.ring, ring.base, page, r->o.mmap_pages * page);
 		hs_vec_push(&r->rings, ring);

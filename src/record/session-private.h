@@ -7,7 +7,8 @@
 #include "record/session.h"
 
 /* Fills err; returns code. */
-int hs_record_fail(struct hs_record_error *err, int code, int status, const char *fmt, ...) HS_PRINTF(4, 5);
+int hs_record_fail(struct hs_record_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
+	HS_PRINTF(4, 5);
 
 /* open.c */
 int hs_record_read_cpus(struct hs_record *r);   /* the online CPUs into r->cpus */

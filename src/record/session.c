@@ -22,14 +22,14 @@
 
 #include "util/infile.h"
 
-int hs_record_fail(struct hs_record_error *err, int code, int status, const char *fmt, ...)
+int hs_record_fail(struct hs_record_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
 {
 	va_list ap;
 
 	err->code = code;
-	err->exit_status = status;
+	err->what = what;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -73,14 +73,15 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if ((rc = hs_record_read_cpus(r)))
-		return hs_record_fail(err, rc, 1, "cannot tell which CPUs are online");
+		return hs_record_fail(err, rc, HS_RECORD_FAILED, "cannot tell which CPUs are online");
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->ring_epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&r->lock, NULL);
 	if (r->ring_epfd < 0 || r->wake_fd < 0 || r->stop_fd < 0)
-		return hs_record_fail(err, -errno, 1, "cannot set up event polling: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot set up event polling: %s",
+				      strerror(errno));
 	{
 		struct epoll_event we = {EPOLLIN, {.u64 = 3}}, se = {EPOLLIN, {.u64 = 3}};
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &we);
@@ -92,7 +93,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	sigaddset(&set, SIGCHLD);
 	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (r->epfd < 0 || r->sigfd < 0)
-		return hs_record_fail(err, -errno, 1, "cannot set up event polling: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot set up event polling: %s",
+				      strerror(errno));
 	epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->sigfd, &ee);
 	if (o->duration > 0) {
 		struct itimerspec its = {{0, 0}, {(time_t)o->duration, (long)((o->duration - (double)(time_t)o->duration) * 1e9)}};
@@ -101,7 +103,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 			its.it_value.tv_nsec = 1;
 		r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (r->timerfd < 0)
-			return hs_record_fail(err, -errno, 1, "cannot create a timer: %s", strerror(errno));
+			return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot create a timer: %s",
+					      strerror(errno));
 		timerfd_settime(r->timerfd, 0, &its, NULL);
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
 	}
@@ -438,7 +441,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	r->start_ns = hs_now_ns();
 	last_progress = r->start_ns;
 	if ((rc = pthread_create(&r->reader, NULL, reader_main, r)))
-		return hs_record_fail(err, -rc, 1, "cannot start the ring reader: %s", strerror(rc));
+		return hs_record_fail(err, -rc, HS_RECORD_FAILED, "cannot start the ring reader: %s", strerror(rc));
 	r->reader_running = true;
 	/* events of a command start at its exec; the others now */
 	if (!r->o.argv || r->o.all_cpus)

@@ -1,7 +1,7 @@
 /* A live recording with the perf_event backend: targets (a command started for the purpose,
  * running processes and all their threads, or every online CPU), one ring buffer per CPU
  * drained with epoll, records merged into time order and handed on parsed. Prints nothing:
- * errors come back as an errno and a message for the CLI. */
+ * errors come back as an errno, a cause and a detail, which the CLI words. */
 #ifndef HS_SESSION_H
 #define HS_SESSION_H
 
@@ -62,10 +62,29 @@ enum hs_record_event {
 	HS_REC_EVENT_OFF_CPU,  /* the context-switch event of --off-cpu */
 };
 
+/* What failed, for the CLI to word with the advice it gives a person, and to choose its exit
+ * status by. The detail of each says only what was found. */
+enum hs_record_failure {
+	HS_RECORD_FAILED = 0,        /* the detail says it all */
+	HS_RECORD_NO_PERMISSION,     /* perf_event_open refused: "no permission to use
+	                              * perf_event_open (kernel.perf_event_paranoid is N)" */
+	HS_RECORD_NO_LBR,            /* HS_CG_LBR: no last-branch records in call-stack mode; the
+	                              * detail is empty, or says why not ("this machine has ...") */
+	HS_RECORD_EVENT_UNSUPPORTED, /* the event cannot be sampled here: "event 'E' ..." */
+	HS_RECORD_FREQ_TOO_HIGH,     /* o.freq: "above the kernel's limit (...)" */
+	HS_RECORD_TOO_MANY_FILES,    /* out of file descriptors */
+	HS_RECORD_OFF_CPU_NO_KERNEL, /* o.off_cpu without kernel samples: "kernel.perf_event_paranoid
+	                              * is N" */
+	HS_RECORD_OFF_CPU_EVENT,     /* o.off_cpu: "cannot open the context-switch event" (code: why) */
+	HS_RECORD_RING_LOCKED,       /* a ring over the locked-memory limit: "cannot map a N KiB ..." */
+	HS_RECORD_USER,              /* the command could not take the user (o.as_user) */
+	HS_RECORD_EXEC,              /* the command could not be run (code -ENOENT: not found) */
+};
+
 struct hs_record_error {
-	int code;        /* negative errno */
-	int exit_status; /* what the CLI should exit with (127: command not found, ...) */
-	char msg[512];
+	int code; /* negative errno */
+	enum hs_record_failure what;
+	char detail[512];
 };
 
 struct hs_record_progress {

@@ -36,12 +36,12 @@ int hs_record_no_such_process(struct hs_record_error *err, int32_t pid)
 		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses, the last ')' ends it */
 		close_paren = strrchr(buf, ')');
 		if (close_paren && sscanf(close_paren + 1, " Z %d", &parent) == 1)
-			return hs_record_fail(err, -ESRCH, 1,
+			return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED,
 				    "process %d has exited: a zombie, not yet reaped by its parent (pid %d), with "
 				    "nothing left to record",
 				    (int)pid, parent);
 	}
-	return hs_record_fail(err, -ESRCH, 1, "no such process: %d", (int)pid);
+	return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED, "no such process: %d", (int)pid);
 }
 
 /* ---- processes (-p) ---- */
@@ -125,10 +125,10 @@ static int start_command(struct hs_record *r, struct hs_record_error *err)
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
-		return hs_record_fail(err, -errno, 1, "cannot create a pipe: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot create a pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		return hs_record_fail(err, -errno, 1, "cannot fork: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot fork: %s", strerror(errno));
 	if (pid == 0) {
 		sigset_t none;
 		char c;
@@ -172,7 +172,7 @@ int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
 	ssize_t n;
 
 	if (write(r->go_fd, &c, 1) != 1)
-		return hs_record_fail(err, -errno, 1, "cannot start the command: %s", strerror(errno));
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot start the command: %s", strerror(errno));
 	close(r->go_fd);
 	r->go_fd = -1;
 	do
@@ -184,13 +184,14 @@ int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
 		waitpid(r->child, &r->child_status, 0);
 		r->child_exited = true;
 		if (e < 0)
-			return hs_record_fail(err, e, 126, "cannot run '%s' as user %u: %s", r->o.argv[0], (unsigned)r->o.uid,
+			return hs_record_fail(err, e, HS_RECORD_USER, "cannot run '%s' as user %u: %s",
+					      r->o.argv[0], (unsigned)r->o.uid,
 				    strerror(-e));
 		if (e == ENOENT)
-			return hs_record_fail(err, -ENOENT, 127, "%s: command not found", r->o.argv[0]);
+			return hs_record_fail(err, -ENOENT, HS_RECORD_EXEC, "%s: command not found", r->o.argv[0]);
 		if (e == EACCES)
-			return hs_record_fail(err, -EACCES, 126, "%s: permission denied", r->o.argv[0]);
-		return hs_record_fail(err, -e, 126, "cannot run '%s': %s", r->o.argv[0], strerror(e));
+			return hs_record_fail(err, -EACCES, HS_RECORD_EXEC, "%s: permission denied", r->o.argv[0]);
+		return hs_record_fail(err, -e, HS_RECORD_EXEC, "cannot run '%s': %s", r->o.argv[0], strerror(e));
 	}
 	return 0;
 }
@@ -206,11 +207,17 @@ int hs_record_open_targets(struct hs_record *r, struct hs_record_error *err)
 	if (o->argv && (rc = start_command(r, err)))
 		return rc;
 	if (o->all_cpus) {
-		if ((rc = hs_record_open_for(r, -1, err)))
-			return rc == -ESRCH ? hs_record_fail(err, rc, 1, "cannot open system-wide events") : rc;
+		rc = hs_record_open_for(r, -1, err);
+		if (rc == -ESRCH)
+			return hs_record_fail(err, rc, HS_RECORD_FAILED, "cannot open system-wide events");
+		if (rc)
+			return rc;
 	} else if (o->argv) {
-		if ((rc = hs_record_open_for(r, r->child, err)))
-			return rc == -ESRCH ? hs_record_fail(err, rc, 1, "the command ended before it could be attached") : rc;
+		rc = hs_record_open_for(r, r->child, err);
+		if (rc == -ESRCH)
+			return hs_record_fail(err, rc, HS_RECORD_FAILED, "the command ended before it could be attached");
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; i < o->npids; i++) {
 		/* before attaching: a process that exits meanwhile is still noticed (its pidfd becomes
