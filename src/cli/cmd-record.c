@@ -254,6 +254,33 @@ static int list_events(const char *what)
 	return 0;
 }
 
+/* Says why -e CATEGORY:NAME was not found, and what to do. */
+static void tracepoint_error(const struct hs_tracepoint_error *err, const char *name)
+{
+	const char *d = err->detail;
+
+	switch (err->what) {
+	case HS_TP_TRACEFS_DENIED:
+		cli_error("%s: run as root", d);
+		break;
+	case HS_TP_NO_TRACEFS:
+		cli_error("%s: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (as root)", d);
+		break;
+	case HS_TP_NO_CATEGORY:
+		cli_error("%s (see 'hotstack record -e list')", d);
+		break;
+	case HS_TP_NO_TRACEPOINT:
+		cli_error("%s (see 'hotstack record -e list:%.*s')", d, (int)(strchr(name, ':') - name), name);
+		break;
+	case HS_TP_ID_DENIED:
+		cli_error("%s (tracepoints need root or CAP_PERFMON)", d);
+		break;
+	default:
+		cli_error("%s", d);
+		break;
+	}
+}
+
 /* "500us", "2ms", "1.5s", "100ns"; a bare number is milliseconds. */
 static int parse_duration_ns(const char *arg, uint64_t *ret)
 {
@@ -689,10 +716,10 @@ int cmd_record(int argc, char **argv)
 	}
 	ro.event = hs_event_find(event);
 	if (!ro.event && strchr(event, ':')) {
-		char msg[512];
-		rc = hs_tracepoint_find(event, &tracepoint, msg, sizeof(msg));
+		struct hs_tracepoint_error terr;
+		rc = hs_tracepoint_find(event, &tracepoint, &terr);
 		if (rc) {
-			cli_error("%s", msg);
+			tracepoint_error(&terr, event);
 			hs_vec_free(&pids);
 			return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
 		}
