@@ -3,8 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,63 +488,22 @@ static void stack_size_error(const char *arg)
 }
 
 /* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
-static struct {
-	gid_t *groups;
-	char **envp;
-	struct hs_strbuf home, name, logname;
-} run_as;
+static struct hs_run_as run_as;
 
-/* Looks the user up (a name, or a uid) with their groups, and prepares the command's
- * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. Returns
- * 0, or the exit status after saying what is wrong. */
+/* Returns 0, or the exit status after saying what is wrong. */
 static int run_as_user(const char *user, struct hs_record_opts *ro)
 {
-	struct passwd *pw;
-	char *end;
-	int ng = 64;
-	size_t n = 0, k = 0;
+	int rc = hs_run_as_init(&run_as, user);
 
-	errno = 0;
-	pw = getpwnam(user);
-	if (!pw && *user >= '0' && *user <= '9') {
-		unsigned long uid = strtoul(user, &end, 10);
-		if (!*end && uid <= UINT32_MAX)
-			pw = getpwuid((uid_t)uid);
-	}
-	if (!pw) {
+	if (rc == -ENOENT) {
 		cli_error("no such user: %s", user);
 		return 2;
 	}
-	if (geteuid() != 0 && pw->pw_uid != geteuid()) {
-		cli_error("--user needs root to run the command as '%s'", pw->pw_name);
+	if (rc) {
+		cli_error("--user needs root to run the command as '%s'", run_as.name);
 		return 1;
 	}
-	run_as.groups = hs_xmalloc((size_t)ng * sizeof(gid_t));
-	if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0) {
-		run_as.groups = hs_xrealloc(run_as.groups, (size_t)ng * sizeof(gid_t));
-		if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0)
-			ng = 0;
-	}
-	hs_strbuf_addf(&run_as.home, "HOME=%s", pw->pw_dir);
-	hs_strbuf_addf(&run_as.name, "USER=%s", pw->pw_name);
-	hs_strbuf_addf(&run_as.logname, "LOGNAME=%s", pw->pw_name);
-	while (environ[n])
-		n++;
-	run_as.envp = hs_xmalloc((n + 4) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
-		    strncmp(environ[i], "LOGNAME=", 8))
-			run_as.envp[k++] = environ[i];
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.home);
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.name);
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.logname);
-	run_as.envp[k] = NULL;
-	ro->as_user = true;
-	ro->uid = pw->pw_uid;
-	ro->gid = pw->pw_gid;
-	ro->groups = run_as.groups;
-	ro->ngroups = (size_t)ng;
-	ro->envp = run_as.envp;
+	hs_run_as_apply(&run_as, ro);
 	return 0;
 }
 

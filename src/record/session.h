@@ -18,6 +18,7 @@
 #include "format/queue.h"
 #include "record/ring.h"
 #include "util/hashmap.h"
+#include "util/strbuf.h"
 
 /* Records drained from the rings and not yet handed on, at most (bytes): past it the reader
  * leaves them in the rings, where the kernel counts what no longer fits as lost, so that a
@@ -55,6 +56,26 @@ struct hs_record_opts {
 	size_t ngroups;
 	char **envp;                        /* the command's environment; NULL: ours */
 };
+
+/* record --user: the user a command is run as, looked up with its groups, and the command's
+ * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. */
+struct hs_run_as {
+	char *name; /* the user's name */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t ngroups;
+	char **envp;             /* borrows environ's strings, and env's */
+	struct hs_strbuf env[3]; /* HOME=, USER=, LOGNAME= */
+};
+
+/* Looks user up (a name, or a uid). Returns 0; -ENOENT when there is no such user, -EPERM when
+ * it is another user and we are not root (name is filled in then). Release with
+ * hs_run_as_release() either way. */
+int hs_run_as_init(struct hs_run_as *u, const char *user);
+void hs_run_as_release(struct hs_run_as *u);
+/* Makes o's command run as u, which is borrowed and must outlive the recording. */
+void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o);
 
 /* Which event of a recording a sample comes from (hs_record_event_index()). */
 enum hs_record_event {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,4 +321,71 @@ int hs_record_command_status(const struct hs_record *r)
 	if (WIFSIGNALED(r->child_status))
 		return 128 + WTERMSIG(r->child_status);
 	return 1;
+}
+
+/* ---- record --user ---- */
+
+int hs_run_as_init(struct hs_run_as *u, const char *user)
+{
+	struct passwd *pw;
+	char *end;
+	int ng = 64;
+	size_t n = 0, k = 0;
+
+	memset(u, 0, sizeof(*u));
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && *user >= '0' && *user <= '9') {
+		unsigned long uid = strtoul(user, &end, 10);
+		if (!*end && uid <= UINT32_MAX)
+			pw = getpwuid((uid_t)uid);
+	}
+	if (!pw)
+		return -ENOENT;
+	u->name = hs_xstrdup(pw->pw_name);
+	if (geteuid() != 0 && pw->pw_uid != geteuid())
+		return -EPERM;
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->groups = hs_xmalloc((size_t)ng * sizeof(gid_t));
+	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &ng) < 0) {
+		u->groups = hs_xrealloc(u->groups, (size_t)ng * sizeof(gid_t));
+		if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &ng) < 0)
+			ng = 0;
+	}
+	u->ngroups = (size_t)ng;
+	hs_strbuf_addf(&u->env[0], "HOME=%s", pw->pw_dir);
+	hs_strbuf_addf(&u->env[1], "USER=%s", pw->pw_name);
+	hs_strbuf_addf(&u->env[2], "LOGNAME=%s", pw->pw_name);
+	while (environ[n])
+		n++;
+	u->envp = hs_xmalloc((n + 4) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
+		    strncmp(environ[i], "LOGNAME=", 8))
+			u->envp[k++] = environ[i];
+	for (size_t j = 0; j < HS_ARRAY_SIZE(u->env); j++)
+		u->envp[k++] = (char *)hs_strbuf_str(&u->env[j]);
+	u->envp[k] = NULL;
+	return 0;
+}
+
+void hs_run_as_release(struct hs_run_as *u)
+{
+	free(u->name);
+	free(u->groups);
+	free(u->envp);
+	for (size_t j = 0; j < HS_ARRAY_SIZE(u->env); j++)
+		hs_strbuf_release(&u->env[j]);
+	memset(u, 0, sizeof(*u));
+}
+
+void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o)
+{
+	o->as_user = true;
+	o->uid = u->uid;
+	o->gid = u->gid;
+	o->groups = u->groups;
+	o->ngroups = u->ngroups;
+	o->envp = u->envp;
 }
