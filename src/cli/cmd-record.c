@@ -1,6 +1,5 @@
 /* hotstack record: sample stacks of a command, of running processes, or of the whole system,
  * and write the profile in every format asked for. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -167,58 +166,37 @@ static int parse_pids(const char *arg, struct pid_vec *pids)
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
+/* Names in filled lines (categories), or one a line (tracepoints). */
+static void print_names(const struct hs_names *names, bool one_a_line)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of a tracefs events directory (or of one category), sorted; files left out. */
-static void list_dir(const char *path, bool indent)
-{
-	HS_VEC(char *) names = {0};
-	DIR *d = opendir(path);
-	struct dirent *de;
 	size_t col = 0;
 
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+	for (size_t i = 0; i < names->n; i++) {
+		size_t len = strlen(names->v[i]);
+		if (one_a_line) {
+			printf("  %s\n", names->v[i]);
 			continue;
-		hs_vec_push(&names, hs_xstrdup(de->d_name));
-	}
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), name_cmp);
-	for (size_t i = 0; i < names.n; i++) {
-		size_t len = strlen(names.v[i]);
-		if (indent) {
-			printf("  %s\n", names.v[i]);
-		} else {
-			/* categories: filled lines */
-			if (col && col + 1 + len > 78) {
-				putchar('\n');
-				col = 0;
-			}
-			printf("%s%s", col ? " " : "  ", names.v[i]);
-			col += len + (col ? 1 : 2);
 		}
-		free(names.v[i]);
+		if (col && col + 1 + len > 78) {
+			putchar('\n');
+			col = 0;
+		}
+		printf("%s%s", col ? " " : "  ", names->v[i]);
+		col += len + (col ? 1 : 2);
 	}
 	if (col)
 		putchar('\n');
-	hs_vec_free(&names);
 }
 
 /* -e list, or -e list:CATEGORY for the tracepoints of one category. */
 static int list_events(const char *what)
 {
 	const struct hs_event_desc *e;
+	struct hs_names names = {0};
 	int terr = 0;
 	const char *tdir = hs_tracefs_dir(&terr);
 	const char *why = terr == -EACCES ? "tracefs is root's: run as root"
 					  : "no tracefs is mounted: 'mount -t tracefs nodev /sys/kernel/tracing', as root";
-	char path[512];
 
 	if (!strncmp(what, "list:", 5)) {
 		const char *cat = what + 5;
@@ -226,13 +204,13 @@ static int list_events(const char *what)
 			cli_error("cannot list tracepoints: %s", why);
 			return 1;
 		}
-		snprintf(path, sizeof(path), "%s/events/%s", tdir, cat);
-		if (!*cat || strchr(cat, '/') || access(path, X_OK)) {
+		if (hs_tracefs_list(tdir, cat, &names)) {
 			cli_error("unknown tracepoint category '%s' (see 'hotstack record -e list')", cat);
 			return 1;
 		}
 		printf("tracepoints of %s (for -e %s:NAME):\n", cat, cat);
-		list_dir(path, true);
+		print_names(&names, true);
+		hs_names_free(&names);
 		return 0;
 	}
 	printf("events (for -e):\n");
@@ -247,8 +225,9 @@ static int list_events(const char *what)
 	printf("\ntracepoints (-e CATEGORY:NAME, each hit a sample), in these categories under %s/events\n"
 	       "('hotstack record -e list:CATEGORY' lists the tracepoints of one):\n",
 	       tdir);
-	snprintf(path, sizeof(path), "%s/events", tdir);
-	list_dir(path, false);
+	hs_tracefs_list(tdir, NULL, &names);
+	print_names(&names, false);
+	hs_names_free(&names);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Event names and perf_event_open. */
 #include "events.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -146,6 +147,45 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tr
 	ret->type = PERF_TYPE_TRACEPOINT;
 	ret->config = id;
 	ret->tracepoint = true;
+	return 0;
+}
+
+void hs_names_free(struct hs_names *names)
+{
+	for (size_t i = 0; i < names->n; i++)
+		free(names->v[i]);
+	hs_vec_free(names);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int hs_tracefs_list(const char *tdir, const char *category, struct hs_names *ret)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (category) {
+		snprintf(path, sizeof(path), "%s/events/%s", tdir, category);
+		if (!*category || strchr(category, '/') || access(path, X_OK))
+			return -ENOENT;
+	} else {
+		snprintf(path, sizeof(path), "%s/events", tdir);
+	}
+	/* the entries that are directories; files (enable, filter, ...) left out */
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		hs_vec_push(ret, hs_xstrdup(de->d_name));
+	}
+	closedir(d);
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), name_cmp);
 	return 0;
 }
 

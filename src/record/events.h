@@ -48,6 +48,17 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tr
  * process) when none is. */
 const char *hs_tracefs_dir(int *err);
 
+/* Names, each owned (hs_names_free() frees them and the array). */
+struct hs_names {
+	char **v;
+	size_t n, cap;
+};
+void hs_names_free(struct hs_names *names);
+/* What can be sampled under tracefs directory tdir (hs_tracefs_dir()): its categories when
+ * category is NULL, else the tracepoints of one, sorted by name, into ret. Returns 0, or
+ * -ENOENT when there is no such category. */
+int hs_tracefs_list(const char *tdir, const char *category, struct hs_names *ret);
+
 /* Whether the machine has a CPU PMU at all (virtual machines often have none). */
 bool hs_have_cpu_pmu(void);
 
