@@ -471,7 +471,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("--off-cpu-min goes with --off-cpu");
 		goto usage_error;
 	}
-	if (ro.off_cpu && ro.callgraph == HS_CG_LBR) {
+	if (ro.off_cpu && !hs_callgraph_off_cpu_ok(&cgo)) {
 		cli_error("--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a thread switched out); "
 			  "use -g auto");
 		goto usage_error;

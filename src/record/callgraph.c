@@ -52,6 +52,11 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 	return cg->lbr_repair && event->hardware;
 }
 
+bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg)
+{
+	return cg->callgraph != HS_CG_LBR;
+}
+
 size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)
 {
 	size_t want, pages = 16;

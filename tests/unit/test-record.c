@@ -617,6 +617,7 @@ static void test_callgraph_modes(void **state)
 		/* the branch records repair leaves only where a hardware event records them */
 		assert_int_equal(hs_callgraph_lbr_repair(&cg, &hw), ok[i].lbr_repair);
 		assert_false(hs_callgraph_lbr_repair(&cg, &sw));
+		assert_int_equal(hs_callgraph_off_cpu_ok(&cg), ok[i].cg != HS_CG_LBR);
 	}
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		cg.callgraph = HS_CG_LBR;
