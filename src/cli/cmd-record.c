@@ -1,25 +1,24 @@
 /* hotstack record: sample stacks of a command, of running processes, or of the whole system,
  * and write the profile in every format asked for. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "record-print.h"
+#include "view-opts.h"
 
 static const char record_usage[] =
 	"usage: hotstack record [options] [-- command [args...]]\n"
@@ -60,11 +59,8 @@ enum {
 	OPT_NO_KERNEL = OPT_CMD_BASE,
 	OPT_MAX_STACK,
 	OPT_STACK_SIZE,
-	OPT_NO_DEMANGLE,
-	OPT_SYMFS,
 	OPT_KEEP_TIME,
 	OPT_NO_JVM_PERFMAP,
-	OPT_NO_INLINE,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
 	OPT_USER,
@@ -133,11 +129,13 @@ static void sink_ending(void *ctx)
 static void sink_progress(void *ctx, const struct hs_record_progress *p)
 {
 	struct record_ctx *rc = ctx;
+	struct hs_builder_summary s;
 
 	if (!rc->tty || cli_quiet)
 		return;
+	hs_builder_summary(&rc->b, &s);
 	fprintf(stderr, "\rhotstack: recording %.0f s, %llu samples, %.1f MB of events%s", p->elapsed,
-		(unsigned long long)rc->b.stats.samples, (double)p->bytes / 1e6,
+		(unsigned long long)s.stats.samples, (double)p->bytes / 1e6,
 		p->lost_records ? " (losing samples)" : "");
 	fflush(stderr);
 }
@@ -165,91 +163,6 @@ static int parse_pids(const char *arg, struct pid_vec *pids)
 		hs_vec_push(pids, (int32_t)v);
 		p = *end ? end + 1 : end;
 	}
-	return 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of a tracefs events directory (or of one category), sorted; files left out. */
-static void list_dir(const char *path, bool indent)
-{
-	HS_VEC(char *) names = {0};
-	DIR *d = opendir(path);
-	struct dirent *de;
-	size_t col = 0;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		hs_vec_push(&names, hs_xstrdup(de->d_name));
-	}
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), name_cmp);
-	for (size_t i = 0; i < names.n; i++) {
-		size_t len = strlen(names.v[i]);
-		if (indent) {
-			printf("  %s\n", names.v[i]);
-		} else {
-			/* categories: filled lines */
-			if (col && col + 1 + len > 78) {
-				putchar('\n');
-				col = 0;
-			}
-			printf("%s%s", col ? " " : "  ", names.v[i]);
-			col += len + (col ? 1 : 2);
-		}
-		free(names.v[i]);
-	}
-	if (col)
-		putchar('\n');
-	hs_vec_free(&names);
-}
-
-/* -e list, or -e list:CATEGORY for the tracepoints of one category. */
-static int list_events(const char *what)
-{
-	const struct hs_event_desc *e;
-	int terr = 0;
-	const char *tdir = hs_tracefs_dir(&terr);
-	const char *why = terr == -EACCES ? "tracefs is root's: run as root"
-					  : "no tracefs is mounted: 'mount -t tracefs nodev /sys/kernel/tracing', as root";
-	char path[512];
-
-	if (!strncmp(what, "list:", 5)) {
-		const char *cat = what + 5;
-		if (!tdir) {
-			cli_error("cannot list tracepoints: %s", why);
-			return 1;
-		}
-		snprintf(path, sizeof(path), "%s/events/%s", tdir, cat);
-		if (!*cat || strchr(cat, '/') || access(path, X_OK)) {
-			cli_error("unknown tracepoint category '%s' (see 'hotstack record -e list')", cat);
-			return 1;
-		}
-		printf("tracepoints of %s (for -e %s:NAME):\n", cat, cat);
-		list_dir(path, true);
-		return 0;
-	}
-	printf("events (for -e):\n");
-	for (size_t i = 0; (e = hs_event_at(i)); i++)
-		printf("  %-24s %s\n", e->name, e->hardware ? "hardware" : "software");
-	if (!hs_have_cpu_pmu())
-		printf("\nthis machine has no hardware PMU: only the software events can be sampled\n");
-	if (!tdir) {
-		printf("\ntracepoints (-e CATEGORY:NAME): cannot list them (%s)\n", why);
-		return 0;
-	}
-	printf("\ntracepoints (-e CATEGORY:NAME, each hit a sample), in these categories under %s/events\n"
-	       "('hotstack record -e list:CATEGORY' lists the tracepoints of one):\n",
-	       tdir);
-	snprintf(path, sizeof(path), "%s/events", tdir);
-	list_dir(path, false);
 	return 0;
 }
 
@@ -322,64 +235,42 @@ static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsi
 	return 0;
 }
 
-/* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
-static struct {
-	gid_t *groups;
-	char **envp;
-	struct hs_strbuf home, name, logname;
-} run_as;
+/* The builder's name for how -g unwinds user stacks. */
+static enum hs_unwind_mode unwind_mode(enum hs_callgraph_unwind u)
+{
+	switch (u) {
+	case HS_CG_UNWIND_AUTO:
+		return HS_UNWIND_AUTO;
+	case HS_CG_UNWIND_CFI:
+		return HS_UNWIND_DWARF;
+	default:
+		return HS_UNWIND_FP;
+	}
+}
 
-/* Looks the user up (a name, or a uid) with their groups, and prepares the command's
- * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. Returns
- * 0, or the exit status after saying what is wrong. */
+static void stack_size_error(const char *arg)
+{
+	cli_error("invalid stack copy size '%s' (expected a number from %lu to %lu)", arg,
+		  (unsigned long)HS_MIN_STACK_BYTES, (unsigned long)HS_MAX_STACK_BYTES);
+}
+
+/* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
+static struct hs_run_as run_as;
+
+/* Returns 0, or the exit status after saying what is wrong. */
 static int run_as_user(const char *user, struct hs_record_opts *ro)
 {
-	struct passwd *pw;
-	char *end;
-	int ng = 64;
-	size_t n = 0, k = 0;
+	int rc = hs_run_as_init(&run_as, user);
 
-	errno = 0;
-	pw = getpwnam(user);
-	if (!pw && *user >= '0' && *user <= '9') {
-		unsigned long uid = strtoul(user, &end, 10);
-		if (!*end && uid <= UINT32_MAX)
-			pw = getpwuid((uid_t)uid);
-	}
-	if (!pw) {
+	if (rc == -ENOENT) {
 		cli_error("no such user: %s", user);
 		return 2;
 	}
-	if (geteuid() != 0 && pw->pw_uid != geteuid()) {
-		cli_error("--user needs root to run the command as '%s'", pw->pw_name);
+	if (rc) {
+		cli_error("--user needs root to run the command as '%s'", run_as.name);
 		return 1;
 	}
-	run_as.groups = hs_xmalloc((size_t)ng * sizeof(gid_t));
-	if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0) {
-		run_as.groups = hs_xrealloc(run_as.groups, (size_t)ng * sizeof(gid_t));
-		if (getgrouplist(pw->pw_name, pw->pw_gid, run_as.groups, &ng) < 0)
-			ng = 0;
-	}
-	hs_strbuf_addf(&run_as.home, "HOME=%s", pw->pw_dir);
-	hs_strbuf_addf(&run_as.name, "USER=%s", pw->pw_name);
-	hs_strbuf_addf(&run_as.logname, "LOGNAME=%s", pw->pw_name);
-	while (environ[n])
-		n++;
-	run_as.envp = hs_xmalloc((n + 4) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
-		    strncmp(environ[i], "LOGNAME=", 8))
-			run_as.envp[k++] = environ[i];
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.home);
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.name);
-	run_as.envp[k++] = (char *)hs_strbuf_str(&run_as.logname);
-	run_as.envp[k] = NULL;
-	ro->as_user = true;
-	ro->uid = pw->pw_uid;
-	ro->gid = pw->pw_gid;
-	ro->groups = run_as.groups;
-	ro->ngroups = (size_t)ng;
-	ro->envp = run_as.envp;
+	hs_run_as_apply(&run_as, ro);
 	return 0;
 }
 
@@ -398,9 +289,10 @@ int cmd_record(int argc, char **argv)
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
-		{"symfs", required_argument, NULL, OPT_SYMFS},
-		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{0, 0, 0, 0},
+	};
+	/* after the symbol options: the order getopt lists an ambiguous abbreviation's matches in */
+	static const struct option own_late[] = {
 		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
 		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -423,9 +315,11 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *symfs = NULL, *user = NULL;
-	enum hs_unwind_mode unwind = HS_UNWIND_FP;
-	bool no_demangle = false, no_inline = false, keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
+	struct hs_builder_summary sum;
+	struct cli_symbol_opts so = {0};
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
+	struct hs_callgraph_opts cgo;
+	bool keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
 	unsigned long v;
@@ -435,8 +329,12 @@ int cmd_record(int argc, char **argv)
 
 	for (size_t i = 0; cli_output_longopts[i].name; i++)
 		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own); i++)
+	for (size_t i = 0; own[i].name; i++)
 		longopts[n++] = own[i];
+	for (size_t i = 0; cli_symbol_longopts[i].name; i++)
+		longopts[n++] = cli_symbol_longopts[i];
+	for (size_t i = 0; i < HS_ARRAY_SIZE(own_late); i++)
+		longopts[n++] = own_late[i];
 	ro.freq = 999;
 	ro.kernel = true;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
@@ -493,15 +391,6 @@ int cmd_record(int argc, char **argv)
 		case OPT_STACK_SIZE:
 			stack_size = optarg;
 			break;
-		case OPT_NO_DEMANGLE:
-			no_demangle = true;
-			break;
-		case OPT_SYMFS:
-			symfs = optarg;
-			break;
-		case OPT_NO_INLINE:
-			no_inline = true;
-			break;
 		case OPT_KEEP_TIME:
 			keep_time = true;
 			break;
@@ -536,6 +425,8 @@ int cmd_record(int argc, char **argv)
 			hs_vec_free(&pids);
 			return 0;
 		default:
+			if (cli_symbol_option(c, optarg, &so))
+				break;
 			rc = cli_output_option(c, optarg, &oo);
 			if (rc == 1)
 				break;
@@ -548,14 +439,14 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
 		hs_vec_free(&pids);
-		return list_events(event);
+		return cli_record_list_events(event);
 	}
 	ro.event = hs_event_find(event);
 	if (!ro.event && strchr(event, ':')) {
-		char msg[512];
-		rc = hs_tracepoint_find(event, &tracepoint, msg, sizeof(msg));
+		struct hs_tracepoint_error terr;
+		rc = hs_tracepoint_find(event, &tracepoint, &terr);
 		if (rc) {
-			cli_error("%s", msg);
+			cli_tracepoint_error(&terr, event);
 			hs_vec_free(&pids);
 			return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
 		}
@@ -565,29 +456,17 @@ int cmd_record(int argc, char **argv)
 		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
 		goto usage_error;
 	}
-	if (!strcmp(cg, "auto")) {
-		ro.callgraph = HS_CG_STACK;
-		unwind = HS_UNWIND_AUTO;
-		ro.lbr_repair = true;
-	} else if (!strcmp(cg, "fp")) {
-		ro.callgraph = HS_CG_FP;
-		ro.lbr_repair = true;
-	} else if (!strcmp(cg, "none")) {
-		ro.callgraph = HS_CG_NONE;
-	} else if (!strcmp(cg, "dwarf") || !strncmp(cg, "dwarf,", 6)) {
-		ro.callgraph = HS_CG_STACK;
-		unwind = HS_UNWIND_DWARF;
-		if (cg[5] == ',') {
-			if (parse_ulong(cg + 6, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
-				goto usage_error;
-			ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
-		}
-	} else if (!strcmp(cg, "lbr")) {
-		ro.callgraph = HS_CG_LBR;
-	} else {
+	rc = hs_callgraph_parse(cg, &cgo);
+	if (rc == -ERANGE) {
+		stack_size_error(cg + 6); /* dwarf,BYTES */
+		goto usage_error;
+	} else if (rc) {
 		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
 		goto usage_error;
 	}
+	ro.callgraph = cgo.callgraph;
+	ro.lbr_repair = cgo.lbr_repair;
+	ro.stack_bytes = cgo.stack_bytes;
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
 	if (cli_value_wanted() && (!strcmp(cli_value_wanted(), "wall") || !strcmp(cli_value_wanted(), "off-cpu")))
 		ro.off_cpu = true;
@@ -595,7 +474,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("--off-cpu-min goes with --off-cpu");
 		goto usage_error;
 	}
-	if (ro.off_cpu && ro.callgraph == HS_CG_LBR) {
+	if (ro.off_cpu && !hs_callgraph_off_cpu_ok(&cgo)) {
 		cli_error("--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a thread switched out); "
 			  "use -g auto");
 		goto usage_error;
@@ -606,18 +485,12 @@ int cmd_record(int argc, char **argv)
 			  ro.event->name);
 		goto usage_error;
 	}
-	if (stack_size) {
-		if (parse_ulong(stack_size, "stack copy size", 8, HS_MAX_STACK_BYTES, &v))
-			goto usage_error;
-		ro.stack_bytes = (uint32_t)((v + 7) & ~7UL);
+	if (stack_size && hs_callgraph_stack_bytes(stack_size, &ro.stack_bytes)) {
+		stack_size_error(stack_size);
+		goto usage_error;
 	}
-	if (symfs) {
-		struct stat st;
-		if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error("--symfs: '%s' is not a directory", symfs);
-			goto usage_error;
-		}
-	}
+	if (so.symfs && cli_symfs_check(so.symfs))
+		goto usage_error;
 	if (optind < argc)
 		ro.argv = argv + optind;
 	ro.pids = pids.v;
@@ -658,10 +531,10 @@ int cmd_record(int argc, char **argv)
 	hs_record_block_signals();
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
-		cli_error("%s", err.msg);
+		status = cli_record_error(&err, &ro);
 		hs_record_close(&rec);
 		hs_vec_free(&pids);
-		return err.exit_status ? err.exit_status : 1;
+		return status;
 	}
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
@@ -673,13 +546,13 @@ int cmd_record(int argc, char **argv)
 	for (int i = 0; i < outs.n; i++)
 		keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
 	bo.keep_time = keep_time;
-	bo.unwind = unwind;
-	bo.no_demangle = no_demangle;
-	bo.no_inline = no_inline;
-	bo.symfs = symfs;
+	bo.unwind = unwind_mode(cgo.unwind);
+	bo.no_demangle = so.no_demangle;
+	bo.no_inline = so.no_inline;
+	bo.symfs = so.symfs;
 	bo.kernel = ro.kernel;
 	bo.user = true;
-	bo.lbr_repair = ro.lbr_repair && ro.event->hardware;
+	bo.lbr_repair = hs_callgraph_lbr_repair(&cgo, ro.event);
 	/* samples taken in the kernel's own code paths, not by an interrupt */
 	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
 	bo.exclude_pid = getpid();
@@ -709,8 +582,7 @@ int cmd_record(int argc, char **argv)
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);
 	if (rc) {
-		cli_error("%s", err.msg);
-		status = err.exit_status ? err.exit_status : 1;
+		status = cli_record_error(&err, &ro);
 		hs_builder_release(&ctx.b);
 		hs_record_close(&rec);
 		hs_vec_free(&pids);
@@ -721,88 +593,11 @@ int cmd_record(int argc, char **argv)
 	if (ro.off_cpu)
 		hs_builder_off_cpu_end(&ctx.b, rec.stop_ns);
 	p = hs_builder_take(&ctx.b);
-	for (size_t i = 0; i < ctx.b.model.jit.warnings.n; i++)
-		cli_warn("%s", ctx.b.model.jit.warnings.v[i]);
+	hs_builder_summary(&ctx.b, &sum);
+	for (size_t i = 0; i < sum.jit_nwarnings; i++)
+		cli_warn("%s", sum.jit_warnings[i]);
 	add_comments(p, argc, argv, &ro);
-	{
-		uint64_t got = ctx.b.stats.samples, lost = ctx.b.stats.lost;
-		if (lost) {
-			struct hs_strbuf sb = {0};
-			hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
-				       100.0 * (double)lost / (double)(got + lost));
-			cli_warn("%s", hs_strbuf_str(&sb));
-			hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-			hs_strbuf_release(&sb);
-		}
-		if (!cli_quiet)
-			fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got,
-				p->stacks.n - 1, rec.bad_records ? " (some records were unreadable)" : "");
-		if (cli_verbose)
-			fprintf(stderr,
-				"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
-				"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
-				(unsigned long long)rec.records, (double)rec.bytes / 1e6,
-				(unsigned long long)ctx.b.stats.own_samples, (unsigned long long)ctx.b.stats.empty_samples,
-				(unsigned long long)ctx.b.stats.unmapped_frames,
-				(unsigned long long)ctx.b.sym.stats.files_loaded,
-				(unsigned long long)ctx.b.sym.stats.files_unreadable,
-				(unsigned long long)ctx.b.sym.stats.files_mismatched);
-		if (cli_verbose) {
-			struct rusage ru;
-			getrusage(RUSAGE_SELF, &ru);
-			fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
-				(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-				(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-				(unsigned long long)ctx.b.unwinder.stats.frames, (unsigned long long)ctx.b.unwinder.stats.cfi_steps,
-				(unsigned long long)ctx.b.unwinder.stats.fp_steps);
-			if (ctx.b.unwinder.stats.fp_steps)
-				fprintf(stderr,
-					"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
-					"frame pointer off the stack %llu, return address not in code %llu, not after "
-					"a call %llu\n",
-					(unsigned long long)ctx.b.unwinder.stats.fp_own_records,
-					(unsigned long long)ctx.b.unwinder.stats.fp_outside_stack,
-					(unsigned long long)ctx.b.unwinder.stats.fp_not_code,
-					(unsigned long long)ctx.b.unwinder.stats.fp_not_after_call);
-		}
-		if (cli_verbose && ctx.b.opts.lbr_repair)
-			fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
-				rec.layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
-				(unsigned long long)ctx.b.stats.lbr_repaired);
-		if (cli_verbose && (ctx.b.model.jit.stats.files || ctx.b.model.jit.stats.perf_maps))
-			fprintf(stderr,
-				"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
-				"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
-				"unnamed %llu\n",
-				(unsigned long long)ctx.b.model.jit.stats.files,
-				(unsigned long long)ctx.b.model.jit.stats.code_loads,
-				(unsigned long long)ctx.b.model.jit.stats.code_moves,
-				(unsigned long long)ctx.b.unwinder.stats.jit_tables,
-				(unsigned long long)ctx.b.model.jit.stats.perf_maps,
-				(unsigned long long)ctx.b.model.jit.stats.perf_map_entries,
-				(unsigned long long)ctx.b.sym.stats.jit_jitdump, (unsigned long long)ctx.b.sym.stats.jit_perf_map,
-				(unsigned long long)ctx.b.sym.stats.jit_unnamed);
-		if (ro.off_cpu && !cli_quiet) {
-			const struct hs_builder_stats *st = &ctx.b.stats;
-			fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
-				(double)st->off_cpu_ns / 1e9);
-			if (st->off_cpu_short)
-				fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
-					(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
-			if (st->off_cpu_preempted)
-				fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
-					(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
-			fputc('\n', stderr);
-		}
-		if (cli_verbose && ctx.b.stats.off_cpu_unmatched)
-			fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
-				(unsigned long long)ctx.b.stats.off_cpu_unmatched);
-		if (cli_verbose && ctx.b.stats.tracing_frames)
-			fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
-				(unsigned long long)ctx.b.stats.tracing_frames);
-		if (!got && !ctx.b.stats.off_cpu_samples && !cli_quiet)
-			cli_warn("no samples were recorded");
-	}
+	cli_record_summary(p, &sum, &rec, bo.lbr_repair, ro.off_cpu);
 	/* a --value the profile does not have: said, and the outputs written with the default */
 	if (cli_resolve_value(p, &oo))
 		status = status ? status : 1;

@@ -18,12 +18,16 @@ const char cli_perf_data_help[] =
 	"      --no-inline         perf.data: no DWARF debug information: no inline frames, no\n"
 	"                          source lines (faster where debug information is large)\n";
 
-static const struct option shared[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
+const struct option cli_symbol_longopts[] = {
 	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 	{"symfs", required_argument, NULL, OPT_SYMFS},
+	{0, 0, 0, 0},
+};
+
+static const struct option shared[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
 	{0, 0, 0, 0},
 };
 
@@ -43,13 +47,41 @@ void cli_view_longopts(struct option *longopts, size_t cap, const struct option 
 
 	n = append(longopts, n, cap, cli_filter_longopts);
 	n = append(longopts, n, cap, shared);
+	n = append(longopts, n, cap, cli_symbol_longopts);
 	n = append(longopts, n, cap, own);
 	longopts[n] = (struct option){0, 0, 0, 0};
 }
 
-int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
+int cli_symbol_option(int c, const char *arg, struct cli_symbol_opts *s)
+{
+	switch (c) {
+	case OPT_NO_DEMANGLE:
+		s->no_demangle = true;
+		return 1;
+	case OPT_NO_INLINE:
+		s->no_inline = true;
+		return 1;
+	case OPT_SYMFS:
+		s->symfs = arg;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_symfs_check(const char *symfs)
 {
 	struct stat st;
+
+	if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
+		cli_error("--symfs: '%s' is not a directory", symfs);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
+{
+	struct cli_symbol_opts s = {v->lo.no_demangle, v->lo.no_inline, v->lo.symfs};
 	int rc;
 
 	switch (c) {
@@ -61,18 +93,14 @@ int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
 	case 'q':
 		cli_quiet = 1;
 		return 1;
-	case OPT_NO_DEMANGLE:
-		v->lo.no_demangle = true;
-		return 1;
-	case OPT_NO_INLINE:
-		v->lo.no_inline = true;
-		return 1;
-	case OPT_SYMFS:
-		if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error("--symfs: '%s' is not a directory", arg);
+	}
+	if (cli_symbol_option(c, arg, &s)) {
+		/* a view checks --symfs as it comes */
+		if (c == OPT_SYMFS && cli_symfs_check(arg))
 			return -1;
-		}
-		v->lo.symfs = arg;
+		v->lo.no_demangle = s.no_demangle;
+		v->lo.no_inline = s.no_inline;
+		v->lo.symfs = s.symfs;
 		return 1;
 	}
 	rc = cli_filter_option(c, arg, &v->f, &v->o);

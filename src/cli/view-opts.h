@@ -19,6 +19,21 @@ struct cli_view_opts {
 /* What --help says of the perf.data options. */
 extern const char cli_perf_data_help[];
 
+/* How the sampled files are read for names (record, and the views of a perf.data):
+ * --no-demangle, --no-inline, --symfs DIR. */
+struct cli_symbol_opts {
+	bool no_demangle;
+	bool no_inline;
+	const char *symfs; /* borrowed from argv */
+};
+/* getopt_long entries for cli_symbol_option, terminated by an all-zero entry. */
+extern const struct option cli_symbol_longopts[];
+/* Takes symbol option c: 1 when taken, 0 when it is not one of them. --symfs is checked
+ * apart, by cli_symfs_check(), when the command checks its other values. */
+int cli_symbol_option(int c, const char *arg, struct cli_symbol_opts *s);
+/* 0 when symfs is a directory, else -1 after saying so. */
+int cli_symfs_check(const char *symfs);
+
 /* The getopt_long table: the shared options, then own (terminated by an all-zero entry), into
  * longopts of cap entries. */
 void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own);

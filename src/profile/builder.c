@@ -773,3 +773,34 @@ void hs_builder_finish(struct hs_builder *b)
 	}
 	hs_jit_end(j);
 }
+
+void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *ret)
+{
+	const struct hs_symbolizer_stats *sy = &b->sym.stats;
+	const struct hs_unwinder_stats *un = &b->unwinder.stats;
+	const struct hs_jit_stats *jt = &b->model.jit.stats;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->stats = b->stats;
+	ret->files_loaded = sy->files_loaded;
+	ret->files_unreadable = sy->files_unreadable;
+	ret->files_mismatched = sy->files_mismatched;
+	ret->frames = un->frames;
+	ret->cfi_steps = un->cfi_steps;
+	ret->fp_steps = un->fp_steps;
+	ret->fp_own_records = un->fp_own_records;
+	ret->fp_outside_stack = un->fp_outside_stack;
+	ret->fp_not_code = un->fp_not_code;
+	ret->fp_not_after_call = un->fp_not_after_call;
+	ret->jit_files = jt->files;
+	ret->jit_code_loads = jt->code_loads;
+	ret->jit_code_moves = jt->code_moves;
+	ret->jit_tables = un->jit_tables;
+	ret->jit_perf_maps = jt->perf_maps;
+	ret->jit_perf_map_entries = jt->perf_map_entries;
+	ret->jit_named_jitdump = sy->jit_jitdump;
+	ret->jit_named_perf_map = sy->jit_perf_map;
+	ret->jit_unnamed = sy->jit_unnamed;
+	ret->jit_warnings = b->model.jit.warnings.v;
+	ret->jit_nwarnings = b->model.jit.warnings.n;
+}

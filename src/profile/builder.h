@@ -182,4 +182,26 @@ void hs_builder_finish(struct hs_builder *b);
 /* Hands the finished profile over to the caller (who frees it). */
 struct hs_profile *hs_builder_take(struct hs_builder *b);
 
+
+/* What the building counted, for a person (record's summary): plain numbers copied out of the
+ * builder and the stages it drives, so that a reader needs none of their structures. */
+struct hs_builder_summary {
+	struct hs_builder_stats stats;
+	/* files read for names */
+	uint64_t files_loaded, files_unreadable, files_mismatched;
+	/* user stacks unwound: frames, and the steps by CFI and by frame pointer */
+	uint64_t frames, cfi_steps, fp_steps;
+	/* frame-pointer steps through a frame's own record, and those refused */
+	uint64_t fp_own_records, fp_outside_stack, fp_not_code, fp_not_after_call;
+	/* JIT code: jitdump files and their records, unwinding tables compiled from them, perf
+	 * maps, and the addresses named from each (or not named) */
+	uint64_t jit_files, jit_code_loads, jit_code_moves, jit_tables;
+	uint64_t jit_perf_maps, jit_perf_map_entries;
+	uint64_t jit_named_jitdump, jit_named_perf_map, jit_unnamed;
+	/* what reading JIT files found, one line each: borrowed, until hs_builder_release() */
+	char *const *jit_warnings;
+	size_t jit_nwarnings;
+};
+void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *ret);
+
 #endif

@@ -1,7 +1,9 @@
 /* Event names and perf_event_open. */
 #include "events.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +87,21 @@ const char *hs_tracefs_dir(int *err)
 	return dir;
 }
 
-int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen)
+static int tp_fail(struct hs_tracepoint_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
+	HS_PRINTF(4, 5);
+
+static int tp_fail(struct hs_tracepoint_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->what = what;
+	va_start(ap, fmt);
+	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tracepoint_error *err)
 {
 	const char *colon = strchr(name, ':'), *dir;
 	char path[512], buf[32], *end;
@@ -95,25 +111,14 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, s
 	int e;
 
 	if (!colon || colon == name || !colon[1] || strchr(colon + 1, ':') || strchr(name, '/') ||
-	    strstr(name, "..")) {
-		snprintf(msg, msglen, "'%s' is not a tracepoint name (CATEGORY:NAME)", name);
-		return -EINVAL;
-	}
+	    strstr(name, ".."))
+		return tp_fail(err, -EINVAL, HS_TP_BAD_NAME, "'%s' is not a tracepoint name (CATEGORY:NAME)", name);
 	dir = hs_tracefs_dir(&e);
-	if (!dir && e == -EACCES) {
-		snprintf(msg, msglen,
-			 "no permission to read tracepoint '%s' in /sys/kernel/tracing (tracefs is root's): run as "
-			 "root",
-			 name);
-		return -EACCES;
-	}
-	if (!dir) {
-		snprintf(msg, msglen,
-			 "no tracefs to look tracepoint '%s' up in: mount it with 'mount -t tracefs nodev "
-			 "/sys/kernel/tracing' (as root)",
-			 name);
-		return -ENODEV;
-	}
+	if (!dir && e == -EACCES)
+		return tp_fail(err, -EACCES, HS_TP_TRACEFS_DENIED,
+			       "no permission to read tracepoint '%s' in /sys/kernel/tracing (tracefs is root's)", name);
+	if (!dir)
+		return tp_fail(err, -ENODEV, HS_TP_NO_TRACEFS, "no tracefs to look tracepoint '%s' up in", name);
 	cat = (size_t)(colon - name);
 	snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", dir, (int)cat, name, colon + 1);
 	f = fopen(path, "re");
@@ -121,33 +126,66 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, s
 		e = errno;
 		snprintf(path, sizeof(path), "%s/events/%.*s", dir, (int)cat, name);
 		if (e == ENOENT && access(path, F_OK))
-			snprintf(msg, msglen, "unknown tracepoint category '%.*s' (see 'hotstack record -e list')",
-				 (int)cat, name);
-		else if (e == ENOENT)
-			snprintf(msg, msglen, "unknown tracepoint '%s' (see 'hotstack record -e list:%.*s')", name,
-				 (int)cat, name);
-		else
-			snprintf(msg, msglen, "cannot read the id of tracepoint '%s' in %s/events: %s%s", name, dir,
-				 strerror(e), e == EACCES || e == EPERM ? " (tracepoints need root or CAP_PERFMON)" : "");
-		return e == ENOENT ? -ENOENT : -EACCES;
+			return tp_fail(err, -ENOENT, HS_TP_NO_CATEGORY, "unknown tracepoint category '%.*s'", (int)cat,
+				       name);
+		if (e == ENOENT)
+			return tp_fail(err, -ENOENT, HS_TP_NO_TRACEPOINT, "unknown tracepoint '%s'", name);
+		return tp_fail(err, -EACCES, e == EACCES || e == EPERM ? HS_TP_ID_DENIED : HS_TP_ID_UNREADABLE,
+			       "cannot read the id of tracepoint '%s' in %s/events: %s", name, dir, strerror(e));
 	}
 	if (!fgets(buf, sizeof(buf), f)) {
 		fclose(f);
-		snprintf(msg, msglen, "cannot read the id of tracepoint '%s'", name);
-		return -EACCES;
+		return tp_fail(err, -EACCES, HS_TP_ID_UNREADABLE, "cannot read the id of tracepoint '%s'", name);
 	}
 	fclose(f);
 	errno = 0;
 	id = strtoull(buf, &end, 10);
-	if (errno || end == buf) {
-		snprintf(msg, msglen, "tracepoint '%s' has no usable id ('%s')", name, buf);
-		return -EACCES;
-	}
+	if (errno || end == buf)
+		return tp_fail(err, -EACCES, HS_TP_ID_UNREADABLE, "tracepoint '%s' has no usable id ('%s')", name, buf);
 	memset(ret, 0, sizeof(*ret));
 	ret->name = name;
 	ret->type = PERF_TYPE_TRACEPOINT;
 	ret->config = id;
 	ret->tracepoint = true;
+	return 0;
+}
+
+void hs_names_free(struct hs_names *names)
+{
+	for (size_t i = 0; i < names->n; i++)
+		free(names->v[i]);
+	hs_vec_free(names);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int hs_tracefs_list(const char *tdir, const char *category, struct hs_names *ret)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (category) {
+		snprintf(path, sizeof(path), "%s/events/%s", tdir, category);
+		if (!*category || strchr(category, '/') || access(path, X_OK))
+			return -ENOENT;
+	} else {
+		snprintf(path, sizeof(path), "%s/events", tdir);
+	}
+	/* the entries that are directories; files (enable, filter, ...) left out */
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		hs_vec_push(ret, hs_xstrdup(de->d_name));
+	}
+	closedir(d);
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), name_cmp);
 	return 0;
 }
 

@@ -20,16 +20,44 @@ struct hs_event_desc {
 const struct hs_event_desc *hs_event_find(const char *name);
 /* Iterates the table: returns NULL past the end. */
 const struct hs_event_desc *hs_event_at(size_t i);
+/* Why a tracepoint was not found, for the CLI to word with its advice; the detail says only
+ * what was found. */
+enum hs_tracepoint_failure {
+	HS_TP_BAD_NAME = 0,   /* not CATEGORY:NAME */
+	HS_TP_TRACEFS_DENIED, /* tracefs is there, and this user may not read it */
+	HS_TP_NO_TRACEFS,     /* none is mounted */
+	HS_TP_NO_CATEGORY,    /* no such category */
+	HS_TP_NO_TRACEPOINT,  /* no such tracepoint in its category */
+	HS_TP_ID_DENIED,      /* its id: permission refused */
+	HS_TP_ID_UNREADABLE,  /* its id: another error */
+};
+
+struct hs_tracepoint_error {
+	enum hs_tracepoint_failure what;
+	char detail[512];
+};
+
 /* A tracepoint "CATEGORY:NAME" (as under /sys/kernel/tracing/events): its id read from tracefs
  * (or debugfs's tracing directory). name is borrowed into ret and must outlive it. Returns 0;
  * -EINVAL when name is not CATEGORY:NAME, -ENODEV when no tracefs is mounted, -ENOENT when
- * there is no such tracepoint, -EACCES when its id cannot be read; msg says which. */
-int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, char *msg, size_t msglen);
+ * there is no such tracepoint, -EACCES when tracefs or its id cannot be read; err says which. */
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tracepoint_error *err);
 /* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable; then
  * err (may be NULL) is -EACCES when one is there but this user may not read it (tracefs is
  * root's by default), -ENODEV when none is mounted. As root, mounts tracefs (at most one try a
  * process) when none is. */
 const char *hs_tracefs_dir(int *err);
+
+/* Names, each owned (hs_names_free() frees them and the array). */
+struct hs_names {
+	char **v;
+	size_t n, cap;
+};
+void hs_names_free(struct hs_names *names);
+/* What can be sampled under tracefs directory tdir (hs_tracefs_dir()): its categories when
+ * category is NULL, else the tracepoints of one, sorted by name, into ret. Returns 0, or
+ * -ENOENT when there is no such category. */
+int hs_tracefs_list(const char *tdir, const char *category, struct hs_names *ret);
 
 /* Whether the machine has a CPU PMU at all (virtual machines often have none). */
 bool hs_have_cpu_pmu(void);

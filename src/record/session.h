@@ -1,7 +1,7 @@
 /* A live recording with the perf_event backend: targets (a command started for the purpose,
  * running processes and all their threads, or every online CPU), one ring buffer per CPU
  * drained with epoll, records merged into time order and handed on parsed. Prints nothing:
- * errors come back as an errno and a message for the CLI. */
+ * errors come back as an errno, a cause and a detail, which the CLI words. */
 #ifndef HS_SESSION_H
 #define HS_SESSION_H
 
@@ -13,27 +13,17 @@
 
 #include "format/jitdump.h"
 #include "format/perf-event.h"
+#include "record/callgraph.h"
 #include "record/events.h"
 #include "format/queue.h"
 #include "record/ring.h"
 #include "util/hashmap.h"
-
-enum hs_callgraph {
-	HS_CG_NONE = 0, /* the sampled instruction only */
-	HS_CG_FP,       /* chains walked by the kernel through frame pointers */
-	HS_CG_STACK,    /* kernel chain, plus user registers and a copy of the user stack to unwind */
-	HS_CG_LBR,      /* kernel chain, plus the CPU's last-branch records in call-stack mode */
-};
+#include "util/strbuf.h"
 
 /* Records drained from the rings and not yet handed on, at most (bytes): past it the reader
  * leaves them in the rings, where the kernel counts what no longer fits as lost, so that a
  * recording whose processing cannot keep up holds bounded memory (docs/limits.md). */
 #define HS_RECORD_MAX_BACKLOG ((uint64_t)128 << 20)
-
-/* Default user stack copy for HS_CG_STACK (see docs/unwinding.md for the measurement). */
-#define HS_DEFAULT_STACK_BYTES 65528
-/* The kernel's limit: the whole sample must fit a 64 KiB record. */
-#define HS_MAX_STACK_BYTES 65528
 
 struct hs_record_opts {
 	char **argv;                        /* command to start, or NULL */
@@ -51,8 +41,8 @@ struct hs_record_opts {
 	                                     * CPU's last-branch records in call-stack mode where it
 	                                     * has them (left out where it does not), to repair the
 	                                     * leaf frames of frame-pointer walks */
-	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 = 128, or room
-	                                     * for 256 samples when copying stacks */
+	size_t mmap_pages;                  /* data pages per ring (a power of two); 0 =
+	                                     * hs_callgraph_ring_pages() */
 	uint32_t max_stack;                 /* chain length cap; 0 = the kernel's maximum */
 	bool off_cpu;                       /* also a context-switch event per target: a sample with
 	                                     * the stack of every switch-out, and the switch records
@@ -67,16 +57,55 @@ struct hs_record_opts {
 	char **envp;                        /* the command's environment; NULL: ours */
 };
 
+/* record --user: the user a command is run as, looked up with its groups, and the command's
+ * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. */
+struct hs_run_as {
+	char *name; /* the user's name */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t ngroups;
+	char **envp;             /* borrows environ's strings, and env's */
+	struct hs_strbuf env[3]; /* HOME=, USER=, LOGNAME= */
+};
+
+/* Looks user up (a name, or a uid). Returns 0; -ENOENT when there is no such user, -EPERM when
+ * it is another user and we are not root (name is filled in then). Release with
+ * hs_run_as_release() either way. */
+int hs_run_as_init(struct hs_run_as *u, const char *user);
+void hs_run_as_release(struct hs_run_as *u);
+/* Makes o's command run as u, which is borrowed and must outlive the recording. */
+void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o);
+
 /* Which event of a recording a sample comes from (hs_record_event_index()). */
 enum hs_record_event {
 	HS_REC_EVENT_MAIN = 0, /* the event asked for with -e */
 	HS_REC_EVENT_OFF_CPU,  /* the context-switch event of --off-cpu */
 };
 
+/* What failed, for the CLI to word with the advice it gives a person, and to choose its exit
+ * status by. The detail of each says only what was found. */
+enum hs_record_failure {
+	HS_RECORD_FAILED = 0,        /* the detail says it all */
+	HS_RECORD_NO_PERMISSION,     /* perf_event_open refused: "no permission to use
+	                              * perf_event_open (kernel.perf_event_paranoid is N)" */
+	HS_RECORD_NO_LBR,            /* HS_CG_LBR: no last-branch records in call-stack mode; the
+	                              * detail is empty, or says why not ("this machine has ...") */
+	HS_RECORD_EVENT_UNSUPPORTED, /* the event cannot be sampled here: "event 'E' ..." */
+	HS_RECORD_FREQ_TOO_HIGH,     /* o.freq: "above the kernel's limit (...)" */
+	HS_RECORD_TOO_MANY_FILES,    /* out of file descriptors */
+	HS_RECORD_OFF_CPU_NO_KERNEL, /* o.off_cpu without kernel samples: "kernel.perf_event_paranoid
+	                              * is N" */
+	HS_RECORD_OFF_CPU_EVENT,     /* o.off_cpu: "cannot open the context-switch event" (code: why) */
+	HS_RECORD_RING_LOCKED,       /* a ring over the locked-memory limit: "cannot map a N KiB ..." */
+	HS_RECORD_USER,              /* the command could not take the user (o.as_user) */
+	HS_RECORD_EXEC,              /* the command could not be run (code -ENOENT: not found) */
+};
+
 struct hs_record_error {
-	int code;        /* negative errno */
-	int exit_status; /* what the CLI should exit with (127: command not found, ...) */
-	char msg[512];
+	int code; /* negative errno */
+	enum hs_record_failure what;
+	char detail[512];
 };
 
 struct hs_record_progress {

@@ -1,6 +1,6 @@
 /* Unit tests for the recording path without a kernel: the ring-buffer reader (wrap-around),
  * the time-ordering queue, the sample parser for every sample_type layout, the side-band
- * records, and PERF_CONTEXT handling in kernel call chains. */
+ * records, PERF_CONTEXT handling in kernel call chains, and the call-graph modes of -g. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 
 #include "format/perf-event.h"
 #include "format/queue.h"
+#include "record/callgraph.h"
 #include "record/ring.h"
 #include "record/session.h"
 #include "unwind/callchain.h"
@@ -580,6 +581,81 @@ static void test_callchain_contexts(void **state)
 	hs_callchain_release(&cc);
 }
 
+/* ---- call-graph policy ---- */
+
+static void test_callgraph_modes(void **state)
+{
+	static const struct {
+		const char *mode;
+		enum hs_callgraph cg;
+		enum hs_callgraph_unwind unwind;
+		bool lbr_repair;
+		uint32_t stack_bytes;
+	} ok[] = {
+		{"auto", HS_CG_STACK, HS_CG_UNWIND_AUTO, true, 0},
+		{"fp", HS_CG_FP, HS_CG_UNWIND_KERNEL, true, 0},
+		{"none", HS_CG_NONE, HS_CG_UNWIND_KERNEL, false, 0},
+		{"dwarf", HS_CG_STACK, HS_CG_UNWIND_CFI, false, 0},
+		{"dwarf,8", HS_CG_STACK, HS_CG_UNWIND_CFI, false, 8},
+		{"dwarf,9", HS_CG_STACK, HS_CG_UNWIND_CFI, false, 16}, /* whole words */
+		{"dwarf,65528", HS_CG_STACK, HS_CG_UNWIND_CFI, false, HS_MAX_STACK_BYTES},
+		{"lbr", HS_CG_LBR, HS_CG_UNWIND_KERNEL, false, 0},
+	};
+	static const char *const unknown[] = {"", "Auto", "dwarfx", "fp,8", "lbr,8", "dwarf8"};
+	static const char *const bad_size[] = {"dwarf,", "dwarf,7", "dwarf,65529", "dwarf,-8", "dwarf,8x", "dwarf,abc"};
+	struct hs_event_desc hw = {"cycles", 0, 0, true, false, false}, sw = {"cpu-clock", 1, 0, false, true, false};
+	struct hs_callgraph_opts cg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		memset(&cg, 0xff, sizeof(cg));
+		assert_int_equal(hs_callgraph_parse(ok[i].mode, &cg), 0);
+		assert_int_equal(cg.callgraph, ok[i].cg);
+		assert_int_equal(cg.unwind, ok[i].unwind);
+		assert_int_equal(cg.lbr_repair, ok[i].lbr_repair);
+		assert_int_equal(cg.stack_bytes, ok[i].stack_bytes);
+		/* the branch records repair leaves only where a hardware event records them */
+		assert_int_equal(hs_callgraph_lbr_repair(&cg, &hw), ok[i].lbr_repair);
+		assert_false(hs_callgraph_lbr_repair(&cg, &sw));
+		assert_int_equal(hs_callgraph_off_cpu_ok(&cg), ok[i].cg != HS_CG_LBR);
+	}
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		cg.callgraph = HS_CG_LBR;
+		assert_int_equal(hs_callgraph_parse(unknown[i], &cg), -EINVAL);
+		assert_int_equal(cg.callgraph, HS_CG_LBR); /* untouched */
+	}
+	for (size_t i = 0; i < sizeof(bad_size) / sizeof(bad_size[0]); i++)
+		assert_int_equal(hs_callgraph_parse(bad_size[i], &cg), -ERANGE);
+}
+
+static void test_callgraph_sizes(void **state)
+{
+	uint32_t v = 1;
+
+	(void)state;
+	assert_int_equal(hs_callgraph_stack_bytes("8", &v), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(hs_callgraph_stack_bytes("4097", &v), 0);
+	assert_int_equal(v, 4104);
+	assert_int_equal(hs_callgraph_stack_bytes("65528", &v), 0);
+	assert_int_equal(v, HS_MAX_STACK_BYTES);
+	v = 1;
+	assert_int_equal(hs_callgraph_stack_bytes("0", &v), -ERANGE);
+	assert_int_equal(hs_callgraph_stack_bytes("65536", &v), -ERANGE);
+	assert_int_equal(hs_callgraph_stack_bytes("-16", &v), -ERANGE);
+	assert_int_equal(hs_callgraph_stack_bytes("", &v), -ERANGE);
+	assert_int_equal(hs_callgraph_stack_bytes("99999999999999999999999", &v), -ERANGE);
+	assert_int_equal(v, 1);
+
+	/* rings: 128 pages unless stacks are copied; then room for about 256 samples */
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_FP, 0, 4096), 128);
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_LBR, 65528, 4096), 128);
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096), 4096);
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8, 4096), 16);
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8192, 4096), 512);
+	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -587,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_sample_layouts), cmocka_unit_test(test_sample_hostile),
 		cmocka_unit_test(test_record_copy_cuts_stack),
 		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
+		cmocka_unit_test(test_callgraph_modes), cmocka_unit_test(test_callgraph_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

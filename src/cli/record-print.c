@@ -1,0 +1,217 @@
+/* What record says to a person: the errors of a recording with the advice that goes with
+ * them, the summary at its end, and the list of events. */
+#include "record-print.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "util/strbuf.h"
+
+/* Names in filled lines (categories), or one a line (tracepoints). */
+static void print_names(const struct hs_names *names, bool one_a_line)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < names->n; i++) {
+		size_t len = strlen(names->v[i]);
+		if (one_a_line) {
+			printf("  %s\n", names->v[i]);
+			continue;
+		}
+		if (col && col + 1 + len > 78) {
+			putchar('\n');
+			col = 0;
+		}
+		printf("%s%s", col ? " " : "  ", names->v[i]);
+		col += len + (col ? 1 : 2);
+	}
+	if (col)
+		putchar('\n');
+}
+
+int cli_record_list_events(const char *what)
+{
+	const struct hs_event_desc *e;
+	struct hs_names names = {0};
+	int terr = 0;
+	const char *tdir = hs_tracefs_dir(&terr);
+	const char *why = terr == -EACCES ? "tracefs is root's: run as root"
+					  : "no tracefs is mounted: 'mount -t tracefs nodev /sys/kernel/tracing', as root";
+
+	if (!strncmp(what, "list:", 5)) {
+		const char *cat = what + 5;
+		if (!tdir) {
+			cli_error("cannot list tracepoints: %s", why);
+			return 1;
+		}
+		if (hs_tracefs_list(tdir, cat, &names)) {
+			cli_error("unknown tracepoint category '%s' (see 'hotstack record -e list')", cat);
+			return 1;
+		}
+		printf("tracepoints of %s (for -e %s:NAME):\n", cat, cat);
+		print_names(&names, true);
+		hs_names_free(&names);
+		return 0;
+	}
+	printf("events (for -e):\n");
+	for (size_t i = 0; (e = hs_event_at(i)); i++)
+		printf("  %-24s %s\n", e->name, e->hardware ? "hardware" : "software");
+	if (!hs_have_cpu_pmu())
+		printf("\nthis machine has no hardware PMU: only the software events can be sampled\n");
+	if (!tdir) {
+		printf("\ntracepoints (-e CATEGORY:NAME): cannot list them (%s)\n", why);
+		return 0;
+	}
+	printf("\ntracepoints (-e CATEGORY:NAME, each hit a sample), in these categories under %s/events\n"
+	       "('hotstack record -e list:CATEGORY' lists the tracepoints of one):\n",
+	       tdir);
+	hs_tracefs_list(tdir, NULL, &names);
+	print_names(&names, false);
+	hs_names_free(&names);
+	return 0;
+}
+
+void cli_tracepoint_error(const struct hs_tracepoint_error *err, const char *name)
+{
+	const char *d = err->detail;
+
+	switch (err->what) {
+	case HS_TP_TRACEFS_DENIED:
+		cli_error("%s: run as root", d);
+		break;
+	case HS_TP_NO_TRACEFS:
+		cli_error("%s: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (as root)", d);
+		break;
+	case HS_TP_NO_CATEGORY:
+		cli_error("%s (see 'hotstack record -e list')", d);
+		break;
+	case HS_TP_NO_TRACEPOINT:
+		cli_error("%s (see 'hotstack record -e list:%.*s')", d, (int)(strchr(name, ':') - name), name);
+		break;
+	case HS_TP_ID_DENIED:
+		cli_error("%s (tracepoints need root or CAP_PERFMON)", d);
+		break;
+	default:
+		cli_error("%s", d);
+		break;
+	}
+}
+
+void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
+			bool lbr_repair, bool off_cpu)
+{
+	const struct hs_builder_stats *st = &s->stats;
+	uint64_t got = st->samples, lost = st->lost;
+
+	if (lost) {
+		struct hs_strbuf sb = {0};
+		hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
+			       100.0 * (double)lost / (double)(got + lost));
+		cli_warn("%s", hs_strbuf_str(&sb));
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+		hs_strbuf_release(&sb);
+	}
+	if (!cli_quiet)
+		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
+			rec->bad_records ? " (some records were unreadable)" : "");
+	if (cli_verbose)
+		fprintf(stderr,
+			"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
+			"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
+			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)st->own_samples,
+			(unsigned long long)st->empty_samples, (unsigned long long)st->unmapped_frames,
+			(unsigned long long)s->files_loaded, (unsigned long long)s->files_unreadable,
+			(unsigned long long)s->files_mismatched);
+	if (cli_verbose) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
+			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
+			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps);
+		if (s->fp_steps)
+			fprintf(stderr,
+				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
+				"frame pointer off the stack %llu, return address not in code %llu, not after "
+				"a call %llu\n",
+				(unsigned long long)s->fp_own_records, (unsigned long long)s->fp_outside_stack,
+				(unsigned long long)s->fp_not_code, (unsigned long long)s->fp_not_after_call);
+	}
+	if (cli_verbose && lbr_repair)
+		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
+			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
+			(unsigned long long)st->lbr_repaired);
+	if (cli_verbose && (s->jit_files || s->jit_perf_maps))
+		fprintf(stderr,
+			"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
+			"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
+			"unnamed %llu\n",
+			(unsigned long long)s->jit_files, (unsigned long long)s->jit_code_loads,
+			(unsigned long long)s->jit_code_moves, (unsigned long long)s->jit_tables,
+			(unsigned long long)s->jit_perf_maps, (unsigned long long)s->jit_perf_map_entries,
+			(unsigned long long)s->jit_named_jitdump, (unsigned long long)s->jit_named_perf_map,
+			(unsigned long long)s->jit_unnamed);
+	if (off_cpu && !cli_quiet) {
+		fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
+			(double)st->off_cpu_ns / 1e9);
+		if (st->off_cpu_short)
+			fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
+				(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
+		if (st->off_cpu_preempted)
+			fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
+				(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
+		fputc('\n', stderr);
+	}
+	if (cli_verbose && st->off_cpu_unmatched)
+		fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
+			(unsigned long long)st->off_cpu_unmatched);
+	if (cli_verbose && st->tracing_frames)
+		fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
+			(unsigned long long)st->tracing_frames);
+	if (!got && !st->off_cpu_samples && !cli_quiet)
+		cli_warn("no samples were recorded");
+}
+
+int cli_record_error(const struct hs_record_error *err, const struct hs_record_opts *ro)
+{
+	const char *d = err->detail;
+
+	switch (err->what) {
+	case HS_RECORD_NO_PERMISSION:
+		cli_error("%s: run as root, grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'", d);
+		break;
+	case HS_RECORD_NO_LBR:
+		cli_error("-g lbr needs last-branch records in call-stack mode (an Intel CPU from Haswell on) sampled on a "
+			  "hardware event such as -e cycles%s%s; use -g auto (DWARF) instead",
+			  *d ? ", and " : "", d);
+		break;
+	case HS_RECORD_EVENT_UNSUPPORTED:
+		cli_error("%s; use -e cpu-clock", d);
+		break;
+	case HS_RECORD_FREQ_TOO_HIGH:
+		cli_error("-F %u is %s", ro->freq, d);
+		break;
+	case HS_RECORD_TOO_MANY_FILES:
+		cli_error("%s (raise the limit with 'ulimit -n')", d);
+		break;
+	case HS_RECORD_OFF_CPU_NO_KERNEL:
+		cli_error("--off-cpu needs kernel samples (the switch-out happens in the kernel), and %s: run as root or "
+			  "grant CAP_PERFMON",
+			  d);
+		break;
+	case HS_RECORD_OFF_CPU_EVENT:
+		cli_error("%s for --off-cpu: %s", d, strerror(-err->code));
+		break;
+	case HS_RECORD_RING_LOCKED:
+		cli_error("%s; use a smaller -m, or run as root", d);
+		break;
+	default:
+		cli_error("%s", d);
+		break;
+	}
+	if (err->what == HS_RECORD_EXEC)
+		return err->code == -ENOENT ? 127 : 126;
+	return err->what == HS_RECORD_USER ? 126 : 1;
+}

@@ -1,0 +1,71 @@
+/* Call-graph policy: the modes of record -g, the stack copy and the ring size it needs. */
+#include "callgraph.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_RING_PAGES 128
+
+int hs_callgraph_stack_bytes(const char *arg, uint32_t *ret)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < HS_MIN_STACK_BYTES || v > HS_MAX_STACK_BYTES || arg[0] == '-')
+		return -ERANGE;
+	*ret = (uint32_t)((v + 7) & ~7UL);
+	return 0;
+}
+
+int hs_callgraph_parse(const char *mode, struct hs_callgraph_opts *ret)
+{
+	struct hs_callgraph_opts cg = {HS_CG_NONE, HS_CG_UNWIND_KERNEL, false, 0};
+
+	if (!strcmp(mode, "auto")) {
+		cg.callgraph = HS_CG_STACK;
+		cg.unwind = HS_CG_UNWIND_AUTO;
+		cg.lbr_repair = true;
+	} else if (!strcmp(mode, "fp")) {
+		cg.callgraph = HS_CG_FP;
+		cg.lbr_repair = true;
+	} else if (!strcmp(mode, "none")) {
+		cg.callgraph = HS_CG_NONE;
+	} else if (!strcmp(mode, "dwarf") || !strncmp(mode, "dwarf,", 6)) {
+		cg.callgraph = HS_CG_STACK;
+		cg.unwind = HS_CG_UNWIND_CFI;
+		if (mode[5] == ',' && hs_callgraph_stack_bytes(mode + 6, &cg.stack_bytes))
+			return -ERANGE;
+	} else if (!strcmp(mode, "lbr")) {
+		cg.callgraph = HS_CG_LBR;
+	} else {
+		return -EINVAL;
+	}
+	*ret = cg;
+	return 0;
+}
+
+bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event)
+{
+	return cg->lbr_repair && event->hardware;
+}
+
+bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg)
+{
+	return cg->callgraph != HS_CG_LBR;
+}
+
+size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)
+{
+	size_t want, pages = 16;
+
+	if (cg != HS_CG_STACK)
+		return DEFAULT_RING_PAGES;
+	/* room for about 256 samples per CPU: a quarter second at 999 Hz */
+	want = (size_t)stack_bytes * 256 / page_size;
+	while (pages < want && pages < 8192)
+		pages *= 2;
+	return pages;
+}

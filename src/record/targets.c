@@ -1,0 +1,391 @@
+/* The targets of a live recording: a command started for it (held before its exec until its
+ * events are attached), running processes with all their threads (-p), and their ends. */
+#include "session-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ATTACH_ROUNDS 16
+
+/* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
+ * it yet: /proc still lists it, but it has no threads left to sample). */
+int hs_record_no_such_process(struct hs_record_error *err, int32_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	int parent = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses, the last ')' ends it */
+		close_paren = strrchr(buf, ')');
+		if (close_paren && sscanf(close_paren + 1, " Z %d", &parent) == 1)
+			return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED,
+				    "process %d has exited: a zombie, not yet reaped by its parent (pid %d), with "
+				    "nothing left to record",
+				    (int)pid, parent);
+	}
+	return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED, "no such process: %d", (int)pid);
+}
+
+/* ---- processes (-p) ---- */
+
+static bool have_tid(const struct hs_record *r, int32_t tid)
+{
+	for (size_t i = 0; i < r->tids.n; i++)
+		if (r->tids.v[i] == tid)
+			return true;
+	return false;
+}
+
+static void remember_comm(struct hs_record *r, int32_t pid, int32_t tid)
+{
+	struct hs_attach_comm c = {pid, tid, ""};
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, c.comm, sizeof(c.comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	c.comm[n] = '\0';
+	c.comm[strcspn(c.comm, "\n")] = '\0';
+	hs_vec_push(&r->attach_comms, c);
+}
+
+/* Every thread of pid, including ones created while we attach: events opened with inherit
+ * follow threads created after them, so rescanning until nothing new appears covers the rest. */
+static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *err)
+{
+	char path[64];
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return hs_record_no_such_process(err, pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (int round = 0; round < MAX_ATTACH_ROUNDS; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int added = 0;
+
+		if (!d) {
+			if (round == 0)
+				return hs_record_no_such_process(err, pid);
+			break;
+		}
+		while ((de = readdir(d))) {
+			int32_t tid = atoi(de->d_name);
+			int rc;
+			if (tid <= 0 || have_tid(r, tid))
+				continue;
+			rc = hs_record_open_for(r, tid, err);
+			if (rc == -ESRCH)
+				continue; /* the thread ended meanwhile */
+			if (rc) {
+				closedir(d);
+				return rc;
+			}
+			hs_vec_push(&r->tids, tid);
+			remember_comm(r, pid, tid);
+			added++;
+		}
+		closedir(d);
+		if (!added)
+			break;
+	}
+	if (!r->tids.n)
+		return hs_record_no_such_process(err, pid);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static int start_command(struct hs_record *r, struct hs_record_error *err)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* wait until the events are attached; EOF means the parent gave up */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (r->o.as_user && (setgroups(r->o.ngroups, r->o.groups) < 0 || setgid(r->o.gid) < 0 ||
+				     setuid(r->o.uid) < 0)) {
+			/* negative: the user could not be taken */
+			e = -errno;
+			if (write(ep[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		if (r->o.envp)
+			environ = r->o.envp;
+		execvp(r->o.argv[0], r->o.argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->err_fd = ep[0];
+	return 0;
+}
+
+int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
+{
+	char c = 'g';
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, &c, 1) != 1)
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot start the command: %s", strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->err_fd);
+	r->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(r->child, &r->child_status, 0);
+		r->child_exited = true;
+		if (e < 0)
+			return hs_record_fail(err, e, HS_RECORD_USER, "cannot run '%s' as user %u: %s",
+					      r->o.argv[0], (unsigned)r->o.uid,
+				    strerror(-e));
+		if (e == ENOENT)
+			return hs_record_fail(err, -ENOENT, HS_RECORD_EXEC, "%s: command not found", r->o.argv[0]);
+		if (e == EACCES)
+			return hs_record_fail(err, -EACCES, HS_RECORD_EXEC, "%s: permission denied", r->o.argv[0]);
+		return hs_record_fail(err, -e, HS_RECORD_EXEC, "cannot run '%s': %s", r->o.argv[0], strerror(e));
+	}
+	return 0;
+}
+
+/* ---- all of them ---- */
+
+/* Starts the command (held before its exec) and opens the events of every target. */
+int hs_record_open_targets(struct hs_record *r, struct hs_record_error *err)
+{
+	const struct hs_record_opts *o = &r->o;
+	int rc;
+
+	if (o->argv && (rc = start_command(r, err)))
+		return rc;
+	if (o->all_cpus) {
+		rc = hs_record_open_for(r, -1, err);
+		if (rc == -ESRCH)
+			return hs_record_fail(err, rc, HS_RECORD_FAILED, "cannot open system-wide events");
+		if (rc)
+			return rc;
+	} else if (o->argv) {
+		rc = hs_record_open_for(r, r->child, err);
+		if (rc == -ESRCH)
+			return hs_record_fail(err, rc, HS_RECORD_FAILED, "the command ended before it could be attached");
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		/* before attaching: a process that exits meanwhile is still noticed (its pidfd becomes
+		 * readable), where a pidfd opened after it was reaped would never be */
+		int pfd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (pfd < 0 && errno == ESRCH)
+			return hs_record_no_such_process(err, o->pids[i]);
+		hs_vec_push(&r->pidfds, pfd);
+		if (!o->all_cpus) {
+			if ((rc = attach_pid(r, o->pids[i], err)))
+				return rc;
+		} else if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
+			return hs_record_no_such_process(err, o->pids[i]);
+		}
+		if (pfd >= 0) {
+			struct epoll_event pe = {EPOLLIN, {.u64 = 100 + i}};
+			epoll_ctl(r->epfd, EPOLL_CTL_ADD, pfd, &pe);
+		}
+	}
+	return 0;
+}
+
+void hs_record_reap_child(struct hs_record *r)
+{
+	int st;
+
+	if (r->child <= 0 || r->child_exited)
+		return;
+	if (waitpid(r->child, &st, WNOHANG) == r->child) {
+		r->child_status = st;
+		r->child_exited = true;
+		if (r->cause == HS_CAUSE_NONE)
+			r->cause = HS_CAUSE_COMMAND_EXITED;
+	}
+}
+
+void hs_record_describe_running(struct hs_record *r)
+{
+	/* the names read at attach first: /proc may no longer have them */
+	for (size_t i = 0; i < r->attach_comms.n; i++) {
+		struct hs_perf_event ev = {.type = PERF_RECORD_COMM};
+		ev.comm.pid = (uint32_t)r->attach_comms.v[i].pid;
+		ev.comm.tid = (uint32_t)r->attach_comms.v[i].tid;
+		ev.comm.comm = r->attach_comms.v[i].comm;
+		r->sink->event(r->sink->ctx, &ev);
+	}
+	if (r->o.all_cpus) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			int32_t pid = atoi(de->d_name);
+			if (pid > 0 && pid != getpid())
+				r->sink->proc(r->sink->ctx, pid);
+		}
+		closedir(d);
+		return;
+	}
+	for (size_t i = 0; i < r->o.npids; i++)
+		r->sink->proc(r->sink->ctx, r->o.pids[i]);
+}
+
+/* A command still running when the recording ends (the duration passed, a signal) is ended:
+ * SIGTERM, then SIGKILL. */
+void hs_record_end_command(struct hs_record *r)
+{
+	if (r->child > 0 && !r->child_exited) {
+		/* we end the recording: end the command too, as perf does */
+		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;
+		kill(r->child, SIGTERM);
+		for (int i = 0; i < 50 && !r->child_exited; i++) {
+			hs_record_reap_child(r);
+			if (!r->child_exited)
+				usleep(20000);
+		}
+		if (!r->child_exited) {
+			kill(r->child, SIGKILL);
+			/* a process in an uninterruptible wait (a hung NFS server) dies only when that
+			 * ends: the outputs are not held for it; it is reaped by init after us */
+			for (int i = 0; i < 250 && !r->child_exited; i++) {
+				hs_record_reap_child(r);
+				if (!r->child_exited)
+					usleep(20000);
+			}
+			if (!r->child_exited) {
+				r->child_status = SIGKILL;
+				r->child_exited = true;
+			}
+		}
+	}
+}
+
+int hs_record_command_status(const struct hs_record *r)
+{
+	if (r->child <= 0 || !r->child_exited || r->child_killed_by_us)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 1;
+}
+
+/* ---- record --user ---- */
+
+int hs_run_as_init(struct hs_run_as *u, const char *user)
+{
+	struct passwd *pw;
+	char *end;
+	int ng = 64;
+	size_t n = 0, k = 0;
+
+	memset(u, 0, sizeof(*u));
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && *user >= '0' && *user <= '9') {
+		unsigned long uid = strtoul(user, &end, 10);
+		if (!*end && uid <= UINT32_MAX)
+			pw = getpwuid((uid_t)uid);
+	}
+	if (!pw)
+		return -ENOENT;
+	u->name = hs_xstrdup(pw->pw_name);
+	if (geteuid() != 0 && pw->pw_uid != geteuid())
+		return -EPERM;
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->groups = hs_xmalloc((size_t)ng * sizeof(gid_t));
+	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &ng) < 0) {
+		u->groups = hs_xrealloc(u->groups, (size_t)ng * sizeof(gid_t));
+		if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &ng) < 0)
+			ng = 0;
+	}
+	u->ngroups = (size_t)ng;
+	hs_strbuf_addf(&u->env[0], "HOME=%s", pw->pw_dir);
+	hs_strbuf_addf(&u->env[1], "USER=%s", pw->pw_name);
+	hs_strbuf_addf(&u->env[2], "LOGNAME=%s", pw->pw_name);
+	while (environ[n])
+		n++;
+	u->envp = hs_xmalloc((n + 4) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "HOME=", 5) && strncmp(environ[i], "USER=", 5) &&
+		    strncmp(environ[i], "LOGNAME=", 8))
+			u->envp[k++] = environ[i];
+	for (size_t j = 0; j < HS_ARRAY_SIZE(u->env); j++)
+		u->envp[k++] = (char *)hs_strbuf_str(&u->env[j]);
+	u->envp[k] = NULL;
+	return 0;
+}
+
+void hs_run_as_release(struct hs_run_as *u)
+{
+	free(u->name);
+	free(u->groups);
+	free(u->envp);
+	for (size_t j = 0; j < HS_ARRAY_SIZE(u->env); j++)
+		hs_strbuf_release(&u->env[j]);
+	memset(u, 0, sizeof(*u));
+}
+
+void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o)
+{
+	o->as_user = true;
+	o->uid = u->uid;
+	o->gid = u->gid;
+	o->groups = u->groups;
+	o->ngroups = u->ngroups;
+	o->envp = u->envp;
+}
