@@ -64,7 +64,7 @@ struct hs_profile *cli_load(const char *path)
 
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
 {
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_load_info li;
 	struct hs_perf_data_load_info *info = &li.perf;
 	struct hs_profile *p = NULL;
@@ -108,10 +108,10 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 	}
 	hs_load_info_release(&li);
 	/* of the file as a whole, at its start, or in a text file whose line number says more */
-	if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR && (!err.offset || !strncmp(err.msg, "line ", 5)))
-		cli_error("%s: %s", name, err.msg);
-	else if (err.msg[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
-		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.msg);
+	if (err.detail[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR && (!err.offset || !strncmp(err.detail, "line ", 5)))
+		cli_error("%s: %s", name, err.detail);
+	else if (err.detail[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
+		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.detail);
 	else if (rc == -EFBIG)
 		cli_error("'%s' is too large to read", path);
 	else
@@ -574,7 +574,7 @@ static int parse_seconds(const char *s, size_t len, double *ret)
 
 int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o)
 {
-	char err[256];
+	struct hs_error err = {0};
 	const char *comma;
 	char *end;
 	int which;
@@ -589,8 +589,8 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 	case OPT_FILTER_EXCLUDE:
 		which = opt == OPT_FILTER_COMM ? HS_FILTER_COMM : opt == OPT_FILTER_INCLUDE ? HS_FILTER_INCLUDE
 											    : HS_FILTER_EXCLUDE;
-		if (hs_filter_add_regex(f, (enum hs_filter_re)which, arg, err, sizeof(err))) {
-			cli_error("invalid regular expression '%s': %s", arg, err);
+		if (hs_filter_add_regex(f, (enum hs_filter_re)which, arg, &err)) {
+			cli_error("invalid regular expression '%s': %s", arg, err.detail);
 			return -1;
 		}
 		return 1;

@@ -73,6 +73,26 @@ static void print_warning(void *ctx, const char *msg)
 	cli_warn("%s", msg);
 }
 
+static void collapse_error(const struct hs_error *err, const char *path)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+
+	switch (err->cause) {
+	case HS_COLLAPSE_GZIP_CORRUPT:
+		cli_error("%s: the gzip data is corrupt or cut short", name);
+		break;
+	case HS_COLLAPSE_BOMB:
+		cli_error("%s: %s", name, err->detail);
+		break;
+	case HS_COLLAPSE_BAD_INPUT:
+		cli_error("%s: line %llu: %s", name, (unsigned long long)err->line, err->detail);
+		break;
+	default:
+		cli_error("cannot read '%s': %s", path, strerror(-err->code));
+		break;
+	}
+}
+
 int cmd_collapse(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -93,6 +113,7 @@ int cmd_collapse(int argc, char **argv)
 	};
 	struct hs_collapse_opts co = {.warn = print_warning};
 	struct hs_collapse *c;
+	struct hs_error err = {0};
 	struct hs_outfile of;
 	const char *path = "-", *out = "-";
 	int ch, rc;
@@ -156,9 +177,9 @@ int cmd_collapse(int argc, char **argv)
 		return 1;
 	}
 	c = hs_collapse_new(&co);
-	rc = hs_collapse_read(c, path);
+	rc = hs_collapse_read(c, path, &err);
 	if (rc) {
-		cli_error("%s", hs_collapse_error(c));
+		collapse_error(&err, path);
 		hs_outfile_abort(&of);
 	} else {
 		report_stats(c, co.event_filter && *co.event_filter ? co.event_filter : NULL);

@@ -109,7 +109,7 @@ static void sink_ending(void *ctx)
 	hs_builder_jit_pids(&rc->b, &pids);
 	for (size_t i = 0; i < pids.n; i++) {
 		uint64_t now = hs_now_ns();
-		char msg[256];
+		struct hs_error err = {0};
 		if (hs_stop_signal_pending() || now >= end) {
 			cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", pids.n - i,
 				 now >= end ? "no time left" : "asked to stop");
@@ -117,9 +117,8 @@ static void sink_ending(void *ctx)
 		}
 		if (kill(pids.v[i], 0) < 0 || !hs_jvm_is_hotspot(pids.v[i]))
 			continue;
-		if (hs_jvm_request_perfmap(pids.v[i], (int)HS_MIN((uint64_t)JVM_WAIT_MS, (end - now) / 1000000 + 1), msg,
-					   sizeof(msg)))
-			cli_warn("cannot get Java method names from JVM %d: %s", (int)pids.v[i], msg);
+		if (hs_jvm_request_perfmap(pids.v[i], (int)HS_MIN((uint64_t)JVM_WAIT_MS, (end - now) / 1000000 + 1), &err))
+			cli_warn("cannot get Java method names from JVM %d: %s", (int)pids.v[i], err.detail);
 		else if (cli_verbose)
 			fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pids.v[i]);
 	}
@@ -311,7 +310,7 @@ int cmd_record(int argc, char **argv)
 	struct pid_vec pids = {0};
 	struct record_ctx ctx;
 	struct hs_record rec;
-	struct hs_record_error err;
+	struct hs_error err;
 	struct hs_builder_opts bo = {0};
 	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
@@ -443,7 +442,7 @@ int cmd_record(int argc, char **argv)
 	}
 	ro.event = hs_event_find(event);
 	if (!ro.event && strchr(event, ':')) {
-		struct hs_tracepoint_error terr;
+		struct hs_error terr;
 		rc = hs_tracepoint_find(event, &tracepoint, &terr);
 		if (rc) {
 			cli_tracepoint_error(&terr, event);

@@ -73,11 +73,11 @@ int cli_record_list_events(const char *what)
 	return 0;
 }
 
-void cli_tracepoint_error(const struct hs_tracepoint_error *err, const char *name)
+void cli_tracepoint_error(const struct hs_error *err, const char *name)
 {
 	const char *d = err->detail;
 
-	switch (err->what) {
+	switch (err->cause) {
 	case HS_TP_TRACEFS_DENIED:
 		cli_error("%s: run as root", d);
 		break;
@@ -174,11 +174,11 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		cli_warn("no samples were recorded");
 }
 
-int cli_record_error(const struct hs_record_error *err, const struct hs_record_opts *ro)
+int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro)
 {
 	const char *d = err->detail;
 
-	switch (err->what) {
+	switch (err->cause) {
 	case HS_RECORD_NO_PERMISSION:
 		cli_error("%s: run as root, grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'", d);
 		break;
@@ -211,7 +211,7 @@ int cli_record_error(const struct hs_record_error *err, const struct hs_record_o
 		cli_error("%s", d);
 		break;
 	}
-	if (err->what == HS_RECORD_EXEC)
+	if (err->cause == HS_RECORD_EXEC)
 		return err->code == -ENOENT ? 127 : 126;
-	return err->what == HS_RECORD_USER ? 126 : 1;
+	return err->cause == HS_RECORD_USER ? 126 : 1;
 }

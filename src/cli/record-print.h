@@ -13,11 +13,11 @@
 /* -e list, or -e list:CATEGORY for the tracepoints of one category; returns the exit status. */
 int cli_record_list_events(const char *what);
 /* Says why -e CATEGORY:NAME (name) was not found, and what to do. */
-void cli_tracepoint_error(const struct hs_tracepoint_error *err, const char *name);
+void cli_tracepoint_error(const struct hs_error *err, const char *name);
 /* Says what failed in recording with options ro, with what a person can do about it; returns
  * the exit status: 127 for a command not found, 126 for one that could not be run, as a shell
  * has it, else 1. */
-int cli_record_error(const struct hs_record_error *err, const struct hs_record_opts *ro);
+int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro);
 /* The summary on stderr (more of it with -v) of recording rec into p; lost samples are said in
  * p's comments too. lbr_repair and off_cpu: what the recording was asked for. */
 void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,

@@ -1,7 +1,7 @@
 /* hotstack collapse's engine (collapse.h): the input, the reader, the folding and the stack
- * table wired together, and the messages of what stopped a run. */
+ * table wired together, and what stopped a run. */
 #include <errno.h>
-#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +10,6 @@
 #include "collapse/fold.h"
 #include "collapse/input.h"
 #include "collapse/stack-table.h"
-#include "util/strbuf.h"
 
 struct hs_collapse {
 	struct hs_collapse_opts opts;
@@ -19,7 +18,6 @@ struct hs_collapse {
 	struct hs_collapse_fold fold;
 	struct hs_collapse_input in; /* all zero until opened: closing it then does nothing */
 	struct hs_perf_script *r;
-	struct hs_strbuf err;
 };
 
 struct hs_collapse *hs_collapse_new(const struct hs_collapse_opts *opts)
@@ -45,7 +43,6 @@ void hs_collapse_free(struct hs_collapse *c)
 	hs_stack_table_release(&c->table);
 	hs_collapse_fold_release(&c->fold);
 	hs_addr2line_release(&c->a2l);
-	hs_strbuf_release(&c->err);
 	free(c);
 }
 
@@ -58,17 +55,16 @@ static int inline_srclines(void *ctx, const struct hs_ps_frame *f)
 	return hs_addr2line_expand(&c->a2l, f) ? 0 : -1;
 }
 
-int hs_collapse_read(struct hs_collapse *c, const char *path)
+int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *err)
 {
 	struct hs_perf_script_opts po = {0};
-	struct hs_parse_error err = {0};
 	struct hs_ps_sample s;
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	int rc;
 
 	rc = hs_collapse_input_open(&c->in, path);
 	if (rc) {
-		hs_strbuf_addf(&c->err, "cannot read '%s': %s", path, strerror(-rc));
+		err->code = rc;
+		err->cause = HS_COLLAPSE_CANNOT_READ;
 		return rc;
 	}
 	po.event_filter = c->opts.event_filter;
@@ -78,28 +74,23 @@ int hs_collapse_read(struct hs_collapse *c, const char *path)
 		po.srclines_ctx = c;
 	}
 	c->r = hs_perf_script_new(hs_collapse_input_read, &c->in, &po);
-	while ((rc = hs_perf_script_next(c->r, &s, &err)) > 0)
+	while ((rc = hs_perf_script_next(c->r, &s, err)) > 0)
 		hs_collapse_fold_sample(&c->fold, &s);
 	if (rc >= 0)
 		return 0;
-	if (rc == -EPROTO)
-		hs_strbuf_addf(&c->err, "%s: the gzip data is corrupt or cut short", name);
-	else if (c->in.bomb)
-		hs_strbuf_addf(&c->err,
-			       "%s: gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: "
-			       "not read (a decompression bomb?)",
-			       name, (unsigned long long)(c->in.plain >> 20), (unsigned long long)(c->in.raw >> 10),
-			       HS_DECOMPRESS_RATIO);
-	else if (err.msg[0])
-		hs_strbuf_addf(&c->err, "%s: line %" PRIu64 ": %s", name, err.line, err.msg);
-	else
-		hs_strbuf_addf(&c->err, "cannot read '%s': %s", path, strerror(-rc));
+	err->code = rc;
+	if (rc == -EPROTO) {
+		err->cause = HS_COLLAPSE_GZIP_CORRUPT;
+	} else if (c->in.bomb) {
+		err->cause = HS_COLLAPSE_BOMB;
+		snprintf(err->detail, sizeof(err->detail),
+			 "gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: not read (a "
+			 "decompression bomb?)",
+			 (unsigned long long)(c->in.plain >> 20), (unsigned long long)(c->in.raw >> 10), HS_DECOMPRESS_RATIO);
+	} else {
+		err->cause = err->detail[0] ? HS_COLLAPSE_BAD_INPUT : HS_COLLAPSE_CANNOT_READ;
+	}
 	return rc;
-}
-
-const char *hs_collapse_error(const struct hs_collapse *c)
-{
-	return hs_strbuf_str(&c->err);
 }
 
 const struct hs_perf_script_stats *hs_collapse_stats(const struct hs_collapse *c)

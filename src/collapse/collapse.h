@@ -37,14 +37,20 @@ struct hs_collapse *hs_collapse_new(const struct hs_collapse_opts *opts);
 /* Accepts NULL. */
 void hs_collapse_free(struct hs_collapse *c);
 
+/* What hs_collapse_read() failed at (struct hs_error's cause). */
+enum hs_collapse_failure {
+	HS_COLLAPSE_CANNOT_READ = 1, /* open(2) or read(2) failed: the code says why */
+	HS_COLLAPSE_GZIP_CORRUPT,    /* gzip data corrupt or cut short (-EPROTO) */
+	HS_COLLAPSE_BOMB,            /* gzip data past the decompression bound: the detail says how far */
+	HS_COLLAPSE_BAD_INPUT,       /* the reader refused a line (format/perf-script.h): the detail,
+	                              * and the line */
+};
+
 /* Reads `perf script` text from path ("-": standard input), gzipped or not, and folds every
- * sample. Call once. Returns 0, or a negative errno with hs_collapse_error() saying what went
- * wrong, path included: -EPROTO gzip data corrupt or cut short, -EFBIG a decompression bomb,
- * -EOVERFLOW and -EBADMSG from the reader (format/perf-script.h), or what open(2) or read(2)
- * returned. */
-int hs_collapse_read(struct hs_collapse *c, const char *path);
-/* The message of the error hs_collapse_read() returned ("" before one); owned by c. */
-const char *hs_collapse_error(const struct hs_collapse *c);
+ * sample. Call once. Returns 0, or a negative errno with err saying what went wrong: -EPROTO
+ * gzip data corrupt or cut short, -EFBIG a decompression bomb, -EOVERFLOW and -EBADMSG from the
+ * reader, or what open(2) or read(2) returned. */
+int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *err);
 
 /* After hs_collapse_read(): what the reader counted (samples, and the lines and samples left
  * out), and the event the samples were filtered to (NULL when none was seen). Owned by c. */

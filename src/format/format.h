@@ -1,18 +1,15 @@
-/* What every bounded reader in format/ shares: the first parse error, with the byte offset at
- * which it was found, for the CLI to print as "FILE: offset 0x1a30: MESSAGE". */
+/* What every bounded reader in format/ shares: its errors are a struct hs_error (util/error.h)
+ * with the byte offset at which the fault was found, for the CLI to print as
+ * "FILE: offset 0x1a30: MESSAGE"; and the bound on what compressed input may expand to. */
 #ifndef HS_FORMAT_H
 #define HS_FORMAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/error.h"
 #include "util/util.h"
 
-struct hs_parse_error {
-	uint64_t offset;
-	uint64_t line; /* text formats: the line number (from 1) of the error; 0 otherwise */
-	char msg[160]; /* empty when no error was recorded */
-};
 
 /* Compressed input (gzip, the zstd of perf.data) may decompress to HS_DECOMPRESS_MIN bytes, and
  * to HS_DECOMPRESS_RATIO times the compressed bytes read beyond that; more is refused as a
@@ -33,7 +30,5 @@ static inline bool hs_decompress_over(uint64_t out, uint64_t in)
 	return out > HS_DECOMPRESS_MIN && (out - HS_DECOMPRESS_MIN) / HS_DECOMPRESS_RATIO > in;
 }
 
-/* Records the error only if none was recorded before (the first error is the useful one). */
-void hs_parse_error_set(struct hs_parse_error *e, uint64_t offset, const char *fmt, ...) HS_PRINTF(3, 4);
 
 #endif

@@ -24,7 +24,7 @@ static uint64_t rd64(const uint8_t *p, bool swap)
 	return swap ? __builtin_bswap64(v) : v;
 }
 
-int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_header *ret, struct hs_parse_error *err)
+int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_header *ret, struct hs_error *err)
 {
 	const uint8_t *p = buf;
 	struct hs_jitdump_header h = {0};
@@ -38,20 +38,20 @@ int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_heade
 	} else if (magic == __builtin_bswap32(HS_JITDUMP_MAGIC)) {
 		h.swap = true;
 	} else {
-		hs_parse_error_set(err, 0, "not a jitdump file (magic 0x%08x)", magic);
+		hs_error_at(err, 0, "not a jitdump file (magic 0x%08x)", magic);
 		return -EBADMSG;
 	}
 	h.version = rd32(p + 4, h.swap);
 	h.size = rd32(p + 8, h.swap);
 	h.elf_mach = rd32(p + 12, h.swap);
 	if (h.version == 0) {
-		hs_parse_error_set(err, 4, "jitdump version 0");
+		hs_error_at(err, 4, "jitdump version 0");
 		return -EOPNOTSUPP;
 	}
 	/* writers declare the header size they wrote: fields past it are absent, bytes past the
 	 * known fields are skipped */
 	if (h.size < 16 || h.size > HEADER_MAX) {
-		hs_parse_error_set(err, 8, "jitdump header size %u", h.size);
+		hs_error_at(err, 8, "jitdump header size %u", h.size);
 		return -EBADMSG;
 	}
 	if (len < HS_MIN((size_t)h.size, (size_t)HS_JITDUMP_HEADER_MIN))
@@ -74,7 +74,7 @@ static size_t bounded_len(const uint8_t *p, size_t n)
 }
 
 int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump_header *h, uint64_t offset,
-			    struct hs_jitdump_record *ret, struct hs_parse_error *err)
+			    struct hs_jitdump_record *ret, struct hs_error *err)
 {
 	const uint8_t *p = buf;
 	bool sw = h->swap;
@@ -88,7 +88,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 	r.timestamp = rd64(p + 8, sw);
 	if (r.size < HS_JITDUMP_RECORD_HEADER) {
 		/* nothing after it can be found: the caller must see the size to know so */
-		hs_parse_error_set(err, offset + 4, "jitdump record size %u smaller than its header", r.size);
+		hs_error_at(err, offset + 4, "jitdump record size %u smaller than its header", r.size);
 		*ret = r;
 		return -EBADMSG;
 	}
@@ -114,7 +114,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		r.load.code_size = rd64(p + 24, sw);
 		r.load.code_index = rd64(p + 32, sw);
 		if (r.load.code_size > len - 40) {
-			hs_parse_error_set(err, offset + 40, "jitdump code load: code size %llu larger than the record",
+			hs_error_at(err, offset + 40, "jitdump code load: code size %llu larger than the record",
 					   (unsigned long long)r.load.code_size);
 			goto bad;
 		}
@@ -122,7 +122,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		name_room = len - 40 - (size_t)r.load.code_size;
 		n = bounded_len(p + 40, name_room);
 		if (n == name_room) {
-			hs_parse_error_set(err, offset + 56, "jitdump code load: name without its terminating NUL");
+			hs_error_at(err, offset + 56, "jitdump code load: name without its terminating NUL");
 			goto bad;
 		}
 		r.load.name = (const char *)p + 40;
@@ -148,7 +148,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		nr = rd64(p + 8, sw);
 		/* each entry takes at least 17 bytes: more cannot be in the record */
 		if (nr > (len - 16) / 17) {
-			hs_parse_error_set(err, offset + 24, "jitdump debug info: %llu entries cannot fit in %zu bytes",
+			hs_error_at(err, offset + 24, "jitdump debug info: %llu entries cannot fit in %zu bytes",
 					   (unsigned long long)nr, len - 16);
 			goto bad;
 		}
@@ -165,13 +165,13 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		r.unwind.eh_frame_hdr_size = rd64(p + 8, sw);
 		r.unwind.mapped_size = rd64(p + 16, sw);
 		if (r.unwind.unwinding_size > len - 24 || r.unwind.eh_frame_hdr_size > r.unwind.unwinding_size) {
-			hs_parse_error_set(err, offset + 16, "jitdump unwinding info: sizes %llu/%llu do not fit the record",
+			hs_error_at(err, offset + 16, "jitdump unwinding info: sizes %llu/%llu do not fit the record",
 					   (unsigned long long)r.unwind.unwinding_size,
 					   (unsigned long long)r.unwind.eh_frame_hdr_size);
 			goto bad;
 		}
 		if (r.unwind.unwinding_size > HS_JITDUMP_MAX_UNWIND) {
-			hs_parse_error_set(err, offset + 16, "jitdump unwinding info of %llu bytes",
+			hs_error_at(err, offset + 16, "jitdump unwinding info of %llu bytes",
 					   (unsigned long long)r.unwind.unwinding_size);
 			goto bad;
 		}
@@ -184,7 +184,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 	*ret = r;
 	return 0;
 short_record:
-	hs_parse_error_set(err, offset + 4, "jitdump record of type %u: size %u too small for its fields", r.id, r.size);
+	hs_error_at(err, offset + 4, "jitdump record of type %u: size %u too small for its fields", r.id, r.size);
 bad:
 	memset(&r.load, 0, sizeof(r) - offsetof(struct hs_jitdump_record, load));
 	*ret = r;

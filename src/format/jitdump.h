@@ -92,7 +92,7 @@ struct hs_jitdump_record {
  * short for it (more may come); -EBADMSG when it is not a jitdump file (magic) or its size is
  * impossible; -EOPNOTSUPP for version 0. Other versions are read as version 1: every version so
  * far only appended. */
-int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_header *ret, struct hs_parse_error *err);
+int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_header *ret, struct hs_error *err);
 
 /* Reads the record at the start of buf (len bytes available), offset being its offset in the
  * file (for messages). Returns 0 with *ret set; -ENODATA when the record is not complete within
@@ -103,7 +103,7 @@ int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_heade
  * it can be found; ret->size says so) or a known record contradicts its own size (ret->size
  * still lets the caller skip it). */
 int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump_header *h, uint64_t offset,
-			    struct hs_jitdump_record *ret, struct hs_parse_error *err);
+			    struct hs_jitdump_record *ret, struct hs_error *err);
 
 /* Iterates over a CODE_DEBUG_INFO record's entries, from a zeroed iterator. Returns false at the
  * end (after nr_entry entries, or where an entry would run past the record). */

@@ -47,16 +47,16 @@ static void layout_of(struct hs_perf_data_attr *a)
 	a->layout.sample_id_all = a->attr.sample_id_all;
 }
 
-static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t off, struct hs_parse_error *err)
+static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t off, struct hs_error *err)
 {
 	struct hs_perf_data_attr a;
 
 	if (d->attrs.n >= HS_PERF_DATA_MAX_ATTRS) {
-		hs_parse_error_set(err, off, "more than %u events", HS_PERF_DATA_MAX_ATTRS);
+		hs_error_at(err, off, "more than %u events", HS_PERF_DATA_MAX_ATTRS);
 		return -EOVERFLOW;
 	}
 	if (n < PERF_ATTR_SIZE_VER0) {
-		hs_parse_error_set(err, off, "event attribute of %zu bytes, smaller than the first version's %d", n,
+		hs_error_at(err, off, "event attribute of %zu bytes, smaller than the first version's %d", n,
 				   PERF_ATTR_SIZE_VER0);
 		return -EBADMSG;
 	}
@@ -68,10 +68,10 @@ static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t
 }
 
 static int add_ids(struct hs_perf_data *d, const uint8_t *p, uint64_t n, size_t attr, uint64_t off,
-		   struct hs_parse_error *err)
+		   struct hs_error *err)
 {
 	if (n > HS_PERF_DATA_MAX_IDS || d->ids.n + n > HS_PERF_DATA_MAX_IDS) {
-		hs_parse_error_set(err, off, "more than %u event ids", HS_PERF_DATA_MAX_IDS);
+		hs_error_at(err, off, "more than %u event ids", HS_PERF_DATA_MAX_IDS);
 		return -EOVERFLOW;
 	}
 	for (uint64_t i = 0; i < n; i++) {
@@ -275,7 +275,7 @@ static void name_events(struct hs_perf_data *d)
 	}
 }
 
-int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_parse_error *err)
+int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_error *err)
 {
 	const uint8_t *b = buf;
 	uint64_t magic, hsize, attr_size, a_off, a_size, d_off, d_size, feat_off;
@@ -286,20 +286,20 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	d->len = len;
 	if (len < PIPE_HEADER_SIZE) {
 		/* a file's header is 104 bytes, a pipe's 16: which this is cannot be told yet */
-		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need 104)", len);
+		hs_error_at(err, 0, "file too short for its header (%zu bytes, need 104)", len);
 		return len >= 8 && hs_perf_data_sniff(buf, len) ? -ENODATA : -EBADMSG;
 	}
 	magic = get64(b);
 	if (magic == MAGIC2_SW) {
-		hs_parse_error_set(err, 0, "perf.data written on a machine of the other byte order is not supported");
+		hs_error_at(err, 0, "perf.data written on a machine of the other byte order is not supported");
 		return -EPROTONOSUPPORT;
 	}
 	if (!memcmp(b, "PERFFILE", 8)) {
-		hs_parse_error_set(err, 0, "version 1 perf.data (PERFFILE) is not supported");
+		hs_error_at(err, 0, "version 1 perf.data (PERFFILE) is not supported");
 		return -EPROTONOSUPPORT;
 	}
 	if (magic != MAGIC2) {
-		hs_parse_error_set(err, 0, "not a perf.data file");
+		hs_error_at(err, 0, "not a perf.data file");
 		return -EBADMSG;
 	}
 	hsize = get64(b + 8);
@@ -310,12 +310,12 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		return 0;
 	}
 	if (hsize < FILE_HEADER_SIZE) {
-		hs_parse_error_set(err, 8, "header size %llu, expected %d (or %d for pipe mode)", (unsigned long long)hsize,
+		hs_error_at(err, 8, "header size %llu, expected %d (or %d for pipe mode)", (unsigned long long)hsize,
 				   FILE_HEADER_SIZE, PIPE_HEADER_SIZE);
 		return -EBADMSG;
 	}
 	if (len < FILE_HEADER_SIZE) {
-		hs_parse_error_set(err, 0, "file too short for its header (%zu bytes, need %d)", len, FILE_HEADER_SIZE);
+		hs_error_at(err, 0, "file too short for its header (%zu bytes, need %d)", len, FILE_HEADER_SIZE);
 		return -ENODATA;
 	}
 	attr_size = get64(b + 16);
@@ -324,16 +324,16 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	d_off = get64(b + 40);
 	d_size = get64(b + 48);
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
-		hs_parse_error_set(err, 16, "attribute size %llu", (unsigned long long)attr_size);
+		hs_error_at(err, 16, "attribute size %llu", (unsigned long long)attr_size);
 		return -EBADMSG;
 	}
 	if (a_off > len || a_size > len - a_off) {
-		hs_parse_error_set(err, 24, "attributes at %llu+%llu beyond the end of the file",
+		hs_error_at(err, 24, "attributes at %llu+%llu beyond the end of the file",
 				   (unsigned long long)a_off, (unsigned long long)a_size);
 		return -ENODATA;
 	}
 	if (d_off > len || d_off < hsize) {
-		hs_parse_error_set(err, 40, "data section at %llu beyond the end of the file", (unsigned long long)d_off);
+		hs_error_at(err, 40, "data section at %llu beyond the end of the file", (unsigned long long)d_off);
 		return d_off > len ? -ENODATA : -EBADMSG;
 	}
 	for (uint64_t off = a_off; off + attr_size <= a_off + a_size; off += attr_size) {
@@ -341,14 +341,14 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		if ((rc = add_attr(d, b + off, (size_t)(attr_size - 16), off, err)))
 			return rc;
 		if (ids_off > len || ids_size > len - ids_off || ids_size % 8) {
-			hs_parse_error_set(err, off + attr_size - 16, "event ids beyond the end of the file");
+			hs_error_at(err, off + attr_size - 16, "event ids beyond the end of the file");
 			return -ENODATA;
 		}
 		if ((rc = add_ids(d, b + ids_off, ids_size / 8, d->attrs.n - 1, off, err)))
 			return rc;
 	}
 	if (!d->attrs.n) {
-		hs_parse_error_set(err, 24, "no event attributes");
+		hs_error_at(err, 24, "no event attributes");
 		return -EBADMSG;
 	}
 	d->data_off = d->pos = d_off;
@@ -445,7 +445,7 @@ static int attr_of(const struct hs_perf_data *d, const struct perf_event_header 
 /* Decompresses more of the current COMPRESSED record into zbuf, after what is left there (the
  * start of a record that the next bytes complete): up to HS_PERF_DATA_DECOMPRESS_CHUNK bytes, so
  * that memory does not grow with what a record expands to. */
-static int decompress_more(struct hs_perf_data *d, struct hs_parse_error *err)
+static int decompress_more(struct hs_perf_data *d, struct hs_error *err)
 {
 	ZSTD_inBuffer in = {d->zin, d->zin_len, 0};
 	ZSTD_outBuffer out;
@@ -464,7 +464,7 @@ static int decompress_more(struct hs_perf_data *d, struct hs_parse_error *err)
 	d->zin += in.pos;
 	d->zin_len -= in.pos;
 	if (ZSTD_isError(r)) {
-		hs_parse_error_set(err, d->zoffset, "compressed record: %s", ZSTD_getErrorName(r));
+		hs_error_at(err, d->zoffset, "compressed record: %s", ZSTD_getErrorName(r));
 		ZSTD_DCtx_reset(d->zctx, ZSTD_reset_session_only);
 		return -EBADMSG;
 	}
@@ -492,7 +492,7 @@ static int decompress_more(struct hs_perf_data *d, struct hs_parse_error *err)
 
 /* Starts reading a COMPRESSED record's compressed bytes. */
 static int decompress_start(struct hs_perf_data *d, const uint8_t *src, size_t n, uint64_t off,
-			    struct hs_parse_error *err)
+			    struct hs_error *err)
 {
 	if (!d->zctx && !(d->zctx = ZSTD_createDCtx()))
 		hs_die_oom();
@@ -505,7 +505,7 @@ static int decompress_start(struct hs_perf_data *d, const uint8_t *src, size_t n
 }
 
 /* Takes in what perf writes for itself; returns true when the record is fully consumed here. */
-static int absorb(struct hs_perf_data *d, const struct perf_event_header *h, uint64_t off, struct hs_parse_error *err)
+static int absorb(struct hs_perf_data *d, const struct perf_event_header *h, uint64_t off, struct hs_error *err)
 {
 	const uint8_t *p = (const uint8_t *)h;
 	int rc;
@@ -546,7 +546,7 @@ static bool known_type(uint32_t t)
 	       (t >= HS_PERF_RECORD_HEADER_ATTR && t <= HS_PERF_RECORD_FINISHED_INIT) || t == 83;
 }
 
-int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_parse_error *err)
+int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_error *err)
 {
 	for (;;) {
 		const struct perf_event_header *h;
@@ -559,7 +559,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 		if (d->zpos < d->zlen && d->zlen - d->zpos >= sizeof(hh)) {
 			memcpy(&hh, d->zbuf + d->zpos, sizeof(hh));
 			if (hh.size < sizeof(hh)) {
-				hs_parse_error_set(err, d->zoffset, "record size %u in a compressed record is impossible", hh.size);
+				hs_error_at(err, d->zoffset, "record size %u in a compressed record is impossible", hh.size);
 				return -EBADMSG;
 			}
 			whole = hh.size <= d->zlen - d->zpos;
@@ -597,7 +597,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 			}
 			memcpy(&hh, d->buf + d->pos, sizeof(hh));
 			if (hh.size < sizeof(hh)) {
-				hs_parse_error_set(err, d->pos, "record size %u smaller than its header", hh.size);
+				hs_error_at(err, d->pos, "record size %u smaller than its header", hh.size);
 				return -EBADMSG;
 			}
 			if (hh.size > d->data_end - d->pos) {
@@ -606,7 +606,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 					d->truncated_at = d->pos;
 					return 0;
 				}
-				hs_parse_error_set(err, d->pos, "record of %u bytes runs past the end of the data section",
+				hs_error_at(err, d->pos, "record of %u bytes runs past the end of the data section",
 						   hh.size);
 				return -EBADMSG;
 			}
@@ -630,7 +630,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 				continue;
 			}
 			if (pending) {
-				hs_parse_error_set(err, off, "a compressed record ends inside a record");
+				hs_error_at(err, off, "a compressed record ends inside a record");
 				return -EBADMSG;
 			}
 		}

@@ -123,14 +123,14 @@ struct hs_perf_data {
  * while d is used). Returns 0; -EBADMSG (not perf.data or malformed; err names the offset),
  * -EPROTONOSUPPORT (an old PERFFILE version, or a byte-swapped file from a machine of the other
  * endianness), -EOVERFLOW (over a cap). */
-int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_parse_error *err);
+int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_error *err);
 void hs_perf_data_close(struct hs_perf_data *d);
 
 /* The next record: 1 with *ret set, 0 at the end (check d->truncated, d->decompress_cut), or a
  * negative errno
  * (-EBADMSG: a corrupt size; err names the offset). Records perf uses internally
  * (HEADER_ATTR, FEATURE, BUILD_ID in pipe mode) are taken in and passed on too. */
-int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_parse_error *err);
+int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, struct hs_error *err);
 
 /* The layout to parse a record with: its event's, or the first event's. */
 const struct hs_perf_layout *hs_perf_data_layout(const struct hs_perf_data *d, int attr);

@@ -10,7 +10,7 @@ struct cursor {
 	const unsigned char *p;
 	size_t off, size;
 	uint64_t base;
-	struct hs_parse_error *err;
+	struct hs_error *err;
 	bool bad;
 };
 
@@ -19,7 +19,7 @@ static bool need(struct cursor *c, size_t n, const char *what)
 	if (c->bad)
 		return false;
 	if (n > c->size - c->off) {
-		hs_parse_error_set(c->err, c->base + c->off, "%s runs past the end of a %zu-byte record", what,
+		hs_error_at(c->err, c->base + c->off, "%s runs past the end of a %zu-byte record", what,
 				   c->size);
 		c->bad = true;
 		return false;
@@ -152,7 +152,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 	uint64_t st = l->sample_type;
 
 	if (st & ~HS_PERF_SAMPLE_KNOWN) {
-		hs_parse_error_set(c->err, c->base, "unsupported sample_type bits 0x%llx",
+		hs_error_at(c->err, c->base, "unsupported sample_type bits 0x%llx",
 				   (unsigned long long)(st & ~HS_PERF_SAMPLE_KNOWN));
 		return -EOPNOTSUPP;
 	}
@@ -182,7 +182,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 		bool ok;
 		size_t n = read_format_size(l->read_format, c, &ok);
 		if (!ok) {
-			hs_parse_error_set(c->err, c->base + c->off, "bad read_format group size");
+			hs_error_at(c->err, c->base + c->off, "bad read_format group size");
 			c->bad = true;
 		}
 		s->read = getbytes(c, n, "read values");
@@ -191,7 +191,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		s->nr_callchain = get64(c, "callchain size");
 		if (s->nr_callchain > c->size / 8) {
-			hs_parse_error_set(c->err, c->base + c->off - 8, "callchain of %llu entries in a %zu-byte record",
+			hs_error_at(c->err, c->base + c->off - 8, "callchain of %llu entries in a %zu-byte record",
 					   (unsigned long long)s->nr_callchain, c->size);
 			c->bad = true;
 		}
@@ -214,7 +214,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 		if (l->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 			s->branch_hw_idx = get64(c, "branch hw index");
 		if (s->nr_branches > c->size / 24) {
-			hs_parse_error_set(c->err, c->base + c->off, "branch stack of %llu entries in a %zu-byte record",
+			hs_error_at(c->err, c->base + c->off, "branch stack of %llu entries in a %zu-byte record",
 					   (unsigned long long)s->nr_branches, c->size);
 			c->bad = true;
 		}
@@ -230,7 +230,7 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 			s->stack = getbytes(c, s->stack_size, "user stack");
 			s->stack_dyn_size = get64(c, "user stack dynamic size");
 			if (s->stack_dyn_size > s->stack_size) {
-				hs_parse_error_set(c->err, c->base + c->off - 8, "user stack dynamic size %llu over its copy of %llu",
+				hs_error_at(c->err, c->base + c->off - 8, "user stack dynamic size %llu over its copy of %llu",
 						   (unsigned long long)s->stack_dyn_size, (unsigned long long)s->stack_size);
 				c->bad = true;
 			}
@@ -276,7 +276,7 @@ static int parse_trailer(struct cursor *c, const struct hs_perf_layout *l, struc
 	if (!n)
 		return 0;
 	if (n > c->size - 8) {
-		hs_parse_error_set(c->err, c->base, "record of %zu bytes too small for its sample_id", c->size);
+		hs_error_at(c->err, c->base, "record of %zu bytes too small for its sample_id", c->size);
 		return -EBADMSG;
 	}
 	t = *c;
@@ -294,7 +294,7 @@ static const char *get_string(struct cursor *c, const char *what)
 	if (c->bad)
 		return NULL;
 	if (!memchr(s, '\0', room)) {
-		hs_parse_error_set(c->err, c->base + c->off, "%s is not NUL-terminated", what);
+		hs_error_at(c->err, c->base + c->off, "%s is not NUL-terminated", what);
 		c->bad = true;
 		return NULL;
 	}
@@ -302,7 +302,7 @@ static const char *get_string(struct cursor *c, const char *what)
 }
 
 int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layout *l, uint64_t base,
-			struct hs_perf_event *ret, struct hs_parse_error *err)
+			struct hs_perf_event *ret, struct hs_error *err)
 {
 	const struct perf_event_header *h = rec;
 	struct cursor c = {rec, sizeof(*h), size, base, err, false};
@@ -313,7 +313,7 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 	ev.sid.pid = ev.sid.tid = UINT32_MAX;
 	ev.sid.cpu = UINT32_MAX;
 	if (size < sizeof(*h) || h->size != size) {
-		hs_parse_error_set(err, base, "record size %zu smaller than its header", size);
+		hs_error_at(err, base, "record size %zu smaller than its header", size);
 		return -EBADMSG;
 	}
 	ev.type = h->type;
@@ -355,7 +355,7 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		}
 		m->filename = get_string(&c, "mmap file name");
 		if (m->len && m->start + m->len < m->start) {
-			hs_parse_error_set(err, base, "mapping wraps around the address space");
+			hs_error_at(err, base, "mapping wraps around the address space");
 			return -EBADMSG;
 		}
 		break;

@@ -117,7 +117,7 @@ struct hs_perf_event {
  * -EOPNOTSUPP for sample_type bits this parser does not know. Record types it does not know are
  * returned with only type, misc (and sid when sample_id_all) set. */
 int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layout *l, uint64_t base,
-			struct hs_perf_event *ret, struct hs_parse_error *err);
+			struct hs_perf_event *ret, struct hs_error *err);
 
 /* Size in bytes of the sample_id trailer this layout appends to non-sample records. */
 size_t hs_perf_sample_id_size(const struct hs_perf_layout *l);

@@ -62,7 +62,7 @@ struct hs_perf_script {
 	char *event; /* the filter in force */
 	struct hs_perf_script_stats stats;
 	int err;     /* sticky: the error returned, or 0 */
-	struct hs_parse_error perr;
+	struct hs_error perr;
 
 	char *buf;
 	size_t cap, start, end, scanned;
@@ -181,7 +181,7 @@ static int fail(struct hs_perf_script *r, int rc, uint64_t line, uint64_t off, c
 	r->perr.offset = off;
 	r->perr.line = line;
 	va_start(ap, fmt);
-	vsnprintf(r->perr.msg, sizeof(r->perr.msg), fmt, ap);
+	vsnprintf(r->perr.detail, sizeof(r->perr.detail), fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -521,7 +521,7 @@ static void peek(struct hs_perf_script *r, uint32_t cur)
 	hs_index_prefetch(&r->known_ix, r->peek_hash);
 }
 
-int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, struct hs_parse_error *err)
+int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, struct hs_error *err)
 {
 	const char *l;
 	size_t n;
@@ -595,7 +595,7 @@ int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, stru
 		return 0;
 	}
 out:
-	if (err && !err->msg[0])
+	if (err && !err->detail[0])
 		*err = r->perr;
 	return r->err;
 }

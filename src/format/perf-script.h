@@ -123,7 +123,7 @@ void hs_perf_script_free(struct hs_perf_script *r);
  * line, sample or frame count over its cap, -EBADMSG for input that is not perf script text
  * (a perf.data file), or the error read() returned. err (may be NULL) then holds the line
  * number and byte offset of the line at fault; later calls return the same error. */
-int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, struct hs_parse_error *err);
+int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, struct hs_error *err);
 
 /* The event samples are being filtered to: the option, or the first event seen; NULL before
  * any. Owned by the reader. */

@@ -101,7 +101,7 @@ void hs_pb_end(struct hs_pb_buf *b, size_t mark)
 /* ---- decoding ---- */
 
 void hs_pb_reader_init(struct hs_pb_reader *r, const void *buf, size_t len, uint64_t base,
-		       struct hs_parse_error *err)
+		       struct hs_error *err)
 {
 	r->buf = buf;
 	r->len = len;
@@ -124,7 +124,7 @@ static int get_varint(struct hs_pb_reader *r, uint64_t *ret)
 		uint8_t c;
 
 		if (r->pos >= r->len) {
-			hs_parse_error_set(r->err, r->base + start, "varint runs past the end of its message");
+			hs_error_at(r->err, r->base + start, "varint runs past the end of its message");
 			return -EBADMSG;
 		}
 		c = r->buf[r->pos++];
@@ -137,7 +137,7 @@ static int get_varint(struct hs_pb_reader *r, uint64_t *ret)
 			return 0;
 		}
 	}
-	hs_parse_error_set(r->err, r->base + start, "varint longer than 64 bits");
+	hs_error_at(r->err, r->base + start, "varint longer than 64 bits");
 	return -EBADMSG;
 }
 
@@ -156,7 +156,7 @@ static int get_fixed(struct hs_pb_reader *r, size_t n, uint64_t *ret)
 	uint64_t v = 0;
 
 	if (r->len - r->pos < n) {
-		hs_parse_error_set(r->err, hs_pb_offset(r), "%zu-byte field runs past the end of its message", n);
+		hs_error_at(r->err, hs_pb_offset(r), "%zu-byte field runs past the end of its message", n);
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -179,7 +179,7 @@ int hs_pb_next(struct hs_pb_reader *r, struct hs_pb_field *ret)
 	if (e < 0)
 		return e;
 	if ((key >> 3) == 0 || (key >> 3) > UINT32_MAX >> 3) {
-		hs_parse_error_set(r->err, f.off, "invalid field number %llu", (unsigned long long)(key >> 3));
+		hs_error_at(r->err, f.off, "invalid field number %llu", (unsigned long long)(key >> 3));
 		return -EBADMSG;
 	}
 	f.num = (uint32_t)(key >> 3);
@@ -199,7 +199,7 @@ int hs_pb_next(struct hs_pb_reader *r, struct hs_pb_field *ret)
 		if (e < 0)
 			break;
 		if (f.u > r->len - r->pos) {
-			hs_parse_error_set(r->err, f.off, "field %u: length %llu runs past the end of its message",
+			hs_error_at(r->err, f.off, "field %u: length %llu runs past the end of its message",
 					   f.num, (unsigned long long)f.u);
 			return -EBADMSG;
 		}
@@ -208,7 +208,7 @@ int hs_pb_next(struct hs_pb_reader *r, struct hs_pb_field *ret)
 		r->pos += f.len;
 		break;
 	default:
-		hs_parse_error_set(r->err, f.off, "field %u: unsupported wire type %u", f.num, f.wire);
+		hs_error_at(r->err, f.off, "field %u: unsupported wire type %u", f.num, f.wire);
 		return -EBADMSG;
 	}
 	if (e < 0)

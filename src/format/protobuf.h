@@ -49,7 +49,7 @@ struct hs_pb_reader {
 	const uint8_t *buf;
 	size_t len, pos;
 	uint64_t base;
-	struct hs_parse_error *err;
+	struct hs_error *err;
 };
 
 struct hs_pb_field {
@@ -62,7 +62,7 @@ struct hs_pb_field {
 };
 
 void hs_pb_reader_init(struct hs_pb_reader *r, const void *buf, size_t len, uint64_t base,
-		       struct hs_parse_error *err);
+		       struct hs_error *err);
 /* A reader over the contents of LEN field f read from r (a sub-message or a packed list). */
 void hs_pb_reader_sub(struct hs_pb_reader *ret, const struct hs_pb_reader *r, const struct hs_pb_field *f);
 /* Reads the next field into *ret. Returns 1 when a field was read, 0 at the end of the buffer,

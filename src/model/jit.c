@@ -347,7 +347,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 	if (s->done || s->fd < 0)
 		return;
 	if (!s->have_header) {
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 		size_t got = hs_jit_read_at(j, s->fd, 0, HEADER_READ);
 		int rc = hs_jitdump_header_parse(j->buf.v, got, &s->h, &err);
 		if (rc == -ENODATA) {
@@ -356,7 +356,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 			return;
 		}
 		if (rc) {
-			hs_jit_warn(j, "%s: %s", s->path, err.msg);
+			hs_jit_warn(j, "%s: %s", s->path, err.detail);
 			s->done = true;
 			return;
 		}
@@ -371,7 +371,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 
 		while (pos < got) {
 			struct hs_jitdump_record r;
-			struct hs_parse_error err = {0};
+			struct hs_error err = {0};
 			int rc = hs_jitdump_record_parse(j->buf.v + pos, got - pos, &s->h, s->off + pos, &r, &err);
 
 			if (rc == -ENODATA) {
@@ -383,7 +383,7 @@ static void source_read(struct hs_jit *j, struct hs_jit_proc *p, struct hs_jit_s
 			}
 			if (rc == -EBADMSG && r.size < HS_JITDUMP_RECORD_HEADER) {
 				hs_jit_warn(j, "%s: offset 0x%llx: %s: the rest of the file is ignored", s->path,
-					    (unsigned long long)err.offset, err.msg);
+					    (unsigned long long)err.offset, err.detail);
 				s->done = true;
 				break;
 			}

@@ -15,15 +15,16 @@ static void free_regexes(regex_t *v, size_t n)
 		regfree(&v[i]);
 }
 
-int hs_filter_add_regex(struct hs_filter *f, enum hs_filter_re which, const char *pattern, char *err,
-			size_t errlen)
+int hs_filter_add_regex(struct hs_filter *f, enum hs_filter_re which, const char *pattern, struct hs_error *err)
 {
 	regex_t re;
 	int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
 
 	if (rc) {
-		if (err && errlen)
-			regerror(rc, &re, err, errlen);
+		if (err) {
+			err->code = -EINVAL;
+			regerror(rc, &re, err->detail, sizeof(err->detail));
+		}
 		regfree(&re);
 		return -EINVAL;
 	}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "util/error.h"
 
 /* A zeroed struct keeps everything. Owns its lists and compiled expressions: release it with
  * hs_filter_release(). */
@@ -29,9 +30,8 @@ struct hs_filter {
 enum hs_filter_re { HS_FILTER_COMM, HS_FILTER_INCLUDE, HS_FILTER_EXCLUDE };
 
 /* Adds a POSIX extended regular expression (matched anywhere in the name, as grep does).
- * Returns 0, or -EINVAL with the compiler's message in err. */
-int hs_filter_add_regex(struct hs_filter *f, enum hs_filter_re which, const char *pattern, char *err,
-			size_t errlen);
+ * Returns 0, or -EINVAL with the compiler's message in err (may be NULL). */
+int hs_filter_add_regex(struct hs_filter *f, enum hs_filter_re which, const char *pattern, struct hs_error *err);
 void hs_filter_release(struct hs_filter *f);
 /* Whether f drops or changes anything at all. */
 bool hs_filter_active(const struct hs_filter *f);

@@ -141,7 +141,7 @@ static void close_location(struct folded *f)
 	f->lines.n = 0;
 }
 
-static int take_line(struct folded *f, const char *line, size_t n, uint64_t off, struct hs_parse_error *err)
+static int take_line(struct folded *f, const char *line, size_t n, uint64_t off, struct hs_error *err)
 {
 	const char *fe = NULL, *s, *e;
 	uint32_t comm = 0, frames = 0;
@@ -156,15 +156,15 @@ static int take_line(struct folded *f, const char *line, size_t n, uint64_t off,
 	case COUNT_OK:
 		break;
 	case COUNT_NONE:
-		hs_parse_error_set(err, off, "line %llu: no sample count at the end", (unsigned long long)f->stats.lines);
+		hs_error_at(err, off, "line %llu: no sample count at the end", (unsigned long long)f->stats.lines);
 		return -EBADMSG;
 	case COUNT_NEGATIVE:
 	case COUNT_FRACTION:
-		hs_parse_error_set(err, off + (uint64_t)(fe + 1 - line), "line %llu: count '%.*s' is not a whole number of samples",
+		hs_error_at(err, off + (uint64_t)(fe + 1 - line), "line %llu: count '%.*s' is not a whole number of samples",
 				   (unsigned long long)f->stats.lines, (int)HS_MIN(line + n - fe - 1, 40), fe + 1);
 		return -EBADMSG;
 	case COUNT_TOO_LARGE:
-		hs_parse_error_set(err, off + (uint64_t)(fe + 1 - line), "line %llu: count %.*s is too large (more than %lld)",
+		hs_error_at(err, off + (uint64_t)(fe + 1 - line), "line %llu: count %.*s is too large (more than %lld)",
 				   (unsigned long long)f->stats.lines, (int)HS_MIN(line + n - fe - 1, 40), fe + 1,
 				   (long long)INT64_MAX);
 		return -EBADMSG;
@@ -212,7 +212,7 @@ static int take_line(struct folded *f, const char *line, size_t n, uint64_t off,
 }
 
 int hs_folded_read_stream(hs_folded_read_fn read, void *ctx, struct hs_profile **ret, struct hs_folded_stats *stats,
-			  struct hs_parse_error *err)
+			  struct hs_error *err)
 {
 	struct folded f = {0};
 	HS_VEC(char) buf = {0};
@@ -239,7 +239,7 @@ int hs_folded_read_stream(hs_folded_read_fn read, void *ctx, struct hs_profile *
 			break;
 		scan = buf.n;
 		if (buf.n - start > HS_FOLDED_MAX_LINE) {
-			hs_parse_error_set(err, base + start, "line %llu: longer than %zu bytes",
+			hs_error_at(err, base + start, "line %llu: longer than %zu bytes",
 					   (unsigned long long)f.stats.lines + 1, HS_FOLDED_MAX_LINE);
 			rc = -EOVERFLOW;
 			break;
@@ -290,7 +290,7 @@ static ssize_t mem_read(void *ctx, void *buf, size_t n)
 	return (ssize_t)n;
 }
 
-int hs_folded_read(const char *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err)
+int hs_folded_read(const char *buf, size_t len, struct hs_profile **ret, struct hs_error *err)
 {
 	struct mem_src m = {buf, len, 0};
 

@@ -32,9 +32,9 @@ struct hs_folded_stats {
  * line over HS_FOLDED_MAX_LINE), or read()'s error. *ret is set only on success; stats (may be
  * NULL) says what was cut. */
 int hs_folded_read_stream(hs_folded_read_fn read, void *ctx, struct hs_profile **ret, struct hs_folded_stats *stats,
-			  struct hs_parse_error *err);
+			  struct hs_error *err);
 /* The same over buf (len bytes). */
-int hs_folded_read(const char *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err);
+int hs_folded_read(const char *buf, size_t len, struct hs_profile **ret, struct hs_error *err);
 
 /* Whether buf, the first len bytes of an input, looks like folded text: its first non-empty,
  * non-comment lines (up to 5) end in a count — or in a negative or oversized number, which the

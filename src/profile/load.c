@@ -60,7 +60,7 @@ struct input {
 	uint8_t *zbuf;
 	size_t zcap;
 	uint64_t plain;          /* decompressed bytes produced */
-	struct hs_parse_error *err;
+	struct hs_error *err;
 };
 
 static ssize_t fd_read(struct input *in, void *buf, size_t n)
@@ -105,7 +105,7 @@ static ssize_t gz_read(struct input *in, void *buf, size_t n)
 				return r;
 			if (!r) {
 				if (!in->zend) {
-					hs_parse_error_set(in->err, in->raw, "gzip data ends early (the file is cut short?)");
+					hs_error_at(in->err, in->raw, "gzip data ends early (the file is cut short?)");
 					return -ENODATA;
 				}
 				break;
@@ -128,7 +128,7 @@ static ssize_t gz_read(struct input *in, void *buf, size_t n)
 		} else if (zr == Z_MEM_ERROR) {
 			return -ENOMEM;
 		} else if (zr != Z_OK && !(zr == Z_BUF_ERROR && !in->z.avail_in)) {
-			hs_parse_error_set(in->err, in->raw - in->z.avail_in, "gzip: %s",
+			hs_error_at(in->err, in->raw - in->z.avail_in, "gzip: %s",
 					   in->z.msg ? in->z.msg : "invalid data");
 			return -EBADMSG;
 		}
@@ -136,7 +136,7 @@ static ssize_t gz_read(struct input *in, void *buf, size_t n)
 	in->plain += want - in->z.avail_out;
 	/* bounded by the input even where the output is not kept (folded): time */
 	if (hs_decompress_over(in->plain, in->raw)) {
-		hs_parse_error_set(in->err, in->raw,
+		hs_error_at(in->err, in->raw,
 				   "gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: not read "
 				   "(a decompression bomb?)",
 				   (unsigned long long)(in->plain >> 20), (unsigned long long)(in->raw >> 10),
@@ -200,7 +200,7 @@ static int read_all(struct input *in, size_t max, uint8_t **ret, size_t *ret_len
 		if (n == cap) {
 			if (cap >= max) {
 				free(b);
-				hs_parse_error_set(in->err, in->raw, "larger than %zu MiB: not read", max >> 20);
+				hs_error_at(in->err, in->raw, "larger than %zu MiB: not read", max >> 20);
 				return -EFBIG;
 			}
 			hs_xgrow((void **)&b, &cap, HS_MIN(HS_MAX(n * 2, HEAD_SIZE), max), 1);
@@ -220,7 +220,7 @@ static int read_all(struct input *in, size_t max, uint8_t **ret, size_t *ret_len
 }
 
 static int load_folded(struct input *in, struct hs_profile **ret, struct hs_load_info *info,
-		       struct hs_parse_error *err)
+		       struct hs_error *err)
 {
 	struct hs_folded_stats st;
 	int rc = hs_folded_read_stream(input_read, in, ret, &st, err);
@@ -230,13 +230,13 @@ static int load_folded(struct input *in, struct hs_profile **ret, struct hs_load
 	return rc;
 }
 
-int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err)
+int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_error *err)
 {
 	return hs_profile_load_ex(path, NULL, ret, NULL, err);
 }
 
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
-		       struct hs_load_info *info, struct hs_parse_error *err)
+		       struct hs_load_info *info, struct hs_error *err)
 {
 	struct input in = {0};
 	struct stat sb;
@@ -257,7 +257,7 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 	if ((rc = read_head(&in, raw_read, &more)))
 		goto out;
 	if (!in.npre) {
-		hs_parse_error_set(err, 0, "the file is empty");
+		hs_error_at(err, 0, "the file is empty");
 		rc = -EPROTONOSUPPORT;
 		goto out;
 	}
@@ -286,18 +286,18 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		case HS_INPUT_PPROF:
 			/* the reader needs it whole */
 			if (!(rc = read_all(&in, HS_PPROF_MAX_SIZE, &buf, &len))) {
-				bool fresh = err && !err->msg[0];
+				bool fresh = err && !err->detail[0];
 				rc = hs_pprof_read_sized(buf, len, in.raw, ret, err);
-				if (rc && fresh && err->msg[0] && strlen(err->msg) + 40 < sizeof(err->msg))
-					strcat(err->msg, " (offset in the decompressed data)");
+				if (rc && fresh && err->detail[0] && strlen(err->detail) + 40 < sizeof(err->detail))
+					strcat(err->detail, " (offset in the decompressed data)");
 			}
 			break;
 		case HS_INPUT_PERF_DATA:
-			hs_parse_error_set(err, 0, "a gzipped perf.data: decompress it first (gunzip)");
+			hs_error_at(err, 0, "a gzipped perf.data: decompress it first (gunzip)");
 			rc = -EPROTONOSUPPORT;
 			break;
 		default:
-			hs_parse_error_set(err, 0, "gzip data holding no profile this version reads (perf.data, pprof, "
+			hs_error_at(err, 0, "gzip data holding no profile this version reads (perf.data, pprof, "
 						   "folded stacks)");
 			rc = -EPROTONOSUPPORT;
 			break;
@@ -334,7 +334,7 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		break;
 	}
 	default:
-		hs_parse_error_set(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks)");
+		hs_error_at(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks)");
 		rc = -EPROTONOSUPPORT;
 		break;
 	}

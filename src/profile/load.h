@@ -25,7 +25,7 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
  * input over a cap (err says which), or -EPROTONOSUPPORT when the content is not a format this
  * build reads (err says so). What is no profile is refused from its first bytes; folded text is
  * parsed as it is read, gzipped or not. */
-int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_parse_error *err);
+int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_error *err);
 
 struct hs_load_opts {
 	bool keep_time; /* perf.data: a sample per record, with its time */
@@ -44,6 +44,6 @@ void hs_load_info_release(struct hs_load_info *info);
 
 /* hs_profile_load() with options, and what reading found (info may be NULL). */
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
-		       struct hs_load_info *info, struct hs_parse_error *err);
+		       struct hs_load_info *info, struct hs_error *err);
 
 #endif

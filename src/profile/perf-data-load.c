@@ -34,7 +34,7 @@ struct loader {
 	struct hs_perf_data d;
 	struct hs_builder b;
 	struct hs_queue q;
-	struct hs_parse_error perr;
+	struct hs_error perr;
 	uint64_t bad_records;
 	uint64_t queue_flushes;
 	HS_VEC(uint32_t) evmap; /* attr index -> builder event index */
@@ -166,7 +166,7 @@ static void flush(struct loader *l, uint64_t limit)
 static bool record_time(struct loader *l, const struct hs_perf_data_rec *r, uint64_t *ret)
 {
 	struct hs_perf_event ev;
-	struct hs_parse_error e = {0};
+	struct hs_error e = {0};
 
 	if (r->attr < 0 || hs_perf_event_parse(r->h, r->h->size, hs_perf_data_layout(&l->d, r->attr), 0, &ev, &e) ||
 	    !ev.sid.has_time)
@@ -176,7 +176,7 @@ static bool record_time(struct loader *l, const struct hs_perf_data_rec *r, uint
 }
 
 int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_load_opts *opts, struct hs_profile **ret,
-		      struct hs_perf_data_load_info *info, struct hs_parse_error *err)
+		      struct hs_perf_data_load_info *info, struct hs_error *err)
 {
 	struct loader *l = hs_xcalloc(1, sizeof(*l));
 	struct hs_builder_opts bo = {0};

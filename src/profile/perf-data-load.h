@@ -49,6 +49,6 @@ void hs_perf_data_load_info_release(struct hs_perf_data_load_info *info);
  * an error: info says so), or the reader's error (-EBADMSG, -EPROTONOSUPPORT, ...; err names the
  * offset). info may be NULL. */
 int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_load_opts *opts, struct hs_profile **ret,
-		      struct hs_perf_data_load_info *info, struct hs_parse_error *err);
+		      struct hs_perf_data_load_info *info, struct hs_error *err);
 
 #endif

@@ -16,7 +16,7 @@
 
 struct pprof_reader {
 	struct hs_profile *p;
-	struct hs_parse_error *err;
+	struct hs_error *err;
 	struct hs_pb_reader top;
 
 	HS_VEC(uint32_t) strs; /* pprof string index -> our string id */
@@ -44,13 +44,13 @@ static void reader_release(struct pprof_reader *rd)
 static int bad(struct pprof_reader *rd, uint64_t off, int e, const char *fmt, ...) HS_PRINTF(4, 5);
 static int bad(struct pprof_reader *rd, uint64_t off, int e, const char *fmt, ...)
 {
-	char msg[sizeof(rd->err->msg)];
+	char msg[sizeof(rd->err->detail)];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	hs_parse_error_set(rd->err, off, "%s", msg);
+	hs_error_at(rd->err, off, "%s", msg);
 	return e;
 }
 
@@ -470,7 +470,7 @@ static bool is_gzip(const uint8_t *b, size_t len)
 	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
 }
 
-static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len, struct hs_parse_error *err)
+static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len, struct hs_error *err)
 {
 	z_stream z;
 	uint8_t *out = NULL;
@@ -489,7 +489,7 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 	for (;;) {
 		if (n == cap) {
 			if (cap >= max) {
-				hs_parse_error_set(err, z.total_in,
+				hs_error_at(err, z.total_in,
 						   "gzip data expands to more than %zu MiB from %zu KiB, over %u times its size: "
 						   "not read (a decompression bomb?)",
 						   max >> 20, len >> 10, HS_DECOMPRESS_RATIO);
@@ -508,12 +508,12 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 		if (zr == Z_OK || (zr == Z_BUF_ERROR && z.avail_in && !z.avail_out))
 			continue;
 		if (zr == Z_BUF_ERROR) {
-			hs_parse_error_set(err, z.total_in, "gzip stream ends early");
+			hs_error_at(err, z.total_in, "gzip stream ends early");
 			e = -ENODATA;
 		} else if (zr == Z_MEM_ERROR) {
 			e = -ENOMEM;
 		} else {
-			hs_parse_error_set(err, z.total_in, "gzip: %s", z.msg ? z.msg : "invalid data");
+			hs_error_at(err, z.total_in, "gzip: %s", z.msg ? z.msg : "invalid data");
 			e = -EBADMSG;
 		}
 		break;
@@ -528,22 +528,22 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len,
 	return 0;
 }
 
-int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err)
+int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_error *err)
 {
 	return hs_pprof_read_sized(buf, len, len, ret, err);
 }
 
 int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struct hs_profile **ret,
-			struct hs_parse_error *err)
+			struct hs_error *err)
 {
 	struct pprof_reader rd = {0};
 	uint8_t *plain = NULL;
 	size_t plain_len = len;
-	bool fresh_err = err && !err->msg[0];
+	bool fresh_err = err && !err->detail[0];
 	int e;
 
 	if (len > HS_PPROF_MAX_SIZE) {
-		hs_parse_error_set(err, 0, "profile larger than %zu bytes", HS_PPROF_MAX_SIZE);
+		hs_error_at(err, 0, "profile larger than %zu bytes", HS_PPROF_MAX_SIZE);
 		return -EOVERFLOW;
 	}
 	if (is_gzip(buf, len)) {
@@ -560,8 +560,8 @@ int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struc
 	free(plain);
 	if (e < 0) {
 		hs_profile_free(rd.p);
-		if (plain && fresh_err && err->msg[0] && strlen(err->msg) + 40 < sizeof(err->msg))
-			strcat(err->msg, " (offset in the decompressed data)");
+		if (plain && fresh_err && err->detail[0] && strlen(err->detail) + 40 < sizeof(err->detail))
+			strcat(err->detail, " (offset in the decompressed data)");
 		return e;
 	}
 	*ret = rd.p;

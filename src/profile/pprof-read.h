@@ -29,11 +29,11 @@
  * (hs_profile_bound_frames()), are counted in one "[too many stacks]" stack. On
  * error *ret is untouched and err (may be NULL) holds the offset — into the decompressed bytes
  * for gzip input — and a message. */
-int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_parse_error *err);
+int hs_pprof_read(const void *buf, size_t len, struct hs_profile **ret, struct hs_error *err);
 /* The same for a profile read from a file of input_bytes bytes (compressed: buf holds it
  * decompressed): the profile may hold frames in proportion to it (hs_profile_bound_frames()). */
 int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struct hs_profile **ret,
-			struct hs_parse_error *err);
+			struct hs_error *err);
 
 /* Whether buf (the first len bytes of a file, any length) looks like pprof: gzip magic, or
  * protobuf fields whose numbers and wire types fit profile.proto. */

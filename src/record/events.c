@@ -87,21 +87,21 @@ const char *hs_tracefs_dir(int *err)
 	return dir;
 }
 
-static int tp_fail(struct hs_tracepoint_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
+static int tp_fail(struct hs_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
 	HS_PRINTF(4, 5);
 
-static int tp_fail(struct hs_tracepoint_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
+static int tp_fail(struct hs_error *err, int code, enum hs_tracepoint_failure what, const char *fmt, ...)
 {
 	va_list ap;
 
-	err->what = what;
+	err->cause = (int)what;
 	va_start(ap, fmt);
 	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
 	va_end(ap);
 	return code;
 }
 
-int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tracepoint_error *err)
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_error *err)
 {
 	const char *colon = strchr(name, ':'), *dir;
 	char path[512], buf[32], *end;

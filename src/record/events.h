@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/error.h"
+
 struct hs_event_desc {
 	const char *name;   /* canonical name */
 	uint32_t type;      /* PERF_TYPE_* */
@@ -32,16 +34,11 @@ enum hs_tracepoint_failure {
 	HS_TP_ID_UNREADABLE,  /* its id: another error */
 };
 
-struct hs_tracepoint_error {
-	enum hs_tracepoint_failure what;
-	char detail[512];
-};
-
 /* A tracepoint "CATEGORY:NAME" (as under /sys/kernel/tracing/events): its id read from tracefs
  * (or debugfs's tracing directory). name is borrowed into ret and must outlive it. Returns 0;
  * -EINVAL when name is not CATEGORY:NAME, -ENODEV when no tracefs is mounted, -ENOENT when
  * there is no such tracepoint, -EACCES when tracefs or its id cannot be read; err says which. */
-int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_tracepoint_error *err);
+int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_error *err);
 /* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable; then
  * err (may be NULL) is -EACCES when one is there but this user may not read it (tracefs is
  * root's by default), -ENODEV when none is mounted. As root, mounts tracefs (at most one try a

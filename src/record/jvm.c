@@ -31,20 +31,6 @@ struct jvm_proc {
 	uint64_t sigcgt;
 };
 
-static int say(char *msg, size_t cap, int rc, const char *fmt, ...) HS_PRINTF(4, 5);
-
-static int say(char *msg, size_t cap, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cap) {
-		va_start(ap, fmt);
-		vsnprintf(msg, cap, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 bool hs_jvm_is_hotspot(int32_t pid)
 {
 	char path[64], *line = NULL;
@@ -270,7 +256,7 @@ static int open_trigger_dir(int32_t pid, const char *where, const char *name, bo
 
 /* The exchange itself, as the JVM's user: starts the listener when needed, sends the request,
  * and reads the answer. */
-static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size_t cap)
+static int exchange(const struct jvm_proc *j, uint64_t deadline, struct hs_error *err)
 {
 	static const char request[] = "1\0jcmd\0Compiler.perfmap\0\0"; /* + the literal's own NUL */
 	char sock_path[128], reply[REPLY_MAX + 1];
@@ -287,7 +273,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		int dir;
 		/* SIGQUIT to a JVM that does not catch it (-Xrs) would end it */
 		if (!(j->sigcgt & (1ull << (SIGQUIT - 1))))
-			return say(msg, cap, -EOPNOTSUPP, "it does not handle SIGQUIT (-Xrs), so attach cannot be started");
+			return hs_error_set(err, -EOPNOTSUPP, "it does not handle SIGQUIT (-Xrs), so attach cannot be started");
 		/* the trigger: in the working directory first, as the JVM looks, then in its /tmp; made
 		 * and removed through the directory itself, which stays reachable when the JVM exits
 		 * meanwhile (its /proc entry does not) */
@@ -296,7 +282,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		if (dir < 0)
 			dir = open_trigger_dir(j->pid, "root/tmp", trigger, &created);
 		if (dir < 0)
-			return say(msg, cap, dir, "cannot create its attach trigger file: %s", strerror(-dir));
+			return hs_error_set(err, dir, "cannot create its attach trigger file: %s", strerror(-dir));
 		rc = kill(j->pid, SIGQUIT) < 0 ? -errno : 0;
 		while (!rc && !is_socket(sock_path) && !give_up(deadline))
 			if (alive(j->pid))
@@ -307,23 +293,23 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 			unlinkat(dir, trigger, 0);
 		close(dir);
 		if (rc == -ESRCH)
-			return say(msg, cap, rc, "it exited before its attach listener started");
+			return hs_error_set(err, rc, "it exited before its attach listener started");
 		if (rc)
-			return say(msg, cap, rc, "cannot signal it: %s", strerror(-rc));
+			return hs_error_set(err, rc, "cannot signal it: %s", strerror(-rc));
 		if (!is_socket(sock_path) && hs_stop_signal_pending())
-			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
+			return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 		if (!is_socket(sock_path))
-			return say(msg, cap, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
+			return hs_error_set(err, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
 	}
 	if (strlen(sock_path) >= sizeof(sa.sun_path))
-		return say(msg, cap, -ENAMETOOLONG, "its socket path is too long");
+		return hs_error_set(err, -ENAMETOOLONG, "its socket path is too long");
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
 	/* non-blocking: a listener that never accepts (its backlog full) would hold a blocking
 	 * connect for ever */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return say(msg, cap, -errno, "cannot create a socket: %s", strerror(errno));
+		return hs_error_set(err, -errno, "cannot create a socket: %s", strerror(errno));
 	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
 		if ((rc == -EAGAIN || rc == -EINTR) && !give_up(deadline)) {
@@ -332,16 +318,16 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		}
 		close(fd);
 		if (rc == -EAGAIN && hs_stop_signal_pending())
-			return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
+			return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 		if (rc == -EAGAIN)
-			return say(msg, cap, -ETIMEDOUT, "its attach socket accepts no connection");
-		return say(msg, cap, rc, "cannot connect to its attach socket: %s", strerror(-rc));
+			return hs_error_set(err, -ETIMEDOUT, "its attach socket accepts no connection");
+		return hs_error_set(err, rc, "cannot connect to its attach socket: %s", strerror(-rc));
 	}
 	/* a fresh connection has room for the short request */
 	fcntl(fd, F_SETFL, 0);
 	if ((rc = write_all(fd, request, sizeof(request)))) {
 		close(fd);
-		return say(msg, cap, rc, "cannot send the request: %s", strerror(-rc));
+		return hs_error_set(err, rc, "cannot send the request: %s", strerror(-rc));
 	}
 	/* the JVM answers when it is done, then closes */
 	for (;;) {
@@ -349,8 +335,8 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 		if (poll_until(fd, POLLIN, deadline) <= 0) {
 			close(fd);
 			if (hs_stop_signal_pending())
-				return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
-			return say(msg, cap, -ETIMEDOUT, "no answer in time");
+				return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
+			return hs_error_set(err, -ETIMEDOUT, "no answer in time");
 		}
 		k = read(fd, reply + got, REPLY_MAX - got);
 		if (k < 0 && errno == EINTR)
@@ -362,7 +348,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 	reply[got] = '\0';
 	code = strtol(reply, &end, 10);
 	if (end == reply || *end != '\n')
-		return say(msg, cap, -EPROTO, "unexpected answer to the attach request");
+		return hs_error_set(err, -EPROTO, "unexpected answer to the attach request");
 	{
 		/* jcmd's own failures (an unknown command: a JVM before 17) come back as text */
 		const char *out = end + 1, *nl;
@@ -372,15 +358,15 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, char *msg, size
 			out++;
 		nl = strchr(out, '\n');
 		if (strstr(out, "Unknown diagnostic command"))
-			return say(msg, cap, -EOPNOTSUPP, "it has no Compiler.perfmap (a JDK before 17)");
-		return say(msg, cap, -EPROTO, "Compiler.perfmap failed (%ld): %.*s", code,
+			return hs_error_set(err, -EOPNOTSUPP, "it has no Compiler.perfmap (a JDK before 17)");
+		return hs_error_set(err, -EPROTO, "Compiler.perfmap failed (%ld): %.*s", code,
 			   (int)(nl ? (size_t)(nl - out) : strlen(out)), out);
 	}
 }
 
 /* The exchange in a child process with the JVM's effective user and group: the JVM checks its
  * peer's credentials, which root outside a user namespace would not pass from inside it. */
-static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, size_t cap)
+static int exchange_as(const struct jvm_proc *j, uint64_t deadline, struct hs_error *err)
 {
 	int pipefd[2], status;
 	pid_t child;
@@ -389,25 +375,27 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 	int32_t rc;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return say(msg, cap, -errno, "cannot create a pipe: %s", strerror(errno));
+		return hs_error_set(err, -errno, "cannot create a pipe: %s", strerror(errno));
 	child = fork();
 	if (child < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
-		return say(msg, cap, -errno, "cannot fork: %s", strerror(errno));
+		return hs_error_set(err, -errno, "cannot fork: %s", strerror(errno));
 	}
 	if (child == 0) {
-		char m[sizeof(buf) - sizeof(rc)];
+		struct hs_error e = {0};
+		size_t len;
 		close(pipefd[0]);
-		m[0] = '\0';
 		if (setgroups(0, NULL) < 0 || setresgid(j->egid, j->egid, j->egid) < 0 ||
 		    setresuid(j->euid, j->euid, j->euid) < 0)
-			rc = say(m, sizeof(m), -EPERM, "cannot take its user %u: %s", (unsigned)j->euid, strerror(errno));
+			rc = hs_error_set(&e, -EPERM, "cannot take its user %u: %s", (unsigned)j->euid, strerror(errno));
 		else
-			rc = exchange(j, deadline, m, sizeof(m));
+			rc = exchange(j, deadline, &e);
+		len = strnlen(e.detail, sizeof(buf) - sizeof(rc) - 1);
 		memcpy(buf, &rc, sizeof(rc));
-		memcpy(buf + sizeof(rc), m, strlen(m) + 1);
-		if (write_all(pipefd[1], buf, sizeof(rc) + strlen(m) + 1)) {
+		memcpy(buf + sizeof(rc), e.detail, len);
+		buf[sizeof(rc) + len] = '\0';
+		if (write_all(pipefd[1], buf, sizeof(rc) + len + 1)) {
 			/* the parent sees a short answer */
 		}
 		_exit(0);
@@ -431,29 +419,27 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, char *msg, s
 		waitpid(child, &status, 0);
 	}
 	if (n < (ssize_t)sizeof(rc) && hs_stop_signal_pending())
-		return say(msg, cap, -ECANCELED, "given up: hotstack was asked to stop");
+		return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 	if (n < (ssize_t)sizeof(rc))
-		return say(msg, cap, -ETIMEDOUT, "no answer in time");
+		return hs_error_set(err, -ETIMEDOUT, "no answer in time");
 	buf[n] = '\0';
 	memcpy(&rc, buf, sizeof(rc));
 	if (rc)
-		say(msg, cap, rc, "%s", buf + sizeof(rc));
+		hs_error_set(err, rc, "%s", buf + sizeof(rc));
 	return rc;
 }
 
-int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, char *msg, size_t msg_size)
+int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, struct hs_error *err)
 {
 	struct jvm_proc j = {pid, pid, 0, 0, 0};
 	uint64_t deadline = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 5000);
 	int rc;
 
-	if (msg_size)
-		msg[0] = '\0';
 	if ((rc = read_status(&j)))
-		return say(msg, msg_size, rc == -ENOENT ? -ESRCH : rc, "cannot read its status");
+		return hs_error_set(err, rc == -ENOENT ? -ESRCH : rc, "cannot read its status");
 	if (attach_disabled(pid))
-		return say(msg, msg_size, -EOPNOTSUPP, "attach is disabled (-XX:+DisableAttachMechanism)");
+		return hs_error_set(err, -EOPNOTSUPP, "attach is disabled (-XX:+DisableAttachMechanism)");
 	if (geteuid() == 0 && j.euid != 0)
-		return exchange_as(&j, deadline, msg, msg_size);
-	return exchange(&j, deadline, msg, msg_size);
+		return exchange_as(&j, deadline, err);
+	return exchange(&j, deadline, err);
 }

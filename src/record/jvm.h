@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 /* Whether process pid is a HotSpot JVM (it maps libjvm.so). */
 bool hs_jvm_is_hotspot(int32_t pid);
 
@@ -19,9 +21,9 @@ bool hs_jvm_is_hotspot(int32_t pid);
  * not disabled (-XX:+DisableAttachMechanism). The JVM accepts only its own effective user (or
  * root) as peer: run as root for a JVM of another user, the exchange happens in a child process
  * with the JVM's user and group. Returns 0 when the JVM says the map was written; else a negative
- * errno with a one-line reason in msg: -EOPNOTSUPP (attach disabled, SIGQUIT not handled, a JVM
+ * errno with a one-line reason in err: -EOPNOTSUPP (attach disabled, SIGQUIT not handled, a JVM
  * without Compiler.perfmap), -ETIMEDOUT, -EPERM, -ESRCH, -EPROTO (an answer that is not the
  * protocol's). */
-int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, char *msg, size_t msg_size);
+int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, struct hs_error *err);
 
 #endif

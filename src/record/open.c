@@ -72,7 +72,7 @@ uint32_t hs_record_max_stack(void)
 	return v;
 }
 
-static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_record_error *err)
+static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_error *err)
 {
 	const struct hs_event_desc *ev = r->o.event;
 
@@ -195,7 +195,7 @@ void hs_record_setup_attr(struct hs_record *r)
 
 /* --off-cpu: the context-switch event for (pid, cpu), into the ring of that CPU (which exists:
  * the main event made it). Its id tells its samples apart. */
-static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_record_error *err)
+static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
 {
 	struct perf_event_attr *a = &r->attr_off_cpu;
 	int cpu = r->cpus.v[cpu_ix], fd;
@@ -235,7 +235,7 @@ enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t i
 
 /* Opens the event for (pid, cpu); sends its records to the ring of that CPU, creating the ring
  * for the first event of the CPU. */
-static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_record_error *err)
+static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
 {
 	int cpu = r->cpus.v[cpu_ix];
 	int fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -307,7 +307,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_rec
 	return open_off_cpu(r, pid, cpu_ix, err);
 }
 
-int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_record_error *err)
+int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_error *err)
 {
 	for (size_t c = 0; c < r->cpus.n; c++) {
 		int rc = open_one(r, pid, c, err);

@@ -7,7 +7,7 @@
 #include "record/session.h"
 
 /* Fills err; returns code. */
-int hs_record_fail(struct hs_record_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
+int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
 	HS_PRINTF(4, 5);
 
 /* open.c */
@@ -16,14 +16,14 @@ uint32_t hs_record_max_stack(void);              /* kernel.perf_event_max_stack 
 void hs_record_setup_attr(struct hs_record *r);  /* r->attr (and attr_off_cpu) from r->o */
 /* Opens the events for pid (-1: every process) on every CPU. Returns 0, -ESRCH with err
  * untouched when the thread is gone, or another negative errno with err filled in. */
-int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_record_error *err);
+int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_error *err);
 void hs_record_measure_tsc(struct hs_record *r); /* r->tsc, once the rings exist */
 
 /* targets.c */
-int hs_record_no_such_process(struct hs_record_error *err, int32_t pid);
-int hs_record_open_targets(struct hs_record *r, struct hs_record_error *err);
+int hs_record_no_such_process(struct hs_error *err, int32_t pid);
+int hs_record_open_targets(struct hs_record *r, struct hs_error *err);
 /* Lets the command exec (its events enabled there); fails when it could not be run. */
-int hs_record_release_command(struct hs_record *r, struct hs_record_error *err);
+int hs_record_release_command(struct hs_record *r, struct hs_error *err);
 void hs_record_reap_child(struct hs_record *r);
 /* Hands the sink what describes the processes already running (-p, -a). */
 void hs_record_describe_running(struct hs_record *r);

@@ -22,12 +22,12 @@
 
 #include "util/infile.h"
 
-int hs_record_fail(struct hs_record_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
+int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
 {
 	va_list ap;
 
 	err->code = code;
-	err->what = what;
+	err->cause = (int)what;
 	va_start(ap, fmt);
 	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
 	va_end(ap);
@@ -47,7 +47,7 @@ void hs_record_block_signals(void)
 
 /* ---- open / close ---- */
 
-int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_record_error *err)
+int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_error *err)
 {
 	struct rlimit rl;
 	sigset_t set;
@@ -432,7 +432,7 @@ static void enable_all(struct hs_record *r, unsigned long req)
 		ioctl(r->fds.v[i], req, 0);
 }
 
-int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_record_error *err)
+int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err)
 {
 	uint64_t last_progress;
 	int rc;

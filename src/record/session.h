@@ -102,12 +102,6 @@ enum hs_record_failure {
 	HS_RECORD_EXEC,              /* the command could not be run (code -ENOENT: not found) */
 };
 
-struct hs_record_error {
-	int code; /* negative errno */
-	enum hs_record_failure what;
-	char detail[512];
-};
-
 struct hs_record_progress {
 	uint64_t records, bytes, lost_records;
 	double elapsed;
@@ -185,7 +179,7 @@ struct hs_record {
 	int ring_epfd;                      /* the reader's: ring fds and stop_fd */
 	int wake_fd;                        /* eventfd: the reader has put records in inbox */
 	int stop_fd;                        /* eventfd: the reader drains once more and ends */
-	struct hs_parse_error reader_perr;
+	struct hs_error reader_perr;
 	pid_t child;
 	int child_status;
 	bool child_exited;
@@ -201,16 +195,16 @@ struct hs_record {
 	uint64_t stop_ns; /* when the events were disabled (CLOCK_MONOTONIC, as event times) */
 	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
 	const struct hs_record_sink *sink;
-	struct hs_parse_error perr;
+	struct hs_error perr;
 };
 
 /* Sets up everything (starts the command, stopped before exec; opens the events). Returns 0 or
  * a negative errno with err filled in. r must be closed with hs_record_close() either way. */
-int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_record_error *err);
+int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct hs_error *err);
 /* Runs until the targets end, the duration passes, or SIGINT/SIGTERM arrive (which the caller
  * must have blocked: see hs_record_block_signals()). Every record is handed to sink. Returns 0
  * or a negative errno with err filled in. */
-int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_record_error *err);
+int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err);
 void hs_record_close(struct hs_record *r);
 
 /* A copy (owned by the caller: free()) of rec, parsed into ev, as the recording keeps records

@@ -20,7 +20,7 @@
 
 /* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
  * it yet: /proc still lists it, but it has no threads left to sample). */
-int hs_record_no_such_process(struct hs_record_error *err, int32_t pid)
+int hs_record_no_such_process(struct hs_error *err, int32_t pid)
 {
 	char path[64], buf[512], *close_paren;
 	int parent = 0;
@@ -76,7 +76,7 @@ static void remember_comm(struct hs_record *r, int32_t pid, int32_t tid)
 
 /* Every thread of pid, including ones created while we attach: events opened with inherit
  * follow threads created after them, so rescanning until nothing new appears covers the rest. */
-static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *err)
+static int attach_pid(struct hs_record *r, int32_t pid, struct hs_error *err)
 {
 	char path[64];
 
@@ -120,7 +120,7 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_record_error *
 
 /* ---- the command ---- */
 
-static int start_command(struct hs_record *r, struct hs_record_error *err)
+static int start_command(struct hs_record *r, struct hs_error *err)
 {
 	int go[2], ep[2];
 	pid_t pid;
@@ -166,7 +166,7 @@ static int start_command(struct hs_record *r, struct hs_record_error *err)
 	return 0;
 }
 
-int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
+int hs_record_release_command(struct hs_record *r, struct hs_error *err)
 {
 	char c = 'g';
 	int e = 0;
@@ -200,7 +200,7 @@ int hs_record_release_command(struct hs_record *r, struct hs_record_error *err)
 /* ---- all of them ---- */
 
 /* Starts the command (held before its exec) and opens the events of every target. */
-int hs_record_open_targets(struct hs_record *r, struct hs_record_error *err)
+int hs_record_open_targets(struct hs_record *r, struct hs_error *err)
 {
 	const struct hs_record_opts *o = &r->o;
 	int rc;

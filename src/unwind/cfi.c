@@ -990,7 +990,7 @@ static bool same_rule(const struct hs_cfi_row *a, const struct hs_cfi_row *b)
 	       a->rbp_off == b->rbp_off && a->flags == b->flags && a->regs == b->regs;
 }
 
-static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_error *err)
+static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_error *err)
 {
 	struct pending_row *v = b->rows.v;
 	size_t n = b->rows.n, k = 0;
@@ -1008,7 +1008,7 @@ static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_err
 	n = k;
 	t->base = v[0].pc;
 	if (v[n - 1].pc - t->base > UINT32_MAX) {
-		hs_parse_error_set(err, 0, "call frame information spans more than 4 GiB of addresses");
+		hs_error_at(err, 0, "call frame information spans more than 4 GiB of addresses");
 		return -EOVERFLOW;
 	}
 	t->rows = hs_xmalloc(n * sizeof(*t->rows));
@@ -1029,12 +1029,12 @@ static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_err
 
 /* The end of a build: the rows sorted into t (or the error), the builder's memory freed. */
 static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table *t, struct hs_cfi_table **ret,
-		    struct hs_parse_error *err)
+		    struct hs_error *err)
 {
 	int rc = b->err;
 
 	if (rc)
-		hs_parse_error_set(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
+		hs_error_at(err, 0, "more than %u rows of call frame information", HS_CFI_MAX_ROWS);
 	else
 		rc = finish(b, t, err);
 	t->regs = b->regs.v;
@@ -1053,7 +1053,7 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 	return 0;
 }
 
-int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err)
+int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_error *err)
 {
 	struct hs_cfi_table *t;
 	struct builder b;
@@ -1064,7 +1064,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 	bool have_eh = false, have_hdr = false;
 
 	if (!gelf_getehdr(elf, &ehdr)) {
-		hs_parse_error_set(err, 0, "not an ELF file");
+		hs_error_at(err, 0, "not an ELF file");
 		return -EBADMSG;
 	}
 	t = hs_xcalloc(1, sizeof(*t));
@@ -1135,7 +1135,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
 				const void *hdr, size_t hdr_size, uint64_t hdr_vaddr, struct hs_cfi_table **ret,
-				struct hs_parse_error *err)
+				struct hs_error *err)
 {
 	struct hs_cfi_table *t = hs_xcalloc(1, sizeof(*t));
 	struct builder b;

@@ -101,14 +101,14 @@ struct hs_cfi_table {
  * .debug_frame, or, when it has none, that of debug_elf (a separate debug file; may be NULL).
  * Returns 0 (*ret set; a file without CFI gives an empty table),
  * -EOVERFLOW over a cap. Malformed entries are skipped and counted, their PCs left uncovered. */
-int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_parse_error *err);
+int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_error *err);
 /* Compiles raw .eh_frame bytes (and, when hdr_size is not 0, its .eh_frame_hdr, whose table then
  * enumerates the FDEs), as if placed at the given addresses: JIT code's unwinding information,
  * which pointer encodings relative to those places (pcrel, datarel) make position-dependent.
  * Returns as hs_cfi_table_build(). */
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
 				const void *hdr, size_t hdr_size, uint64_t hdr_vaddr, struct hs_cfi_table **ret,
-				struct hs_parse_error *err);
+				struct hs_error *err);
 void hs_cfi_table_free(struct hs_cfi_table *t);
 /* The row covering vaddr (an ELF virtual address), or NULL when vaddr is outside every row
  * (rows of kind HS_CFA_NONE are returned as they are: no CFI there). */

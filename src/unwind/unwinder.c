@@ -131,7 +131,7 @@ static void read_segments(struct hs_unwind_file *f, Elf *elf)
 static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
 {
 	struct hs_dso_elf e;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	int rc = 0;
 
 	if (!opened) {
@@ -248,7 +248,7 @@ static const struct hs_cfi_table *jit_table(struct hs_unwinder *u, int32_t pid, 
 	if (!w->tried) {
 		uint64_t eh = JIT_BASE + ((w->code_size + 7) & ~7ULL);
 		struct hs_cfi_table *t = NULL;
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 
 		w->tried = true;
 		if (!hs_cfi_table_build_eh_frame(w->data, w->eh_frame_size, eh, w->data + w->eh_frame_size, w->hdr_size,

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_cfi_table *t = NULL;
 	/* libelf reads the image in place: give it an aligned copy, as a mapped file is */
 	char *img = malloc(size ? size : 1);

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_profile *p = NULL;
 	const char *text = (const char *)data;
 

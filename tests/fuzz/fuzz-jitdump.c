@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hs_jitdump_header h;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_jit j;
 	struct hs_jit_opts o = {0};
 	uint64_t addrs[64], times[64];
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct hs_jit_unwind *w = &j.unwinds.v[i];
 		uint64_t eh = 0x10000 + ((w->code_size + 7) & ~7ULL);
 		struct hs_cfi_table *t = NULL;
-		struct hs_parse_error e2 = {0};
+		struct hs_error e2 = {0};
 		if (hs_cfi_table_build_eh_frame(w->data, w->eh_frame_size, eh, w->data + w->eh_frame_size, w->hdr_size,
 						eh + w->eh_frame_size, &t, &e2) == 0) {
 			for (uint64_t pc = 0x10000; pc < 0x10000 + HS_MIN(w->code_size, 256); pc++)

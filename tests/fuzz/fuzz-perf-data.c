@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	struct hs_profile *p = NULL;
 	struct hs_perf_data_load_info info;

@@ -43,7 +43,7 @@ static void check(const struct hs_perf_event *ev, const uint8_t *rec, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hs_perf_layout l = {0};
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_event ev;
 	uint8_t *rec;
 	size_t n;

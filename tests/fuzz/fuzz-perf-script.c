@@ -35,7 +35,7 @@ static void run(const uint8_t *data, size_t size, const struct hs_perf_script_op
 {
 	struct input in = {data, size, 0, chunk};
 	struct hs_perf_script *r = hs_perf_script_new(input_read, &in, o);
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_ps_sample s;
 
 	while (hs_perf_script_next(r, &s, &err) > 0) {

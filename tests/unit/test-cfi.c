@@ -38,7 +38,7 @@ struct cfi_file {
 /* Opens path and builds our table and libdw's; false when the file does not exist. */
 static bool cfi_file_open(struct cfi_file *f, const char *path)
 {
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	memset(f, 0, sizeof(*f));
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -49,7 +49,7 @@ static bool cfi_file_open(struct cfi_file *f, const char *path)
 	if (!f->elf)
 		fail_msg("%s: elf_begin: %s", path, elf_errmsg(-1));
 	if (hs_cfi_table_build(f->elf, NULL, &f->t, &err) != 0)
-		fail_msg("%s: hs_cfi_table_build failed: %s", path, err.msg);
+		fail_msg("%s: hs_cfi_table_build failed: %s", path, err.detail);
 	assert_non_null(f->t);
 	f->cfi = dwarf_getcfi_elf(f->elf);
 	if (!f->cfi)
@@ -1191,7 +1191,7 @@ static void test_overflowing_operands(void **state)
 	uint8_t eh[sizeof(cie) + sizeof(fde) + 4];
 	int32_t begin = -(int32_t)(32 + sizeof(cie) + 8);
 	struct hs_cfi_table *t;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	const struct hs_cfi_row *row;
 
 	(void)state;
@@ -1220,7 +1220,7 @@ static void test_no_cfi(void **state)
 	unsigned char img[sizeof(Elf64_Ehdr)] = {0};
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
 	struct hs_cfi_table *t = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	Elf *elf;
 
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);

@@ -116,7 +116,7 @@ static void test_jitdump_header(void **state)
 {
 	struct hs_test_buf b = {0};
 	struct hs_jitdump_header h;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	header(&b, 40, 1);
@@ -162,7 +162,7 @@ static void test_jitdump_header(void **state)
 	set32(&b, 0, 0x12345678);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_jitdump_header_parse(b.p, b.n, &h, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "not a jitdump file"));
+	assert_non_null(strstr(err.detail, "not a jitdump file"));
 	free(b.p);
 }
 
@@ -173,7 +173,7 @@ static void check_records(bool swap)
 	struct hs_jitdump_record r;
 	struct hs_jitdump_debug_iter it = {0};
 	struct hs_jitdump_debug_entry e;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t off, ends[8], n = 0;
 	const uint32_t ids[] = {HS_JIT_CODE_DEBUG_INFO, HS_JIT_CODE_UNWINDING_INFO, HS_JIT_CODE_LOAD, 99,
 				HS_JIT_CODE_MOVE, HS_JIT_CODE_CLOSE};
@@ -267,7 +267,7 @@ static void test_jitdump_hostile(void **state)
 	struct hs_test_buf b = {0};
 	struct hs_jitdump_header h = {0};
 	struct hs_jitdump_record r;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t at;
 	char longname[HS_JITDUMP_MAX_NAME + 100];
 
@@ -441,7 +441,7 @@ static void test_cfi_eh_frame(void **state)
 	uint8_t eh[64];
 	size_t n = toy_eh_frame(eh, 0x18);
 	struct hs_cfi_table *t;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	const struct hs_cfi_row *row;
 
 	(void)state;
@@ -477,7 +477,7 @@ static void test_libjit_file(void **state)
 	struct hsjit_code_info info = {sizeof(info)};
 	struct hs_jitdump_header h;
 	struct hs_jitdump_record r;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	uint64_t index = 0, t0, t1;
 	size_t n, off;
 	uint32_t seen[8], nseen = 0;
@@ -635,7 +635,7 @@ static void test_libjit_threads(void **state)
 	struct writer_arg args[4];
 	struct hs_jitdump_header h;
 	struct hs_jitdump_record r;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	uint8_t *file;
 	size_t n, off, loads = 0;
 	uint64_t last_debug = 0;

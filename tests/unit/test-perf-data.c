@@ -153,7 +153,7 @@ static void test_file(void **state)
 {
 	struct hs_test_buf b = make_file();
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	int n = 0, samples = 0;
 
@@ -189,7 +189,7 @@ static void test_load_profile(void **state)
 {
 	struct hs_test_buf b = make_file();
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_load_info info;
 	struct hs_perf_data_load_opts o = {true, false};
 
@@ -224,7 +224,7 @@ static void test_every_prefix(void **state)
 	memcpy(&data_off, b.p + 40, 8);
 	for (size_t cut = 0; cut <= b.n; cut++) {
 		struct hs_perf_data d;
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 		struct hs_perf_data_rec r;
 		uint8_t *copy = malloc(cut ? cut : 1);
 		int rc, n = 0;
@@ -239,7 +239,7 @@ static void test_every_prefix(void **state)
 				assert_true(d.truncated);
 		} else {
 			assert_true(rc == -EBADMSG || rc == -ENODATA);
-			assert_true(err.msg[0] != '\0');
+			assert_true(err.detail[0] != '\0');
 		}
 		hs_perf_data_close(&d);
 		free(copy);
@@ -251,7 +251,7 @@ static void test_corrupt_size(void **state)
 {
 	struct hs_test_buf b = make_file();
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	size_t data_off;
 	uint16_t bad = 4;
@@ -264,7 +264,7 @@ static void test_corrupt_size(void **state)
 	rc = hs_perf_data_next(&d, &r, &err);
 	assert_int_equal(rc, -EBADMSG);
 	assert_int_equal(err.offset, data_off);
-	assert_non_null(strstr(err.msg, "smaller than its header"));
+	assert_non_null(strstr(err.detail, "smaller than its header"));
 	hs_perf_data_close(&d);
 	free(b.p);
 }
@@ -273,12 +273,12 @@ static void test_byte_order_and_version(void **state)
 {
 	struct hs_test_buf b = make_file();
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	memcpy(b.p, "2ELIFREP", 8);
 	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
-	assert_non_null(strstr(err.msg, "byte order"));
+	assert_non_null(strstr(err.detail, "byte order"));
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	memcpy(b.p, "PERFFILE", 8);
@@ -297,7 +297,7 @@ static void test_pipe_compressed(void **state)
 {
 	struct hs_test_buf b = {0}, inner = {0};
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	int samples = 0, n = 0;
 	size_t half;
@@ -337,7 +337,7 @@ static void test_pipe_compressed(void **state)
 		n++;
 		samples += r.h->type == PERF_RECORD_SAMPLE;
 	}
-	assert_string_equal(err.msg, "");
+	assert_string_equal(err.detail, "");
 	assert_int_equal(d.attrs.n, 1);
 	assert_int_equal(samples, 2);
 	assert_int_equal(d.compressed_records, 2);
@@ -381,20 +381,20 @@ static void test_short_header(void **state)
 {
 	struct hs_test_buf b = make_file();
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	assert_int_equal(hs_perf_data_open(&d, b.p, 60, &err), -ENODATA);
-	assert_string_equal(err.msg, "file too short for its header (60 bytes, need 104)");
+	assert_string_equal(err.detail, "file too short for its header (60 bytes, need 104)");
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_perf_data_open(&d, b.p, 12, &err), -ENODATA);
-	assert_string_equal(err.msg, "file too short for its header (12 bytes, need 104)");
+	assert_string_equal(err.detail, "file too short for its header (12 bytes, need 104)");
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	set64(&b, 8, 50);
 	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EBADMSG);
-	assert_string_equal(err.msg, "header size 50, expected 104 (or 16 for pipe mode)");
+	assert_string_equal(err.detail, "header size 50, expected 104 (or 16 for pipe mode)");
 	hs_perf_data_close(&d);
 	free(b.p);
 }
@@ -405,7 +405,7 @@ static void test_compressed_chunks(void **state)
 {
 	struct hs_test_buf b = {0}, inner = {0};
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	uint64_t n = 0, samples = 0, ip = 0;
 
@@ -437,7 +437,7 @@ static void test_compressed_chunks(void **state)
 			}
 		}
 	}
-	assert_string_equal(err.msg, "");
+	assert_string_equal(err.detail, "");
 	assert_true(samples == n);
 	assert_false(d.truncated);
 	assert_false(d.decompress_cut);
@@ -454,7 +454,7 @@ static void test_compressed_bomb(void **state)
 {
 	struct hs_test_buf b = {0}, inner = {0};
 	struct hs_perf_data d;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
 	struct perf_event_header fr = {HS_PERF_RECORD_FINISHED_ROUND, 0, 8};
 	uint64_t n = 0, expanded;
@@ -497,7 +497,7 @@ static void test_real_files_cut(void **state)
 		size_t len = 0, full_samples = 0, step;
 		char *buf;
 		struct hs_profile *p = NULL;
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 		struct hs_perf_data_load_info info;
 
 		snprintf(path, sizeof(path), "%s/tests/fixtures/perf-data/%s", SRCDIR, files[f]);
@@ -522,7 +522,7 @@ static void test_real_files_cut(void **state)
 				hs_perf_data_load_info_release(&info);
 				hs_profile_free(p);
 			} else {
-				assert_true(err.msg[0] != '\0');
+				assert_true(err.detail[0] != '\0');
 			}
 			free(copy);
 		}

@@ -276,7 +276,7 @@ static ssize_t mem_read(void *ctx, void *buf, size_t n)
 /* Reads text with the given options; prints each sample as one line into out:
  * "comm/tid@event period: frame;frame..." (leaf first). Returns the final return code. */
 static int run(const char *text, size_t step, const struct hs_perf_script_opts *o, char *out, size_t cap,
-	       struct hs_perf_script_stats *st, struct hs_parse_error *err)
+	       struct hs_perf_script_stats *st, struct hs_error *err)
 {
 	struct mem m = {text, strlen(text), step, SIZE_MAX, 0};
 	struct hs_perf_script *r = hs_perf_script_new(mem_read, &m, o);
@@ -506,7 +506,7 @@ static void test_truncated(void **state)
 static void test_caps(void **state)
 {
 	struct hs_perf_script_opts o = {0};
-	struct hs_parse_error err;
+	struct hs_error err;
 	static char big[300000];
 	char out[4096];
 	size_t n;
@@ -522,7 +522,7 @@ static void test_caps(void **state)
 		assert_int_equal(run(big, step, &o, out, sizeof(out), NULL, &err), -EOVERFLOW);
 		assert_int_equal(err.line, 4);
 		assert_int_equal(err.offset, n - 4);
-		assert_non_null(strstr(err.msg, "longer than 100000"));
+		assert_non_null(strstr(err.detail, "longer than 100000"));
 		assert_string_equal(out, "xx/1@e 5: f\n");
 	}
 	/* under the cap it is one long name */
@@ -538,7 +538,7 @@ static void test_caps(void **state)
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(run(big, 0, &o, out, sizeof(out), NULL, &err), -EOVERFLOW);
 	assert_int_equal(err.line, 12);
-	assert_non_null(strstr(err.msg, "more than 10 frames"));
+	assert_non_null(strstr(err.detail, "more than 10 frames"));
 
 	/* too many bytes in one sample (frame lines the reader remembers take none) */
 	o.max_frames = 0;
@@ -558,12 +558,12 @@ static void test_read_error(void **state)
 {
 	struct mem m = {two_events, sizeof(two_events) - 1, 16, 100, 0};
 	struct hs_perf_script *r = hs_perf_script_new(mem_read, &m, NULL);
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_ps_sample s;
 
 	(void)state;
 	assert_int_equal(hs_perf_script_next(r, &s, &err), -EIO);
-	assert_non_null(strstr(err.msg, "read error"));
+	assert_non_null(strstr(err.detail, "read error"));
 	assert_true(err.line > 1);
 	/* and again: errors are sticky */
 	assert_int_equal(hs_perf_script_next(r, &s, NULL), -EIO);
@@ -613,7 +613,7 @@ static void test_garbage(void **state)
 	assert_non_null(text);
 	for (int round = 0; round < 200; round++) {
 		size_t n = (size_t)(round * 311) % (1 << 15);
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 		for (size_t i = 0; i < n; i++) {
 			seed = seed * 1103515245 + 12345;
 			text[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];

@@ -317,7 +317,7 @@ static void test_pb_fields(void **state)
 	hs_pb_buf_release(&b);
 }
 
-static int pb_first_error(const void *buf, size_t len, struct hs_parse_error *err)
+static int pb_first_error(const void *buf, size_t len, struct hs_error *err)
 {
 	struct hs_pb_reader r;
 	struct hs_pb_field f;
@@ -332,7 +332,7 @@ static int pb_first_error(const void *buf, size_t len, struct hs_parse_error *er
 
 static void test_pb_malformed(void **state)
 {
-	struct hs_parse_error err;
+	struct hs_error err;
 
 	(void)state;
 	/* 11-byte varint */
@@ -351,7 +351,7 @@ static void test_pb_malformed(void **state)
 	/* groups (3, 4) and wire types 6, 7 */
 	assert_int_equal(pb_first_error("\x08\x01\x0b", 3, &err), -EBADMSG);
 	assert_int_equal(err.offset, 2);
-	assert_non_null(strstr(err.msg, "wire type 3"));
+	assert_non_null(strstr(err.detail, "wire type 3"));
 	assert_int_equal(pb_first_error("\x0c", 1, &err), -EBADMSG);
 	assert_int_equal(pb_first_error("\x0e", 1, &err), -EBADMSG);
 	assert_int_equal(pb_first_error("\x0f", 1, &err), -EBADMSG);
@@ -369,7 +369,7 @@ static void test_pb_malformed(void **state)
 static void test_roundtrip(void **state)
 {
 	struct hs_profile *p = sample_profile(), *q = NULL, *q2 = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t len, len2;
 	uint8_t *buf = write_pprof(p, &len), *buf2;
 
@@ -379,7 +379,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(buf[1], 0x8b);
 	assert_true(hs_pprof_probe(buf, len));
 	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
-	assert_string_equal(err.msg, "");
+	assert_string_equal(err.detail, "");
 	assert_profiles_equal(p, q);
 
 	/* once more: a profile read back writes the same profile */
@@ -399,7 +399,7 @@ static void test_roundtrip(void **state)
 static void test_roundtrip_bytes(void **state)
 {
 	struct hs_profile *p = sample_profile(), *q = NULL, *q2 = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t len, len2, len3, raw_len, raw_len2, raw_len3;
 	uint8_t *buf = write_pprof(p, &len), *buf2, *buf3, *raw, *raw2, *raw3;
 
@@ -430,7 +430,7 @@ static void test_roundtrip_bytes(void **state)
 static void test_raw_protobuf(void **state)
 {
 	struct hs_profile *p = sample_profile(), *q = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t len, rlen;
 	uint8_t *buf = write_pprof(p, &len), *raw = gunzip_all(buf, len, &rlen);
 
@@ -449,7 +449,7 @@ static void test_raw_protobuf(void **state)
 static void test_kinds_without_mappings(void **state)
 {
 	struct hs_profile *p = hs_profile_new(), *q = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	uint32_t fk = func(p, "do_syscall_64", NULL, NULL, 0), fj = func(p, "Interpreter", NULL, NULL, 0);
 	uint32_t fu = func(p, "main", NULL, NULL, 0), fp = func(p, "[unknown]", NULL, NULL, 0);
 	uint32_t lk = hs_profile_location(p, 0, 0, HS_KIND_KERNEL, &(struct hs_line){fk, 0}, 1);
@@ -485,7 +485,7 @@ static const int documented[] = {-EBADMSG, -ENODATA, -EOVERFLOW};
 static void assert_read_fails_cleanly(const void *buf, size_t len, bool may_succeed)
 {
 	struct hs_profile *q = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	int e = hs_pprof_read(buf, len, &q, &err);
 	bool ok = false;
 
@@ -500,7 +500,7 @@ static void assert_read_fails_cleanly(const void *buf, size_t len, bool may_succ
 		ok |= e == documented[i];
 	if (!ok)
 		fail_msg("unexpected error %d for a %zu-byte input", e, len);
-	assert_true(err.msg[0] != '\0');
+	assert_true(err.detail[0] != '\0');
 	assert_true(err.offset <= (uint64_t)1 << 32);
 }
 
@@ -617,7 +617,7 @@ static void add_sample(struct hs_pb_buf *b, uint64_t loc_id, int nvalues)
 	hs_pb_end(b, m);
 }
 
-static int read_raw(struct hs_pb_buf *b, struct hs_profile **q, struct hs_parse_error *err)
+static int read_raw(struct hs_pb_buf *b, struct hs_profile **q, struct hs_error *err)
 {
 	int e;
 
@@ -632,7 +632,7 @@ static void test_hostile(void **state)
 {
 	struct hs_pb_buf b = {0};
 	struct hs_profile *q;
-	struct hs_parse_error err;
+	struct hs_error err;
 
 	(void)state;
 	/* the base case reads, with ids far from dense */
@@ -649,7 +649,7 @@ static void test_hostile(void **state)
 	memset(b.v + b.n, 0xff, 8);
 	b.n += 8;
 	assert_int_equal(read_raw(&b, &q, &err), 0);
-	assert_string_equal(err.msg, "");
+	assert_string_equal(err.detail, "");
 	assert_int_equal(q->samples.n, 1);
 	assert_int_equal(hs_profile_total(q, 0), 2);
 	assert_string_equal(hs_profile_location_name(q, hs_profile_stack_locs(q, q->samples.v[0].stack)[0]), "f");
@@ -664,12 +664,12 @@ static void test_hostile(void **state)
 	/* string index out of range */
 	begin_profile(&b, 2);
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "string index 2"));
+	assert_non_null(strstr(err.detail, "string index 2"));
 	/* a sample referring to a location that does not exist */
 	begin_profile(&b, 4);
 	add_sample(&b, 5, 1);
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "location"));
+	assert_non_null(strstr(err.detail, "location"));
 	/* location id 0 in a sample */
 	begin_profile(&b, 4);
 	add_sample(&b, 0, 1);
@@ -686,7 +686,7 @@ static void test_hostile(void **state)
 	add_function(&b, 2);
 	add_function(&b, 2);
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "duplicate"));
+	assert_non_null(strstr(err.detail, "duplicate"));
 	begin_profile(&b, 4);
 	add_function(&b, 0);
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
@@ -703,7 +703,7 @@ static void test_hostile(void **state)
 	hs_pb_bytes(&b, 6, "", 0);
 	hs_pb_end(&b, hs_pb_begin(&b, 2));
 	assert_int_equal(read_raw(&b, &q, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "without sample types"));
+	assert_non_null(strstr(err.detail, "without sample types"));
 	/* a field with the wrong wire type */
 	begin_profile(&b, 4);
 	hs_pb_bytes(&b, 12, "x", 1);
@@ -755,7 +755,7 @@ static void test_hostile(void **state)
 		deflateEnd(&z);
 		memset(&err, 0, sizeof(err));
 		assert_int_equal(hs_pprof_read(gz, n, &q, &err), -EBADMSG); /* no string table */
-		assert_non_null(strstr(err.msg, "decompressed"));
+		assert_non_null(strstr(err.detail, "decompressed"));
 		assert_int_equal(hs_pprof_read(gz, n - 1, &q, &err), -ENODATA);
 	}
 }
@@ -775,7 +775,7 @@ static void test_probe(void **state)
 static void test_go_fixture(void **state)
 {
 	struct hs_profile *q = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t len;
 	char *buf = hs_test_read_file(SRCDIR "/tests/fixtures/pprof-go/cpu.pb.gz", &len);
 	int64_t flat_a = 0, flat_b = 0, leaf_step = 0;

@@ -82,7 +82,7 @@ static const char folded_in[] = "demo;main;a;b;leaf 10\n"
 static void test_folded_round_trip(void **state)
 {
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_output_opts o = {0};
 	char *out;
 
@@ -109,7 +109,7 @@ static void test_folded_inline_structure(void **state)
 {
 	static const char in[] = "t;main;foo;bar_[i];baz_[i];leaf 1\n";
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	const struct hs_location *l;
 
 	(void)state;
@@ -128,13 +128,13 @@ static void test_folded_bad_input(void **state)
 {
 	static const char bad[] = "a;b 1\nno count here\n";
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	assert_int_equal(hs_folded_read(bad, sizeof(bad) - 1, &p, &err), -EBADMSG);
 	assert_null(p);
 	assert_int_equal(err.offset, 6);
-	assert_non_null(strstr(err.msg, "line 2"));
+	assert_non_null(strstr(err.detail, "line 2"));
 	assert_true(hs_folded_sniff(folded_in, sizeof(folded_in) - 1));
 	assert_false(hs_folded_sniff(bad, sizeof(bad) - 1));
 	assert_false(hs_folded_sniff("\x1f\x8b\x08", 3));
@@ -218,21 +218,21 @@ static void test_folded_count_messages(void **state)
 	static const char frac[] = "main;a 1.5\n";
 	static const char max[] = "main;a 4611686018427387904\nmain;b 9223372036854775807\n";
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	/* each is recognised as folded text, so that the reader can say what is wrong */
 	assert_true(hs_folded_sniff(neg, sizeof(neg) - 1));
 	assert_true(hs_folded_sniff(big, sizeof(big) - 1));
 	assert_int_equal(hs_folded_read(neg, sizeof(neg) - 1, &p, &err), -EBADMSG);
-	assert_string_equal(err.msg, "line 3: count '-5' is not a whole number of samples");
+	assert_string_equal(err.detail, "line 3: count '-5' is not a whole number of samples");
 	assert_int_equal(err.offset, 25);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_folded_read(big, sizeof(big) - 1, &p, &err), -EBADMSG);
-	assert_string_equal(err.msg, "line 2: count 9223372036854775808 is too large (more than 9223372036854775807)");
+	assert_string_equal(err.detail, "line 2: count 9223372036854775808 is too large (more than 9223372036854775807)");
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_folded_read(frac, sizeof(frac) - 1, &p, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "count '1.5' is not a whole number"));
+	assert_non_null(strstr(err.detail, "count '1.5' is not a whole number"));
 	assert_null(p);
 	/* 2^62 and INT64_MAX are counts; their sum is held at INT64_MAX */
 	assert_int_equal(hs_folded_read(max, sizeof(max) - 1, &p, &err), 0);
@@ -263,7 +263,7 @@ static void test_folded_stream(void **state)
 {
 	struct drip d = {folded_in, sizeof(folded_in) - 1, 0, 1};
 	struct hs_profile *p = NULL, *q = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_folded_stats st;
 	char *a, *b;
 
@@ -287,7 +287,7 @@ static void test_folded_deep_line(void **state)
 	size_t n = 1000000, len;
 	char *text = malloc(n * 6 + 32), *o = text;
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_folded_stats st;
 	struct drip d;
 	const struct hs_location *l;
@@ -323,12 +323,12 @@ static ssize_t endless_read(void *ctx, void *buf, size_t n)
 static void test_folded_long_line(void **state)
 {
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	size_t total = 0;
 
 	(void)state;
 	assert_int_equal(hs_folded_read_stream(endless_read, &total, &p, NULL, &err), -EOVERFLOW);
-	assert_non_null(strstr(err.msg, "line 1: longer than"));
+	assert_non_null(strstr(err.detail, "line 1: longer than"));
 	assert_true(total <= HS_FOLDED_MAX_LINE + (1 << 20));
 }
 
@@ -355,7 +355,7 @@ static void test_load_gzipped_folded(void **state)
 {
 	char *path = write_gz(folded_in, sizeof(folded_in) - 1, 0);
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	assert_int_equal(hs_profile_load(path, &p, &err), 0);
@@ -374,29 +374,29 @@ static void test_load_refuses_early(void **state)
 	char *bomb = write_gz("", 0, (size_t)256 << 20), *pbomb = write_gz(pprof_head, sizeof(pprof_head), (size_t)256 << 20);
 	char *zeros = hs_test_temp_file("hs-load");
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	FILE *f = fopen(zeros, "w");
 
 	(void)state;
 	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
 	fclose(f);
 	assert_int_equal(hs_profile_load(zeros, &p, &err), -EPROTONOSUPPORT);
-	assert_string_equal(err.msg, "not a profile this version reads (perf.data, pprof, folded stacks)");
+	assert_string_equal(err.detail, "not a profile this version reads (perf.data, pprof, folded stacks)");
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
-	assert_non_null(strstr(err.msg, "gzip data holding no profile"));
+	assert_non_null(strstr(err.detail, "gzip data holding no profile"));
 	memset(&err, 0, sizeof(err));
 	{
 		/* a gzipped perf.data is named as such */
 		char *gzdata = write_gz("PERFILE2\x68\0\0\0\0\0\0\0", 16, 4096);
 		assert_int_equal(hs_profile_load(gzdata, &p, &err), -EPROTONOSUPPORT);
-		assert_string_equal(err.msg, "a gzipped perf.data: decompress it first (gunzip)");
+		assert_string_equal(err.detail, "a gzipped perf.data: decompress it first (gunzip)");
 		unlink(gzdata);
 		free(gzdata);
 	}
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_profile_load(pbomb, &p, &err), -EFBIG);
-	assert_non_null(strstr(err.msg, "a decompression bomb?"));
+	assert_non_null(strstr(err.detail, "a decompression bomb?"));
 	/* stopped at the ratio: far short of the 256 MiB the file holds */
 	assert_true(err.offset < (1 << 20));
 	assert_null(p);
@@ -528,7 +528,7 @@ static void test_frame_budget(void **state)
 static void test_report(void **state)
 {
 	struct hs_profile *p = NULL;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	struct hs_output_opts o = {0};
 	char *out;
 

@@ -360,7 +360,7 @@ static void test_sample_layouts(void **state)
 		struct hs_perf_layout l = {0};
 		struct writer w;
 		struct hs_perf_event ev;
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 
 		if (i < HS_ARRAY_SIZE(bits) * HS_ARRAY_SIZE(bits)) {
 			l.sample_type = bits[i / HS_ARRAY_SIZE(bits)] | bits[i % HS_ARRAY_SIZE(bits)];
@@ -387,7 +387,7 @@ static void test_sample_layouts(void **state)
 			memcpy(w.buf, &h, sizeof(h));
 			memset(&err, 0, sizeof(err));
 			assert_int_equal(hs_perf_event_parse(w.buf, w.n - 8, &l, 0, &ev, &err), -EBADMSG);
-			assert_true(err.msg[0] != '\0');
+			assert_true(err.detail[0] != '\0');
 		}
 		layouts++;
 	}
@@ -408,7 +408,7 @@ static void test_record_copy_cuts_stack(void **state)
 		struct hs_perf_layout l = {0};
 		struct writer w;
 		struct hs_perf_event ev, cut;
-		struct hs_parse_error err = {0};
+		struct hs_error err = {0};
 		struct perf_event_header *copy;
 		uint64_t v;
 
@@ -439,7 +439,7 @@ static void test_sample_hostile(void **state)
 	struct writer w = {{0}, 0};
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 24};
 	struct hs_perf_event ev;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 
 	(void)state;
 	w.n = sizeof(h);
@@ -480,7 +480,7 @@ static void test_sideband(void **state)
 {
 	struct writer w;
 	struct hs_perf_event ev;
-	struct hs_parse_error err = {0};
+	struct hs_error err = {0};
 	char name[16] = "/usr/bin/x";
 	uint8_t ident[24] = {20, 0, 0, 0, 0xab};
 
@@ -545,7 +545,7 @@ static void test_sideband(void **state)
 	finish(&w, PERF_RECORD_COMM, 0);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), -EBADMSG);
-	assert_non_null(strstr(err.msg, "NUL"));
+	assert_non_null(strstr(err.detail, "NUL"));
 }
 
 /* ---- kernel call chains ---- */

@@ -184,8 +184,8 @@ static void test_filter_ids_and_names(void **state)
 
 	/* --comm, --include, --exclude: regular expressions, anywhere in the name */
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_COMM, "^d", NULL, 0), 0);
-	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "memcpy", NULL, 0), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_COMM, "^d", NULL), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "memcpy", NULL), 0);
 	q = filtered(p, &f);
 	out = folded(q);
 	assert_string_equal(out, "db;main;query;lex 5\n");
@@ -194,8 +194,8 @@ static void test_filter_ids_and_names(void **state)
 	hs_filter_release(&f);
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "^lex$", NULL, 0), 0);
-	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "sys_", NULL, 0), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "^lex$", NULL), 0);
+	assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "sys_", NULL), 0);
 	q = filtered(p, &f);
 	out = folded(q);
 	assert_string_equal(out, "app;main;parse;lex 4\napp;thread_start;work;sys_write_[k] 1\ndb;main;query;lex 5\n");
@@ -206,14 +206,15 @@ static void test_filter_ids_and_names(void **state)
 	/* an inlined function is a frame too */
 	{
 		struct hs_profile *r = new_profile();
-		char err[128];
+		struct hs_error err = {0};
 
 		add(r, "x", 1, 1, 0, "main;outer>inner", 1);
 		add(r, "x", 1, 1, 0, "main;other", 1);
 		memset(&f, 0, sizeof(f));
-		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "inner", NULL, 0), 0);
-		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "(", err, sizeof(err)), -EINVAL);
-		assert_true(err[0]);
+		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_INCLUDE, "inner", NULL), 0);
+		assert_int_equal(hs_filter_add_regex(&f, HS_FILTER_EXCLUDE, "(", &err), -EINVAL);
+		assert_int_equal(err.code, -EINVAL);
+		assert_true(err.detail[0]);
 		q = filtered(r, &f);
 		assert_int_equal(q->samples.n, 1);
 		assert_int_equal(q->locations.v[hs_profile_stack_locs(q, q->samples.v[0].stack)[0]].nlines, 2);
