@@ -445,6 +445,12 @@ static bool java_name(const char *n)
 	return false;
 }
 
+const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
+	{"user", "main", HS_KIND_USER, false},      {"kernel", "schedule", HS_KIND_KERNEL, false},
+	{"JIT", "Interpreter", HS_KIND_JIT, false}, {"inlined", "inline", HS_KIND_USER, true},
+	{"other", "[unknown]", HS_KIND_PSEUDO, false},
+};
+
 struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind, bool inlined)
 {
 	uint32_t h = name_hash(name);

@@ -69,15 +69,7 @@ static void add_color(struct hs_strbuf *sb, struct hs_rgb c)
 
 static void add_legend(struct hs_strbuf *sb, const struct hs_output_opts *o, bool diff)
 {
-	static const struct {
-		const char *label, *sample;
-		uint8_t kind;
-		bool inlined;
-	} items[] = {
-		{"user", "main", HS_KIND_USER, false},       {"kernel", "schedule", HS_KIND_KERNEL, false},
-		{"JIT", "Interpreter", HS_KIND_JIT, false},  {"inlined", "inline", HS_KIND_USER, true},
-		{"other", "[unknown]", HS_KIND_PSEUDO, false},
-	};
+	const struct hs_legend_item *items = hs_flame_legend;
 
 	hs_strbuf_adds(sb, ",\n\"legend\":[");
 	if (diff) {
@@ -89,7 +81,7 @@ static void add_legend(struct hs_strbuf *sb, const struct hs_output_opts *o, boo
 		add_color(sb, hs_flame_diff_color(-1));
 		hs_strbuf_adds(sb, "]");
 	} else if (o->palette == HS_PALETTE_KIND) {
-		for (size_t i = 0; i < HS_ARRAY_SIZE(items); i++) {
+		for (size_t i = 0; i < HS_FLAME_LEGEND_SIZE; i++) {
 			hs_strbuf_addf(sb, "%s[\"%s\",", i ? "," : "", items[i].label);
 			add_color(sb, hs_flame_color(HS_PALETTE_KIND, items[i].sample, items[i].kind, items[i].inlined));
 			hs_strbuf_addc(sb, ']');

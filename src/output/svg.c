@@ -116,20 +116,12 @@ static const char svg_css[] =
 
 static void write_legend(struct hs_outfile *out, struct hs_strbuf *sb, int width, int y, bool diff)
 {
-	static const struct {
-		const char *label, *sample;
-		uint8_t kind;
-		bool inlined;
-	} items[] = {
-		{"user", "main", HS_KIND_USER, false},       {"kernel", "schedule", HS_KIND_KERNEL, false},
-		{"JIT", "Interpreter", HS_KIND_JIT, false},  {"inlined", "inline", HS_KIND_USER, true},
-		{"other", "[unknown]", HS_KIND_PSEUDO, false},
-	};
+	const struct hs_legend_item *items = hs_flame_legend;
 	static const struct {
 		const char *label;
 		double ratio;
 	} diff_items[] = {{"grew", 1}, {"same", 0}, {"shrank", -1}};
-	int step = 80, nitems = diff ? (int)HS_ARRAY_SIZE(diff_items) : (int)HS_ARRAY_SIZE(items);
+	int step = 80, nitems = diff ? (int)HS_ARRAY_SIZE(diff_items) : (int)HS_FLAME_LEGEND_SIZE;
 	int x = width / 2 - step * nitems / 2;
 
 	/* Between "Reset Zoom" and "Search" there is only room on a wide enough graph. */

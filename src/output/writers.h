@@ -115,6 +115,16 @@ struct hs_rgb {
 /* The fill of a frame under a palette: a colour family from the palette's rules (the kind of
  * code for HS_PALETTE_KIND), a shade within it from a hash of the name, the same on every run. */
 struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind, bool inlined);
+
+/* The legend of a flame graph coloured by kind of code: each kind's label, and a name whose
+ * colour under HS_PALETTE_KIND stands for it. */
+struct hs_legend_item {
+	const char *label, *sample;
+	uint8_t kind;
+	bool inlined;
+};
+#define HS_FLAME_LEGEND_SIZE 5
+extern const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE];
 /* Differential colour: ratio in [-1, 1], positive grew (red), negative shrank (blue), 0
  * neutral grey; intensity grows with the square of |ratio|. */
 struct hs_rgb hs_flame_diff_color(double ratio);
