@@ -818,7 +818,11 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 		return 0;
 	next = r.off + (size_t)len;
 	id_pos = r.off;
+	/* the CIE pointer is inside the entry too: a length too short for it ends the entry */
+	r.end = next;
 	id = rd_u(&r, is64 ? 8 : 4);
+	if (r.bad)
+		goto bad;
 	if (s->eh ? id == 0 : id == (is64 ? ~0ULL : 0xffffffffULL))
 		return next; /* a CIE: read when an FDE points to it */
 	/* .eh_frame: distance back from this field to the CIE; .debug_frame: offset of the CIE */
@@ -833,7 +837,6 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 	}
 	if (!c)
 		goto bad;
-	r.end = next;
 	if (s->eh) {
 		pc_begin = rd_encoded(&r, c->fde_enc, s, true);
 		pc_range = rd_encoded(&r, c->fde_enc & PE_FMT, s, false);
