@@ -10,89 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cursor.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
 /* ---- reading bytes ---- */
 
-struct reader {
-	const uint8_t *p;
-	size_t off, end; /* end: one past the last readable byte */
-	bool bad;
-};
-
-static bool need(struct reader *r, size_t n)
+/* A cursor over [off, end) of p: x86-64 call frame information is little-endian. */
+static void reader_init(struct hs_cursor *r, const uint8_t *p, size_t off, size_t end)
 {
-	if (r->bad || n > r->end - r->off) {
-		r->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t rd_u(struct reader *r, size_t n)
-{
-	uint64_t v = 0;
-
-	if (!need(r, n))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->off + i] << (8 * i);
-	r->off += n;
-	return v;
-}
-
-static int64_t rd_s(struct reader *r, size_t n)
-{
-	uint64_t v = rd_u(r, n);
-	if (n < 8 && (v >> (8 * n - 1)) & 1)
-		v |= ~0ULL << (8 * n);
-	return (int64_t)v;
-}
-
-static uint64_t rd_uleb(struct reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	for (;;) {
-		uint8_t b;
-		if (!need(r, 1))
-			return 0;
-		b = r->p[r->off++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-		if (shift > 70) {
-			r->bad = true;
-			return 0;
-		}
-	}
-}
-
-static int64_t rd_sleb(struct reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		if (!need(r, 1))
-			return 0;
-		b = r->p[r->off++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (shift > 70) {
-			r->bad = true;
-			return 0;
-		}
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (int64_t)v;
+	hs_cursor_init(r, p, end);
+	r->swap = HS_HOST_BIG_ENDIAN;
+	hs_cursor_seek(r, off);
 }
 
 /* ---- pointer encodings (DW_EH_PE_*) ---- */
@@ -112,40 +41,40 @@ struct section {
 };
 
 /* Reads a pointer in encoding enc; application (pcrel, datarel) only when apply is set. */
-static uint64_t rd_encoded(struct reader *r, uint8_t enc, const struct section *s, bool apply)
+static uint64_t rd_encoded(struct hs_cursor *r, uint8_t enc, const struct section *s, bool apply)
 {
-	uint64_t field = s->vaddr + r->off, v;
+	uint64_t field = s->vaddr + r->pos, v;
 
 	switch (enc & PE_FMT) {
 	case 0x00: /* absptr */
-		v = rd_u(r, s->addr_size);
+		v = hs_cursor_uint(r, s->addr_size);
 		break;
 	case 0x01:
-		v = rd_uleb(r);
+		v = hs_cursor_uleb128(r);
 		break;
 	case 0x02:
-		v = rd_u(r, 2);
+		v = hs_cursor_u16(r);
 		break;
 	case 0x03:
-		v = rd_u(r, 4);
+		v = hs_cursor_u32(r);
 		break;
 	case 0x04:
-		v = rd_u(r, 8);
+		v = hs_cursor_u64(r);
 		break;
 	case 0x09:
-		v = (uint64_t)rd_sleb(r);
+		v = (uint64_t)hs_cursor_sleb128(r);
 		break;
 	case 0x0a:
-		v = (uint64_t)rd_s(r, 2);
+		v = (uint64_t)(int64_t)(int16_t)hs_cursor_u16(r);
 		break;
 	case 0x0b:
-		v = (uint64_t)rd_s(r, 4);
+		v = (uint64_t)(int64_t)(int32_t)hs_cursor_u32(r);
 		break;
 	case 0x0c:
-		v = (uint64_t)rd_s(r, 8);
+		v = hs_cursor_u64(r);
 		break;
 	default:
-		r->bad = true;
+		hs_cursor_fail(r);
 		return 0;
 	}
 	if (!apply)
@@ -160,7 +89,7 @@ static uint64_t rd_encoded(struct reader *r, uint8_t enc, const struct section *
 		v += s->datarel;
 		break;
 	default: /* textrel, funcrel, aligned: not used for x86-64 FDE addresses */
-		r->bad = true;
+		hs_cursor_fail(r);
 		break;
 	}
 	return v;
@@ -182,61 +111,61 @@ struct cie {
 
 static bool parse_cie(const struct section *s, size_t off, struct cie *c)
 {
-	struct reader r = {s->data, off, s->size, false};
-	uint64_t len = rd_u(&r, 4);
+	struct hs_cursor r;
+	uint64_t len;
 	const char *aug;
-	size_t auglen, aug_end = 0;
+	size_t aug_end = 0;
 	uint8_t version;
 	bool is64 = false;
 
+	reader_init(&r, s->data, off, s->size);
+	len = hs_cursor_u32(&r);
 	memset(c, 0, sizeof(*c));
 	c->fde_enc = 0; /* absptr */
 	c->addr_size = s->addr_size;
 	if (len == 0xffffffff) {
-		len = rd_u(&r, 8);
+		len = hs_cursor_u64(&r);
 		is64 = true;
 	}
-	if (r.bad || len > r.end - r.off)
+	if (hs_cursor_failed(&r) || len > hs_cursor_remaining(&r))
 		return false;
-	r.end = r.off + (size_t)len;
-	rd_u(&r, is64 ? 8 : 4); /* the CIE id, already checked by the caller */
-	version = (uint8_t)rd_u(&r, 1);
+	hs_cursor_limit(&r, r.pos + (size_t)len);
+	hs_cursor_skip(&r, is64 ? 8 : 4); /* the CIE id, already checked by the caller */
+	version = hs_cursor_u8(&r);
 	if (version != 1 && version != 3 && version != 4)
 		return false;
-	aug = (const char *)r.p + r.off;
-	auglen = strnlen(aug, r.end - r.off);
-	if (auglen == r.end - r.off)
+	aug = hs_cursor_string(&r, NULL);
+	if (!aug)
 		return false;
-	r.off += auglen + 1;
 	if (version == 4) {
-		c->addr_size = (uint8_t)rd_u(&r, 1);
-		rd_u(&r, 1); /* segment selector size */
+		c->addr_size = hs_cursor_u8(&r);
+		hs_cursor_u8(&r); /* segment selector size */
 		if (c->addr_size != 4 && c->addr_size != 8)
 			return false;
 	}
 	if (!strcmp(aug, "eh"))
-		rd_u(&r, s->addr_size); /* an old GCC's exception-table pointer */
-	c->code_align = rd_uleb(&r);
-	c->data_align = rd_sleb(&r);
-	c->ra_reg = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
+		hs_cursor_uint(&r, s->addr_size); /* an old GCC's exception-table pointer */
+	c->code_align = hs_cursor_uleb128(&r);
+	c->data_align = hs_cursor_sleb128(&r);
+	c->ra_reg = version == 1 ? hs_cursor_u8(&r) : hs_cursor_uleb128(&r);
 	if (aug[0] == 'z') {
-		uint64_t n = rd_uleb(&r);
+		uint64_t n = hs_cursor_uleb128(&r);
 		c->has_z = true;
-		if (r.bad || n > r.end - r.off)
+		if (hs_cursor_failed(&r) || n > hs_cursor_remaining(&r))
 			return false;
-		aug_end = r.off + (size_t)n;
+		aug_end = r.pos + (size_t)n;
 		for (const char *a = aug + 1; *a; a++) {
 			switch (*a) {
 			case 'R':
-				c->fde_enc = (uint8_t)rd_u(&r, 1);
+				c->fde_enc = hs_cursor_u8(&r);
 				break;
 			case 'P': {
-				uint8_t enc = (uint8_t)rd_u(&r, 1);
+				uint8_t enc = hs_cursor_u8(&r);
 				rd_encoded(&r, enc & ~PE_INDIRECT, s, false);
 				break;
 			}
 			case 'L':
-				rd_u(&r, 1);
+				hs_cursor_u8(&r);
 				break;
 			case 'S':
 				c->signal = true;
@@ -245,14 +174,14 @@ static bool parse_cie(const struct section *s, size_t off, struct cie *c)
 				break;
 			}
 		}
-		r.off = aug_end;
+		hs_cursor_seek(&r, aug_end);
 	} else if (aug[0] && strcmp(aug, "eh")) {
 		return false; /* an augmentation we cannot skip */
 	}
-	if (r.bad || !c->code_align)
+	if (hs_cursor_failed(&r) || !c->code_align)
 		return false;
-	c->insns = r.off;
-	c->insns_end = r.end;
+	c->insns = r.pos;
+	c->insns_end = r.len;
 	c->ok = true;
 	return true;
 }
@@ -360,32 +289,33 @@ struct op {
 
 static int parse_ops(const uint8_t *p, size_t len, struct op *ops, int max)
 {
-	struct reader r = {p, 0, len, false};
+	struct hs_cursor r;
 	int n = 0;
 
-	while (r.off < r.end) {
-		uint8_t c = (uint8_t)rd_u(&r, 1);
+	reader_init(&r, p, 0, len);
+	while (hs_cursor_remaining(&r)) {
+		uint8_t c = hs_cursor_u8(&r);
 		struct op o = {c, 0};
 
 		if (n == max)
 			return -1;
 		if (c >= 0x70 && c <= 0x8f) /* DW_OP_breg0..31 */
-			o.a = rd_sleb(&r);
+			o.a = hs_cursor_sleb128(&r);
 		else if (c == 0x23) /* DW_OP_plus_uconst */
-			o.a = (int64_t)rd_uleb(&r);
+			o.a = (int64_t)hs_cursor_uleb128(&r);
 		else if (c == 0x92) { /* DW_OP_bregx: normalise to bregN */
-			uint64_t reg = rd_uleb(&r);
+			uint64_t reg = hs_cursor_uleb128(&r);
 			if (reg > 31)
 				return -1;
 			o.code = (uint8_t)(0x70 + reg);
-			o.a = rd_sleb(&r);
+			o.a = hs_cursor_sleb128(&r);
 		} else if (c == 0x08) /* DW_OP_const1u */
-			o.a = (int64_t)rd_u(&r, 1);
+			o.a = (int64_t)hs_cursor_u8(&r);
 		else if (c == 0x06 || c == 0x1a || c == 0x2a || c == 0x24 || c == 0x22 || (c >= 0x30 && c <= 0x4f))
 			; /* deref, and, ge, shl, plus, lit0..31: no operand */
 		else
 			return -1;
-		if (r.bad)
+		if (hs_cursor_failed(&r))
 			return -1;
 		ops[n++] = o;
 	}
@@ -570,12 +500,13 @@ static void push_row(struct builder *b, uint64_t pc, const struct hs_cfi_row *ro
 static void run_program(struct builder *b, const struct section *s, const struct cie *c, size_t off, size_t end,
 			struct state *st, const struct state *initial, uint64_t *loc, uint64_t pc_end, bool emit)
 {
-	struct reader r = {s->data, off, end, false};
+	struct hs_cursor r;
 	HS_VEC(struct state) stack = {0}; /* remember_state: rare, and too big for the C stack */
 	struct hs_cfi_row row;
 
-	while (r.off < r.end && !r.bad && !st->broken) {
-		uint8_t op = (uint8_t)rd_u(&r, 1), hi = op >> 6, lo = op & 0x3f;
+	reader_init(&r, s->data, off, end);
+	while (hs_cursor_remaining(&r) && !hs_cursor_failed(&r) && !st->broken) {
+		uint8_t op = hs_cursor_u8(&r), hi = op >> 6, lo = op & 0x3f;
 		uint64_t reg = 0, newloc = *loc;
 		bool advance = false;
 
@@ -585,9 +516,9 @@ static void run_program(struct builder *b, const struct section *s, const struct
 		} else if (hi == 2) { /* DW_CFA_offset */
 			reg = lo;
 			if (reg < HS_DWARF_NREGS)
-				st->regs[reg] = (struct rule){RULE_OFFSET, 0, uscaled(rd_uleb(&r), c->data_align), 0, 0};
+				st->regs[reg] = (struct rule){RULE_OFFSET, 0, uscaled(hs_cursor_uleb128(&r), c->data_align), 0, 0};
 			else
-				rd_uleb(&r);
+				hs_cursor_uleb128(&r);
 		} else if (hi == 3) { /* DW_CFA_restore */
 			if (lo < HS_DWARF_NREGS)
 				st->regs[lo] = initial ? initial->regs[lo] : (struct rule){0};
@@ -600,69 +531,69 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				advance = true;
 				break;
 			case 0x02:
-				newloc = *loc + rd_u(&r, 1) * c->code_align;
+				newloc = *loc + hs_cursor_u8(&r) * c->code_align;
 				advance = true;
 				break;
 			case 0x03:
-				newloc = *loc + rd_u(&r, 2) * c->code_align;
+				newloc = *loc + hs_cursor_u16(&r) * c->code_align;
 				advance = true;
 				break;
 			case 0x04:
-				newloc = *loc + rd_u(&r, 4) * c->code_align;
+				newloc = *loc + hs_cursor_u32(&r) * c->code_align;
 				advance = true;
 				break;
 			case 0x1d: /* MIPS_advance_loc8 */
-				newloc = *loc + rd_u(&r, 8) * c->code_align;
+				newloc = *loc + hs_cursor_u64(&r) * c->code_align;
 				advance = true;
 				break;
 			case 0x05: /* offset_extended */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				{
-					int64_t o = uscaled(rd_uleb(&r), c->data_align);
+					int64_t o = uscaled(hs_cursor_uleb128(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
 				break;
 			case 0x11: /* offset_extended_sf */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				{
-					int64_t o = scaled(rd_sleb(&r), c->data_align);
+					int64_t o = scaled(hs_cursor_sleb128(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				{
-					int64_t o = nscaled(rd_uleb(&r), c->data_align);
+					int64_t o = nscaled(hs_cursor_uleb128(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
 				}
 				break;
 			case 0x14: /* val_offset */
 			case 0x15: /* val_offset_sf */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				{
-					int64_t o = op == 0x14 ? uscaled(rd_uleb(&r), c->data_align) : scaled(rd_sleb(&r), c->data_align);
+					int64_t o = op == 0x14 ? uscaled(hs_cursor_uleb128(&r), c->data_align) : scaled(hs_cursor_sleb128(&r), c->data_align);
 					if (reg < HS_DWARF_NREGS)
 						st->regs[reg] = (struct rule){RULE_VAL_OFFSET, 0, o, 0, 0};
 				}
 				break;
 			case 0x06: /* restore_extended */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				if (reg < HS_DWARF_NREGS)
 					st->regs[reg] = initial ? initial->regs[reg] : (struct rule){0};
 				break;
 			case 0x07: /* undefined */
 			case 0x08: /* same_value */
-				reg = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
 				if (reg < HS_DWARF_NREGS)
 					st->regs[reg] = (struct rule){op == 0x07 ? RULE_UNDEF : RULE_SAME, 0, 0, 0, 0};
 				break;
 			case 0x09: { /* register */
 				uint64_t other;
-				reg = rd_uleb(&r);
-				other = rd_uleb(&r);
+				reg = hs_cursor_uleb128(&r);
+				other = hs_cursor_uleb128(&r);
 				if (reg < HS_DWARF_NREGS)
 					st->regs[reg] = (struct rule){RULE_REGISTER, (uint8_t)(other < 255 ? other : 255), 0, 0, 0};
 				break;
@@ -684,65 +615,62 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				break;
 			case 0x0c: /* def_cfa */
 				st->cfa_is_expr = false;
-				st->cfa_reg = rd_uleb(&r);
-				st->cfa_off = (int64_t)rd_uleb(&r);
+				st->cfa_reg = hs_cursor_uleb128(&r);
+				st->cfa_off = (int64_t)hs_cursor_uleb128(&r);
 				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa_is_expr = false;
-				st->cfa_reg = rd_uleb(&r);
-				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
+				st->cfa_reg = hs_cursor_uleb128(&r);
+				st->cfa_off = scaled(hs_cursor_sleb128(&r), c->data_align);
 				break;
 			case 0x0d: /* def_cfa_register */
-				st->cfa_reg = rd_uleb(&r);
+				st->cfa_reg = hs_cursor_uleb128(&r);
 				if (st->cfa_is_expr)
 					st->broken = true;
 				break;
 			case 0x0e: /* def_cfa_offset */
-				st->cfa_off = (int64_t)rd_uleb(&r);
+				st->cfa_off = (int64_t)hs_cursor_uleb128(&r);
 				if (st->cfa_is_expr)
 					st->broken = true;
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
+				st->cfa_off = scaled(hs_cursor_sleb128(&r), c->data_align);
 				if (st->cfa_is_expr)
 					st->broken = true;
 				break;
 			case 0x0f: { /* def_cfa_expression */
-				uint64_t n = rd_uleb(&r);
-				if (n > r.end - r.off) {
-					r.bad = true;
+				uint64_t n = hs_cursor_uleb128(&r);
+				size_t at = r.pos;
+				if (!hs_cursor_skip(&r, n))
 					break;
-				}
 				st->cfa_is_expr = true;
-				st->cfa_expr = (uint32_t)r.off;
+				st->cfa_expr = (uint32_t)at;
 				st->cfa_len = (uint32_t)n;
-				r.off += (size_t)n;
 				break;
 			}
 			case 0x10: /* expression */
 			case 0x16: { /* val_expression */
 				uint64_t n;
-				reg = rd_uleb(&r);
-				n = rd_uleb(&r);
-				if (n > r.end - r.off) {
-					r.bad = true;
+				size_t at;
+				reg = hs_cursor_uleb128(&r);
+				n = hs_cursor_uleb128(&r);
+				at = r.pos;
+				if (!hs_cursor_skip(&r, n))
 					break;
-				}
 				if (reg < HS_DWARF_NREGS)
 					st->regs[reg] = (struct rule){op == 0x10 ? RULE_EXPR : RULE_VAL_EXPR, 0, 0,
-								      (uint32_t)r.off, (uint32_t)n};
-				r.off += (size_t)n;
+								      (uint32_t)at, (uint32_t)n};
 				break;
 			}
 			case 0x2e: /* GNU_args_size: matters to exception landing pads, not to unwinding */
-				rd_uleb(&r);
+				hs_cursor_uleb128(&r);
 				break;
 			default: /* GNU_window_save (SPARC, AArch64) and anything unknown */
 				st->broken = true;
 				break;
 			}
 		}
-		if (advance && emit && !r.bad) {
+		if (advance && emit && !hs_cursor_failed(&r)) {
 			if (newloc < *loc || newloc > pc_end) {
 				st->broken = true; /* a location outside the FDE */
 				break;
@@ -754,7 +682,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			*loc = newloc;
 		}
 	}
-	if (r.bad)
+	if (hs_cursor_failed(&r))
 		st->broken = true;
 	hs_vec_free(&stack);
 }
@@ -799,8 +727,8 @@ static const struct cie *get_cie(struct builder *b, struct cie_cache *cc, const 
  * terminator, or a length running past the section). */
 static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct section *s, size_t off)
 {
-	struct reader r = {s->data, off, s->size, false};
-	uint64_t len = rd_u(&r, 4), id, pc_begin, pc_range, loc;
+	struct hs_cursor r;
+	uint64_t len, id, pc_begin, pc_range, loc;
 	size_t id_pos, next;
 	bool is64 = false;
 	const struct cie *c;
@@ -808,20 +736,22 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 	struct state st;
 	struct hs_cfi_row row;
 
-	if (r.bad || len == 0)
+	reader_init(&r, s->data, off, s->size);
+	len = hs_cursor_u32(&r);
+	if (hs_cursor_failed(&r) || len == 0)
 		return 0;
 	if (len == 0xffffffff) {
-		len = rd_u(&r, 8);
+		len = hs_cursor_u64(&r);
 		is64 = true;
 	}
-	if (r.bad || len > r.end - r.off)
+	if (hs_cursor_failed(&r) || len > hs_cursor_remaining(&r))
 		return 0;
-	next = r.off + (size_t)len;
-	id_pos = r.off;
+	next = r.pos + (size_t)len;
+	id_pos = r.pos;
 	/* the CIE pointer is inside the entry too: a length too short for it ends the entry */
-	r.end = next;
-	id = rd_u(&r, is64 ? 8 : 4);
-	if (r.bad)
+	hs_cursor_limit(&r, next);
+	id = is64 ? hs_cursor_u64(&r) : hs_cursor_u32(&r);
+	if (hs_cursor_failed(&r))
 		goto bad;
 	if (s->eh ? id == 0 : id == (is64 ? ~0ULL : 0xffffffffULL))
 		return next; /* a CIE: read when an FDE points to it */
@@ -841,23 +771,21 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 		pc_begin = rd_encoded(&r, c->fde_enc, s, true);
 		pc_range = rd_encoded(&r, c->fde_enc & PE_FMT, s, false);
 	} else {
-		pc_begin = rd_u(&r, c->addr_size);
-		pc_range = rd_u(&r, c->addr_size);
+		pc_begin = hs_cursor_uint(&r, c->addr_size);
+		pc_range = hs_cursor_uint(&r, c->addr_size);
 	}
 	if (c->has_z) {
-		uint64_t n = rd_uleb(&r);
-		if (n > r.end - r.off)
+		if (!hs_cursor_skip(&r, hs_cursor_uleb128(&r)))
 			goto bad;
-		r.off += (size_t)n;
 	}
-	if (r.bad || pc_begin + pc_range < pc_begin)
+	if (hs_cursor_failed(&r) || pc_begin + pc_range < pc_begin)
 		goto bad;
 	if (!pc_range || !pc_begin)
 		return next; /* a discarded function (address 0, or nothing covered) */
 	b->stats->fdes++;
 	st = *initial;
 	loc = pc_begin;
-	run_program(b, s, c, r.off, r.end, &st, initial, &loc, pc_begin + pc_range, true);
+	run_program(b, s, c, r.pos, r.len, &st, initial, &loc, pc_begin + pc_range, true);
 	if (loc < pc_begin + pc_range) {
 		state_to_row(b, s, c, &st, &row);
 		push_row(b, loc, &row);
@@ -930,27 +858,28 @@ static bool vaddr_bytes(Elf *elf, uint64_t vaddr, struct section *s)
  * usable (then .eh_frame is walked from its start). */
 static bool walk_hdr(struct builder *b, struct cie_cache *cc, const struct section *hdr, const struct section *eh)
 {
-	struct reader r = {hdr->data, 0, hdr->size, false};
+	struct hs_cursor r;
 	struct section hs = *hdr;
 	uint8_t version, ptr_enc, cnt_enc, tab_enc;
 	uint64_t count;
 
+	reader_init(&r, hdr->data, 0, hdr->size);
 	hs.datarel = hdr->vaddr;
-	version = (uint8_t)rd_u(&r, 1);
-	ptr_enc = (uint8_t)rd_u(&r, 1);
-	cnt_enc = (uint8_t)rd_u(&r, 1);
-	tab_enc = (uint8_t)rd_u(&r, 1);
-	if (r.bad || version != 1 || cnt_enc == PE_OMIT || tab_enc == PE_OMIT || ptr_enc == PE_OMIT)
+	version = hs_cursor_u8(&r);
+	ptr_enc = hs_cursor_u8(&r);
+	cnt_enc = hs_cursor_u8(&r);
+	tab_enc = hs_cursor_u8(&r);
+	if (hs_cursor_failed(&r) || version != 1 || cnt_enc == PE_OMIT || tab_enc == PE_OMIT || ptr_enc == PE_OMIT)
 		return false;
 	rd_encoded(&r, ptr_enc, &hs, true);
 	count = rd_encoded(&r, cnt_enc, &hs, true);
-	if (r.bad || count > hdr->size)
+	if (hs_cursor_failed(&r) || count > hdr->size)
 		return false;
 	for (uint64_t i = 0; i < count && !b->err; i++) {
 		uint64_t fde;
 		rd_encoded(&r, tab_enc, &hs, true); /* initial location */
 		fde = rd_encoded(&r, tab_enc, &hs, true);
-		if (r.bad)
+		if (hs_cursor_failed(&r))
 			return i > 0;
 		if (fde < eh->vaddr || fde - eh->vaddr >= eh->size) {
 			b->stats->bad_entries++;
@@ -1093,16 +1022,17 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		}
 	}
 	if (have_hdr && !have_eh) {
-		struct reader r = {hdr.data, 0, hdr.size, false};
+		struct hs_cursor r;
 		struct section hs = hdr;
 		uint8_t ptr_enc;
 		uint64_t ptr;
+		reader_init(&r, hdr.data, 0, hdr.size);
 		hs.datarel = hdr.vaddr;
-		rd_u(&r, 1);
-		ptr_enc = (uint8_t)rd_u(&r, 1);
-		rd_u(&r, 2);
+		hs_cursor_u8(&r);
+		ptr_enc = hs_cursor_u8(&r);
+		hs_cursor_u16(&r);
 		ptr = rd_encoded(&r, ptr_enc, &hs, true);
-		have_eh = !r.bad && vaddr_bytes(elf, ptr, &eh);
+		have_eh = !hs_cursor_failed(&r) && vaddr_bytes(elf, ptr, &eh);
 	}
 	if (have_eh) {
 		if (!(have_hdr && walk_hdr(&b, &cc, &hdr, &eh)))
