@@ -1,5 +1,7 @@
 /* What every bounded reader in format/ shares: the first parse error, with the byte offset at
- * which it was found, for the CLI to print as "FILE: offset 0x1a30: MESSAGE". */
+ * which it was found, for the CLI to print as "FILE: offset 0x1a30: MESSAGE". The readers' errors
+ * mean the same everywhere: -EBADMSG malformed, -ENODATA cut short, -EOVERFLOW over a cap,
+ * -EOPNOTSUPP a version (or variant, such as the other byte order) that the reader does not read. */
 #ifndef HS_FORMAT_H
 #define HS_FORMAT_H
 

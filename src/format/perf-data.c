@@ -288,11 +288,11 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	magic = hs_cursor_u64(&c);
 	if (magic == MAGIC2_SW) {
 		hs_parse_error_set(err, 0, "perf.data written on a machine of the other byte order is not supported");
-		return -EPROTONOSUPPORT;
+		return -EOPNOTSUPP;
 	}
 	if (!memcmp(b, "PERFFILE", 8)) {
 		hs_parse_error_set(err, 0, "version 1 perf.data (PERFFILE) is not supported");
-		return -EPROTONOSUPPORT;
+		return -EOPNOTSUPP;
 	}
 	if (magic != MAGIC2) {
 		hs_parse_error_set(err, 0, "not a perf.data file");

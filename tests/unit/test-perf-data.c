@@ -300,12 +300,12 @@ static void test_byte_order_and_version(void **state)
 
 	(void)state;
 	memcpy(b.p, "2ELIFREP", 8);
-	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "byte order"));
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	memcpy(b.p, "PERFFILE", 8);
-	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EOPNOTSUPP);
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	memcpy(b.p, "NOTPERF!", 8);
