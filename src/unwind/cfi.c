@@ -109,6 +109,19 @@ struct cie {
 	size_t insns, insns_end; /* offsets in the section */
 };
 
+/* Reads the length that starts a CIE or an FDE (DWARF 5 section 7.2.2: 32 bits, or 0xffffffff
+ * then 64) and ends the cursor where the entry ends. False when the entry runs past the section. */
+static bool entry_start(struct hs_cursor *r, uint64_t *len, bool *is64)
+{
+	*len = hs_cursor_u32(r);
+	*is64 = *len == 0xffffffff;
+	if (*is64)
+		*len = hs_cursor_u64(r);
+	if (hs_cursor_failed(r) || *len > hs_cursor_remaining(r))
+		return false;
+	return hs_cursor_limit(r, r->pos + (size_t)*len);
+}
+
 static bool parse_cie(const struct section *s, size_t off, struct cie *c)
 {
 	struct hs_cursor r;
@@ -116,20 +129,14 @@ static bool parse_cie(const struct section *s, size_t off, struct cie *c)
 	const char *aug;
 	size_t aug_end = 0;
 	uint8_t version;
-	bool is64 = false;
+	bool is64;
 
 	reader_init(&r, s->data, off, s->size);
-	len = hs_cursor_u32(&r);
 	memset(c, 0, sizeof(*c));
 	c->fde_enc = 0; /* absptr */
 	c->addr_size = s->addr_size;
-	if (len == 0xffffffff) {
-		len = hs_cursor_u64(&r);
-		is64 = true;
-	}
-	if (hs_cursor_failed(&r) || len > hs_cursor_remaining(&r))
+	if (!entry_start(&r, &len, &is64))
 		return false;
-	hs_cursor_limit(&r, r.pos + (size_t)len);
 	hs_cursor_skip(&r, is64 ? 8 : 4); /* the CIE id, already checked by the caller */
 	version = hs_cursor_u8(&r);
 	if (version != 1 && version != 3 && version != 4)
@@ -362,12 +369,8 @@ static void cfa_from_expr(const struct section *s, uint32_t expr, uint32_t len, 
 	int n = parse_ops(s->data + expr, len, o, 12);
 
 	row->cfa_kind = HS_CFA_UNSUPPORTED;
-	if (n == 2 && o[0].code >= 0x70 && o[0].code <= 0x80 && o[1].code == 0x06 && fits32(o[0].a)) {
-		row->cfa_kind = HS_CFA_DEREF;
-		row->cfa_reg = (uint8_t)(o[0].code - 0x70);
-		row->cfa_off = (int32_t)o[0].a;
-	} else if (n == 1 && o[0].code >= 0x70 && o[0].code <= 0x80 && fits32(o[0].a)) {
-		row->cfa_kind = HS_CFA_REG;
+	if ((n == 1 || (n == 2 && o[1].code == 0x06)) && o[0].code >= 0x70 && o[0].code <= 0x80 && fits32(o[0].a)) {
+		row->cfa_kind = n == 2 ? HS_CFA_DEREF : HS_CFA_REG;
 		row->cfa_reg = (uint8_t)(o[0].code - 0x70);
 		row->cfa_off = (int32_t)o[0].a;
 	} else if (n == 9 && o[0].code == 0x77 && o[1].code == 0x80 && o[1].a == 0 && o[2].code == 0x3f &&
@@ -495,6 +498,21 @@ static void push_row(struct builder *b, uint64_t pc, const struct hs_cfi_row *ro
 	hs_vec_push(&b->rows, pr);
 }
 
+/* Gives register reg the rule ru; a register the table does not track is left out, its
+ * operands read all the same. */
+static void set_rule(struct state *st, uint64_t reg, struct rule ru)
+{
+	if (reg < HS_DWARF_NREGS)
+		st->regs[reg] = ru;
+}
+
+/* DW_CFA_restore: the rule the CIE's initial instructions gave reg (the default while they run). */
+static void restore_rule(struct state *st, const struct state *initial, uint64_t reg)
+{
+	if (reg < HS_DWARF_NREGS)
+		st->regs[reg] = initial ? initial->regs[reg] : (struct rule){0};
+}
+
 /* Runs instructions [off, end) from state st. With emit, rows are pushed for [loc, ...) and loc
  * advances up to pc_end; without (a CIE's initial instructions), only st changes. */
 static void run_program(struct builder *b, const struct section *s, const struct cie *c, size_t off, size_t end,
@@ -514,14 +532,9 @@ static void run_program(struct builder *b, const struct section *s, const struct
 			newloc = *loc + lo * c->code_align;
 			advance = true;
 		} else if (hi == 2) { /* DW_CFA_offset */
-			reg = lo;
-			if (reg < HS_DWARF_NREGS)
-				st->regs[reg] = (struct rule){RULE_OFFSET, 0, uscaled(hs_cursor_uleb128(&r), c->data_align), 0, 0};
-			else
-				hs_cursor_uleb128(&r);
+			set_rule(st, lo, (struct rule){RULE_OFFSET, 0, uscaled(hs_cursor_uleb128(&r), c->data_align), 0, 0});
 		} else if (hi == 3) { /* DW_CFA_restore */
-			if (lo < HS_DWARF_NREGS)
-				st->regs[lo] = initial ? initial->regs[lo] : (struct rule){0};
+			restore_rule(st, initial, lo);
 		} else {
 			switch (op) {
 			case 0x00: /* nop */
@@ -530,72 +543,42 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				newloc = rd_encoded(&r, c->fde_enc, s, true);
 				advance = true;
 				break;
-			case 0x02:
-				newloc = *loc + hs_cursor_u8(&r) * c->code_align;
-				advance = true;
-				break;
-			case 0x03:
-				newloc = *loc + hs_cursor_u16(&r) * c->code_align;
-				advance = true;
-				break;
-			case 0x04:
-				newloc = *loc + hs_cursor_u32(&r) * c->code_align;
-				advance = true;
-				break;
+			case 0x02: /* advance_loc1 */
+			case 0x03: /* advance_loc2 */
+			case 0x04: /* advance_loc4 */
 			case 0x1d: /* MIPS_advance_loc8 */
-				newloc = *loc + hs_cursor_u64(&r) * c->code_align;
+				newloc = *loc + hs_cursor_uint(&r, op == 0x1d ? 8 : 1u << (op - 0x02)) * c->code_align;
 				advance = true;
 				break;
 			case 0x05: /* offset_extended */
-				reg = hs_cursor_uleb128(&r);
-				{
-					int64_t o = uscaled(hs_cursor_uleb128(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
 			case 0x11: /* offset_extended_sf */
-				reg = hs_cursor_uleb128(&r);
-				{
-					int64_t o = scaled(hs_cursor_sleb128(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
 			case 0x2f: /* GNU_negative_offset_extended */
-				reg = hs_cursor_uleb128(&r);
-				{
-					int64_t o = nscaled(hs_cursor_uleb128(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
 			case 0x14: /* val_offset */
-			case 0x15: /* val_offset_sf */
+			case 0x15: { /* val_offset_sf */
+				int64_t o;
 				reg = hs_cursor_uleb128(&r);
-				{
-					int64_t o = op == 0x14 ? uscaled(hs_cursor_uleb128(&r), c->data_align) : scaled(hs_cursor_sleb128(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_VAL_OFFSET, 0, o, 0, 0};
-				}
+				if (op == 0x11 || op == 0x15)
+					o = scaled(hs_cursor_sleb128(&r), c->data_align);
+				else if (op == 0x2f)
+					o = nscaled(hs_cursor_uleb128(&r), c->data_align);
+				else
+					o = uscaled(hs_cursor_uleb128(&r), c->data_align);
+				set_rule(st, reg, (struct rule){op == 0x14 || op == 0x15 ? RULE_VAL_OFFSET : RULE_OFFSET, 0, o, 0, 0});
 				break;
+			}
 			case 0x06: /* restore_extended */
-				reg = hs_cursor_uleb128(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = initial ? initial->regs[reg] : (struct rule){0};
+				restore_rule(st, initial, hs_cursor_uleb128(&r));
 				break;
 			case 0x07: /* undefined */
 			case 0x08: /* same_value */
 				reg = hs_cursor_uleb128(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){op == 0x07 ? RULE_UNDEF : RULE_SAME, 0, 0, 0, 0};
+				set_rule(st, reg, (struct rule){op == 0x07 ? RULE_UNDEF : RULE_SAME, 0, 0, 0, 0});
 				break;
 			case 0x09: { /* register */
 				uint64_t other;
 				reg = hs_cursor_uleb128(&r);
 				other = hs_cursor_uleb128(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){RULE_REGISTER, (uint8_t)(other < 255 ? other : 255), 0, 0, 0};
+				set_rule(st, reg, (struct rule){RULE_REGISTER, (uint8_t)(other < 255 ? other : 255), 0, 0, 0});
 				break;
 			}
 			case 0x0a: /* remember_state */
@@ -614,14 +597,10 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				*st = stack.v[--stack.n];
 				break;
 			case 0x0c: /* def_cfa */
-				st->cfa_is_expr = false;
-				st->cfa_reg = hs_cursor_uleb128(&r);
-				st->cfa_off = (int64_t)hs_cursor_uleb128(&r);
-				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa_is_expr = false;
 				st->cfa_reg = hs_cursor_uleb128(&r);
-				st->cfa_off = scaled(hs_cursor_sleb128(&r), c->data_align);
+				st->cfa_off = op == 0x0c ? (int64_t)hs_cursor_uleb128(&r) : scaled(hs_cursor_sleb128(&r), c->data_align);
 				break;
 			case 0x0d: /* def_cfa_register */
 				st->cfa_reg = hs_cursor_uleb128(&r);
@@ -629,12 +608,8 @@ static void run_program(struct builder *b, const struct section *s, const struct
 					st->broken = true;
 				break;
 			case 0x0e: /* def_cfa_offset */
-				st->cfa_off = (int64_t)hs_cursor_uleb128(&r);
-				if (st->cfa_is_expr)
-					st->broken = true;
-				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = scaled(hs_cursor_sleb128(&r), c->data_align);
+				st->cfa_off = op == 0x0e ? (int64_t)hs_cursor_uleb128(&r) : scaled(hs_cursor_sleb128(&r), c->data_align);
 				if (st->cfa_is_expr)
 					st->broken = true;
 				break;
@@ -657,9 +632,7 @@ static void run_program(struct builder *b, const struct section *s, const struct
 				at = r.pos;
 				if (!hs_cursor_skip(&r, n))
 					break;
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){op == 0x10 ? RULE_EXPR : RULE_VAL_EXPR, 0, 0,
-								      (uint32_t)at, (uint32_t)n};
+				set_rule(st, reg, (struct rule){op == 0x10 ? RULE_EXPR : RULE_VAL_EXPR, 0, 0, (uint32_t)at, (uint32_t)n});
 				break;
 			}
 			case 0x2e: /* GNU_args_size: matters to exception landing pads, not to unwinding */
@@ -730,26 +703,19 @@ static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct sec
 	struct hs_cursor r;
 	uint64_t len, id, pc_begin, pc_range, loc;
 	size_t id_pos, next;
-	bool is64 = false;
+	bool is64;
 	const struct cie *c;
 	const struct state *initial;
 	struct state st;
 	struct hs_cfi_row row;
 
 	reader_init(&r, s->data, off, s->size);
-	len = hs_cursor_u32(&r);
-	if (hs_cursor_failed(&r) || len == 0)
+	/* a 32-bit length of 0 is the terminator */
+	if (!entry_start(&r, &len, &is64) || (len == 0 && !is64))
 		return 0;
-	if (len == 0xffffffff) {
-		len = hs_cursor_u64(&r);
-		is64 = true;
-	}
-	if (hs_cursor_failed(&r) || len > hs_cursor_remaining(&r))
-		return 0;
-	next = r.pos + (size_t)len;
-	id_pos = r.pos;
 	/* the CIE pointer is inside the entry too: a length too short for it ends the entry */
-	hs_cursor_limit(&r, next);
+	next = r.len;
+	id_pos = r.pos;
 	id = is64 ? hs_cursor_u64(&r) : hs_cursor_u32(&r);
 	if (hs_cursor_failed(&r))
 		goto bad;
@@ -902,6 +868,26 @@ static void walk_all(struct builder *b, struct cie_cache *cc, const struct secti
 	}
 }
 
+static void cie_cache_release(struct cie_cache *cc)
+{
+	hs_u64map_release(&cc->ix);
+	hs_vec_free(&cc->v);
+	hs_vec_free(&cc->initial);
+}
+
+/* Compiles the FDEs of .eh_frame: those that .eh_frame_hdr's table lists when hdr is given and
+ * usable, else every one from the start of the section. */
+static void walk_eh_frame(struct builder *b, const struct section *eh, const struct section *hdr)
+{
+	struct cie_cache cc = {{0}, {0}, {0}};
+
+	if (hdr && walk_hdr(b, &cc, hdr, eh))
+		b->stats->from_eh_frame_hdr = true;
+	else
+		walk_all(b, &cc, eh);
+	cie_cache_release(&cc);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct pending_row *x = a, *y = b;
@@ -960,8 +946,7 @@ static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_parse_err
 }
 
 /* The end of a build: the rows sorted into t (or the error), the builder's memory freed. */
-static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table *t, struct hs_cfi_table **ret,
-		    struct hs_parse_error *err)
+static int conclude(struct builder *b, struct hs_cfi_table *t, struct hs_cfi_table **ret, struct hs_parse_error *err)
 {
 	int rc = b->err;
 
@@ -974,9 +959,6 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 	b->regs.v = NULL;
 	hs_index_release(&b->regs_ix);
 	hs_vec_free(&b->rows);
-	hs_u64map_release(&cc->ix);
-	hs_vec_free(&cc->v);
-	hs_vec_free(&cc->initial);
 	if (rc) {
 		hs_cfi_table_free(t);
 		return rc;
@@ -989,7 +971,6 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 {
 	struct hs_cfi_table *t;
 	struct builder b;
-	struct cie_cache cc = {{0}, {0}, {0}};
 	struct section eh = {0}, hdr = {0};
 	size_t shstrndx = 0;
 	GElf_Ehdr ehdr;
@@ -1034,12 +1015,8 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		ptr = rd_encoded(&r, ptr_enc, &hs, true);
 		have_eh = !hs_cursor_failed(&r) && vaddr_bytes(elf, ptr, &eh);
 	}
-	if (have_eh) {
-		if (!(have_hdr && walk_hdr(&b, &cc, &hdr, &eh)))
-			walk_all(&b, &cc, &eh);
-		else
-			t->stats.from_eh_frame_hdr = true;
-	}
+	if (have_eh)
+		walk_eh_frame(&b, &eh, have_hdr ? &hdr : NULL);
 	/* .debug_frame too: code built without unwind tables (-fno-asynchronous-unwind-tables -g)
 	 * has its CFI there, beside the .eh_frame of the C runtime's start-up code */
 	{
@@ -1059,11 +1036,9 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 			walk_all(&b, &dcc, &df);
 			t->stats.from_debug_frame = true;
 		}
-		hs_u64map_release(&dcc.ix);
-		hs_vec_free(&dcc.v);
-		hs_vec_free(&dcc.initial);
+		cie_cache_release(&dcc);
 	}
-	return conclude(&b, &cc, t, ret, err);
+	return conclude(&b, t, ret, err);
 }
 
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
@@ -1072,18 +1047,13 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 {
 	struct hs_cfi_table *t = hs_xcalloc(1, sizeof(*t));
 	struct builder b;
-	struct cie_cache cc = {{0}, {0}, {0}};
 	struct section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
 	struct section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
 
 	builder_init(&b, &t->stats);
-	if (eh_frame_size) {
-		if (hdr_size && walk_hdr(&b, &cc, &hs, &eh))
-			t->stats.from_eh_frame_hdr = true;
-		else
-			walk_all(&b, &cc, &eh);
-	}
-	return conclude(&b, &cc, t, ret, err);
+	if (eh_frame_size)
+		walk_eh_frame(&b, &eh, hdr_size ? &hs : NULL);
+	return conclude(&b, t, ret, err);
 }
 
 void hs_cfi_table_free(struct hs_cfi_table *t)
@@ -1097,20 +1067,14 @@ void hs_cfi_table_free(struct hs_cfi_table *t)
 
 const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->n;
 	uint64_t off;
+	size_t n;
 
 	if (!t->n || vaddr < t->base || vaddr - t->base > UINT32_MAX)
 		return NULL;
 	off = vaddr - t->base;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].pc <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
+	n = hs_upper_bound(t->rows, t->n, pc, off);
+	return n ? &t->rows[n - 1] : NULL;
 }
 
 size_t hs_cfi_table_bytes(const struct hs_cfi_table *t)

@@ -22,6 +22,7 @@
 #include "util/infile.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "util/util.h"
 
 static void test_cursor_ints(void **state)
 {
@@ -214,6 +215,24 @@ static void test_cursor_leb128(void **state)
 		assert_int_equal(hs_cursor_sleb128(&c), 0);
 		assert_int_equal(c.pos, 0);
 	}
+}
+
+/* The entry covering a key: the last one starting at or before it. */
+static void test_upper_bound(void **state)
+{
+	static const struct {
+		uint32_t start;
+	} v[] = {{10}, {20}, {20}, {30}};
+
+	(void)state;
+	assert_int_equal(hs_upper_bound(v, 0, start, 100), 0);
+	assert_int_equal(hs_upper_bound(v, 4, start, 9), 0);
+	assert_int_equal(hs_upper_bound(v, 4, start, 10), 1);
+	assert_int_equal(hs_upper_bound(v, 4, start, 19), 1);
+	assert_int_equal(hs_upper_bound(v, 4, start, 20), 3); /* past every equal key */
+	assert_int_equal(hs_upper_bound(v, 4, start, 29), 3);
+	assert_int_equal(hs_upper_bound(v, 4, start, 30), 4);
+	assert_int_equal(hs_upper_bound(v, 4, start, UINT64_MAX), 4);
 }
 
 static void test_u64map(void **state)
@@ -560,7 +579,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cursor_ints), cmocka_unit_test(test_cursor_bounds),
-		cmocka_unit_test(test_cursor_leb128),
+		cmocka_unit_test(test_cursor_leb128), cmocka_unit_test(test_upper_bound),
 		cmocka_unit_test(test_u64map),     cmocka_unit_test(test_index),
 		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_outfile_atomic),
 		cmocka_unit_test(test_outfile_errors), cmocka_unit_test(test_outfile_links),
