@@ -1,6 +1,9 @@
 /* What every bounded reader in format/ shares: its errors are a struct hs_error (util/error.h)
  * with the byte offset at which the fault was found, for the CLI to print as
- * "FILE: offset 0x1a30: MESSAGE"; and the bound on what compressed input may expand to. */
+ * "FILE: offset 0x1a30: MESSAGE"; and the bound on what compressed input may expand to. The
+ * readers' codes mean the same everywhere: -EBADMSG malformed, -ENODATA cut short, -EOVERFLOW
+ * over a cap, -EOPNOTSUPP a version (or variant, such as the other byte order) that the reader
+ * does not read. */
 #ifndef HS_FORMAT_H
 #define HS_FORMAT_H
 

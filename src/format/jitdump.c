@@ -7,32 +7,21 @@
 #include <errno.h>
 #include <string.h>
 
+#include "util/cursor.h"
+
 /* Largest header a writer may declare: anything beyond the known fields is skipped. */
 #define HEADER_MAX (1u << 20)
 
-static uint32_t rd32(const uint8_t *p, bool swap)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t rd64(const uint8_t *p, bool swap)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return swap ? __builtin_bswap64(v) : v;
-}
-
 int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_header *ret, struct hs_error *err)
 {
-	const uint8_t *p = buf;
 	struct hs_jitdump_header h = {0};
+	struct hs_cursor c;
 	uint32_t magic;
 
 	if (len < 16)
 		return -ENODATA;
-	memcpy(&magic, p, 4);
+	hs_cursor_init(&c, buf, len);
+	magic = hs_cursor_u32(&c);
 	if (magic == HS_JITDUMP_MAGIC) {
 		h.swap = false;
 	} else if (magic == __builtin_bswap32(HS_JITDUMP_MAGIC)) {
@@ -41,9 +30,10 @@ int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_heade
 		hs_error_at(err, 0, "not a jitdump file (magic 0x%08x)", magic);
 		return -EBADMSG;
 	}
-	h.version = rd32(p + 4, h.swap);
-	h.size = rd32(p + 8, h.swap);
-	h.elf_mach = rd32(p + 12, h.swap);
+	c.swap = h.swap;
+	h.version = hs_cursor_u32(&c);
+	h.size = hs_cursor_u32(&c);
+	h.elf_mach = hs_cursor_u32(&c);
 	if (h.version == 0) {
 		hs_error_at(err, 4, "jitdump version 0");
 		return -EOPNOTSUPP;
@@ -56,36 +46,31 @@ int hs_jitdump_header_parse(const void *buf, size_t len, struct hs_jitdump_heade
 	}
 	if (len < HS_MIN((size_t)h.size, (size_t)HS_JITDUMP_HEADER_MIN))
 		return -ENODATA;
+	hs_cursor_skip(&c, 4); /* pad1 */
 	if (h.size >= 24)
-		h.pid = rd32(p + 20, h.swap);
+		h.pid = hs_cursor_u32(&c);
 	if (h.size >= 32)
-		h.timestamp = rd64(p + 24, h.swap);
+		h.timestamp = hs_cursor_u64(&c);
 	if (h.size >= 40)
-		h.flags = rd64(p + 32, h.swap);
+		h.flags = hs_cursor_u64(&c);
 	*ret = h;
 	return 0;
-}
-
-/* The length of the NUL-terminated string at p within n bytes, or n when there is no NUL. */
-static size_t bounded_len(const uint8_t *p, size_t n)
-{
-	const uint8_t *z = memchr(p, 0, n);
-	return z ? (size_t)(z - p) : n;
 }
 
 int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump_header *h, uint64_t offset,
 			    struct hs_jitdump_record *ret, struct hs_error *err)
 {
-	const uint8_t *p = buf;
-	bool sw = h->swap;
 	struct hs_jitdump_record r;
+	struct hs_cursor c;
 
 	if (len < HS_JITDUMP_RECORD_HEADER)
 		return -ENODATA;
+	hs_cursor_init(&c, buf, len);
+	c.swap = h->swap;
 	memset(&r, 0, sizeof(r));
-	r.id = rd32(p, sw);
-	r.size = rd32(p + 4, sw);
-	r.timestamp = rd64(p + 8, sw);
+	r.id = hs_cursor_u32(&c);
+	r.size = hs_cursor_u32(&c);
+	r.timestamp = hs_cursor_u64(&c);
 	if (r.size < HS_JITDUMP_RECORD_HEADER) {
 		/* nothing after it can be found: the caller must see the size to know so */
 		hs_error_at(err, offset + 4, "jitdump record size %u smaller than its header", r.size);
@@ -100,19 +85,19 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		*ret = r; /* how much more is needed */
 		return -ENODATA;
 	}
-	p += HS_JITDUMP_RECORD_HEADER;
+	hs_cursor_limit(&c, r.size);
 	len = r.size - HS_JITDUMP_RECORD_HEADER; /* the payload */
 	switch (r.id) {
 	case HS_JIT_CODE_LOAD: {
 		size_t name_room, n;
 		if (len < 40)
 			goto short_record;
-		r.load.pid = rd32(p, sw);
-		r.load.tid = rd32(p + 4, sw);
-		r.load.vma = rd64(p + 8, sw);
-		r.load.code_addr = rd64(p + 16, sw);
-		r.load.code_size = rd64(p + 24, sw);
-		r.load.code_index = rd64(p + 32, sw);
+		r.load.pid = hs_cursor_u32(&c);
+		r.load.tid = hs_cursor_u32(&c);
+		r.load.vma = hs_cursor_u64(&c);
+		r.load.code_addr = hs_cursor_u64(&c);
+		r.load.code_size = hs_cursor_u64(&c);
+		r.load.code_index = hs_cursor_u64(&c);
 		if (r.load.code_size > len - 40) {
 			hs_error_at(err, offset + 40, "jitdump code load: code size %llu larger than the record",
 					   (unsigned long long)r.load.code_size);
@@ -120,32 +105,32 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 		}
 		/* the name lies between the fixed fields and the code */
 		name_room = len - 40 - (size_t)r.load.code_size;
-		n = bounded_len(p + 40, name_room);
-		if (n == name_room) {
+		hs_cursor_limit(&c, c.pos + name_room);
+		r.load.name = hs_cursor_string(&c, &n);
+		if (!r.load.name) {
 			hs_error_at(err, offset + 56, "jitdump code load: name without its terminating NUL");
 			goto bad;
 		}
-		r.load.name = (const char *)p + 40;
 		r.load.name_len = HS_MIN(n, (size_t)HS_JITDUMP_MAX_NAME);
 		break;
 	}
 	case HS_JIT_CODE_MOVE:
 		if (len < 48)
 			goto short_record;
-		r.move.pid = rd32(p, sw);
-		r.move.tid = rd32(p + 4, sw);
-		r.move.vma = rd64(p + 8, sw);
-		r.move.old_code_addr = rd64(p + 16, sw);
-		r.move.new_code_addr = rd64(p + 24, sw);
-		r.move.code_size = rd64(p + 32, sw);
-		r.move.code_index = rd64(p + 40, sw);
+		r.move.pid = hs_cursor_u32(&c);
+		r.move.tid = hs_cursor_u32(&c);
+		r.move.vma = hs_cursor_u64(&c);
+		r.move.old_code_addr = hs_cursor_u64(&c);
+		r.move.new_code_addr = hs_cursor_u64(&c);
+		r.move.code_size = hs_cursor_u64(&c);
+		r.move.code_index = hs_cursor_u64(&c);
 		break;
 	case HS_JIT_CODE_DEBUG_INFO: {
 		uint64_t nr;
 		if (len < 16)
 			goto short_record;
-		r.debug.code_addr = rd64(p, sw);
-		nr = rd64(p + 8, sw);
+		r.debug.code_addr = hs_cursor_u64(&c);
+		nr = hs_cursor_u64(&c);
 		/* each entry takes at least 17 bytes: more cannot be in the record */
 		if (nr > (len - 16) / 17) {
 			hs_error_at(err, offset + 24, "jitdump debug info: %llu entries cannot fit in %zu bytes",
@@ -153,17 +138,17 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 			goto bad;
 		}
 		r.debug.nr_entry = (uint32_t)HS_MIN(nr, (uint64_t)HS_JITDUMP_MAX_DEBUG_ENTRIES);
-		r.debug.entries = p + 16;
 		r.debug.entries_size = len - 16;
-		r.debug.swap = sw;
+		r.debug.entries = hs_cursor_bytes(&c, r.debug.entries_size);
+		r.debug.swap = h->swap;
 		break;
 	}
 	case HS_JIT_CODE_UNWINDING_INFO:
 		if (len < 24)
 			goto short_record;
-		r.unwind.unwinding_size = rd64(p, sw);
-		r.unwind.eh_frame_hdr_size = rd64(p + 8, sw);
-		r.unwind.mapped_size = rd64(p + 16, sw);
+		r.unwind.unwinding_size = hs_cursor_u64(&c);
+		r.unwind.eh_frame_hdr_size = hs_cursor_u64(&c);
+		r.unwind.mapped_size = hs_cursor_u64(&c);
 		if (r.unwind.unwinding_size > len - 24 || r.unwind.eh_frame_hdr_size > r.unwind.unwinding_size) {
 			hs_error_at(err, offset + 16, "jitdump unwinding info: sizes %llu/%llu do not fit the record",
 					   (unsigned long long)r.unwind.unwinding_size,
@@ -175,7 +160,7 @@ int hs_jitdump_record_parse(const void *buf, size_t len, const struct hs_jitdump
 					   (unsigned long long)r.unwind.unwinding_size);
 			goto bad;
 		}
-		r.unwind.data = p + 24;
+		r.unwind.data = hs_cursor_bytes(&c, r.unwind.unwinding_size);
 		break;
 	case HS_JIT_CODE_CLOSE:
 	default:
@@ -194,20 +179,25 @@ bad:
 bool hs_jitdump_debug_next(const struct hs_jitdump_record *r, struct hs_jitdump_debug_iter *it,
 			   struct hs_jitdump_debug_entry *ret)
 {
-	const uint8_t *p = r->debug.entries;
-	size_t n = r->debug.entries_size, o = it->off, len;
+	struct hs_jitdump_debug_entry e;
+	struct hs_cursor c;
 
-	if (r->id != HS_JIT_CODE_DEBUG_INFO || it->n >= r->debug.nr_entry || o >= n || n - o < 17)
+	if (r->id != HS_JIT_CODE_DEBUG_INFO || it->n >= r->debug.nr_entry)
 		return false;
-	len = bounded_len(p + o + 16, n - o - 16);
-	if (len == n - o - 16)
+	hs_cursor_init(&c, r->debug.entries, r->debug.entries_size);
+	c.swap = r->debug.swap;
+	/* an address, a line, a discriminator, then a file name of at least its NUL */
+	if (!hs_cursor_seek(&c, it->off) || hs_cursor_remaining(&c) < 17)
 		return false;
-	ret->addr = rd64(p + o, r->debug.swap);
-	ret->line = rd32(p + o + 8, r->debug.swap);
-	ret->discrim = rd32(p + o + 12, r->debug.swap);
-	ret->file = (const char *)p + o + 16;
-	ret->file_len = HS_MIN(len, (size_t)HS_JITDUMP_MAX_NAME);
-	it->off = o + 16 + len + 1;
+	e.addr = hs_cursor_u64(&c);
+	e.line = hs_cursor_u32(&c);
+	e.discrim = hs_cursor_u32(&c);
+	e.file = hs_cursor_string(&c, &e.file_len);
+	if (!e.file)
+		return false;
+	e.file_len = HS_MIN(e.file_len, (size_t)HS_JITDUMP_MAX_NAME);
+	*ret = e;
+	it->off = c.pos;
 	it->n++;
 	return true;
 }

@@ -8,32 +8,22 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "util/cursor.h"
+
 #define MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" read as a native u64 */
 #define MAGIC2_SW 0x50455246494c4532ULL /* the same written on a machine of the other endianness */
 #define FILE_HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 bool hs_perf_data_sniff(const void *buf, size_t len)
 {
+	struct hs_cursor c;
 	uint64_t m;
 
-	if (len < 8)
+	hs_cursor_init(&c, buf, len);
+	m = hs_cursor_u64(&c);
+	if (hs_cursor_failed(&c))
 		return false;
-	m = get64(buf);
 	return m == MAGIC2 || m == MAGIC2_SW || !memcmp(buf, "PERFFILE", 8);
 }
 
@@ -67,7 +57,8 @@ static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t
 	return 0;
 }
 
-static int add_ids(struct hs_perf_data *d, const uint8_t *p, uint64_t n, size_t attr, uint64_t off,
+/* Takes in the n ids at the cursor (which holds them) as those of attribute attr. */
+static int add_ids(struct hs_perf_data *d, struct hs_cursor *c, uint64_t n, size_t attr, uint64_t off,
 		   struct hs_error *err)
 {
 	if (n > HS_PERF_DATA_MAX_IDS || d->ids.n + n > HS_PERF_DATA_MAX_IDS) {
@@ -75,7 +66,7 @@ static int add_ids(struct hs_perf_data *d, const uint8_t *p, uint64_t n, size_t 
 		return -EOVERFLOW;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t id = get64(p + 8 * i);
+		uint64_t id = hs_cursor_u64(c);
 		if (id != UINT64_MAX)
 			hs_u64map_put(&d->ids, id, attr);
 	}
@@ -84,112 +75,113 @@ static int add_ids(struct hs_perf_data *d, const uint8_t *p, uint64_t n, size_t 
 
 /* ---- features ---- */
 
-/* A perf_header_string: u32 length, then that many bytes holding a NUL-terminated string. */
-static char *feat_string(const uint8_t *p, size_t n, size_t *used)
+/* A perf_header_string: u32 length, then that many bytes holding a string, NUL-terminated
+ * within them or not; NULL when it runs past the cursor's end. */
+static char *feat_string(struct hs_cursor *c)
 {
-	uint32_t len;
+	uint32_t len = hs_cursor_u32(c);
+	const char *s = hs_cursor_bytes(c, len);
 
-	if (n < 4)
+	if (!s)
 		return NULL;
-	len = get32(p);
-	if (len > n - 4)
-		return NULL;
-	*used = 4 + len;
-	return hs_xstrndup((const char *)p + 4, strnlen((const char *)p + 4, len));
+	return hs_xstrndup(s, strnlen(s, len));
 }
 
 static void add_build_id(struct hs_perf_data *d, const uint8_t *p, size_t n)
 {
 	/* struct build_id_event: header, pid, build_id[24], filename; perf 5.x+ marks the size of
 	 * the id in the header's misc (PERF_RECORD_MISC_BUILD_ID_SIZE) and in byte 20 */
-	struct perf_event_header h;
 	struct hs_perf_build_id b;
+	struct hs_cursor c;
+	const uint8_t *id;
+	const char *name;
+	uint16_t misc;
 
 	if (n < 8 + 4 + 24 + 1 || d->build_ids.n >= HS_PERF_DATA_MAX_BUILD_IDS)
 		return;
-	memcpy(&h, p, sizeof(h));
+	hs_cursor_init(&c, p, n);
+	hs_cursor_skip(&c, 4); /* type */
+	misc = hs_cursor_u16(&c);
+	hs_cursor_skip(&c, 2); /* size */
 	memset(&b, 0, sizeof(b));
-	b.pid = (int32_t)get32(p + 8);
-	memcpy(b.build_id, p + 12, 20);
-	b.size = (h.misc & (1 << 15)) && p[12 + 20] && p[12 + 20] <= 20 ? p[12 + 20] : 20;
-	b.kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	b.filename = hs_xstrndup((const char *)p + 36, strnlen((const char *)p + 36, n - 36));
+	b.pid = (int32_t)hs_cursor_u32(&c);
+	id = hs_cursor_bytes(&c, 24);
+	memcpy(b.build_id, id, 20);
+	b.size = (misc & (1 << 15)) && id[20] && id[20] <= 20 ? id[20] : 20;
+	b.kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	name = hs_cursor_bytes(&c, hs_cursor_remaining(&c));
+	b.filename = hs_xstrndup(name, strnlen(name, n - 36));
 	hs_vec_push(&d->build_ids, b);
 }
 
-static void feat_build_ids(struct hs_perf_data *d, const uint8_t *p, size_t n)
+static void feat_build_ids(struct hs_perf_data *d, struct hs_cursor *c)
 {
-	size_t off = 0;
-
-	while (n - off >= 8) {
+	while (hs_cursor_remaining(c) >= 8) {
+		struct hs_cursor h = *c;
 		uint16_t sz;
-		memcpy(&sz, p + off + 6, 2);
-		if (sz < 8 || sz > n - off)
+
+		hs_cursor_skip(&h, 6); /* to the header's size */
+		sz = hs_cursor_u16(&h);
+		if (sz < 8 || sz > hs_cursor_remaining(c))
 			break;
-		add_build_id(d, p + off, sz);
-		off += sz;
+		add_build_id(d, hs_cursor_bytes(c, sz), sz);
 	}
 }
 
-static void feat_event_desc(struct hs_perf_data *d, const uint8_t *p, size_t n)
+static void feat_event_desc(struct hs_perf_data *d, struct hs_cursor *c)
 {
 	uint32_t nr, asz;
-	size_t off = 8;
 
-	if (n < 8)
+	if (hs_cursor_remaining(c) < 8)
 		return;
-	nr = get32(p);
-	asz = get32(p + 4);
-	for (uint32_t e = 0; e < nr && off < n; e++) {
+	nr = hs_cursor_u32(c);
+	asz = hs_cursor_u32(c);
+	for (uint32_t e = 0; e < nr && hs_cursor_remaining(c); e++) {
 		struct perf_event_attr attr;
+		struct hs_cursor ids;
 		uint32_t nr_ids;
-		size_t used;
 		char *name;
 		uint64_t ix;
 
-		if (asz < PERF_ATTR_SIZE_VER0 || asz > n - off || n - off - asz < 4)
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > hs_cursor_remaining(c) || hs_cursor_remaining(c) - asz < 4)
 			return;
 		memset(&attr, 0, sizeof(attr));
-		memcpy(&attr, p + off, HS_MIN(asz, sizeof(attr)));
-		off += asz;
-		nr_ids = get32(p + off);
-		off += 4;
-		name = feat_string(p + off, n - off, &used);
+		memcpy(&attr, hs_cursor_bytes(c, asz), HS_MIN(asz, sizeof(attr)));
+		nr_ids = hs_cursor_u32(c);
+		name = feat_string(c);
 		if (!name)
 			return;
-		off += used;
-		if (nr_ids > (n - off) / 8) {
+		if (nr_ids > hs_cursor_remaining(c) / 8) {
 			free(name);
 			return;
 		}
+		ids = *c;
+		hs_cursor_skip(c, 8 * (uint64_t)nr_ids);
 		/* the event is the attribute its ids belong to */
-		if (nr_ids && hs_u64map_get(&d->ids, get64(p + off), &ix) && !d->attrs.v[ix].name) {
+		if (nr_ids && hs_u64map_get(&d->ids, hs_cursor_u64(&ids), &ix) && !d->attrs.v[ix].name) {
 			d->attrs.v[ix].name = name;
 		} else if (!nr_ids && e < d->attrs.n && !d->attrs.v[e].name) {
 			d->attrs.v[e].name = name;
 		} else {
 			free(name);
 		}
-		off += 8 * (size_t)nr_ids;
 	}
 }
 
-static void feat_cmdline(struct hs_perf_data *d, const uint8_t *p, size_t n)
+static void feat_cmdline(struct hs_perf_data *d, struct hs_cursor *c)
 {
 	uint32_t nr;
-	size_t off = 4;
 	char *out = NULL;
 	size_t outlen = 0;
 
-	if (n < 4)
+	if (hs_cursor_remaining(c) < 4)
 		return;
-	nr = get32(p);
+	nr = hs_cursor_u32(c);
 	for (uint32_t i = 0; i < nr && i < 4096; i++) {
-		size_t used, l;
-		char *s = feat_string(p + off, n - off, &used);
+		size_t l;
+		char *s = feat_string(c);
 		if (!s)
 			break;
-		off += used;
 		l = strlen(s);
 		out = hs_xrealloc(out, outlen + l + 2);
 		if (outlen)
@@ -202,14 +194,16 @@ static void feat_cmdline(struct hs_perf_data *d, const uint8_t *p, size_t n)
 	d->cmdline = out;
 }
 
+/* Takes in the n bytes at p of a feature section. */
 static void parse_feature(struct hs_perf_data *d, int feat, const uint8_t *p, size_t n)
 {
-	size_t used;
+	struct hs_cursor c;
 	char **str = NULL;
 
+	hs_cursor_init(&c, p, n);
 	switch (feat) {
 	case HS_FEAT_BUILD_ID:
-		feat_build_ids(d, p, n);
+		feat_build_ids(d, &c);
 		return;
 	case HS_FEAT_HOSTNAME:
 		str = &d->hostname;
@@ -225,20 +219,20 @@ static void parse_feature(struct hs_perf_data *d, int feat, const uint8_t *p, si
 		break;
 	case HS_FEAT_NRCPUS:
 		if (n >= 8) {
-			d->nr_cpus_online = get32(p);
-			d->nr_cpus_avail = get32(p + 4);
+			d->nr_cpus_online = hs_cursor_u32(&c);
+			d->nr_cpus_avail = hs_cursor_u32(&c);
 		}
 		return;
 	case HS_FEAT_CMDLINE:
-		feat_cmdline(d, p, n);
+		feat_cmdline(d, &c);
 		return;
 	case HS_FEAT_EVENT_DESC:
-		feat_event_desc(d, p, n);
+		feat_event_desc(d, &c);
 		return;
 	case HS_FEAT_SAMPLE_TIME:
 		if (n >= 16) {
-			d->first_sample_time = get64(p);
-			d->last_sample_time = get64(p + 8);
+			d->first_sample_time = hs_cursor_u64(&c);
+			d->last_sample_time = hs_cursor_u64(&c);
 		}
 		return;
 	default:
@@ -246,7 +240,7 @@ static void parse_feature(struct hs_perf_data *d, int feat, const uint8_t *p, si
 	}
 	if (str) {
 		free(*str);
-		*str = feat_string(p, n, &used);
+		*str = feat_string(&c);
 	}
 }
 
@@ -278,10 +272,12 @@ static void name_events(struct hs_perf_data *d)
 int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_error *err)
 {
 	const uint8_t *b = buf;
-	uint64_t magic, hsize, attr_size, a_off, a_size, d_off, d_size, feat_off;
+	uint64_t magic, hsize, attr_size, a_off, a_size, d_off, d_size, feat_off, features[4];
+	struct hs_cursor c;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	hs_cursor_init(&c, buf, len);
 	d->buf = b;
 	d->len = len;
 	if (len < PIPE_HEADER_SIZE) {
@@ -289,20 +285,20 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		hs_error_at(err, 0, "file too short for its header (%zu bytes, need 104)", len);
 		return len >= 8 && hs_perf_data_sniff(buf, len) ? -ENODATA : -EBADMSG;
 	}
-	magic = get64(b);
+	magic = hs_cursor_u64(&c);
 	if (magic == MAGIC2_SW) {
 		hs_error_at(err, 0, "perf.data written on a machine of the other byte order is not supported");
-		return -EPROTONOSUPPORT;
+		return -EOPNOTSUPP;
 	}
 	if (!memcmp(b, "PERFFILE", 8)) {
 		hs_error_at(err, 0, "version 1 perf.data (PERFFILE) is not supported");
-		return -EPROTONOSUPPORT;
+		return -EOPNOTSUPP;
 	}
 	if (magic != MAGIC2) {
 		hs_error_at(err, 0, "not a perf.data file");
 		return -EBADMSG;
 	}
-	hsize = get64(b + 8);
+	hsize = hs_cursor_u64(&c);
 	if (hsize == PIPE_HEADER_SIZE) {
 		d->pipe = true;
 		d->data_off = d->pos = PIPE_HEADER_SIZE;
@@ -318,11 +314,14 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		hs_error_at(err, 0, "file too short for its header (%zu bytes, need %d)", len, FILE_HEADER_SIZE);
 		return -ENODATA;
 	}
-	attr_size = get64(b + 16);
-	a_off = get64(b + 24);
-	a_size = get64(b + 32);
-	d_off = get64(b + 40);
-	d_size = get64(b + 48);
+	attr_size = hs_cursor_u64(&c);
+	a_off = hs_cursor_u64(&c);
+	a_size = hs_cursor_u64(&c);
+	d_off = hs_cursor_u64(&c);
+	d_size = hs_cursor_u64(&c);
+	hs_cursor_skip(&c, 16); /* event_types */
+	for (int i = 0; i < 4; i++)
+		features[i] = hs_cursor_u64(&c); /* adds_features: a bit per feature section */
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
 		hs_error_at(err, 16, "attribute size %llu", (unsigned long long)attr_size);
 		return -EBADMSG;
@@ -337,14 +336,22 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 		return d_off > len ? -ENODATA : -EBADMSG;
 	}
 	for (uint64_t off = a_off; off + attr_size <= a_off + a_size; off += attr_size) {
-		uint64_t ids_off = get64(b + off + attr_size - 16), ids_size = get64(b + off + attr_size - 8);
-		if ((rc = add_attr(d, b + off, (size_t)(attr_size - 16), off, err)))
+		/* struct perf_file_attr: the attribute, then where its ids are */
+		const uint8_t *attr;
+		uint64_t ids_off, ids_size;
+
+		hs_cursor_seek(&c, off);
+		attr = hs_cursor_bytes(&c, attr_size - 16);
+		ids_off = hs_cursor_u64(&c);
+		ids_size = hs_cursor_u64(&c);
+		if ((rc = add_attr(d, attr, (size_t)(attr_size - 16), off, err)))
 			return rc;
 		if (ids_off > len || ids_size > len - ids_off || ids_size % 8) {
 			hs_error_at(err, off + attr_size - 16, "event ids beyond the end of the file");
 			return -ENODATA;
 		}
-		if ((rc = add_ids(d, b + ids_off, ids_size / 8, d->attrs.n - 1, off, err)))
+		hs_cursor_seek(&c, ids_off);
+		if ((rc = add_ids(d, &c, ids_size / 8, d->attrs.n - 1, off, err)))
 			return rc;
 	}
 	if (!d->attrs.n) {
@@ -365,17 +372,15 @@ int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struc
 	/* features follow the data: one section descriptor per bit set, in bit order */
 	feat_off = d_off + d_size;
 	if (d_size && feat_off < len) {
-		int nsect = 0;
+		hs_cursor_seek(&c, feat_off);
 		for (int bit = 1; bit < 256; bit++) {
-			uint64_t word = get64(b + 72 + 8 * (bit / 64)); /* adds_features, after event_types */
 			uint64_t so, ss;
-			if (!(word >> (bit % 64) & 1))
+			if (!(features[bit / 64] >> (bit % 64) & 1))
 				continue;
-			if (feat_off + 16 * (uint64_t)(nsect + 1) > len)
+			if (hs_cursor_remaining(&c) < 16)
 				break;
-			so = get64(b + feat_off + 16 * (uint64_t)nsect);
-			ss = get64(b + feat_off + 16 * (uint64_t)nsect + 8);
-			nsect++;
+			so = hs_cursor_u64(&c);
+			ss = hs_cursor_u64(&c);
 			if (so <= len && ss <= len - so)
 				parse_feature(d, bit, b + so, (size_t)ss);
 		}
@@ -422,6 +427,7 @@ const struct hs_perf_layout *hs_perf_data_layout(const struct hs_perf_data *d, i
 static int attr_of(const struct hs_perf_data *d, const struct perf_event_header *h)
 {
 	const struct hs_perf_layout *l;
+	struct hs_cursor c;
 	uint64_t id, ix;
 	int pos;
 
@@ -432,13 +438,16 @@ static int attr_of(const struct hs_perf_data *d, const struct perf_event_header 
 		pos = hs_perf_id_pos_sample(l);
 		if (pos < 0 || sizeof(*h) + 8 * (size_t)(pos + 1) > h->size)
 			return 0;
-		id = get64((const uint8_t *)h + sizeof(*h) + 8 * pos);
+		hs_cursor_init(&c, h, h->size);
+		hs_cursor_seek(&c, sizeof(*h) + 8 * (size_t)pos);
 	} else {
 		pos = hs_perf_id_pos_trailer(l);
 		if (pos < 0 || sizeof(*h) + 8 * (size_t)pos > h->size)
 			return 0;
-		id = get64((const uint8_t *)h + h->size - 8 * pos);
+		hs_cursor_init(&c, h, h->size);
+		hs_cursor_seek(&c, h->size - 8 * (size_t)pos);
 	}
+	id = hs_cursor_u64(&c);
 	return hs_u64map_get(&d->ids, id, &ix) ? (int)ix : 0;
 }
 
@@ -507,34 +516,42 @@ static int decompress_start(struct hs_perf_data *d, const uint8_t *src, size_t n
 /* Takes in what perf writes for itself; returns true when the record is fully consumed here. */
 static int absorb(struct hs_perf_data *d, const struct perf_event_header *h, uint64_t off, struct hs_error *err)
 {
-	const uint8_t *p = (const uint8_t *)h;
+	struct hs_cursor c;
 	int rc;
 
+	hs_cursor_init(&c, h, h->size);
+	hs_cursor_skip(&c, sizeof(*h));
 	switch (h->type) {
 	case HS_PERF_RECORD_HEADER_ATTR: {
+		/* the attribute, then its ids to the end of the record */
+		struct hs_cursor a = c;
+		const uint8_t *attr;
 		uint32_t asz;
 		if (h->size < 8 + PERF_ATTR_SIZE_VER0)
 			return 0;
-		asz = get32(p + 8 + 4); /* attr.size */
+		hs_cursor_skip(&a, 4); /* attr.type */
+		asz = hs_cursor_u32(&a); /* attr.size */
 		if (asz < PERF_ATTR_SIZE_VER0 || asz > h->size - 8u)
 			asz = h->size - 8u > sizeof(struct perf_event_attr) ? sizeof(struct perf_event_attr) : h->size - 8u;
-		if ((rc = add_attr(d, p + 8, asz, off, err)))
+		attr = hs_cursor_bytes(&c, asz);
+		if ((rc = add_attr(d, attr, asz, off, err)))
 			return rc;
 		name_events(d);
-		return add_ids(d, p + 8 + asz, (h->size - 8u - asz) / 8, d->attrs.n - 1, off, err);
+		return add_ids(d, &c, (h->size - 8u - asz) / 8, d->attrs.n - 1, off, err);
 	}
 	case HS_PERF_RECORD_HEADER_FEATURE:
 		if (h->size >= 16) {
-			uint64_t feat = get64(p + 8);
+			uint64_t feat = hs_cursor_u64(&c);
+			size_t n = hs_cursor_remaining(&c);
 			if (feat < 256) {
-				parse_feature(d, (int)feat, p + 16, h->size - 16u);
+				parse_feature(d, (int)feat, hs_cursor_bytes(&c, n), n);
 				if (feat == HS_FEAT_EVENT_DESC)
 					name_events(d);
 			}
 		}
 		return 0;
 	case HS_PERF_RECORD_HEADER_BUILD_ID:
-		add_build_id(d, p, h->size);
+		add_build_id(d, (const uint8_t *)h, h->size);
 		return 0;
 	}
 	return 0;

@@ -121,7 +121,7 @@ struct hs_perf_data {
 
 /* Reads the header, attributes and features of the perf.data in buf (which must stay valid
  * while d is used). Returns 0; -EBADMSG (not perf.data or malformed; err names the offset),
- * -EPROTONOSUPPORT (an old PERFFILE version, or a byte-swapped file from a machine of the other
+ * -EOPNOTSUPP (an old PERFFILE version, or a byte-swapped file from a machine of the other
  * endianness), -EOVERFLOW (over a cap). */
 int hs_perf_data_open(struct hs_perf_data *d, const void *buf, size_t len, struct hs_error *err);
 void hs_perf_data_close(struct hs_perf_data *d);

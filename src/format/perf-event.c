@@ -6,54 +6,53 @@
 #include <errno.h>
 #include <string.h>
 
-struct cursor {
-	const unsigned char *p;
-	size_t off, size;
-	uint64_t base;
+#include "util/cursor.h"
+
+/* A record being read: the cursor over it (origin: its offset in the file) and where the first
+ * error goes. Each field read names itself, so that the error says which one the record ended
+ * before. */
+struct reader {
+	struct hs_cursor c;
 	struct hs_error *err;
-	bool bad;
 };
 
-static bool need(struct cursor *c, size_t n, const char *what)
+static void ended(struct reader *r, const char *what)
 {
-	if (c->bad)
-		return false;
-	if (n > c->size - c->off) {
-		hs_error_at(c->err, c->base + c->off, "%s runs past the end of a %zu-byte record", what,
-				   c->size);
-		c->bad = true;
-		return false;
-	}
-	return true;
+	/* only the first failed read's name is kept: hs_error_at() keeps the first error */
+	hs_error_at(r->err, hs_cursor_fail_offset(&r->c), "%s runs past the end of a %zu-byte record", what,
+			   r->c.len);
 }
 
-static uint64_t get64(struct cursor *c, const char *what)
+static uint64_t get64(struct reader *r, const char *what)
 {
-	uint64_t v = 0;
-	if (need(c, 8, what)) {
-		memcpy(&v, c->p + c->off, 8);
-		c->off += 8;
-	}
+	uint64_t v = hs_cursor_u64(&r->c);
+
+	if (hs_cursor_failed(&r->c))
+		ended(r, what);
 	return v;
 }
 
-static void get32x2(struct cursor *c, uint32_t *a, uint32_t *b, const char *what)
+static void get32x2(struct reader *r, uint32_t *a, uint32_t *b, const char *what)
 {
-	if (need(c, 8, what)) {
-		memcpy(a, c->p + c->off, 4);
-		memcpy(b, c->p + c->off + 4, 4);
-		c->off += 8;
+	if (!hs_cursor_need(&r->c, 8)) {
+		ended(r, what);
+		return;
 	}
+	*a = hs_cursor_u32(&r->c);
+	*b = hs_cursor_u32(&r->c);
 }
 
-static const void *getbytes(struct cursor *c, uint64_t n, const char *what)
+static const void *getbytes(struct reader *r, uint64_t n, const char *what)
 {
-	const void *r;
-	if (n > c->size || !need(c, (size_t)n, what))
+	const void *p;
+
+	/* a length over the whole record leaves the field out without failing the record */
+	if (n > r->c.len)
 		return NULL;
-	r = c->p + c->off;
-	c->off += (size_t)n;
-	return r;
+	p = hs_cursor_bytes(&r->c, n);
+	if (!p)
+		ended(r, what);
+	return p;
 }
 
 static uint32_t popcount64(uint64_t v)
@@ -61,45 +60,42 @@ static uint32_t popcount64(uint64_t v)
 	return (uint32_t)__builtin_popcountll(v);
 }
 
-static size_t read_format_size(uint64_t rf, const struct cursor *c, bool *ok)
+static size_t read_format_size(uint64_t rf, const struct hs_cursor *c, bool *ok)
 {
 	size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 	size_t fixed = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	struct hs_cursor peek = *c;
 	uint64_t nr;
 
 	*ok = true;
 	if (!(rf & PERF_FORMAT_GROUP))
 		return (per + fixed) * 8;
-	if (c->size - c->off < 8) {
-		*ok = false;
-		return 0;
-	}
-	memcpy(&nr, c->p + c->off, 8);
-	if (nr > 4096) {
+	nr = hs_cursor_u64(&peek);
+	if (hs_cursor_failed(&peek) || nr > 4096) {
 		*ok = false;
 		return 0;
 	}
 	return (1 + fixed + (size_t)nr * per) * 8;
 }
 
-static void parse_sid(struct cursor *c, uint64_t st, struct hs_perf_sample_id *sid)
+static void parse_sid(struct reader *r, uint64_t st, struct hs_perf_sample_id *sid)
 {
 	if (st & PERF_SAMPLE_TID)
-		get32x2(c, &sid->pid, &sid->tid, "pid/tid");
+		get32x2(r, &sid->pid, &sid->tid, "pid/tid");
 	if (st & PERF_SAMPLE_TIME) {
-		sid->time = get64(c, "time");
-		sid->has_time = !c->bad;
+		sid->time = get64(r, "time");
+		sid->has_time = !hs_cursor_failed(&r->c);
 	}
 	if (st & PERF_SAMPLE_ID)
-		sid->id = get64(c, "id");
+		sid->id = get64(r, "id");
 	if (st & PERF_SAMPLE_STREAM_ID)
-		sid->stream_id = get64(c, "stream id");
+		sid->stream_id = get64(r, "stream id");
 	if (st & PERF_SAMPLE_CPU) {
 		uint32_t res;
-		get32x2(c, &sid->cpu, &res, "cpu");
+		get32x2(r, &sid->cpu, &res, "cpu");
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		sid->id = get64(c, "identifier");
+		sid->id = get64(r, "identifier");
 }
 
 size_t hs_perf_sample_id_size(const struct hs_perf_layout *l)
@@ -137,107 +133,109 @@ int hs_perf_id_pos_trailer(const struct hs_perf_layout *l)
 	return 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
 }
 
-static void parse_regs(struct cursor *c, uint64_t mask, uint64_t *abi, uint32_t *nr, const void **regs,
+static void parse_regs(struct reader *r, uint64_t mask, uint64_t *abi, uint32_t *nr, const void **regs,
 		       const char *what)
 {
-	*abi = get64(c, what);
+	*abi = get64(r, what);
 	if (*abi) {
 		*nr = popcount64(mask);
-		*regs = getbytes(c, (uint64_t)*nr * 8, what);
+		*regs = getbytes(r, (uint64_t)*nr * 8, what);
 	}
 }
 
-static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct hs_perf_sample *s)
+static int parse_sample(struct reader *r, const struct hs_perf_layout *l, struct hs_perf_sample *s)
 {
 	uint64_t st = l->sample_type;
 
 	if (st & ~HS_PERF_SAMPLE_KNOWN) {
-		hs_error_at(c->err, c->base, "unsupported sample_type bits 0x%llx",
+		hs_error_at(r->err, r->c.origin, "unsupported sample_type bits 0x%llx",
 				   (unsigned long long)(st & ~HS_PERF_SAMPLE_KNOWN));
 		return -EOPNOTSUPP;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->sid.id = get64(c, "identifier");
+		s->sid.id = get64(r, "identifier");
 	if (st & PERF_SAMPLE_IP)
-		s->ip = get64(c, "ip");
+		s->ip = get64(r, "ip");
 	if (st & PERF_SAMPLE_TID)
-		get32x2(c, &s->sid.pid, &s->sid.tid, "pid/tid");
+		get32x2(r, &s->sid.pid, &s->sid.tid, "pid/tid");
 	if (st & PERF_SAMPLE_TIME) {
-		s->sid.time = get64(c, "time");
-		s->sid.has_time = !c->bad;
+		s->sid.time = get64(r, "time");
+		s->sid.has_time = !hs_cursor_failed(&r->c);
 	}
 	if (st & PERF_SAMPLE_ADDR)
-		s->addr = get64(c, "addr");
+		s->addr = get64(r, "addr");
 	if (st & PERF_SAMPLE_ID)
-		s->sid.id = get64(c, "id");
+		s->sid.id = get64(r, "id");
 	if (st & PERF_SAMPLE_STREAM_ID)
-		s->sid.stream_id = get64(c, "stream id");
+		s->sid.stream_id = get64(r, "stream id");
 	if (st & PERF_SAMPLE_CPU) {
 		uint32_t res;
-		get32x2(c, &s->sid.cpu, &res, "cpu");
+		get32x2(r, &s->sid.cpu, &res, "cpu");
 	}
 	if (st & PERF_SAMPLE_PERIOD)
-		s->period = get64(c, "period");
+		s->period = get64(r, "period");
 	if (st & PERF_SAMPLE_READ) {
 		bool ok;
-		size_t n = read_format_size(l->read_format, c, &ok);
+		size_t n = read_format_size(l->read_format, &r->c, &ok);
 		if (!ok) {
-			hs_error_at(c->err, c->base + c->off, "bad read_format group size");
-			c->bad = true;
+			hs_error_at(r->err, hs_cursor_offset(&r->c), "bad read_format group size");
+			hs_cursor_fail(&r->c);
 		}
-		s->read = getbytes(c, n, "read values");
+		s->read = getbytes(r, n, "read values");
 		s->read_size = n;
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		s->nr_callchain = get64(c, "callchain size");
-		if (s->nr_callchain > c->size / 8) {
-			hs_error_at(c->err, c->base + c->off - 8, "callchain of %llu entries in a %zu-byte record",
-					   (unsigned long long)s->nr_callchain, c->size);
-			c->bad = true;
+		s->nr_callchain = get64(r, "callchain size");
+		if (s->nr_callchain > r->c.len / 8) {
+			hs_error_at(r->err, hs_cursor_offset(&r->c) - 8,
+					   "callchain of %llu entries in a %zu-byte record",
+					   (unsigned long long)s->nr_callchain, r->c.len);
+			hs_cursor_fail(&r->c);
 		}
-		s->callchain = getbytes(c, s->nr_callchain * 8, "callchain");
+		s->callchain = getbytes(r, s->nr_callchain * 8, "callchain");
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t pad;
-		if (need(c, 4, "raw size")) {
-			memcpy(&s->raw_size, c->p + c->off, 4);
-			c->off += 4;
-		}
-		s->raw = getbytes(c, s->raw_size, "raw data");
+		s->raw_size = hs_cursor_u32(&r->c);
+		if (hs_cursor_failed(&r->c))
+			ended(r, "raw size");
+		s->raw = getbytes(r, s->raw_size, "raw data");
 		/* the u32 size plus the data are padded to a multiple of 8 */
 		pad = (uint32_t)((8 - ((4 + (uint64_t)s->raw_size) & 7)) & 7);
-		getbytes(c, pad, "raw padding");
+		getbytes(r, pad, "raw padding");
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		s->nr_branches = get64(c, "branch stack size");
+		s->nr_branches = get64(r, "branch stack size");
 		s->branch_sample_type = l->branch_sample_type;
 		if (l->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			s->branch_hw_idx = get64(c, "branch hw index");
-		if (s->nr_branches > c->size / 24) {
-			hs_error_at(c->err, c->base + c->off, "branch stack of %llu entries in a %zu-byte record",
-					   (unsigned long long)s->nr_branches, c->size);
-			c->bad = true;
+			s->branch_hw_idx = get64(r, "branch hw index");
+		if (s->nr_branches > r->c.len / 24) {
+			hs_error_at(r->err, hs_cursor_offset(&r->c),
+					   "branch stack of %llu entries in a %zu-byte record",
+					   (unsigned long long)s->nr_branches, r->c.len);
+			hs_cursor_fail(&r->c);
 		}
-		s->branches = getbytes(c, s->nr_branches * 24, "branch stack");
+		s->branches = getbytes(r, s->nr_branches * 24, "branch stack");
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {
-		parse_regs(c, l->sample_regs_user, &s->user_abi, &s->nr_user_regs, &s->user_regs, "user registers");
+		parse_regs(r, l->sample_regs_user, &s->user_abi, &s->nr_user_regs, &s->user_regs, "user registers");
 		s->user_regs_mask = l->sample_regs_user;
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		s->stack_size = get64(c, "user stack size");
+		s->stack_size = get64(r, "user stack size");
 		if (s->stack_size) {
-			s->stack = getbytes(c, s->stack_size, "user stack");
-			s->stack_dyn_size = get64(c, "user stack dynamic size");
+			s->stack = getbytes(r, s->stack_size, "user stack");
+			s->stack_dyn_size = get64(r, "user stack dynamic size");
 			if (s->stack_dyn_size > s->stack_size) {
-				hs_error_at(c->err, c->base + c->off - 8, "user stack dynamic size %llu over its copy of %llu",
+				hs_error_at(r->err, hs_cursor_offset(&r->c) - 8,
+						   "user stack dynamic size %llu over its copy of %llu",
 						   (unsigned long long)s->stack_dyn_size, (unsigned long long)s->stack_size);
-				c->bad = true;
+				hs_cursor_fail(&r->c);
 			}
 		}
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		uint64_t w = get64(c, "weight");
+		uint64_t w = get64(r, "weight");
 		if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
 			s->weight = (uint32_t)w;
 			s->weight_var2 = (uint16_t)(w >> 32);
@@ -247,57 +245,51 @@ static int parse_sample(struct cursor *c, const struct hs_perf_layout *l, struct
 		}
 	}
 	if (st & PERF_SAMPLE_DATA_SRC)
-		s->data_src = get64(c, "data source");
+		s->data_src = get64(r, "data source");
 	if (st & PERF_SAMPLE_TRANSACTION)
-		s->transaction = get64(c, "transaction");
+		s->transaction = get64(r, "transaction");
 	if (st & PERF_SAMPLE_REGS_INTR)
-		parse_regs(c, l->sample_regs_intr, &s->intr_abi, &s->nr_intr_regs, &s->intr_regs, "interrupt registers");
+		parse_regs(r, l->sample_regs_intr, &s->intr_abi, &s->nr_intr_regs, &s->intr_regs, "interrupt registers");
 	if (st & PERF_SAMPLE_PHYS_ADDR)
-		s->phys_addr = get64(c, "physical address");
+		s->phys_addr = get64(r, "physical address");
 	if (st & PERF_SAMPLE_CGROUP)
-		s->cgroup = get64(c, "cgroup");
+		s->cgroup = get64(r, "cgroup");
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		s->data_page_size = get64(c, "data page size");
+		s->data_page_size = get64(r, "data page size");
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		s->code_page_size = get64(c, "code page size");
+		s->code_page_size = get64(r, "code page size");
 	if (st & PERF_SAMPLE_AUX) {
-		s->aux_size = get64(c, "aux size");
-		s->aux = getbytes(c, s->aux_size, "aux data");
+		s->aux_size = get64(r, "aux size");
+		s->aux = getbytes(r, s->aux_size, "aux data");
 	}
-	return c->bad ? -EBADMSG : 0;
+	return hs_cursor_failed(&r->c) ? -EBADMSG : 0;
 }
 
 /* Non-sample records end with the sample_id trailer; parse it from its fixed size at the end. */
-static int parse_trailer(struct cursor *c, const struct hs_perf_layout *l, struct hs_perf_sample_id *sid)
+static int parse_trailer(struct reader *r, const struct hs_perf_layout *l, struct hs_perf_sample_id *sid)
 {
 	size_t n = hs_perf_sample_id_size(l);
-	struct cursor t;
+	struct reader t;
 
 	if (!n)
 		return 0;
-	if (n > c->size - 8) {
-		hs_error_at(c->err, c->base, "record of %zu bytes too small for its sample_id", c->size);
+	if (n > r->c.len - 8) {
+		hs_error_at(r->err, r->c.origin, "record of %zu bytes too small for its sample_id", r->c.len);
 		return -EBADMSG;
 	}
-	t = *c;
-	t.off = c->size - n;
+	t = *r;
+	hs_cursor_seek(&t.c, r->c.len - n);
 	parse_sid(&t, l->sample_type, sid);
-	c->size -= n; /* the record's own fields end where the trailer starts */
-	return t.bad ? -EBADMSG : 0;
+	hs_cursor_limit(&r->c, r->c.len - n); /* the record's own fields end where the trailer starts */
+	return hs_cursor_failed(&t.c) ? -EBADMSG : 0;
 }
 
-static const char *get_string(struct cursor *c, const char *what)
+static const char *get_string(struct reader *r, const char *what)
 {
-	const char *s = (const char *)c->p + c->off;
-	size_t room = c->size - c->off;
+	const char *s = hs_cursor_string(&r->c, NULL);
 
-	if (c->bad)
-		return NULL;
-	if (!memchr(s, '\0', room)) {
-		hs_error_at(c->err, c->base + c->off, "%s is not NUL-terminated", what);
-		c->bad = true;
-		return NULL;
-	}
+	if (!s)
+		hs_error_at(r->err, hs_cursor_fail_offset(&r->c), "%s is not NUL-terminated", what);
 	return s;
 }
 
@@ -305,7 +297,7 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 			struct hs_perf_event *ret, struct hs_error *err)
 {
 	const struct perf_event_header *h = rec;
-	struct cursor c = {rec, sizeof(*h), size, base, err, false};
+	struct reader r = {.err = err};
 	struct hs_perf_event ev;
 	int rc;
 
@@ -316,32 +308,35 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		hs_error_at(err, base, "record size %zu smaller than its header", size);
 		return -EBADMSG;
 	}
+	hs_cursor_init(&r.c, rec, size);
+	r.c.origin = base;
+	hs_cursor_skip(&r.c, sizeof(*h));
 	ev.type = h->type;
 	ev.misc = h->misc;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		ev.sample.sid = ev.sid;
 		ev.sample.misc = h->misc;
-		rc = parse_sample(&c, l, &ev.sample);
+		rc = parse_sample(&r, l, &ev.sample);
 		if (rc)
 			return rc;
 		ev.sid = ev.sample.sid;
 		*ret = ev;
 		return 0;
 	}
-	if (h->type < PERF_RECORD_MAX && (rc = parse_trailer(&c, l, &ev.sid)))
+	if (h->type < PERF_RECORD_MAX && (rc = parse_trailer(&r, l, &ev.sid)))
 		return rc;
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		struct hs_perf_mmap *m = &ev.mmap;
-		get32x2(&c, &m->pid, &m->tid, "mmap pid/tid");
-		m->start = get64(&c, "mmap address");
-		m->len = get64(&c, "mmap length");
-		m->pgoff = get64(&c, "mmap offset");
+		get32x2(&r, &m->pid, &m->tid, "mmap pid/tid");
+		m->start = get64(&r, "mmap address");
+		m->len = get64(&r, "mmap length");
+		m->pgoff = get64(&r, "mmap offset");
 		m->is_mmap2 = h->type == PERF_RECORD_MMAP2;
 		m->data = !!(h->misc & PERF_RECORD_MISC_MMAP_DATA);
 		if (m->is_mmap2) {
-			const unsigned char *b = getbytes(&c, 24, "mmap2 identity");
+			const unsigned char *b = getbytes(&r, 24, "mmap2 identity");
 			if (b && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 				m->build_id_size = b[0] > 20 ? 20 : b[0];
 				memcpy(m->build_id, b + 4, 20);
@@ -351,9 +346,9 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 				memcpy(&m->ino, b + 8, 8);
 				memcpy(&m->ino_generation, b + 16, 8);
 			}
-			get32x2(&c, &m->prot, &m->flags, "mmap2 prot/flags");
+			get32x2(&r, &m->prot, &m->flags, "mmap2 prot/flags");
 		}
-		m->filename = get_string(&c, "mmap file name");
+		m->filename = get_string(&r, "mmap file name");
 		if (m->len && m->start + m->len < m->start) {
 			hs_error_at(err, base, "mapping wraps around the address space");
 			return -EBADMSG;
@@ -361,27 +356,27 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		break;
 	}
 	case PERF_RECORD_COMM:
-		get32x2(&c, &ev.comm.pid, &ev.comm.tid, "comm pid/tid");
-		ev.comm.comm = get_string(&c, "comm");
+		get32x2(&r, &ev.comm.pid, &ev.comm.tid, "comm pid/tid");
+		ev.comm.comm = get_string(&r, "comm");
 		ev.comm.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		get32x2(&c, &ev.task.pid, &ev.task.ppid, "task pid");
-		get32x2(&c, &ev.task.tid, &ev.task.ptid, "task tid");
-		ev.task.time = get64(&c, "task time");
+		get32x2(&r, &ev.task.pid, &ev.task.ppid, "task pid");
+		get32x2(&r, &ev.task.tid, &ev.task.ptid, "task tid");
+		ev.task.time = get64(&r, "task time");
 		break;
 	case PERF_RECORD_LOST:
-		ev.lost.id = get64(&c, "lost id");
-		ev.lost.lost = get64(&c, "lost count");
+		ev.lost.id = get64(&r, "lost id");
+		ev.lost.lost = get64(&r, "lost count");
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		ev.lost.lost = get64(&c, "lost samples count");
+		ev.lost.lost = get64(&r, "lost samples count");
 		break;
 	default:
 		break;
 	}
-	if (c.bad)
+	if (hs_cursor_failed(&r.c))
 		return -EBADMSG;
 	*ret = ev;
 	return 0;

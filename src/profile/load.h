@@ -21,10 +21,10 @@ enum hs_input_kind {
 enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
 
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
- * file system, -EBADMSG/-ENODATA/-EOVERFLOW from the parser (err says where), -EFBIG for an
- * input over a cap (err says which), or -EPROTONOSUPPORT when the content is not a format this
- * build reads (err says so). What is no profile is refused from its first bytes; folded text is
- * parsed as it is read, gzipped or not. */
+ * file system, -EBADMSG/-ENODATA/-EOVERFLOW/-EOPNOTSUPP from the parser (err says where;
+ * format/format.h), -EFBIG for an input over a cap (err says which), or -EPROTONOSUPPORT when
+ * the content is not a format this build reads (err says so). What is no profile is refused
+ * from its first bytes; folded text is parsed as it is read, gzipped or not. */
 int hs_profile_load(const char *path, struct hs_profile **ret, struct hs_error *err);
 
 struct hs_load_opts {

@@ -46,7 +46,7 @@ struct hs_perf_data_load_info {
 void hs_perf_data_load_info_release(struct hs_perf_data_load_info *info);
 
 /* Builds a profile from the perf.data bytes in buf. Returns 0 (*ret set; a truncated file is not
- * an error: info says so), or the reader's error (-EBADMSG, -EPROTONOSUPPORT, ...; err names the
+ * an error: info says so), or the reader's error (-EBADMSG, -EOPNOTSUPP, ...; err names the
  * offset). info may be NULL. */
 int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_load_opts *opts, struct hs_profile **ret,
 		      struct hs_perf_data_load_info *info, struct hs_error *err);

@@ -1,8 +1,6 @@
-/* The CFI table compiler. Formats follow DWARF 5 section 6.4 (call frame information) and the
- * Linux Standard Base's .eh_frame/.eh_frame_hdr description (pointer encodings DW_EH_PE_*,
- * augmentation strings). Each FDE's instructions are run once, emitting a row per location
- * change; the rows of all FDEs are then sorted, gaps between FDEs marked "no CFI", and runs of
- * identical rows merged. */
+/* The CFI table compiler: finds an ELF file's call frame information, has its FDEs run into rows
+ * (unwind/cfi-program.c), then sorts the rows, marks the gaps between FDEs "no CFI" and merges runs
+ * of identical rows; the register rules rows share are kept once each. Also the table's lookup. */
 #include "cfi.h"
 
 #include <errno.h>
@@ -10,298 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unwind/cfi-internal.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
-/* ---- reading bytes ---- */
+/* ---- the rows being built ---- */
 
-struct reader {
-	const uint8_t *p;
-	size_t off, end; /* end: one past the last readable byte */
-	bool bad;
-};
-
-static bool need(struct reader *r, size_t n)
-{
-	if (r->bad || n > r->end - r->off) {
-		r->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t rd_u(struct reader *r, size_t n)
-{
-	uint64_t v = 0;
-
-	if (!need(r, n))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->off + i] << (8 * i);
-	r->off += n;
-	return v;
-}
-
-static int64_t rd_s(struct reader *r, size_t n)
-{
-	uint64_t v = rd_u(r, n);
-	if (n < 8 && (v >> (8 * n - 1)) & 1)
-		v |= ~0ULL << (8 * n);
-	return (int64_t)v;
-}
-
-static uint64_t rd_uleb(struct reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	for (;;) {
-		uint8_t b;
-		if (!need(r, 1))
-			return 0;
-		b = r->p[r->off++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-		if (shift > 70) {
-			r->bad = true;
-			return 0;
-		}
-	}
-}
-
-static int64_t rd_sleb(struct reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		if (!need(r, 1))
-			return 0;
-		b = r->p[r->off++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (shift > 70) {
-			r->bad = true;
-			return 0;
-		}
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (int64_t)v;
-}
-
-/* ---- pointer encodings (DW_EH_PE_*) ---- */
-
-#define PE_OMIT 0xff
-#define PE_FMT 0x0f
-#define PE_APP 0x70
-#define PE_INDIRECT 0x80
-
-struct section {
-	const uint8_t *data;
-	size_t size;
-	uint64_t vaddr;  /* address of data[0] */
-	bool eh;         /* .eh_frame conventions (else .debug_frame) */
-	uint64_t datarel; /* base for DW_EH_PE_datarel */
-	uint8_t addr_size;
-};
-
-/* Reads a pointer in encoding enc; application (pcrel, datarel) only when apply is set. */
-static uint64_t rd_encoded(struct reader *r, uint8_t enc, const struct section *s, bool apply)
-{
-	uint64_t field = s->vaddr + r->off, v;
-
-	switch (enc & PE_FMT) {
-	case 0x00: /* absptr */
-		v = rd_u(r, s->addr_size);
-		break;
-	case 0x01:
-		v = rd_uleb(r);
-		break;
-	case 0x02:
-		v = rd_u(r, 2);
-		break;
-	case 0x03:
-		v = rd_u(r, 4);
-		break;
-	case 0x04:
-		v = rd_u(r, 8);
-		break;
-	case 0x09:
-		v = (uint64_t)rd_sleb(r);
-		break;
-	case 0x0a:
-		v = (uint64_t)rd_s(r, 2);
-		break;
-	case 0x0b:
-		v = (uint64_t)rd_s(r, 4);
-		break;
-	case 0x0c:
-		v = (uint64_t)rd_s(r, 8);
-		break;
-	default:
-		r->bad = true;
-		return 0;
-	}
-	if (!apply)
-		return v;
-	switch (enc & PE_APP) {
-	case 0x00:
-		break;
-	case 0x10: /* pcrel */
-		v += field;
-		break;
-	case 0x30: /* datarel */
-		v += s->datarel;
-		break;
-	default: /* textrel, funcrel, aligned: not used for x86-64 FDE addresses */
-		r->bad = true;
-		break;
-	}
-	return v;
-}
-
-/* ---- CIEs ---- */
-
-struct cie {
-	uint64_t code_align;
-	int64_t data_align;
-	uint64_t ra_reg;
-	uint8_t fde_enc;
-	uint8_t addr_size;
-	bool has_z;
-	bool signal;
-	bool ok;
-	size_t insns, insns_end; /* offsets in the section */
-};
-
-static bool parse_cie(const struct section *s, size_t off, struct cie *c)
-{
-	struct reader r = {s->data, off, s->size, false};
-	uint64_t len = rd_u(&r, 4);
-	const char *aug;
-	size_t auglen, aug_end = 0;
-	uint8_t version;
-	bool is64 = false;
-
-	memset(c, 0, sizeof(*c));
-	c->fde_enc = 0; /* absptr */
-	c->addr_size = s->addr_size;
-	if (len == 0xffffffff) {
-		len = rd_u(&r, 8);
-		is64 = true;
-	}
-	if (r.bad || len > r.end - r.off)
-		return false;
-	r.end = r.off + (size_t)len;
-	rd_u(&r, is64 ? 8 : 4); /* the CIE id, already checked by the caller */
-	version = (uint8_t)rd_u(&r, 1);
-	if (version != 1 && version != 3 && version != 4)
-		return false;
-	aug = (const char *)r.p + r.off;
-	auglen = strnlen(aug, r.end - r.off);
-	if (auglen == r.end - r.off)
-		return false;
-	r.off += auglen + 1;
-	if (version == 4) {
-		c->addr_size = (uint8_t)rd_u(&r, 1);
-		rd_u(&r, 1); /* segment selector size */
-		if (c->addr_size != 4 && c->addr_size != 8)
-			return false;
-	}
-	if (!strcmp(aug, "eh"))
-		rd_u(&r, s->addr_size); /* an old GCC's exception-table pointer */
-	c->code_align = rd_uleb(&r);
-	c->data_align = rd_sleb(&r);
-	c->ra_reg = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
-	if (aug[0] == 'z') {
-		uint64_t n = rd_uleb(&r);
-		c->has_z = true;
-		if (r.bad || n > r.end - r.off)
-			return false;
-		aug_end = r.off + (size_t)n;
-		for (const char *a = aug + 1; *a; a++) {
-			switch (*a) {
-			case 'R':
-				c->fde_enc = (uint8_t)rd_u(&r, 1);
-				break;
-			case 'P': {
-				uint8_t enc = (uint8_t)rd_u(&r, 1);
-				rd_encoded(&r, enc & ~PE_INDIRECT, s, false);
-				break;
-			}
-			case 'L':
-				rd_u(&r, 1);
-				break;
-			case 'S':
-				c->signal = true;
-				break;
-			default: /* 'B', 'G' and others: the length lets us skip what we do not know */
-				break;
-			}
-		}
-		r.off = aug_end;
-	} else if (aug[0] && strcmp(aug, "eh")) {
-		return false; /* an augmentation we cannot skip */
-	}
-	if (r.bad || !c->code_align)
-		return false;
-	c->insns = r.off;
-	c->insns_end = r.end;
-	c->ok = true;
-	return true;
-}
-
-/* ---- the CFA program ---- */
-
-enum {
-	RULE_UNSPEC = 0, /* initial: callee-saved registers keep their value */
-	RULE_UNDEF,
-	RULE_SAME,
-	RULE_OFFSET,
-	RULE_VAL_OFFSET,
-	RULE_REGISTER,
-	RULE_EXPR,
-	RULE_VAL_EXPR,
-};
-
-struct rule {
-	uint8_t kind;
-	uint8_t reg;
-	int64_t off;
-	uint32_t expr, len; /* offsets in the section for expressions */
-};
-
-struct state {
-	bool cfa_is_expr;
-	uint64_t cfa_reg;
-	int64_t cfa_off;
-	uint32_t cfa_expr, cfa_len;
-	bool broken; /* an instruction we cannot follow was met: rows from here are unsupported */
-	struct rule regs[HS_DWARF_NREGS];
-};
-
-struct pending_row {
-	uint64_t pc;
-	uint32_t seq;
-	struct hs_cfi_row row;
-};
-
-struct builder {
-	HS_VEC(struct pending_row) rows;
-	uint32_t seq;
-	struct hs_cfi_stats *stats;
-	int err;
-	HS_VEC(struct hs_cfi_regs) regs; /* the table's register rules, each once */
-	struct hs_index regs_ix;
-};
-
-static void builder_init(struct builder *b, struct hs_cfi_stats *stats)
+static void builder_init(struct hs_cfi_builder *b, struct hs_cfi_stats *stats)
 {
 	struct hs_cfi_regs none, lost;
 
@@ -320,7 +33,7 @@ static void builder_init(struct builder *b, struct hs_cfi_stats *stats)
 }
 
 struct regs_key {
-	const struct builder *b;
+	const struct hs_cfi_builder *b;
 	const struct hs_cfi_regs *e;
 };
 
@@ -331,8 +44,7 @@ static bool regs_eq(const void *ctx, uint32_t id)
 	return !memcmp(&k->b->regs.v[id], k->e, sizeof(*k->e));
 }
 
-/* The index of a set of register rules in the table, added when new. */
-static uint16_t intern_regs(struct builder *b, const struct hs_cfi_regs *e)
+uint16_t hs_cfi_builder_intern_regs(struct hs_cfi_builder *b, const struct hs_cfi_regs *e)
 {
 	struct regs_key k = {b, e};
 	uint64_t h;
@@ -352,211 +64,9 @@ static uint16_t intern_regs(struct builder *b, const struct hs_cfi_regs *e)
 	return (uint16_t)id;
 }
 
-/* Tokens of the DWARF expressions that occur in real CFI. */
-struct op {
-	uint8_t code;
-	int64_t a;
-};
-
-static int parse_ops(const uint8_t *p, size_t len, struct op *ops, int max)
+void hs_cfi_builder_push_row(struct hs_cfi_builder *b, uint64_t pc, const struct hs_cfi_row *row)
 {
-	struct reader r = {p, 0, len, false};
-	int n = 0;
-
-	while (r.off < r.end) {
-		uint8_t c = (uint8_t)rd_u(&r, 1);
-		struct op o = {c, 0};
-
-		if (n == max)
-			return -1;
-		if (c >= 0x70 && c <= 0x8f) /* DW_OP_breg0..31 */
-			o.a = rd_sleb(&r);
-		else if (c == 0x23) /* DW_OP_plus_uconst */
-			o.a = (int64_t)rd_uleb(&r);
-		else if (c == 0x92) { /* DW_OP_bregx: normalise to bregN */
-			uint64_t reg = rd_uleb(&r);
-			if (reg > 31)
-				return -1;
-			o.code = (uint8_t)(0x70 + reg);
-			o.a = rd_sleb(&r);
-		} else if (c == 0x08) /* DW_OP_const1u */
-			o.a = (int64_t)rd_u(&r, 1);
-		else if (c == 0x06 || c == 0x1a || c == 0x2a || c == 0x24 || c == 0x22 || (c >= 0x30 && c <= 0x4f))
-			; /* deref, and, ge, shl, plus, lit0..31: no operand */
-		else
-			return -1;
-		if (r.bad)
-			return -1;
-		ops[n++] = o;
-	}
-	return n;
-}
-
-/* An operand scaled by the CIE's alignment factor; saturated where a hostile file would
- * overflow, so that the rule is out of range (unsupported) rather than wrapped. */
-static int64_t scaled(int64_t v, int64_t factor)
-{
-	int64_t r;
-
-	if (__builtin_mul_overflow(v, factor, &r))
-		return (v < 0) != (factor < 0) ? INT64_MIN : INT64_MAX;
-	return r;
-}
-
-static int64_t uscaled(uint64_t v, int64_t factor)
-{
-	return scaled(v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v, factor);
-}
-
-/* The same for a negated unsigned operand (DW_CFA_GNU_negative_offset_extended). */
-static int64_t nscaled(uint64_t v, int64_t factor)
-{
-	return scaled(v > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)v, factor);
-}
-
-static bool fits16(int64_t v)
-{
-	return v >= INT16_MIN && v <= INT16_MAX;
-}
-
-static bool fits32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-/* CFA expression patterns: "bregN off; deref", "bregN off", and the PLT's
- * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus". */
-static void cfa_from_expr(const struct section *s, uint32_t expr, uint32_t len, struct hs_cfi_row *row)
-{
-	struct op o[12];
-	int n = parse_ops(s->data + expr, len, o, 12);
-
-	row->cfa_kind = HS_CFA_UNSUPPORTED;
-	if (n == 2 && o[0].code >= 0x70 && o[0].code <= 0x80 && o[1].code == 0x06 && fits32(o[0].a)) {
-		row->cfa_kind = HS_CFA_DEREF;
-		row->cfa_reg = (uint8_t)(o[0].code - 0x70);
-		row->cfa_off = (int32_t)o[0].a;
-	} else if (n == 1 && o[0].code >= 0x70 && o[0].code <= 0x80 && fits32(o[0].a)) {
-		row->cfa_kind = HS_CFA_REG;
-		row->cfa_reg = (uint8_t)(o[0].code - 0x70);
-		row->cfa_off = (int32_t)o[0].a;
-	} else if (n == 9 && o[0].code == 0x77 && o[1].code == 0x80 && o[1].a == 0 && o[2].code == 0x3f &&
-		   o[3].code == 0x1a && o[4].code >= 0x30 && o[4].code <= 0x4f && o[5].code == 0x2a &&
-		   o[6].code == 0x33 && o[7].code == 0x24 && o[8].code == 0x22 && fits32(o[0].a)) {
-		row->cfa_kind = HS_CFA_PLT;
-		row->cfa_reg = (uint8_t)(o[4].code - 0x30);
-		row->cfa_off = (int32_t)o[0].a;
-	}
-}
-
-/* A register rule as the table holds it. */
-static uint8_t rule_kind(const struct section *s, const struct rule *ru, bool is_ra, int16_t *off)
-{
-	struct op o[4];
-	int n;
-
-	*off = 0;
-	switch (ru->kind) {
-	case RULE_UNSPEC:
-		return is_ra ? HS_RULE_UNSUPPORTED : HS_RULE_SAME;
-	case RULE_SAME:
-		return is_ra ? HS_RULE_UNSUPPORTED : HS_RULE_SAME;
-	case RULE_UNDEF:
-		return HS_RULE_UNDEFINED;
-	case RULE_OFFSET:
-		if (!fits16(ru->off))
-			return HS_RULE_UNSUPPORTED;
-		*off = (int16_t)ru->off;
-		return HS_RULE_CFA_OFF;
-	case RULE_VAL_OFFSET:
-		if (is_ra || !fits16(ru->off))
-			return HS_RULE_UNSUPPORTED;
-		*off = (int16_t)ru->off;
-		return HS_RULE_VAL_CFA_OFF;
-	case RULE_EXPR:
-		n = parse_ops(s->data + ru->expr, ru->len, o, 4);
-		if (n == 1 && o[0].code == 0x77 && fits16(o[0].a)) {
-			*off = (int16_t)o[0].a;
-			return HS_RULE_RSP_OFF;
-		}
-		return HS_RULE_UNSUPPORTED;
-	default:
-		return HS_RULE_UNSUPPORTED;
-	}
-}
-
-/* The rules of registers 0-15 but rsp and rbp that differ from the ABI's default. */
-static uint16_t regs_of(struct builder *b, const struct section *s, const struct state *st)
-{
-	struct hs_cfi_regs e;
-
-	memset(&e, 0, sizeof(e));
-	for (int r = 0; r < 16; r++) {
-		const struct rule *ru = &st->regs[r];
-		bool callee = HS_CFI_CALLEE_SAVED >> r & 1;
-		int16_t off;
-		uint8_t k;
-
-		if (r == HS_DWARF_RSP || r == HS_DWARF_RBP || ru->kind == RULE_UNSPEC ||
-		    ru->kind == (callee ? RULE_SAME : RULE_UNDEF))
-			continue;
-		if (ru->kind == RULE_REGISTER) {
-			k = ru->reg < 16 ? HS_RULE_REGISTER : HS_RULE_UNSUPPORTED;
-			off = ru->reg;
-		} else {
-			k = rule_kind(s, ru, false, &off);
-		}
-		e.mask |= (uint16_t)(1u << r);
-		if (k == HS_RULE_CFA_OFF)
-			e.at_cfa |= (uint16_t)(1u << r);
-		e.kind[r] = k;
-		e.off[r] = k == HS_RULE_UNSUPPORTED || k == HS_RULE_UNDEFINED || k == HS_RULE_SAME ? 0 : off;
-	}
-	return intern_regs(b, &e);
-}
-
-static void state_to_row(struct builder *b, const struct section *s, const struct cie *c, const struct state *st,
-			 struct hs_cfi_row *row)
-{
-	memset(row, 0, sizeof(*row));
-	if (c->signal)
-		row->flags |= HS_CFI_SIGNAL;
-	if (st->broken) {
-		row->cfa_kind = HS_CFA_UNSUPPORTED;
-		return;
-	}
-	if (st->cfa_is_expr) {
-		cfa_from_expr(s, st->cfa_expr, st->cfa_len, row);
-	} else if (st->cfa_reg < HS_DWARF_NREGS && fits32(st->cfa_off)) {
-		row->cfa_kind = HS_CFA_REG;
-		row->cfa_reg = (uint8_t)st->cfa_reg;
-		row->cfa_off = (int32_t)st->cfa_off;
-	} else {
-		row->cfa_kind = HS_CFA_UNSUPPORTED;
-	}
-	/* The caller's rsp is the CFA. A frame that says otherwise (setcontext: rsp saved in a
-	 * context structure) cannot be followed, except the signal frame's form of the same thing:
-	 * CFA = *(rsp + k) with rsp saved at rsp + k. */
-	{
-		const struct rule *sp = &st->regs[HS_DWARF_RSP];
-		int16_t k;
-		bool ok = sp->kind == RULE_UNSPEC || (sp->kind == RULE_VAL_OFFSET && sp->off == 0);
-		if (!ok && sp->kind == RULE_EXPR && rule_kind(s, sp, false, &k) == HS_RULE_RSP_OFF)
-			ok = row->cfa_kind == HS_CFA_DEREF && row->cfa_reg == HS_DWARF_RSP && row->cfa_off == k;
-		if (!ok)
-			row->cfa_kind = HS_CFA_UNSUPPORTED;
-	}
-	if (c->ra_reg < HS_DWARF_NREGS)
-		row->ra_kind = rule_kind(s, &st->regs[c->ra_reg], true, &row->ra_off);
-	else
-		row->ra_kind = HS_RULE_UNSUPPORTED;
-	row->rbp_kind = rule_kind(s, &st->regs[HS_DWARF_RBP], false, &row->rbp_off);
-	row->regs = regs_of(b, s, st);
-}
-
-static void push_row(struct builder *b, uint64_t pc, const struct hs_cfi_row *row)
-{
-	struct pending_row pr = {pc, b->seq++, *row};
+	struct hs_cfi_pending_row pr = {pc, b->seq++, *row};
 
 	if (b->rows.n >= HS_CFI_MAX_ROWS) {
 		b->err = -EOVERFLOW;
@@ -565,312 +75,9 @@ static void push_row(struct builder *b, uint64_t pc, const struct hs_cfi_row *ro
 	hs_vec_push(&b->rows, pr);
 }
 
-/* Runs instructions [off, end) from state st. With emit, rows are pushed for [loc, ...) and loc
- * advances up to pc_end; without (a CIE's initial instructions), only st changes. */
-static void run_program(struct builder *b, const struct section *s, const struct cie *c, size_t off, size_t end,
-			struct state *st, const struct state *initial, uint64_t *loc, uint64_t pc_end, bool emit)
-{
-	struct reader r = {s->data, off, end, false};
-	HS_VEC(struct state) stack = {0}; /* remember_state: rare, and too big for the C stack */
-	struct hs_cfi_row row;
-
-	while (r.off < r.end && !r.bad && !st->broken) {
-		uint8_t op = (uint8_t)rd_u(&r, 1), hi = op >> 6, lo = op & 0x3f;
-		uint64_t reg = 0, newloc = *loc;
-		bool advance = false;
-
-		if (hi == 1) { /* DW_CFA_advance_loc */
-			newloc = *loc + lo * c->code_align;
-			advance = true;
-		} else if (hi == 2) { /* DW_CFA_offset */
-			reg = lo;
-			if (reg < HS_DWARF_NREGS)
-				st->regs[reg] = (struct rule){RULE_OFFSET, 0, uscaled(rd_uleb(&r), c->data_align), 0, 0};
-			else
-				rd_uleb(&r);
-		} else if (hi == 3) { /* DW_CFA_restore */
-			if (lo < HS_DWARF_NREGS)
-				st->regs[lo] = initial ? initial->regs[lo] : (struct rule){0};
-		} else {
-			switch (op) {
-			case 0x00: /* nop */
-				break;
-			case 0x01: /* set_loc */
-				newloc = rd_encoded(&r, c->fde_enc, s, true);
-				advance = true;
-				break;
-			case 0x02:
-				newloc = *loc + rd_u(&r, 1) * c->code_align;
-				advance = true;
-				break;
-			case 0x03:
-				newloc = *loc + rd_u(&r, 2) * c->code_align;
-				advance = true;
-				break;
-			case 0x04:
-				newloc = *loc + rd_u(&r, 4) * c->code_align;
-				advance = true;
-				break;
-			case 0x1d: /* MIPS_advance_loc8 */
-				newloc = *loc + rd_u(&r, 8) * c->code_align;
-				advance = true;
-				break;
-			case 0x05: /* offset_extended */
-				reg = rd_uleb(&r);
-				{
-					int64_t o = uscaled(rd_uleb(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
-			case 0x11: /* offset_extended_sf */
-				reg = rd_uleb(&r);
-				{
-					int64_t o = scaled(rd_sleb(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
-			case 0x2f: /* GNU_negative_offset_extended */
-				reg = rd_uleb(&r);
-				{
-					int64_t o = nscaled(rd_uleb(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_OFFSET, 0, o, 0, 0};
-				}
-				break;
-			case 0x14: /* val_offset */
-			case 0x15: /* val_offset_sf */
-				reg = rd_uleb(&r);
-				{
-					int64_t o = op == 0x14 ? uscaled(rd_uleb(&r), c->data_align) : scaled(rd_sleb(&r), c->data_align);
-					if (reg < HS_DWARF_NREGS)
-						st->regs[reg] = (struct rule){RULE_VAL_OFFSET, 0, o, 0, 0};
-				}
-				break;
-			case 0x06: /* restore_extended */
-				reg = rd_uleb(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = initial ? initial->regs[reg] : (struct rule){0};
-				break;
-			case 0x07: /* undefined */
-			case 0x08: /* same_value */
-				reg = rd_uleb(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){op == 0x07 ? RULE_UNDEF : RULE_SAME, 0, 0, 0, 0};
-				break;
-			case 0x09: { /* register */
-				uint64_t other;
-				reg = rd_uleb(&r);
-				other = rd_uleb(&r);
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){RULE_REGISTER, (uint8_t)(other < 255 ? other : 255), 0, 0, 0};
-				break;
-			}
-			case 0x0a: /* remember_state */
-				if (stack.n == HS_CFI_MAX_STATE_DEPTH) {
-					st->broken = true;
-					break;
-				}
-				hs_vec_push(&stack, *st);
-				break;
-			case 0x0b: /* restore_state */
-				if (!stack.n) {
-					st->broken = true;
-					break;
-				}
-				/* the CFA rule is restored too: GCC and LLVM rely on it */
-				*st = stack.v[--stack.n];
-				break;
-			case 0x0c: /* def_cfa */
-				st->cfa_is_expr = false;
-				st->cfa_reg = rd_uleb(&r);
-				st->cfa_off = (int64_t)rd_uleb(&r);
-				break;
-			case 0x12: /* def_cfa_sf */
-				st->cfa_is_expr = false;
-				st->cfa_reg = rd_uleb(&r);
-				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
-				break;
-			case 0x0d: /* def_cfa_register */
-				st->cfa_reg = rd_uleb(&r);
-				if (st->cfa_is_expr)
-					st->broken = true;
-				break;
-			case 0x0e: /* def_cfa_offset */
-				st->cfa_off = (int64_t)rd_uleb(&r);
-				if (st->cfa_is_expr)
-					st->broken = true;
-				break;
-			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = scaled(rd_sleb(&r), c->data_align);
-				if (st->cfa_is_expr)
-					st->broken = true;
-				break;
-			case 0x0f: { /* def_cfa_expression */
-				uint64_t n = rd_uleb(&r);
-				if (n > r.end - r.off) {
-					r.bad = true;
-					break;
-				}
-				st->cfa_is_expr = true;
-				st->cfa_expr = (uint32_t)r.off;
-				st->cfa_len = (uint32_t)n;
-				r.off += (size_t)n;
-				break;
-			}
-			case 0x10: /* expression */
-			case 0x16: { /* val_expression */
-				uint64_t n;
-				reg = rd_uleb(&r);
-				n = rd_uleb(&r);
-				if (n > r.end - r.off) {
-					r.bad = true;
-					break;
-				}
-				if (reg < HS_DWARF_NREGS)
-					st->regs[reg] = (struct rule){op == 0x10 ? RULE_EXPR : RULE_VAL_EXPR, 0, 0,
-								      (uint32_t)r.off, (uint32_t)n};
-				r.off += (size_t)n;
-				break;
-			}
-			case 0x2e: /* GNU_args_size: matters to exception landing pads, not to unwinding */
-				rd_uleb(&r);
-				break;
-			default: /* GNU_window_save (SPARC, AArch64) and anything unknown */
-				st->broken = true;
-				break;
-			}
-		}
-		if (advance && emit && !r.bad) {
-			if (newloc < *loc || newloc > pc_end) {
-				st->broken = true; /* a location outside the FDE */
-				break;
-			}
-			if (newloc > *loc) {
-				state_to_row(b, s, c, st, &row);
-				push_row(b, *loc, &row);
-			}
-			*loc = newloc;
-		}
-	}
-	if (r.bad)
-		st->broken = true;
-	hs_vec_free(&stack);
-}
-
-/* ---- FDEs ---- */
-
-struct cie_cache {
-	struct hs_u64map ix; /* section offset -> index in v */
-	HS_VEC(struct cie) v;
-	HS_VEC(struct state) initial;
-};
-
-static const struct cie *get_cie(struct builder *b, struct cie_cache *cc, const struct section *s, size_t off,
-				 const struct state **initial)
-{
-	uint64_t ix;
-	struct cie c;
-	struct state st;
-
-	if (hs_u64map_get(&cc->ix, off, &ix)) {
-		*initial = &cc->initial.v[ix];
-		return cc->v.v[ix].ok ? &cc->v.v[ix] : NULL;
-	}
-	memset(&st, 0, sizeof(st));
-	if (parse_cie(s, off, &c)) {
-		uint64_t loc = 0;
-		run_program(b, s, &c, c.insns, c.insns_end, &st, NULL, &loc, 0, false);
-		b->stats->cies++;
-	} else {
-		c.ok = false;
-		b->stats->bad_entries++;
-	}
-	ix = cc->v.n;
-	hs_vec_push(&cc->v, c);
-	hs_vec_push(&cc->initial, st);
-	hs_u64map_put(&cc->ix, off, ix);
-	*initial = &cc->initial.v[ix];
-	return c.ok ? &cc->v.v[ix] : NULL;
-}
-
-/* Parses the entry at off. Returns the offset of the next entry, or 0 at the end (a zero
- * terminator, or a length running past the section). */
-static size_t do_entry(struct builder *b, struct cie_cache *cc, const struct section *s, size_t off)
-{
-	struct reader r = {s->data, off, s->size, false};
-	uint64_t len = rd_u(&r, 4), id, pc_begin, pc_range, loc;
-	size_t id_pos, next;
-	bool is64 = false;
-	const struct cie *c;
-	const struct state *initial;
-	struct state st;
-	struct hs_cfi_row row;
-
-	if (r.bad || len == 0)
-		return 0;
-	if (len == 0xffffffff) {
-		len = rd_u(&r, 8);
-		is64 = true;
-	}
-	if (r.bad || len > r.end - r.off)
-		return 0;
-	next = r.off + (size_t)len;
-	id_pos = r.off;
-	id = rd_u(&r, is64 ? 8 : 4);
-	if (s->eh ? id == 0 : id == (is64 ? ~0ULL : 0xffffffffULL))
-		return next; /* a CIE: read when an FDE points to it */
-	/* .eh_frame: distance back from this field to the CIE; .debug_frame: offset of the CIE */
-	if (s->eh) {
-		if (id > id_pos)
-			goto bad;
-		c = get_cie(b, cc, s, id_pos - (size_t)id, &initial);
-	} else {
-		if (id >= s->size)
-			goto bad;
-		c = get_cie(b, cc, s, (size_t)id, &initial);
-	}
-	if (!c)
-		goto bad;
-	r.end = next;
-	if (s->eh) {
-		pc_begin = rd_encoded(&r, c->fde_enc, s, true);
-		pc_range = rd_encoded(&r, c->fde_enc & PE_FMT, s, false);
-	} else {
-		pc_begin = rd_u(&r, c->addr_size);
-		pc_range = rd_u(&r, c->addr_size);
-	}
-	if (c->has_z) {
-		uint64_t n = rd_uleb(&r);
-		if (n > r.end - r.off)
-			goto bad;
-		r.off += (size_t)n;
-	}
-	if (r.bad || pc_begin + pc_range < pc_begin)
-		goto bad;
-	if (!pc_range || !pc_begin)
-		return next; /* a discarded function (address 0, or nothing covered) */
-	b->stats->fdes++;
-	st = *initial;
-	loc = pc_begin;
-	run_program(b, s, c, r.off, r.end, &st, initial, &loc, pc_begin + pc_range, true);
-	if (loc < pc_begin + pc_range) {
-		state_to_row(b, s, c, &st, &row);
-		push_row(b, loc, &row);
-	}
-	/* the end of the function: no CFI until another FDE says otherwise */
-	memset(&row, 0, sizeof(row));
-	push_row(b, pc_begin + pc_range, &row);
-	return next;
-bad:
-	b->stats->bad_entries++;
-	return next;
-}
-
 /* ---- finding the sections ---- */
 
-static bool load_section(Elf *elf, const char *name, struct section *s, size_t shstrndx, GElf_Shdr *shdr)
+static bool load_section(Elf *elf, const char *name, struct hs_cfi_section *s, size_t shstrndx, GElf_Shdr *shdr)
 {
 	Elf_Scn *scn = NULL;
 
@@ -899,7 +106,7 @@ static bool load_section(Elf *elf, const char *name, struct section *s, size_t s
 }
 
 /* The loadable bytes at a virtual address, up to the end of their segment. */
-static bool vaddr_bytes(Elf *elf, uint64_t vaddr, struct section *s)
+static bool vaddr_bytes(Elf *elf, uint64_t vaddr, struct hs_cfi_section *s)
 {
 	size_t phnum;
 
@@ -923,56 +130,11 @@ static bool vaddr_bytes(Elf *elf, uint64_t vaddr, struct section *s)
 	return false;
 }
 
-/* Enumerates FDEs through .eh_frame_hdr's sorted table. Returns false when the header is not
- * usable (then .eh_frame is walked from its start). */
-static bool walk_hdr(struct builder *b, struct cie_cache *cc, const struct section *hdr, const struct section *eh)
-{
-	struct reader r = {hdr->data, 0, hdr->size, false};
-	struct section hs = *hdr;
-	uint8_t version, ptr_enc, cnt_enc, tab_enc;
-	uint64_t count;
-
-	hs.datarel = hdr->vaddr;
-	version = (uint8_t)rd_u(&r, 1);
-	ptr_enc = (uint8_t)rd_u(&r, 1);
-	cnt_enc = (uint8_t)rd_u(&r, 1);
-	tab_enc = (uint8_t)rd_u(&r, 1);
-	if (r.bad || version != 1 || cnt_enc == PE_OMIT || tab_enc == PE_OMIT || ptr_enc == PE_OMIT)
-		return false;
-	rd_encoded(&r, ptr_enc, &hs, true);
-	count = rd_encoded(&r, cnt_enc, &hs, true);
-	if (r.bad || count > hdr->size)
-		return false;
-	for (uint64_t i = 0; i < count && !b->err; i++) {
-		uint64_t fde;
-		rd_encoded(&r, tab_enc, &hs, true); /* initial location */
-		fde = rd_encoded(&r, tab_enc, &hs, true);
-		if (r.bad)
-			return i > 0;
-		if (fde < eh->vaddr || fde - eh->vaddr >= eh->size) {
-			b->stats->bad_entries++;
-			continue;
-		}
-		do_entry(b, cc, eh, (size_t)(fde - eh->vaddr));
-	}
-	return true;
-}
-
-static void walk_all(struct builder *b, struct cie_cache *cc, const struct section *s)
-{
-	size_t off = 0;
-
-	while (off < s->size && !b->err) {
-		size_t next = do_entry(b, cc, s, off);
-		if (!next || next <= off)
-			break;
-		off = next;
-	}
-}
+/* ---- the table ---- */
 
 static int row_cmp(const void *a, const void *b)
 {
-	const struct pending_row *x = a, *y = b;
+	const struct hs_cfi_pending_row *x = a, *y = b;
 	bool xn = x->row.cfa_kind == HS_CFA_NONE, yn = y->row.cfa_kind == HS_CFA_NONE;
 
 	if (x->pc != y->pc)
@@ -990,9 +152,9 @@ static bool same_rule(const struct hs_cfi_row *a, const struct hs_cfi_row *b)
 	       a->rbp_off == b->rbp_off && a->flags == b->flags && a->regs == b->regs;
 }
 
-static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_error *err)
+static int finish(struct hs_cfi_builder *b, struct hs_cfi_table *t, struct hs_error *err)
 {
-	struct pending_row *v = b->rows.v;
+	struct hs_cfi_pending_row *v = b->rows.v;
 	size_t n = b->rows.n, k = 0;
 
 	if (!n)
@@ -1028,7 +190,7 @@ static int finish(struct builder *b, struct hs_cfi_table *t, struct hs_error *er
 }
 
 /* The end of a build: the rows sorted into t (or the error), the builder's memory freed. */
-static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table *t, struct hs_cfi_table **ret,
+static int conclude(struct hs_cfi_builder *b, struct hs_cfi_table *t, struct hs_cfi_table **ret,
 		    struct hs_error *err)
 {
 	int rc = b->err;
@@ -1042,9 +204,6 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 	b->regs.v = NULL;
 	hs_index_release(&b->regs_ix);
 	hs_vec_free(&b->rows);
-	hs_u64map_release(&cc->ix);
-	hs_vec_free(&cc->v);
-	hs_vec_free(&cc->initial);
 	if (rc) {
 		hs_cfi_table_free(t);
 		return rc;
@@ -1056,9 +215,8 @@ static int conclude(struct builder *b, struct cie_cache *cc, struct hs_cfi_table
 int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_error *err)
 {
 	struct hs_cfi_table *t;
-	struct builder b;
-	struct cie_cache cc = {{0}, {0}, {0}};
-	struct section eh = {0}, hdr = {0};
+	struct hs_cfi_builder b;
+	struct hs_cfi_section eh = {0}, hdr = {0};
 	size_t shstrndx = 0;
 	GElf_Ehdr ehdr;
 	bool have_eh = false, have_hdr = false;
@@ -1090,28 +248,15 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		}
 	}
 	if (have_hdr && !have_eh) {
-		struct reader r = {hdr.data, 0, hdr.size, false};
-		struct section hs = hdr;
-		uint8_t ptr_enc;
 		uint64_t ptr;
-		hs.datarel = hdr.vaddr;
-		rd_u(&r, 1);
-		ptr_enc = (uint8_t)rd_u(&r, 1);
-		rd_u(&r, 2);
-		ptr = rd_encoded(&r, ptr_enc, &hs, true);
-		have_eh = !r.bad && vaddr_bytes(elf, ptr, &eh);
+		have_eh = hs_cfi_eh_frame_hdr_ptr(&hdr, &ptr) && vaddr_bytes(elf, ptr, &eh);
 	}
-	if (have_eh) {
-		if (!(have_hdr && walk_hdr(&b, &cc, &hdr, &eh)))
-			walk_all(&b, &cc, &eh);
-		else
-			t->stats.from_eh_frame_hdr = true;
-	}
+	if (have_eh)
+		hs_cfi_walk_eh_frame(&b, &eh, have_hdr ? &hdr : NULL);
 	/* .debug_frame too: code built without unwind tables (-fno-asynchronous-unwind-tables -g)
 	 * has its CFI there, beside the .eh_frame of the C runtime's start-up code */
 	{
-		struct section df = {0};
-		struct cie_cache dcc = {{0}, {0}, {0}};
+		struct hs_cfi_section df = {0};
 		size_t dstr;
 		bool have_df = false;
 
@@ -1123,14 +268,11 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 			have_df = true;
 		if (have_df && !b.err) {
 			df.vaddr = 0;
-			walk_all(&b, &dcc, &df);
+			hs_cfi_walk_debug_frame(&b, &df);
 			t->stats.from_debug_frame = true;
 		}
-		hs_u64map_release(&dcc.ix);
-		hs_vec_free(&dcc.v);
-		hs_vec_free(&dcc.initial);
 	}
-	return conclude(&b, &cc, t, ret, err);
+	return conclude(&b, t, ret, err);
 }
 
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,
@@ -1138,19 +280,14 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 				struct hs_error *err)
 {
 	struct hs_cfi_table *t = hs_xcalloc(1, sizeof(*t));
-	struct builder b;
-	struct cie_cache cc = {{0}, {0}, {0}};
-	struct section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
-	struct section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
+	struct hs_cfi_builder b;
+	struct hs_cfi_section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
+	struct hs_cfi_section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
 
 	builder_init(&b, &t->stats);
-	if (eh_frame_size) {
-		if (hdr_size && walk_hdr(&b, &cc, &hs, &eh))
-			t->stats.from_eh_frame_hdr = true;
-		else
-			walk_all(&b, &cc, &eh);
-	}
-	return conclude(&b, &cc, t, ret, err);
+	if (eh_frame_size)
+		hs_cfi_walk_eh_frame(&b, &eh, hdr_size ? &hs : NULL);
+	return conclude(&b, t, ret, err);
 }
 
 void hs_cfi_table_free(struct hs_cfi_table *t)
@@ -1164,20 +301,14 @@ void hs_cfi_table_free(struct hs_cfi_table *t)
 
 const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->n;
 	uint64_t off;
+	size_t n;
 
 	if (!t->n || vaddr < t->base || vaddr - t->base > UINT32_MAX)
 		return NULL;
 	off = vaddr - t->base;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].pc <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
+	n = hs_upper_bound(t->rows, t->n, pc, off);
+	return n ? &t->rows[n - 1] : NULL;
 }
 
 size_t hs_cfi_table_bytes(const struct hs_cfi_table *t)

@@ -54,6 +54,23 @@ HS_NORETURN void hs_die_oom(void);
 		(vec)->n = (vec)->cap = 0; \
 	} while (0)
 
+/* In the array a of n elements sorted by their member key, how many have a key at most k: one past
+ * the last of them, 0 when there is none. For lookups of "the entry covering an address" (its
+ * start at or below it); a macro so that each stays inline on the paths taken per sample. a and
+ * k are evaluated more than once. */
+#define hs_upper_bound(a, n, key, k)                           \
+	({                                                     \
+		size_t lo_ = 0, hi_ = (n);                     \
+		while (lo_ < hi_) {                            \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;   \
+			if ((a)[mid_].key <= (k))              \
+				lo_ = mid_ + 1;                \
+			else                                   \
+				hi_ = mid_;                    \
+		}                                              \
+		lo_;                                           \
+	})
+
 /* 64-bit hashing (FNV-1a over bytes, a strong mixer for integers). */
 uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t hs_hash_u64(uint64_t x)

@@ -1214,6 +1214,29 @@ static void test_overflowing_operands(void **state)
 	hs_cfi_table_free(t);
 }
 
+/* An FDE whose length is shorter than its CIE pointer (found by reading past the end of the
+ * section): a bad entry, nothing read past its length. */
+static void test_fde_shorter_than_its_cie_pointer(void **state)
+{
+	/* the CIE of test_overflowing_operands but udata4 addresses, then an FDE of length 2 whose
+	 * pointer (read past its end) would lead back to that CIE; the section ends there */
+	static const uint8_t eh[] = {16, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x03, 0x0c, 7, 8,
+				     2, 0, 0, 0, 24, 0, 0, 0};
+	uint8_t *copy = malloc(sizeof(eh)); /* exactly the section: a read past it is caught */
+	struct hs_cfi_table *t = NULL;
+	struct hs_error err = {0};
+
+	(void)state;
+	assert_non_null(copy);
+	memcpy(copy, eh, sizeof(eh));
+	assert_int_equal(hs_cfi_table_build_eh_frame(copy, sizeof(eh), 0x1000, NULL, 0, 0, &t, &err), 0);
+	assert_int_equal(t->n, 0);
+	assert_int_equal(t->stats.fdes, 0);
+	assert_int_equal(t->stats.bad_entries, 1);
+	hs_cfi_table_free(t);
+	free(copy);
+}
+
 static void test_no_cfi(void **state)
 {
 	/* a minimal ELF64 header with no sections */
@@ -1249,6 +1272,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_cfi),
 		cmocka_unit_test(test_overflowing_operands),
+		cmocka_unit_test(test_fde_shorter_than_its_cie_pointer),
 		cmocka_unit_test(test_fixture_expr),
 		cmocka_unit_test(test_fixture_register),
 		cmocka_unit_test(test_fixture_state),

@@ -16,14 +16,37 @@
 
 #include <cmocka.h>
 
-#include "helpers.h"
-
 #include "format/perf-data.h"
 #include "profile/builder.h"
 #include "profile/load.h"
 #include "profile/perf-data-load.h"
 
-static void set64(struct hs_test_buf *b, size_t off, uint64_t v)
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void set64(struct buf *b, size_t off, uint64_t v)
 {
 	memcpy(b->p + off, &v, 8);
 }
@@ -31,39 +54,39 @@ static void set64(struct hs_test_buf *b, size_t off, uint64_t v)
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* A sample record of the layout ST. */
-static void put_sample(struct hs_test_buf *b, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time)
+static void put_sample(struct buf *b, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time)
 {
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 8 * 8};
-	hs_test_put(b, &h, 8);
-	hs_test_put64(b, id);
-	hs_test_put64(b, ip);
-	hs_test_put32(b, pid);
-	hs_test_put32(b, pid);
-	hs_test_put64(b, time);
-	hs_test_put64(b, 1000);
-	hs_test_put64(b, 2);
-	hs_test_put64(b, PERF_CONTEXT_USER);
-	hs_test_put64(b, ip);
+	put(b, &h, 8);
+	put64(b, id);
+	put64(b, ip);
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, time);
+	put64(b, 1000);
+	put64(b, 2);
+	put64(b, PERF_CONTEXT_USER);
+	put64(b, ip);
 }
 
-static void put_comm(struct hs_test_buf *b, uint32_t pid, const char *comm, uint64_t id, uint64_t time)
+static void put_comm(struct buf *b, uint32_t pid, const char *comm, uint64_t id, uint64_t time)
 {
 	char name[16] = {0};
 	struct perf_event_header h = {PERF_RECORD_COMM, 0, 8 + 8 + 16 + 24};
 
 	snprintf(name, sizeof(name), "%s", comm);
-	hs_test_put(b, &h, 8);
-	hs_test_put32(b, pid);
-	hs_test_put32(b, pid);
-	hs_test_put(b, name, 16);
+	put(b, &h, 8);
+	put32(b, pid);
+	put32(b, pid);
+	put(b, name, 16);
 	/* sample_id: TID, TIME, IDENTIFIER */
-	hs_test_put32(b, pid);
-	hs_test_put32(b, pid);
-	hs_test_put64(b, time);
-	hs_test_put64(b, id);
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, time);
+	put64(b, id);
 }
 
-static void put_attr(struct hs_test_buf *b, uint32_t type, uint64_t config)
+static void put_attr(struct buf *b, uint32_t type, uint64_t config)
 {
 	struct perf_event_attr a;
 
@@ -73,40 +96,40 @@ static void put_attr(struct hs_test_buf *b, uint32_t type, uint64_t config)
 	a.config = config;
 	a.sample_type = ST;
 	a.sample_id_all = 1;
-	hs_test_put(b, &a, sizeof(a));
+	put(b, &a, sizeof(a));
 }
 
 /* A file with two events (ids 11 and 22), a COMM and three samples, and features: build-id,
  * cmdline, osrelease. */
-static struct hs_test_buf make_file(void)
+static struct buf make_file(void)
 {
-	struct hs_test_buf b = {0};
+	struct buf b = {0};
 	size_t attrs, ids, data, feat;
 	uint64_t features[4] = {(1ULL << HS_FEAT_BUILD_ID) | (1ULL << HS_FEAT_OSRELEASE) | (1ULL << HS_FEAT_CMDLINE), 0, 0, 0};
 
-	hs_test_put(&b, "PERFILE2", 8);
-	hs_test_put64(&b, 104);
-	hs_test_put64(&b, sizeof(struct perf_event_attr) + 16);
+	put(&b, "PERFILE2", 8);
+	put64(&b, 104);
+	put64(&b, sizeof(struct perf_event_attr) + 16);
 	for (int i = 0; i < 6; i++)
-		hs_test_put64(&b, 0); /* sections, patched below */
-	hs_test_put(&b, features, sizeof(features));
+		put64(&b, 0); /* sections, patched below */
+	put(&b, features, sizeof(features));
 	ids = b.n;
-	hs_test_put64(&b, 11);
-	hs_test_put64(&b, 22);
+	put64(&b, 11);
+	put64(&b, 22);
 	attrs = b.n;
 	put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	hs_test_put64(&b, ids);
-	hs_test_put64(&b, 8);
+	put64(&b, ids);
+	put64(&b, 8);
 	put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
-	hs_test_put64(&b, ids + 8);
-	hs_test_put64(&b, 8);
+	put64(&b, ids + 8);
+	put64(&b, 8);
 	data = b.n;
 	put_comm(&b, 42, "worker", 11, 100);
 	put_sample(&b, 22, 0x401000, 42, 300); /* out of order before the round ends */
 	put_sample(&b, 11, 0x402000, 42, 200);
 	{
 		struct perf_event_header fr = {HS_PERF_RECORD_FINISHED_ROUND, 0, 8};
-		hs_test_put(&b, &fr, 8);
+		put(&b, &fr, 8);
 	}
 	put_sample(&b, 11, 0x403000, 42, 400);
 	feat = b.n;
@@ -118,27 +141,27 @@ static struct hs_test_buf make_file(void)
 	{
 		size_t desc = b.n, bid, osr, cmd;
 		for (int i = 0; i < 6; i++)
-			hs_test_put64(&b, 0);
+			put64(&b, 0);
 		bid = b.n;
 		{
 			struct perf_event_header h = {PERF_RECORD_MISC_USER, 0, 8 + 4 + 24 + 16};
 			uint8_t id[24] = {0xde, 0xad, 0xbe, 0xef};
 			char name[16] = "/bin/worker";
 			h.type = 0;
-			hs_test_put(&b, &h, 8);
-			hs_test_put32(&b, 42);
-			hs_test_put(&b, id, 24);
-			hs_test_put(&b, name, 16);
+			put(&b, &h, 8);
+			put32(&b, 42);
+			put(&b, id, 24);
+			put(&b, name, 16);
 		}
 		osr = b.n;
-		hs_test_put32(&b, 8);
-		hs_test_put(&b, "6.0.0-x\0", 8);
+		put32(&b, 8);
+		put(&b, "6.0.0-x\0", 8);
 		cmd = b.n;
-		hs_test_put32(&b, 2);
-		hs_test_put32(&b, 8);
-		hs_test_put(&b, "perf\0\0\0\0", 8);
-		hs_test_put32(&b, 8);
-		hs_test_put(&b, "record\0\0", 8);
+		put32(&b, 2);
+		put32(&b, 8);
+		put(&b, "perf\0\0\0\0", 8);
+		put32(&b, 8);
+		put(&b, "record\0\0", 8);
 		set64(&b, desc, bid);
 		set64(&b, desc + 8, osr - bid);
 		set64(&b, desc + 16, osr);
@@ -151,7 +174,7 @@ static struct hs_test_buf make_file(void)
 
 static void test_file(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
@@ -187,7 +210,7 @@ static void test_file(void **state)
 
 static void test_load_profile(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	struct hs_profile *p = NULL;
 	struct hs_error err = {0};
 	struct hs_perf_data_load_info info;
@@ -217,7 +240,7 @@ static void test_load_profile(void **state)
  * section is reported as such. */
 static void test_every_prefix(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	size_t data_off;
 
 	(void)state;
@@ -249,7 +272,7 @@ static void test_every_prefix(void **state)
 
 static void test_corrupt_size(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
@@ -271,18 +294,18 @@ static void test_corrupt_size(void **state)
 
 static void test_byte_order_and_version(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 
 	(void)state;
 	memcpy(b.p, "2ELIFREP", 8);
-	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.detail, "byte order"));
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	memcpy(b.p, "PERFFILE", 8);
-	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EPROTONOSUPPORT);
+	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), -EOPNOTSUPP);
 	hs_perf_data_close(&d);
 	memset(&err, 0, sizeof(err));
 	memcpy(b.p, "NOTPERF!", 8);
@@ -295,7 +318,7 @@ static void test_byte_order_and_version(void **state)
  * across two zstd-compressed records, as perf record -z writes them. */
 static void test_pipe_compressed(void **state)
 {
-	struct hs_test_buf b = {0}, inner = {0};
+	struct buf b = {0}, inner = {0};
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
@@ -303,13 +326,13 @@ static void test_pipe_compressed(void **state)
 	size_t half;
 
 	(void)state;
-	hs_test_put(&b, "PERFILE2", 8);
-	hs_test_put64(&b, 16);
+	put(&b, "PERFILE2", 8);
+	put64(&b, 16);
 	{
 		struct perf_event_header h = {HS_PERF_RECORD_HEADER_ATTR, 0, 8 + sizeof(struct perf_event_attr) + 8};
-		hs_test_put(&b, &h, 8);
+		put(&b, &h, 8);
 		put_attr(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-		hs_test_put64(&b, 11);
+		put64(&b, 11);
 	}
 	put_comm(&inner, 7, "piped", 11, 1);
 	put_sample(&inner, 11, 0x1000, 7, 2);
@@ -326,9 +349,9 @@ static void test_pipe_compressed(void **state)
 
 		assert_false(ZSTD_isError(zn));
 		h.size = (uint16_t)padded;
-		hs_test_put(&b, &h, 8);
-		hs_test_put(&b, z, zn);
-		hs_test_put(&b, zero, padded - 8 - zn);
+		put(&b, &h, 8);
+		put(&b, z, zn);
+		put(&b, zero, padded - 8 - zn);
 		free(z);
 	}
 	assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
@@ -347,7 +370,7 @@ static void test_pipe_compressed(void **state)
 }
 
 /* A COMPRESSED record holding len bytes of src, zstd-compressed, padded to 8 bytes. */
-static void put_compressed(struct hs_test_buf *b, const void *src, size_t len)
+static void put_compressed(struct buf *b, const void *src, size_t len)
 {
 	size_t bound = ZSTD_compressBound(len), zn, padded;
 	uint8_t *z = malloc(bound), zero[8] = {0};
@@ -358,28 +381,28 @@ static void put_compressed(struct hs_test_buf *b, const void *src, size_t len)
 	padded = (8 + zn + 7) & ~(size_t)7;
 	assert_true(padded < 65536);
 	h.size = (uint16_t)padded;
-	hs_test_put(b, &h, 8);
-	hs_test_put(b, z, zn);
-	hs_test_put(b, zero, padded - 8 - zn);
+	put(b, &h, 8);
+	put(b, z, zn);
+	put(b, zero, padded - 8 - zn);
 	free(z);
 }
 
 /* A pipe-mode file header with one event (id 11). */
-static void put_pipe_header(struct hs_test_buf *b)
+static void put_pipe_header(struct buf *b)
 {
 	struct perf_event_header h = {HS_PERF_RECORD_HEADER_ATTR, 0, 8 + sizeof(struct perf_event_attr) + 8};
 
-	hs_test_put(b, "PERFILE2", 8);
-	hs_test_put64(b, 16);
-	hs_test_put(b, &h, 8);
+	put(b, "PERFILE2", 8);
+	put64(b, 16);
+	put(b, &h, 8);
 	put_attr(b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	hs_test_put64(b, 11);
+	put64(b, 11);
 }
 
 /* A header cut short says so, with both sizes; a header that claims a wrong size says that. */
 static void test_short_header(void **state)
 {
-	struct hs_test_buf b = make_file();
+	struct buf b = make_file();
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 
@@ -403,7 +426,7 @@ static void test_short_header(void **state)
  * each comes out whole, wherever a chunk ends. */
 static void test_compressed_chunks(void **state)
 {
-	struct hs_test_buf b = {0}, inner = {0};
+	struct buf b = {0}, inner = {0};
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
@@ -414,9 +437,9 @@ static void test_compressed_chunks(void **state)
 	while (inner.n < 3 * HS_PERF_DATA_DECOMPRESS_CHUNK) {
 		/* an unknown record of 8 to 4096 bytes, then a sample */
 		struct perf_event_header h = {200, 0, (uint16_t)(8 + 8 * (n % 512))};
-		hs_test_put(&inner, &h, 8);
+		put(&inner, &h, 8);
 		for (size_t k = 8; k < h.size; k += 8)
-			hs_test_put64(&inner, n);
+			put64(&inner, n);
 		put_sample(&inner, 11, 0x1000 + n, 7, n);
 		n++;
 	}
@@ -452,7 +475,7 @@ static void test_compressed_chunks(void **state)
  * rest of the file is not read, and the reader says where it stopped. */
 static void test_compressed_bomb(void **state)
 {
-	struct hs_test_buf b = {0}, inner = {0};
+	struct buf b = {0}, inner = {0};
 	struct hs_perf_data d;
 	struct hs_error err = {0};
 	struct hs_perf_data_rec r;
@@ -463,7 +486,7 @@ static void test_compressed_bomb(void **state)
 	(void)state;
 	put_pipe_header(&b);
 	while (inner.n < ((size_t)3 << 20))
-		hs_test_put(&inner, &fr, 8);
+		put(&inner, &fr, 8);
 	for (int i = 0; i < 64; i++)
 		put_compressed(&b, inner.p, inner.n);
 	expanded = 64 * (uint64_t)inner.n;
@@ -485,6 +508,28 @@ static void test_compressed_bomb(void **state)
 
 /* ---- real files ---- */
 
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	p = malloc((size_t)n + 1);
+	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(p);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
 static void test_real_files_cut(void **state)
 {
 	static const char *const files[] = {"fp.data", "dwarf.data", "compressed.data", "pipe.data"};
@@ -501,7 +546,8 @@ static void test_real_files_cut(void **state)
 		struct hs_perf_data_load_info info;
 
 		snprintf(path, sizeof(path), "%s/tests/fixtures/perf-data/%s", SRCDIR, files[f]);
-		buf = hs_test_read_file(path, &len);
+		buf = slurp(path, &len);
+		assert_non_null(buf);
 		assert_int_equal(hs_perf_data_load(buf, len, NULL, &p, &info, &err), 0);
 		full_samples = info.samples;
 		assert_true(full_samples > 10);

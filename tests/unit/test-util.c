@@ -1,5 +1,5 @@
-/* Unit tests for src/util: hash tables, string buffers, atomic output files, input files opened
- * only when they are regular files. */
+/* Unit tests for src/util: the byte cursor, hash tables, string buffers, atomic output files,
+ * input files opened only when they are regular files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -17,10 +17,223 @@
 
 #include <cmocka.h>
 
+#include "util/cursor.h"
 #include "util/hashmap.h"
 #include "util/infile.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "util/util.h"
+
+static void test_cursor_ints(void **state)
+{
+	static const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+				    0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
+	struct hs_cursor c;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	(void)state;
+	memcpy(&u16, b + 1, 2);
+	memcpy(&u32, b + 3, 4);
+	memcpy(&u64, b + 7, 8);
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_int_equal(hs_cursor_u8(&c), 1);
+	assert_int_equal(hs_cursor_u16(&c), u16);
+	assert_int_equal(hs_cursor_u32(&c), u32);
+	assert_true(hs_cursor_u64(&c) == u64);
+	assert_int_equal(hs_cursor_remaining(&c), 0);
+	assert_false(hs_cursor_failed(&c));
+	/* the other byte order */
+	hs_cursor_init(&c, b, sizeof(b));
+	c.swap = true;
+	assert_int_equal(hs_cursor_u8(&c), 1);
+	assert_int_equal(hs_cursor_u16(&c), __builtin_bswap16(u16));
+	assert_int_equal(hs_cursor_u32(&c), __builtin_bswap32(u32));
+	assert_true(hs_cursor_u64(&c) == __builtin_bswap64(u64));
+	/* sized reads: an address of 4 or 8 bytes; other sizes fail */
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_int_equal(hs_cursor_uint(&c, 1), 1);
+	assert_int_equal(hs_cursor_uint(&c, 2), u16);
+	assert_int_equal(hs_cursor_uint(&c, 4), u32);
+	assert_true(hs_cursor_uint(&c, 8) == u64);
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_int_equal(hs_cursor_uint(&c, 3), 0);
+	assert_true(hs_cursor_failed(&c));
+	assert_int_equal(hs_cursor_fail_offset(&c), 0);
+}
+
+/* A read past the end fails without moving; every read after it fails; the offset named is the
+ * first failed read's, from the cursor's origin. */
+static void test_cursor_bounds(void **state)
+{
+	static const uint8_t b[] = {1, 2, 3, 4, 5, 6, 'a', 'b', 0, 'c'};
+	struct hs_cursor c;
+	size_t n;
+
+	(void)state;
+	hs_cursor_init(&c, b, 6);
+	c.origin = 0x1000;
+	c.swap = HS_HOST_BIG_ENDIAN; /* little-endian */
+	assert_int_equal(hs_cursor_u32(&c), b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24);
+	assert_int_equal(hs_cursor_offset(&c), 0x1004);
+	assert_int_equal(hs_cursor_u32(&c), 0); /* 2 bytes left */
+	assert_true(hs_cursor_failed(&c));
+	assert_int_equal(hs_cursor_fail_offset(&c), 0x1004);
+	assert_int_equal(hs_cursor_offset(&c), 0x1004);
+	assert_int_equal(hs_cursor_u8(&c), 0); /* would fit, but the cursor has failed */
+	assert_null(hs_cursor_bytes(&c, 0));
+	assert_int_equal(hs_cursor_fail_offset(&c), 0x1004);
+
+	/* bytes and skips: exactly to the end, then one more */
+	hs_cursor_init(&c, b, 6);
+	assert_ptr_equal(hs_cursor_bytes(&c, 2), b);
+	assert_true(hs_cursor_skip(&c, 4));
+	assert_non_null(hs_cursor_bytes(&c, 0));
+	assert_false(hs_cursor_skip(&c, 1));
+	assert_int_equal(hs_cursor_fail_offset(&c), 6);
+	/* a length that does not fit in size_t on any machine is refused, not truncated */
+	hs_cursor_init(&c, b, 6);
+	assert_null(hs_cursor_bytes(&c, UINT64_MAX));
+	assert_int_equal(hs_cursor_remaining(&c), 6);
+
+	/* strings end at their NUL, inside the cursor */
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_true(hs_cursor_seek(&c, 6));
+	assert_string_equal(hs_cursor_string(&c, &n), "ab");
+	assert_int_equal(n, 2);
+	assert_int_equal(c.pos, 9);
+	assert_null(hs_cursor_string(&c, &n)); /* "c" has no NUL */
+	assert_int_equal(hs_cursor_fail_offset(&c), 9);
+
+	/* seek and limit stay inside what was there */
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_true(hs_cursor_seek(&c, sizeof(b)));
+	assert_false(hs_cursor_seek(&c, sizeof(b) + 1));
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_true(hs_cursor_skip(&c, 2));
+	assert_true(hs_cursor_limit(&c, 4));
+	c.swap = HS_HOST_BIG_ENDIAN;
+	assert_int_equal(hs_cursor_u16(&c), b[2] | b[3] << 8);
+	assert_int_equal(hs_cursor_u8(&c), 0);
+	assert_int_equal(hs_cursor_fail_offset(&c), 4);
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_true(hs_cursor_skip(&c, 2));
+	assert_false(hs_cursor_limit(&c, 1)); /* before the cursor */
+	hs_cursor_init(&c, b, sizeof(b));
+	assert_false(hs_cursor_limit(&c, sizeof(b) + 1));
+
+	/* nothing at all */
+	hs_cursor_init(&c, NULL, 0);
+	assert_non_null(hs_cursor_bytes(&c, 0));
+	assert_int_equal(hs_cursor_u8(&c), 0);
+	assert_true(hs_cursor_failed(&c));
+}
+
+static uint64_t uleb(const uint8_t *b, size_t n, bool *failed, size_t *used)
+{
+	struct hs_cursor c;
+	uint64_t v;
+
+	hs_cursor_init(&c, b, n);
+	v = hs_cursor_uleb128(&c);
+	*failed = hs_cursor_failed(&c);
+	*used = *failed ? c.fail_pos : c.pos;
+	return v;
+}
+
+static int64_t sleb(const uint8_t *b, size_t n, bool *failed, size_t *used)
+{
+	struct hs_cursor c;
+	int64_t v;
+
+	hs_cursor_init(&c, b, n);
+	v = hs_cursor_sleb128(&c);
+	*failed = hs_cursor_failed(&c);
+	*used = *failed ? c.fail_pos : c.pos;
+	return v;
+}
+
+static void test_cursor_leb128(void **state)
+{
+	/* DWARF 5 section 7.6's examples, and the extremes */
+	static const uint8_t u2[] = {2}, u127[] = {0x7f}, u128[] = {0x80, 1}, u12857[] = {0xb9, 0x64};
+	static const uint8_t umax[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	static const uint8_t sm2[] = {0x7e}, sm128[] = {0x80, 0x7f}, s63[] = {0x3f}, s64[] = {0xc0, 0};
+	static const uint8_t smin[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f};
+	/* zero padded out to 11 bytes (a uleb128 may be), and one byte more */
+	static const uint8_t pad11[] = {0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0};
+	static const uint8_t pad12[] = {0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0};
+	static const uint8_t trunc[] = {0x80, 0x80};
+	bool failed;
+	size_t used;
+
+	(void)state;
+	assert_int_equal(uleb(u2, 1, &failed, &used), 2);
+	assert_int_equal(uleb(u127, 1, &failed, &used), 127);
+	assert_int_equal(uleb(u128, 2, &failed, &used), 128);
+	assert_int_equal(used, 2);
+	assert_int_equal(uleb(u12857, 2, &failed, &used), 12857);
+	assert_true(uleb(umax, sizeof(umax), &failed, &used) == UINT64_MAX);
+	assert_false(failed);
+	assert_int_equal(uleb(pad11, sizeof(pad11), &failed, &used), 1);
+	assert_false(failed);
+	assert_int_equal(used, 11);
+	assert_int_equal(uleb(pad12, sizeof(pad12), &failed, &used), 0);
+	assert_true(failed);
+	assert_int_equal(used, 0); /* the offset is the number's */
+	assert_int_equal(uleb(trunc, sizeof(trunc), &failed, &used), 0);
+	assert_true(failed);
+	assert_int_equal(used, 0);
+	assert_int_equal(uleb(u2, 0, &failed, &used), 0);
+	assert_true(failed);
+
+	assert_int_equal(sleb(u2, 1, &failed, &used), 2);
+	assert_int_equal(sleb(sm2, 1, &failed, &used), -2);
+	assert_int_equal(sleb(u127, 1, &failed, &used), -1);
+	assert_int_equal(sleb(u128, 2, &failed, &used), 128);
+	assert_int_equal(sleb(sm128, 2, &failed, &used), -128);
+	assert_int_equal(sleb(s63, 1, &failed, &used), 63);
+	assert_int_equal(sleb(s64, 2, &failed, &used), 64);
+	assert_true(sleb(smin, sizeof(smin), &failed, &used) == INT64_MIN);
+	assert_false(failed);
+	assert_int_equal(used, 10);
+	/* an sleb128 of 11 bytes is too long */
+	assert_int_equal(sleb(pad11, sizeof(pad11), &failed, &used), 0);
+	assert_true(failed);
+	assert_int_equal(used, 0);
+	assert_int_equal(sleb(trunc, sizeof(trunc), &failed, &used), 0);
+	assert_true(failed);
+
+	/* after a failure, a number that would parse fails too */
+	{
+		struct hs_cursor c;
+
+		hs_cursor_init(&c, u2, 1);
+		hs_cursor_fail(&c);
+		assert_int_equal(hs_cursor_uleb128(&c), 0);
+		assert_int_equal(hs_cursor_sleb128(&c), 0);
+		assert_int_equal(c.pos, 0);
+	}
+}
+
+/* The entry covering a key: the last one starting at or before it. */
+static void test_upper_bound(void **state)
+{
+	static const struct {
+		uint32_t start;
+	} v[] = {{10}, {20}, {20}, {30}};
+
+	(void)state;
+	assert_int_equal(hs_upper_bound(v, 0, start, 100), 0);
+	assert_int_equal(hs_upper_bound(v, 4, start, 9), 0);
+	assert_int_equal(hs_upper_bound(v, 4, start, 10), 1);
+	assert_int_equal(hs_upper_bound(v, 4, start, 19), 1);
+	assert_int_equal(hs_upper_bound(v, 4, start, 20), 3); /* past every equal key */
+	assert_int_equal(hs_upper_bound(v, 4, start, 29), 3);
+	assert_int_equal(hs_upper_bound(v, 4, start, 30), 4);
+	assert_int_equal(hs_upper_bound(v, 4, start, UINT64_MAX), 4);
+}
 
 static void test_u64map(void **state)
 {
@@ -365,6 +578,8 @@ static void test_infile_device_refused_without_being_opened(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cursor_ints), cmocka_unit_test(test_cursor_bounds),
+		cmocka_unit_test(test_cursor_leb128), cmocka_unit_test(test_upper_bound),
 		cmocka_unit_test(test_u64map),     cmocka_unit_test(test_index),
 		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_outfile_atomic),
 		cmocka_unit_test(test_outfile_errors), cmocka_unit_test(test_outfile_links),
