@@ -693,7 +693,7 @@ int main(int argc, char **argv)
 	int passes = 5, cpu = -1, opt, verbose = 0;
 	bool itimer = false, cfi_only = false;
 	const char *out = "/tmp/hotstack-unwind-corpus.bin", *in = NULL;
-	struct corpus c;
+	struct corpus c = {0};
 	cpu_set_t set;
 	int32_t pid = getpid();
 	struct hs_model model;
