@@ -357,66 +357,11 @@ static int parse_int(const char *arg, const char *what, long lo, long hi, long *
 	return 0;
 }
 
-static int parse_palette(const char *arg, struct hs_output_opts *o)
-{
-	static const struct {
-		const char *name;
-		enum hs_palette p;
-	} pals[] = {
-		{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT}, {"mem", HS_PALETTE_MEM},
-		{"io", HS_PALETTE_IO},     {"java", HS_PALETTE_JAVA}, {"js", HS_PALETTE_JS},
-	};
-
-	for (size_t i = 0; i < HS_ARRAY_SIZE(pals); i++) {
-		if (!strcmp(arg, pals[i].name)) {
-			o->palette = pals[i].p;
-			return 1;
-		}
-	}
-	cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
-	return -1;
-}
-
-static int parse_sort(const char *arg, struct hs_output_opts *o)
-{
-	static const struct {
-		const char *name;
-		enum hs_sort_key k;
-	} keys[] = {
-		{"comm", HS_SORT_COMM}, {"pid", HS_SORT_PID}, {"tid", HS_SORT_TID},
-		{"dso", HS_SORT_DSO},   {"sym", HS_SORT_SYM},
-	};
-	const char *p = arg;
-	size_t n = 0;
-
-	memset(o->sort, 0, sizeof(o->sort));
-	while (*p) {
-		size_t len = strcspn(p, ","), i;
-
-		for (i = 0; i < HS_ARRAY_SIZE(keys); i++)
-			if (strlen(keys[i].name) == len && !strncmp(p, keys[i].name, len))
-				break;
-		if (i == HS_ARRAY_SIZE(keys) || n == HS_SORT_MAX || memchr(o->sort, keys[i].k, n)) {
-			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
-				  arg);
-			return -1;
-		}
-		o->sort[n++] = (uint8_t)keys[i].k;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!n) {
-		cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
-		return -1;
-	}
-	return 1;
-}
-
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 {
 	long v;
 	char *end;
+	int rc;
 
 	switch (opt) {
 	case OPT_ROOT:
@@ -438,7 +383,11 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->flamechart = true;
 		return 1;
 	case OPT_PALETTE:
-		return parse_palette(arg, o);
+		if (hs_palette_from_name(arg, &o->palette)) {
+			cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
+			return -1;
+		}
+		return 1;
 	case OPT_TREE:
 		if (!arg || !strcmp(arg, "callee")) {
 			o->tree = HS_TREE_CALLEE;
@@ -450,7 +399,13 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		}
 		return 1;
 	case OPT_SORT:
-		return parse_sort(arg, o);
+		rc = hs_sort_parse(arg, o->sort);
+		if (rc == -ENODATA)
+			cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
+		else if (rc)
+			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
+				  arg);
+		return rc ? -1 : 1;
 	case OPT_NO_ANNOTATE:
 		o->no_annotate = true;
 		return 1;

@@ -25,6 +25,14 @@ enum hs_palette {
 enum hs_sort_key { HS_SORT_COMM = 1, HS_SORT_PID, HS_SORT_TID, HS_SORT_DSO, HS_SORT_SYM };
 #define HS_SORT_MAX 5
 
+/* The palette called name ("kind", "hot", "mem", "io", "java", "js") in *ret: 0, or -EINVAL
+ * for another name (ret untouched). */
+int hs_palette_from_name(const char *name, enum hs_palette *ret);
+/* Report sort keys "comm,pid,tid,dso,sym" (some of them, each once, in any order) into ret,
+ * 0-terminated. Returns 0; -EINVAL for an unknown or repeated key, -ENODATA for none (an empty
+ * list). ret is untouched on failure. */
+int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
+
 /* Report call trees (--tree). */
 enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLEE, HS_TREE_CALLER };
 

@@ -532,6 +532,33 @@ static void test_palettes(void **state)
 	assert_true(c.b > c.r && c.r == c.g && c.r == 220 - 48);
 }
 
+/* The option words the writers own: palette names and --sort keys. */
+static void test_option_words(void **state)
+{
+	enum hs_palette pal = HS_PALETTE_KIND;
+	uint8_t sort[HS_SORT_MAX] = {HS_SORT_PID};
+
+	(void)state;
+	assert_int_equal(hs_palette_from_name("js", &pal), 0);
+	assert_int_equal(pal, HS_PALETTE_JS);
+	assert_int_equal(hs_palette_from_name("JS", &pal), -EINVAL);
+	assert_int_equal(hs_palette_from_name("", &pal), -EINVAL);
+	assert_int_equal(pal, HS_PALETTE_JS);
+	assert_int_equal(hs_sort_parse("sym,comm", sort), 0);
+	assert_int_equal(sort[0], HS_SORT_SYM);
+	assert_int_equal(sort[1], HS_SORT_COMM);
+	assert_int_equal(sort[2], 0);
+	assert_int_equal(hs_sort_parse("comm,pid,tid,dso,sym", sort), 0);
+	assert_int_equal(sort[4], HS_SORT_SYM);
+	/* unknown, repeated, a prefix: refused, and the keys kept */
+	assert_int_equal(hs_sort_parse("comm,bogus", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("sym,sym", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("co", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("", sort), -ENODATA);
+	assert_int_equal(hs_sort_parse(",", sort), -EINVAL);
+	assert_int_equal(sort[0], HS_SORT_COMM);
+}
+
 /* ---- the report ---- */
 
 static void test_report_views(void **state)
@@ -697,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_palettes),
+		cmocka_unit_test(test_option_words),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
 		cmocka_unit_test(test_format_table),

@@ -1,0 +1,58 @@
+/* The words the writers' options take: palette names and report sort keys. They live beside
+ * the enums they name so that a new palette or key is added in one place. */
+#include <errno.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "util/util.h"
+
+static const struct {
+	const char *name;
+	enum hs_palette p;
+} palettes[] = {
+	{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT}, {"mem", HS_PALETTE_MEM},
+	{"io", HS_PALETTE_IO},     {"java", HS_PALETTE_JAVA}, {"js", HS_PALETTE_JS},
+};
+
+int hs_palette_from_name(const char *name, enum hs_palette *ret)
+{
+	for (size_t i = 0; i < HS_ARRAY_SIZE(palettes); i++) {
+		if (!strcmp(name, palettes[i].name)) {
+			*ret = palettes[i].p;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX])
+{
+	static const struct {
+		const char *name;
+		enum hs_sort_key k;
+	} names[] = {
+		{"comm", HS_SORT_COMM}, {"pid", HS_SORT_PID}, {"tid", HS_SORT_TID},
+		{"dso", HS_SORT_DSO},   {"sym", HS_SORT_SYM},
+	};
+	uint8_t sort[HS_SORT_MAX] = {0};
+	const char *p = keys;
+	size_t n = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < HS_ARRAY_SIZE(names); i++)
+			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
+				break;
+		if (i == HS_ARRAY_SIZE(names) || n == HS_SORT_MAX || memchr(sort, names[i].k, n))
+			return -EINVAL;
+		sort[n++] = (uint8_t)names[i].k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!n)
+		return -ENODATA;
+	memcpy(ret, sort, sizeof(sort));
+	return 0;
+}
