@@ -491,54 +491,19 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 	return 0;
 }
 
-/* A list of ids "1,2,3" (pids and tids: 0 and up). */
-static int parse_ids(const char *arg, const char *what, struct hs_filter *f, bool tids)
-{
-	const char *p = arg;
-
-	while (*p) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || end == p || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
-			cli_error("invalid %s list '%s'", what, arg);
-			return -1;
-		}
-		if (tids)
-			hs_vec_push(&f->tids, (int32_t)v);
-		else
-			hs_vec_push(&f->pids, (int32_t)v);
-		p = *end ? end + 1 : end;
-	}
-	return 1;
-}
-
-static int parse_seconds(const char *s, size_t len, double *ret)
-{
-	char buf[64], *end;
-
-	if (len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	*ret = strtod(buf, &end);
-	return end == buf || *end || !(*ret >= 0) || *ret > 1e9 ? -1 : 0;
-}
-
 int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o)
 {
 	char err[256];
-	const char *comma;
-	char *end;
 	int which;
 
 	switch (opt) {
 	case OPT_FILTER_PID:
-		return parse_ids(arg, "process id", f, false);
 	case OPT_FILTER_TID:
-		return parse_ids(arg, "thread id", f, true);
+		if (hs_filter_add_ids(f, opt == OPT_FILTER_TID, arg)) {
+			cli_error("invalid %s list '%s'", opt == OPT_FILTER_TID ? "thread id" : "process id", arg);
+			return -1;
+		}
+		return 1;
 	case OPT_FILTER_COMM:
 	case OPT_FILTER_INCLUDE:
 	case OPT_FILTER_EXCLUDE:
@@ -550,13 +515,7 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 		}
 		return 1;
 	case OPT_FILTER_TIME:
-		comma = strchr(arg, ',');
-		f->time = true;
-		f->time_start = 0;
-		f->time_end = -1;
-		if (!comma || (comma > arg && parse_seconds(arg, (size_t)(comma - arg), &f->time_start)) ||
-		    (comma[1] && parse_seconds(comma + 1, strlen(comma + 1), &f->time_end)) ||
-		    (f->time_end >= 0 && f->time_end <= f->time_start)) {
+		if (hs_filter_set_time(f, arg)) {
 			cli_error("invalid --time '%s' (START,END in seconds from the first sample, START < END; "
 				  "either may be left out)",
 				  arg);
@@ -564,8 +523,7 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 		}
 		return 1;
 	case OPT_FILTER_MIN_PERCENT:
-		f->min_percent = strtod(arg, &end);
-		if (end == arg || *end || !(f->min_percent >= 0) || f->min_percent > 100) {
+		if (hs_filter_set_min_percent(f, arg)) {
 			cli_error("invalid --min-percent '%s' (a percentage from 0 to 100)", arg);
 			return -1;
 		}

@@ -258,6 +258,45 @@ static void test_filter_time(void **state)
 	hs_profile_free(p);
 }
 
+/* The filter options' values: id lists, time windows, percentages; f untouched by a bad one. */
+static void test_filter_values(void **state)
+{
+	struct hs_filter f = {0};
+
+	(void)state;
+	assert_int_equal(hs_filter_add_ids(&f, false, "1,0,2147483647"), 0);
+	assert_int_equal(f.pids.n, 3);
+	assert_int_equal(f.pids.v[2], INT32_MAX);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,x"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,-1"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "2147483648"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,,5"), -EINVAL);
+	assert_int_equal(f.pids.n, 3);
+	assert_int_equal(hs_filter_add_ids(&f, true, "7,"), 0);
+	assert_int_equal(f.tids.n, 1);
+	assert_int_equal(f.tids.v[0], 7);
+	assert_false(f.time);
+	assert_int_equal(hs_filter_set_time(&f, "2,1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "x,1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "1,1e10"), -EINVAL);
+	assert_false(f.time);
+	assert_int_equal(hs_filter_set_time(&f, "0.5,1.5"), 0);
+	assert_true(f.time);
+	assert_true(f.time_start == 0.5 && f.time_end == 1.5);
+	assert_int_equal(hs_filter_set_time(&f, ",3"), 0);
+	assert_true(f.time_start == 0 && f.time_end == 3);
+	assert_int_equal(hs_filter_set_time(&f, "2,"), 0);
+	assert_true(f.time_start == 2 && f.time_end < 0);
+	assert_int_equal(hs_filter_set_min_percent(&f, "101"), -EINVAL);
+	assert_int_equal(hs_filter_set_min_percent(&f, "nan"), -EINVAL);
+	assert_int_equal(hs_filter_set_min_percent(&f, "1x"), -EINVAL);
+	assert_true(f.min_percent == 0);
+	assert_int_equal(hs_filter_set_min_percent(&f, "2.5"), 0);
+	assert_true(f.min_percent == 2.5);
+	hs_filter_release(&f);
+}
+
 static void test_filter_min_percent(void **state)
 {
 	struct hs_profile *p = new_profile(), *q;
@@ -719,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_filter_ids_and_names),
 		cmocka_unit_test(test_filter_time),
 		cmocka_unit_test(test_filter_min_percent),
+		cmocka_unit_test(test_filter_values),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_reverse_and_flamechart),
 		cmocka_unit_test(test_html),
