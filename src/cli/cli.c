@@ -460,6 +460,7 @@ const char *cli_value_wanted(void)
 
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 {
+	struct hs_strbuf sb = {0};
 	int i;
 
 	if (cli_wall) {
@@ -477,13 +478,8 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 	}
 	if (!cli_value_name)
 		return 0;
-	i = hs_profile_find_type(p, cli_value_name);
-	if (i < 0) {
-		struct hs_strbuf sb = {0};
-		for (size_t t = 0; t < p->types.n; t++)
-			hs_strbuf_addf(&sb, "%s%s", t ? ", " : "", hs_profile_str(p, p->types.v[t].type));
-		cli_error("the profile has no '%s' values (it has: %s)", cli_value_name,
-			  p->types.n ? hs_strbuf_str(&sb) : "none");
+	if (hs_profile_value_index(p, cli_value_name, &i, &sb)) {
+		cli_error("the profile has no '%s' values (it has: %s)", cli_value_name, hs_strbuf_str(&sb));
 		hs_strbuf_release(&sb);
 		return -1;
 	}

@@ -134,6 +134,10 @@ uint32_t hs_profile_find_str(const struct hs_profile *p, const char *s, size_t l
 uint32_t hs_profile_add_type(struct hs_profile *p, const char *type, const char *unit);
 /* Index of the value type named type, or -1. */
 int hs_profile_find_type(const struct hs_profile *p, const char *type);
+struct hs_strbuf;
+/* The index of the value type named type (--value TYPE) in *ret: 0, or -ENOENT with the names
+ * p has, "a, b" ("none" when it has none), appended to have when it is not NULL. */
+int hs_profile_value_index(const struct hs_profile *p, const char *type, int *ret, struct hs_strbuf *have);
 
 /* Interning constructors: an equal entry already present is returned instead of a new one. */
 uint32_t hs_profile_mapping(struct hs_profile *p, const struct hs_mapping *m);
