@@ -2,7 +2,6 @@
  * and write the profile in every format asked for. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +89,13 @@ static void sink_proc(void *ctx, int32_t pid)
 	hs_builder_add_proc(&((struct record_ctx *)ctx)->b, pid);
 }
 
-/* Each JVM gets JVM_WAIT_MS to answer, all of them JVM_WAIT_TOTAL_MS: processes that only look
- * like JVMs (a file named libjvm.so mapped) must not hold the outputs for long. */
-#define JVM_WAIT_MS 10000
-#define JVM_WAIT_TOTAL_MS 30000
+static void jvm_answer(void *ctx, int32_t pid, int rc, const char *msg)
+{
+	if (rc)
+		cli_warn("cannot get Java method names from JVM %d: %s", (int)pid, msg);
+	else if (cli_verbose)
+		fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pid);
+}
 
 /* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
  * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
@@ -102,27 +104,16 @@ static void sink_ending(void *ctx)
 {
 	struct record_ctx *rc = ctx;
 	struct hs_pid_list pids = {0};
-	uint64_t end = hs_now_ns() + (uint64_t)JVM_WAIT_TOTAL_MS * 1000000;
+	size_t left = 0;
+	int err;
 
 	if (!rc->jvm_perfmap)
 		return;
 	hs_builder_jit_pids(&rc->b, &pids);
-	for (size_t i = 0; i < pids.n; i++) {
-		uint64_t now = hs_now_ns();
-		char msg[256];
-		if (hs_stop_signal_pending() || now >= end) {
-			cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", pids.n - i,
-				 now >= end ? "no time left" : "asked to stop");
-			break;
-		}
-		if (kill(pids.v[i], 0) < 0 || !hs_jvm_is_hotspot(pids.v[i]))
-			continue;
-		if (hs_jvm_request_perfmap(pids.v[i], (int)HS_MIN((uint64_t)JVM_WAIT_MS, (end - now) / 1000000 + 1), msg,
-					   sizeof(msg)))
-			cli_warn("cannot get Java method names from JVM %d: %s", (int)pids.v[i], msg);
-		else if (cli_verbose)
-			fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pids.v[i]);
-	}
+	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, NULL, &left);
+	if (err)
+		cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
+			 err == -ETIMEDOUT ? "no time left" : "asked to stop");
 	free(pids.v);
 }
 

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "format/perf-event.h"
 #include "format/queue.h"
 #include "record/callgraph.h"
+#include "record/jvm.h"
 #include "record/ring.h"
 #include "record/session.h"
 #include "unwind/callchain.h"
@@ -656,6 +658,28 @@ static void test_callgraph_sizes(void **state)
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
 }
 
+static void jvm_answer_count(void *ctx, int32_t pid, int rc, const char *msg)
+{
+	(void)pid;
+	(void)rc;
+	(void)msg;
+	++*(int *)ctx;
+}
+
+/* Processes that are gone or are not JVMs are passed over, with nothing asked or said. */
+static void test_jvm_passes_over(void **state)
+{
+	int32_t pids[] = {(int32_t)getpid(), 0x3fffffff, (int32_t)getppid()};
+	size_t left = 99;
+	int answers = 0;
+
+	(void)state;
+	assert_int_equal(hs_jvm_request_perfmaps(pids, HS_ARRAY_SIZE(pids), jvm_answer_count, &answers, &left), 0);
+	assert_int_equal(answers, 0);
+	assert_int_equal(left, 99);
+	assert_int_equal(hs_jvm_request_perfmaps(NULL, 0, jvm_answer_count, &answers, &left), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_record_copy_cuts_stack),
 		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
 		cmocka_unit_test(test_callgraph_modes), cmocka_unit_test(test_callgraph_sizes),
+		cmocka_unit_test(test_jvm_passes_over),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
