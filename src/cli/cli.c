@@ -12,7 +12,6 @@
 #include "profile/filter.h"
 #include "profile/folded-read.h"
 #include "profile/load.h"
-#include "util/outfile.h"
 #include "util/strbuf.h"
 
 int cli_verbose;
@@ -129,43 +128,20 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path)
 	return 0;
 }
 
-/* Appends the formats help and messages list, by name or (ext) by extension, between sep. */
-static void formats_list(struct hs_strbuf *sb, bool ext, const char *sep)
-{
-	bool first = true;
-
-	/* a format without an extension belongs to the command that writes it (script) */
-	for (size_t i = 0; i < hs_nformats; i++) {
-		if (!hs_formats[i].exts[0])
-			continue;
-		hs_strbuf_addf(sb, "%s%s", first ? "" : sep, ext ? hs_formats[i].exts[0] : hs_formats[i].name);
-		first = false;
-	}
-}
-
-static const struct hs_format *output_format(const struct cli_outputs *outs, const char *path)
-{
-	if (!strcmp(path, "-"))
-		return outs->format ? hs_format_from_name(outs->format) : NULL;
-	if (outs->format && !hs_format_from_path(path))
-		return hs_format_from_name(outs->format);
-	return hs_format_from_path(path);
-}
-
 int cli_outputs_check(const struct cli_outputs *outs)
 {
 	struct hs_strbuf sb = {0};
 
 	if (outs->format && !hs_format_from_name(outs->format)) {
-		formats_list(&sb, false, ", ");
+		hs_formats_list(&sb, false, false, "", ", ");
 		cli_error("unknown format '%s' (%s)", outs->format, hs_strbuf_str(&sb));
 		hs_strbuf_release(&sb);
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (!output_format(outs, outs->path[i])) {
+		if (!hs_format_for_output(outs->path[i], outs->format)) {
 			bool dash = !strcmp(outs->path[i], "-");
-			formats_list(&sb, !dash, ", ");
+			hs_formats_list(&sb, !dash, false, "", ", ");
 			if (dash)
 				cli_error("-o - needs --format (%s)", hs_strbuf_str(&sb));
 			else
@@ -180,7 +156,7 @@ int cli_outputs_check(const struct cli_outputs *outs)
 
 const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 {
-	return output_format(outs, outs->path[i]);
+	return hs_format_for_output(outs->path[i], outs->format);
 }
 
 /* What the profile could not hold as the input had it, said once before it is written. */
@@ -212,22 +188,9 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 		if (k ? p : a)
 			warn_held(k ? p : a);
 	for (int i = 0; i < outs->n; i++) {
-		struct hs_outfile of;
 		const char *path = outs->path[i];
-		const struct hs_format *f = output_format(outs, path);
-		int rc = hs_outfile_open(&of, path);
+		int rc = hs_format_write_path(hs_format_for_output(path, outs->format), path, a, p, o);
 
-		if (!rc && !a)
-			rc = f->write(p, o, &of);
-		else if (!rc)
-			rc = f->write_diff ? f->write_diff(a, p, o, &of) : -EINVAL;
-		if (!rc) {
-			rc = hs_outfile_commit(&of);
-		} else {
-			int werr = of.err ? -of.err : rc;
-			hs_outfile_abort(&of);
-			rc = werr;
-		}
 		if (rc) {
 			cli_error("cannot write '%s': %s", path, strerror(-rc));
 			failed = 1;
@@ -297,12 +260,12 @@ void cli_output_opts_help(FILE *fp)
 	struct hs_strbuf sb = {0};
 
 	hs_strbuf_adds(&sb, "  -o, --output FILE       write FILE; format from its extension (");
-	formats_list(&sb, true, " ");
+	hs_formats_list(&sb, true, false, "", " ");
 	hs_strbuf_adds(&sb, ")");
 	help_line(fp, hs_strbuf_str(&sb));
 	hs_strbuf_reset(&sb);
 	hs_strbuf_adds(&sb, "      --format FMT        format for -o - (");
-	formats_list(&sb, false, ", ");
+	hs_formats_list(&sb, false, false, "", ", ");
 	hs_strbuf_adds(&sb, ")");
 	help_line(fp, hs_strbuf_str(&sb));
 	hs_strbuf_release(&sb);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,7 +13,6 @@
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
-#include "util/outfile.h"
 #include "util/strbuf.h"
 #include "record-print.h"
 #include "view-opts.h"
@@ -298,7 +296,6 @@ int cmd_record(int argc, char **argv)
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
-	struct hs_outfile probe[HS_ARRAY_SIZE(outs.path)];
 	struct pid_vec pids = {0};
 	struct record_ctx ctx;
 	struct hs_record rec;
@@ -506,12 +503,7 @@ int cmd_record(int argc, char **argv)
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {
-		struct stat st;
-		/* not a pipe: its reader would see the end of the data before it starts */
-		if (!stat(outs.path[i], &st) && S_ISFIFO(st.st_mode))
-			continue;
-		rc = hs_outfile_open(&probe[i], outs.path[i]);
-		hs_outfile_abort(&probe[i]);
+		rc = hs_output_probe(outs.path[i]);
 		if (rc) {
 			cli_error("cannot write '%s': %s", outs.path[i], strerror(-rc));
 			hs_vec_free(&pids);

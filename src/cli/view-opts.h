@@ -41,8 +41,4 @@ void cli_view_longopts(struct option *longopts, size_t cap, const struct option 
  * wrong (a message said why). */
 int cli_view_option(int c, const char *arg, struct cli_view_opts *v);
 
-/* The default output for input in: its name with ext for its profile extension (a.pb.gz ->
- * a.svg), or base + ext for standard input. Freed by the caller. */
-char *cli_output_name(const char *in, const char *base, const char *ext);
-
 #endif

@@ -21,6 +21,7 @@
 #include "profile/filter.h"
 #include "profile/profile.h"
 #include "unwind/callchain.h"
+#include "util/strbuf.h"
 
 /* ---- building profiles ---- */
 
@@ -752,6 +753,50 @@ static void test_format_table(void **state)
 	assert_ptr_equal(hs_format_from_name("pb.gz"), hs_format_from_path("out.pb.gz"));
 }
 
+/* What the commands ask the table: the format of an output, the lists help and messages show,
+ * default names, whether an output can be written. */
+static void test_format_outputs(void **state)
+{
+	struct hs_strbuf sb = {0};
+	char dir[256], path[300];
+	char *name;
+
+	(void)state;
+	assert_ptr_equal(hs_format_for_output("a.svg", NULL), hs_format_from_name("svg"));
+	assert_ptr_equal(hs_format_for_output("a.svg", "folded"), hs_format_from_name("svg"));
+	assert_ptr_equal(hs_format_for_output("a.out", "folded"), hs_format_from_name("folded"));
+	assert_ptr_equal(hs_format_for_output("-", "txt"), hs_format_from_name("txt"));
+	assert_null(hs_format_for_output("-", NULL));
+	assert_null(hs_format_for_output("a.out", NULL));
+	assert_null(hs_format_for_output("a.out", "bogus"));
+	hs_formats_list(&sb, false, false, "", ", ");
+	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, speedscope, txt");
+	hs_strbuf_reset(&sb);
+	hs_formats_list(&sb, true, true, "OUT", "|");
+	assert_string_equal(hs_strbuf_str(&sb), "OUT.svg|OUT.html|OUT.folded");
+	hs_strbuf_reset(&sb);
+	hs_formats_diff_help(&sb);
+	assert_string_equal(hs_strbuf_str(&sb), "flame graphs (.svg, .html) and two-column folded stacks (.folded)");
+	hs_strbuf_release(&sb);
+	name = hs_output_name("dir.d/a.pb.gz", "hotstack", ".svg");
+	assert_string_equal(name, "dir.d/a.svg");
+	free(name);
+	name = hs_output_name("perf.data.old", "hotstack", ".svg");
+	assert_string_equal(name, "perf.data.old.svg");
+	free(name);
+	name = hs_output_name("-", "hotstack", ".html");
+	assert_string_equal(name, "hotstack.html");
+	free(name);
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-outputs"), 0);
+	snprintf(path, sizeof(path), "%s/none/out.svg", dir);
+	assert_int_equal(hs_output_probe(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/out.svg", dir);
+	assert_int_equal(hs_output_probe(path), 0);
+	/* found out without leaving a file behind */
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(hs_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -768,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
 		cmocka_unit_test(test_format_table),
+		cmocka_unit_test(test_format_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
