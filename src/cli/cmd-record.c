@@ -193,12 +193,7 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	}
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
 	hs_strbuf_reset(&sb);
-	if (o->period)
-		hs_strbuf_addf(&sb, "event %s, every %llu events", o->event->name, (unsigned long long)o->period);
-	else if (o->event->tracepoint)
-		hs_strbuf_addf(&sb, "event %s, every hit", o->event->name);
-	else
-		hs_strbuf_addf(&sb, "event %s at %u Hz", o->event->name, o->freq);
+	hs_event_describe(o->event, o->freq, o->period, &sb);
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
 	if (o->off_cpu) {
 		hs_strbuf_reset(&sb);
@@ -467,7 +462,7 @@ int cmd_record(int argc, char **argv)
 			  "use -g auto");
 		goto usage_error;
 	}
-	if (ro.off_cpu && !ro.event->time_based) {
+	if (ro.off_cpu && !hs_event_off_cpu_ok(ro.event)) {
 		cli_error("--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
 			  "time add up to wall-clock time; '%s' counts events",
 			  ro.event->name);
@@ -536,8 +531,7 @@ int cmd_record(int argc, char **argv)
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.lbr_repair = hs_callgraph_lbr_repair(&cgo, ro.event);
-	/* samples taken in the kernel's own code paths, not by an interrupt */
-	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
+	bo.strip_tracing = hs_event_in_kernel_paths(ro.event);
 	bo.exclude_pid = getpid();
 	bo.max_stack = rec.o.max_stack;
 	bo.capture = hs_record_capture;
@@ -551,10 +545,7 @@ int cmd_record(int argc, char **argv)
 	ctx.rec = &rec;
 	if (ro.off_cpu)
 		ctx.off_cpu_ev = hs_builder_add_off_cpu(&ctx.b, off_cpu_min);
-	if (ro.period)
-		ctx.b.p->period = (int64_t)ro.period;
-	else
-		ctx.b.p->period = ro.event->time_based ? (int64_t)(1000000000ULL / ro.freq) : 1;
+	ctx.b.p->period = hs_event_sample_period(ro.event, ro.freq, ro.period);
 
 	{
 		struct timespec ts;
