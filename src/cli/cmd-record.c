@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "profile/off-cpu.h"
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
@@ -129,59 +130,6 @@ static void sink_progress(void *ctx, const struct hs_record_progress *p)
 	fflush(stderr);
 }
 
-/* Same layout as HS_VEC(int32_t), named so that it can be passed around. */
-struct pid_vec {
-	int32_t *v;
-	size_t n, cap;
-};
-
-static int parse_pids(const char *arg, struct pid_vec *pids)
-{
-	const char *p = arg;
-
-	while (*p) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',')) {
-			cli_error("invalid process id list '%s'", arg);
-			return -1;
-		}
-		hs_vec_push(pids, (int32_t)v);
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
-/* "500us", "2ms", "1.5s", "100ns"; a bare number is milliseconds. */
-static int parse_duration_ns(const char *arg, uint64_t *ret)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e6}};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || !(v >= 0) || arg[0] == '-')
-		goto bad;
-	for (size_t i = 0; i < HS_ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (v * units[i].ns > 1e18)
-				goto bad;
-			*ret = (uint64_t)(v * units[i].ns);
-			return 0;
-		}
-	}
-bad:
-	cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)", arg);
-	return -1;
-}
-
 static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
 {
 	struct hs_strbuf sb = {0};
@@ -291,7 +239,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
-	struct pid_vec pids = {0};
+	struct hs_record_pids pids = {0};
 	struct record_ctx ctx;
 	struct hs_record rec;
 	struct hs_record_error err;
@@ -324,8 +272,10 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pids(optarg, &pids))
+			if (hs_record_pids_add(&pids, optarg)) {
+				cli_error("invalid process id list '%s'", optarg);
 				goto usage_error;
+			}
 			break;
 		case 'a':
 			ro.all_cpus = true;
@@ -384,8 +334,11 @@ int cmd_record(int argc, char **argv)
 			ro.off_cpu = true;
 			break;
 		case OPT_OFF_CPU_MIN:
-			if (parse_duration_ns(optarg, &off_cpu_min))
+			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
+				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)",
+					  optarg);
 				goto usage_error;
+			}
 			off_cpu_min_given = true;
 			break;
 		case OPT_USER:

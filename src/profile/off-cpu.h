@@ -55,6 +55,10 @@ struct hs_off_cpu {
 /* Periods become samples of p (borrowed: it must outlive every call but hs_off_cpu_release())
  * with value off_ix, and with wall_ix when not 0, both of type nanoseconds; every other value
  * 0. Periods under min_ns are left out. */
+/* The shortest blocked period kept (record --off-cpu-min TIME): "500us", "2ms", "1.5s",
+ * "100ns", a bare number in milliseconds, up to 1e18 ns, into *ret. Returns 0, or -EINVAL
+ * (ret untouched). */
+int hs_off_cpu_min_parse(const char *arg, uint64_t *ret);
 void hs_off_cpu_init(struct hs_off_cpu *oc, struct hs_profile *p, uint32_t off_ix, uint32_t wall_ix, uint64_t min_ns,
 		     bool keep_time);
 /* Frees the threads' stacks; accepts a zeroed struct. */

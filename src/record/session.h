@@ -57,6 +57,15 @@ struct hs_record_opts {
 	char **envp;                        /* the command's environment; NULL: ours */
 };
 
+/* -p PID[,PID...]: the processes to attach to, laid out as HS_VEC(int32_t). */
+struct hs_record_pids {
+	int32_t *v;
+	size_t n, cap;
+};
+/* Appends the pids of list "1,2,3" (each from 1 to 0x3fffffff, the most a thread id can be) to
+ * pids. Returns 0, or -EINVAL for a malformed list, with pids as it was. */
+int hs_record_pids_add(struct hs_record_pids *pids, const char *list);
+
 /* record --user: the user a command is run as, looked up with its groups, and the command's
  * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. */
 struct hs_run_as {

@@ -690,6 +690,26 @@ static void test_event_policy(void **state)
 	hs_strbuf_release(&sb);
 }
 
+/* -p PID[,PID...]: positive ids, a malformed list taken back whole. */
+static void test_pid_list(void **state)
+{
+	struct hs_record_pids pids = {0};
+
+	(void)state;
+	assert_int_equal(hs_record_pids_add(&pids, "1,2"), 0);
+	assert_int_equal(hs_record_pids_add(&pids, "1073741823,"), 0);
+	assert_int_equal(pids.n, 3);
+	assert_int_equal(pids.v[2], 0x3fffffff);
+	assert_int_equal(hs_record_pids_add(&pids, "3,0"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "3,1073741824"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "3,,4"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "x"), -EINVAL);
+	assert_int_equal(pids.n, 3);
+	assert_int_equal(hs_record_pids_add(&pids, ""), 0);
+	assert_int_equal(pids.n, 3);
+	free(pids.v);
+}
+
 static void jvm_answer_count(void *ctx, int32_t pid, int rc, const char *msg)
 {
 	(void)pid;
@@ -721,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
 		cmocka_unit_test(test_callgraph_modes), cmocka_unit_test(test_callgraph_sizes),
 		cmocka_unit_test(test_jvm_passes_over), cmocka_unit_test(test_event_policy),
+		cmocka_unit_test(test_pid_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
