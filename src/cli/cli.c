@@ -329,12 +329,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 	switch (opt) {
 	case OPT_ROOT:
 		cli_root_given = true;
-		o->root_pid = o->root_tid = false;
-		if (!strcmp(arg, "pid")) {
-			o->root_pid = true;
-		} else if (!strcmp(arg, "tid")) {
-			o->root_tid = true;
-		} else if (strcmp(arg, "comm")) {
+		if (hs_root_set(o, arg)) {
 			cli_error("invalid --root '%s' (pid, tid or comm)", arg);
 			return -1;
 		}
@@ -352,11 +347,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		}
 		return 1;
 	case OPT_TREE:
-		if (!arg || !strcmp(arg, "callee")) {
-			o->tree = HS_TREE_CALLEE;
-		} else if (!strcmp(arg, "caller")) {
-			o->tree = HS_TREE_CALLER;
-		} else {
+		if (hs_tree_from_name(arg ? arg : "callee", &o->tree)) {
 			cli_error("invalid --tree '%s' (callee or caller)", arg);
 			return -1;
 		}

@@ -1,4 +1,4 @@
-/* The words the writers' options take: palette names and report sort keys. They live beside
+/* The words the writers' options take: palette names, report sort keys and trees, folded roots. They live beside
  * the enums they name so that a new palette or key is added in one place. */
 #include <errno.h>
 #include <string.h>
@@ -54,5 +54,22 @@ int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX])
 	if (!n)
 		return -ENODATA;
 	memcpy(ret, sort, sizeof(sort));
+	return 0;
+}
+
+int hs_tree_from_name(const char *name, enum hs_tree *ret)
+{
+	if (strcmp(name, "callee") && strcmp(name, "caller"))
+		return -EINVAL;
+	*ret = strcmp(name, "callee") ? HS_TREE_CALLER : HS_TREE_CALLEE;
+	return 0;
+}
+
+int hs_root_set(struct hs_output_opts *o, const char *name)
+{
+	if (strcmp(name, "pid") && strcmp(name, "tid") && strcmp(name, "comm"))
+		return -EINVAL;
+	o->root_pid = !strcmp(name, "pid");
+	o->root_tid = !strcmp(name, "tid");
 	return 0;
 }

@@ -36,6 +36,9 @@ int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
 /* Report call trees (--tree). */
 enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLEE, HS_TREE_CALLER };
 
+/* The report tree called name ("callee", "caller") in *ret: 0, or -EINVAL (ret untouched). */
+int hs_tree_from_name(const char *name, enum hs_tree *ret);
+
 /* Options shared by the writers; a zeroed struct gives the defaults. */
 struct hs_output_opts {
 	int value_index;       /* which sample value to draw/count: 0 = the first (samples) */
@@ -60,6 +63,10 @@ struct hs_output_opts {
 	int base_value_index;  /* diff: the value_index of the profile compared against */
 	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
 };
+
+/* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
+ * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */
+int hs_root_set(struct hs_output_opts *o, const char *name);
 
 /* How a format uses the time of each sample. */
 enum hs_format_times {

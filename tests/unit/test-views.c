@@ -599,6 +599,29 @@ static void test_option_words(void **state)
 	assert_int_equal(sort[0], HS_SORT_COMM);
 }
 
+/* --tree and --root words. */
+static void test_option_tree_root(void **state)
+{
+	struct hs_output_opts o = {0};
+	enum hs_tree t = HS_TREE_NONE;
+
+	(void)state;
+	assert_int_equal(hs_tree_from_name("caller", &t), 0);
+	assert_int_equal(t, HS_TREE_CALLER);
+	assert_int_equal(hs_tree_from_name("callee", &t), 0);
+	assert_int_equal(t, HS_TREE_CALLEE);
+	assert_int_equal(hs_tree_from_name("", &t), -EINVAL);
+	assert_int_equal(t, HS_TREE_CALLEE);
+	assert_int_equal(hs_root_set(&o, "tid"), 0);
+	assert_true(o.root_tid && !o.root_pid);
+	assert_int_equal(hs_root_set(&o, "process"), -EINVAL);
+	assert_true(o.root_tid && !o.root_pid);
+	assert_int_equal(hs_root_set(&o, "pid"), 0);
+	assert_true(!o.root_tid && o.root_pid);
+	assert_int_equal(hs_root_set(&o, "comm"), 0);
+	assert_true(!o.root_tid && !o.root_pid);
+}
+
 /* ---- the report ---- */
 
 static void test_report_views(void **state)
@@ -810,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_palettes),
 		cmocka_unit_test(test_option_words),
+		cmocka_unit_test(test_option_tree_root),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
 		cmocka_unit_test(test_format_table),
