@@ -305,15 +305,15 @@ const struct option cli_filter_longopts[] = {
 	{0, 0, 0, 0},
 };
 
-static int parse_int(const char *arg, const char *what, long lo, long hi, long *ret)
+int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
 {
 	char *end;
-	long v;
+	unsigned long v;
 
 	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi) {
-		cli_error("invalid %s '%s' (expected a number from %ld to %ld)", what, arg, lo, hi);
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
+		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
 		return -1;
 	}
 	*ret = v;
@@ -322,7 +322,7 @@ static int parse_int(const char *arg, const char *what, long lo, long hi, long *
 
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 {
-	long v;
+	unsigned long v;
 	char *end;
 	int rc;
 
@@ -373,7 +373,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->title = arg;
 		return 1;
 	case OPT_WIDTH:
-		if (parse_int(arg, "width", 100, 100000, &v))
+		if (cli_parse_ulong(arg, "width", 100, 100000, &v))
 			return -1;
 		o->width = (int)v;
 		return 1;
@@ -388,7 +388,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->inverted = true;
 		return 1;
 	case OPT_TOP:
-		if (parse_int(arg, "--top", 1, 1000000, &v))
+		if (cli_parse_ulong(arg, "--top", 1, 1000000, &v))
 			return -1;
 		o->top = (int)v;
 		return 1;

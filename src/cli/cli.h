@@ -25,6 +25,10 @@ struct hs_profile *cli_load(const char *path);
 struct hs_load_opts;
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
 
+/* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
+ * from LO to HI)". */
+int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret);
+
 /* Output paths gathered from repeated -o, with an optional --format for "-". */
 struct cli_outputs {
 	const char *path[16];

@@ -152,21 +152,6 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	hs_strbuf_release(&sb);
 }
 
-static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
-		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
-		return -1;
-	}
-	*ret = v;
-	return 0;
-}
-
 /* The builder's name for how -g unwinds user stacks. */
 static enum hs_unwind_mode unwind_mode(enum hs_callgraph_unwind u)
 {
@@ -288,12 +273,12 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'F':
-			if (parse_ulong(optarg, "frequency", 1, 100000, &v))
+			if (cli_parse_ulong(optarg, "frequency", 1, 100000, &v))
 				goto usage_error;
 			ro.freq = (uint32_t)v;
 			break;
 		case 'c':
-			if (parse_ulong(optarg, "count", 1, ~0UL, &v))
+			if (cli_parse_ulong(optarg, "count", 1, ~0UL, &v))
 				goto usage_error;
 			ro.period = v;
 			break;
@@ -314,7 +299,7 @@ int cmd_record(int argc, char **argv)
 			ro.kernel = false;
 			break;
 		case 'm':
-			if (parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
+			if (cli_parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
 				if (v & (v - 1))
 					cli_error("-m takes a power of two");
 				goto usage_error;
@@ -345,7 +330,7 @@ int cmd_record(int argc, char **argv)
 			user = optarg;
 			break;
 		case OPT_MAX_STACK:
-			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
+			if (cli_parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
 			ro.max_stack = (uint32_t)v;
 			break;
