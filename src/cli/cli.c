@@ -56,11 +56,6 @@ void cli_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-struct hs_profile *cli_load(const char *path)
-{
-	return cli_load_ex(path, NULL);
-}
-
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
 {
 	struct hs_parse_error err = {0};

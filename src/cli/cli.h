@@ -19,10 +19,10 @@ void cli_info(const char *fmt, ...) HS_PRINTF(1, 2);
 extern int cli_verbose;
 extern int cli_quiet;
 
-/* Loads a profile input; prints the error and returns NULL on failure. Warnings (a perf.data
- * cut short, files changed since the recording) are printed too. */
-struct hs_profile *cli_load(const char *path);
 struct hs_load_opts;
+/* Loads a profile input (opts NULL: the defaults); prints the error and returns NULL on
+ * failure. Warnings (a perf.data cut short, files changed since the recording) are printed
+ * too. */
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
 
 /* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
