@@ -157,6 +157,8 @@ const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 /* What the profile could not hold as the input had it, said once before it is written. */
 static void warn_held(const struct hs_profile *q)
 {
+	int t;
+
 	if (q->stacks_over_cap && q->frames_over_cap)
 		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
 			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
@@ -165,13 +167,9 @@ static void warn_held(const struct hs_profile *q)
 		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
 			 "' frame",
 			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	for (size_t i = 0; i < q->types.n; i++) {
-		if (hs_profile_sums_saturate(q, (uint32_t)i)) {
-			cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
-				 hs_profile_str(q, q->types.v[i].type), (long long)INT64_MAX);
-			break;
-		}
-	}
+	if ((t = hs_profile_saturated_type(q)) >= 0)
+		cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
+			 hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
 }
 
 static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,

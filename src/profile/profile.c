@@ -414,6 +414,14 @@ bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi)
 	return false;
 }
 
+int hs_profile_saturated_type(const struct hs_profile *p)
+{
+	for (size_t i = 0; i < p->types.n; i++)
+		if (hs_profile_sums_saturate(p, (uint32_t)i))
+			return (int)i;
+	return -1;
+}
+
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes)
 {
 	uint64_t per = HS_MIN(input_bytes, UINT64_MAX / 2 / HS_PROFILE_FRAMES_PER_BYTE);

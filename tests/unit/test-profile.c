@@ -498,8 +498,10 @@ static void test_sums_saturate(void **state)
 	s1 = hs_profile_stack(p, l, 1);
 	hs_profile_add_sample(p, s1, 0, 1, 1, 0, &neg);
 	assert_false(hs_profile_sums_saturate(p, 0));
+	assert_int_equal(hs_profile_saturated_type(p), -1);
 	hs_profile_add_sample(p, s1, 0, 1, 2, 0, &neg);
 	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_int_equal(hs_profile_saturated_type(p), 0);
 	assert_true(hs_profile_total(p, 0) == INT64_MIN);
 	hs_profile_free(p);
 }
