@@ -143,12 +143,8 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	hs_strbuf_reset(&sb);
 	hs_event_describe(o->event, o->freq, o->period, &sb);
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	if (o->off_cpu) {
-		hs_strbuf_reset(&sb);
-		hs_strbuf_adds(&sb, "off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until "
-				    "it was switched in again; the time preempted threads waited for a CPU counts as wall time only");
-		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	}
+	if (o->off_cpu)
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, HS_OFF_CPU_NOTE));
 	hs_strbuf_release(&sb);
 }
 
@@ -475,7 +471,7 @@ int cmd_record(int argc, char **argv)
 	bo.capture = hs_record_capture;
 	bo.capture_ctx = &rec;
 	bo.live = true;
-	bo.jit_timed = rec.attr.use_clockid && rec.attr.clockid == CLOCK_MONOTONIC;
+	bo.jit_timed = hs_record_times_monotonic(&rec);
 	bo.tsc = rec.tsc;
 	ctx.jvm_perfmap = jvm_perfmap;
 	hs_builder_init(&ctx.b, &bo);

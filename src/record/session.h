@@ -236,6 +236,10 @@ void hs_record_block_signals(void);
  * caller owns it. Signature fits struct hs_builder_opts.capture. */
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end);
 
+/* Whether the events' times are CLOCK_MONOTONIC, the clock other sources (jitdump) stamp their
+ * records with: the kernel may refuse to be asked for a clock. */
+bool hs_record_times_monotonic(const struct hs_record *r);
+
 /* The event a sample with this id (PERF_SAMPLE_IDENTIFIER) belongs to. */
 enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id);
 
