@@ -239,14 +239,11 @@ int cmd_record(int argc, char **argv)
 	size_t n = 0;
 	int c, status = 0, rc;
 
-	for (size_t i = 0; cli_output_longopts[i].name; i++)
-		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; own[i].name; i++)
-		longopts[n++] = own[i];
-	for (size_t i = 0; cli_symbol_longopts[i].name; i++)
-		longopts[n++] = cli_symbol_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own_late); i++)
-		longopts[n++] = own_late[i];
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), cli_output_longopts);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), own);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), cli_symbol_longopts);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), own_late);
+	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	ro.kernel = true;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */

@@ -30,7 +30,7 @@ static const struct option shared[] = {
 	{0, 0, 0, 0},
 };
 
-static size_t append(struct option *to, size_t n, size_t cap, const struct option *from)
+size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct option *from)
 {
 	for (; from->name; from++) {
 		if (n + 1 >= cap)
@@ -42,12 +42,12 @@ static size_t append(struct option *to, size_t n, size_t cap, const struct optio
 
 void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own)
 {
-	size_t n = append(longopts, 0, cap, cli_output_longopts);
+	size_t n = cli_longopts_append(longopts, 0, cap, cli_output_longopts);
 
-	n = append(longopts, n, cap, cli_filter_longopts);
-	n = append(longopts, n, cap, shared);
-	n = append(longopts, n, cap, cli_symbol_longopts);
-	n = append(longopts, n, cap, own);
+	n = cli_longopts_append(longopts, n, cap, cli_filter_longopts);
+	n = cli_longopts_append(longopts, n, cap, shared);
+	n = cli_longopts_append(longopts, n, cap, cli_symbol_longopts);
+	n = cli_longopts_append(longopts, n, cap, own);
 	longopts[n] = (struct option){0, 0, 0, 0};
 }
 
