@@ -172,8 +172,8 @@ static void warn_held(const struct hs_profile *q)
 			 hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
 }
 
-static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
-			 const struct hs_output_opts *o)
+int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
+		      const struct hs_output_opts *o)
 {
 	int failed = 0;
 
@@ -192,17 +192,6 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 		}
 	}
 	return failed ? -1 : 0;
-}
-
-int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o)
-{
-	return write_outputs(outs, NULL, p, o);
-}
-
-int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
-			   const struct hs_output_opts *o)
-{
-	return write_outputs(outs, a, b, o);
 }
 
 /* Help lines are at most HELP_COLS wide; a longer one is broken at a space and goes on at the

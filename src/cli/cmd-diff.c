@@ -122,7 +122,7 @@ int cmd_diff(int argc, char **argv)
 	b = load_side(argv[optind + 1], lo, f, o);
 	if (!b)
 		goto out;
-	rc = cli_outputs_write_diff(outs, a, b, o) ? 1 : 0;
+	rc = cli_outputs_write(outs, a, b, o) ? 1 : 0;
 out:
 	hs_profile_free(a);
 	hs_profile_free(b);

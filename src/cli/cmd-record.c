@@ -506,7 +506,7 @@ int cmd_record(int argc, char **argv)
 	/* a --value the profile does not have: said, and the outputs written with the default */
 	if (cli_resolve_value(p, &oo))
 		status = status ? status : 1;
-	if (cli_outputs_write(&outs, p, &oo))
+	if (cli_outputs_write(&outs, NULL, p, &oo))
 		status = status ? status : 1;
 	hs_profile_free(p);
 	hs_builder_release(&ctx.b);

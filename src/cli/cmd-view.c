@@ -119,7 +119,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 			  strcmp(in, "-") ? in : "<stdin>");
 		rc = 1;
 	}
-	if (!rc && cli_outputs_write(outs, p, o))
+	if (!rc && cli_outputs_write(outs, NULL, p, o))
 		rc = 1;
 	hs_profile_free(p);
 	hs_filter_release(f);
