@@ -336,8 +336,8 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			fputs(record_usage, stdout);
 			cli_output_opts_help(stdout);
-			hs_vec_free(&pids);
-			return 0;
+			status = 0;
+			goto out;
 		default:
 			if (cli_symbol_option(c, optarg, &so))
 				break;
@@ -352,8 +352,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
-		hs_vec_free(&pids);
-		return cli_record_list_events(event);
+		status = cli_record_list_events(event);
+		goto out;
 	}
 	ro.event = hs_event_find(event);
 	if (!ro.event && strchr(event, ':')) {
@@ -361,8 +361,8 @@ int cmd_record(int argc, char **argv)
 		rc = hs_tracepoint_find(event, &tracepoint, &terr);
 		if (rc) {
 			cli_tracepoint_error(&terr, event);
-			hs_vec_free(&pids);
-			return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+			status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+			goto out;
 		}
 		ro.event = &tracepoint;
 	}
@@ -418,10 +418,8 @@ int cmd_record(int argc, char **argv)
 			cli_error("--user goes with a command: hotstack record --user NAME -- command");
 			goto usage_error;
 		}
-		if ((rc = run_as_user(user, &ro))) {
-			hs_vec_free(&pids);
-			return rc;
-		}
+		if ((status = run_as_user(user, &ro)))
+			goto out;
 	}
 	if (!outs.n)
 		cli_outputs_add(&outs, "hotstack.pb.gz");
@@ -432,8 +430,8 @@ int cmd_record(int argc, char **argv)
 		rc = hs_output_probe(outs.path[i]);
 		if (rc) {
 			cli_error("cannot write '%s': %s", outs.path[i], strerror(-rc));
-			hs_vec_free(&pids);
-			return 1;
+			status = 1;
+			goto out;
 		}
 	}
 
@@ -511,10 +509,11 @@ int cmd_record(int argc, char **argv)
 	hs_profile_free(p);
 	hs_builder_release(&ctx.b);
 	hs_record_close(&rec);
-	hs_vec_free(&pids);
-	return status;
+	goto out;
 
 usage_error:
+	status = 2;
+out:
 	hs_vec_free(&pids);
-	return 2;
+	return status;
 }
