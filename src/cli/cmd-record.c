@@ -382,7 +382,7 @@ int cmd_record(int argc, char **argv)
 	ro.lbr_repair = cgo.lbr_repair;
 	ro.stack_bytes = cgo.stack_bytes;
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
-	if (cli_value_wanted() && (!strcmp(cli_value_wanted(), "wall") || !strcmp(cli_value_wanted(), "off-cpu")))
+	if (cli_value_wanted() && hs_off_cpu_value(cli_value_wanted()))
 		ro.off_cpu = true;
 	if (off_cpu_min_given && !ro.off_cpu) {
 		cli_error("--off-cpu-min goes with --off-cpu");

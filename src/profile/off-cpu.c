@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool hs_off_cpu_value(const char *type)
+{
+	/* the types hs_builder_add_off_cpu() adds */
+	return !strcmp(type, "off-cpu") || !strcmp(type, "wall");
+}
+
 int hs_off_cpu_min_parse(const char *arg, uint64_t *ret)
 {
 	static const struct {

@@ -60,6 +60,9 @@ struct hs_off_cpu {
 	"off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until it was switched " \
 	"in again; the time preempted threads waited for a CPU counts as wall time only"
 
+/* Whether the value type named type is one only off-CPU bookkeeping adds ("off-cpu", "wall"):
+ * a view of it needs off-CPU time recorded. */
+bool hs_off_cpu_value(const char *type);
 /* The shortest blocked period kept (record --off-cpu-min TIME): "500us", "2ms", "1.5s",
  * "100ns", a bare number in milliseconds, up to 1e18 ns, into *ret. Returns 0, or -EINVAL
  * (ret untouched). */

@@ -166,6 +166,10 @@ static void test_min_parse(void **state)
 	assert_int_equal(hs_off_cpu_min_parse("1e20s", &ns), -EINVAL);
 	assert_int_equal(hs_off_cpu_min_parse("nan", &ns), -EINVAL);
 	assert_int_equal(ns, 100);
+	assert_true(hs_off_cpu_value("wall"));
+	assert_true(hs_off_cpu_value("off-cpu"));
+	assert_false(hs_off_cpu_value("cpu"));
+	assert_false(hs_off_cpu_value("samples"));
 }
 
 static void test_module_periods(void **state)
