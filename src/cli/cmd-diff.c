@@ -95,7 +95,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (!outs->n) {
-		deflt = strcmp(argv[optind + 1], "-") ? hs_output_name(argv[optind + 1], "", ".diff.svg") : hs_xstrdup("diff.svg");
+		deflt = strcmp(argv[optind + 1], "-") ? hs_output_name(argv[optind + 1], "", ".diff.svg")
+						      : hs_xstrdup("diff.svg");
 		cli_outputs_add(outs, deflt);
 	}
 	if (cli_outputs_check(outs))

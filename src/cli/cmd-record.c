@@ -313,7 +313,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_OFF_CPU_MIN:
 			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
-				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)",
+				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without "
+					  "a unit)",
 					  optarg);
 				goto usage_error;
 			}

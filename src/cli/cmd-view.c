@@ -83,7 +83,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 			outs->format = "txt";
 			break;
 		case VIEW_FLAME:
-			deflt = hs_output_name(in, "hotstack", outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
+			deflt = hs_output_name(in, "hotstack",
+					       outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
 			cli_outputs_add(outs, deflt);
 			break;
 		case VIEW_CONVERT:

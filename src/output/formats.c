@@ -66,7 +66,8 @@ void hs_formats_list(struct hs_strbuf *sb, bool by_ext, bool diff, const char *p
 	for (size_t i = 0; i < hs_nformats; i++) {
 		if (!hs_formats[i].exts[0] || (diff && !hs_formats[i].write_diff))
 			continue;
-		hs_strbuf_addf(sb, "%s%s%s", first ? "" : sep, prefix, by_ext ? hs_formats[i].exts[0] : hs_formats[i].name);
+		hs_strbuf_addf(sb, "%s%s%s", first ? "" : sep, prefix,
+			       by_ext ? hs_formats[i].exts[0] : hs_formats[i].name);
 		first = false;
 	}
 }

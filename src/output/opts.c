@@ -10,7 +10,7 @@ static const struct {
 	const char *name;
 	enum hs_palette p;
 } palettes[] = {
-	{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT}, {"mem", HS_PALETTE_MEM},
+	{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT},   {"mem", HS_PALETTE_MEM},
 	{"io", HS_PALETTE_IO},     {"java", HS_PALETTE_JAVA}, {"js", HS_PALETTE_JS},
 };
 

@@ -52,11 +52,8 @@ struct hs_off_cpu {
 	struct hs_off_cpu_stats stats;
 };
 
-/* Periods become samples of p (borrowed: it must outlive every call but hs_off_cpu_release())
- * with value off_ix, and with wall_ix when not 0, both of type nanoseconds; every other value
- * 0. Periods under min_ns are left out. */
 /* What the off-CPU values are, for a profile's comments. */
-#define HS_OFF_CPU_NOTE                                                                                     \
+#define HS_OFF_CPU_NOTE                                                                                         \
 	"off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until it was switched " \
 	"in again; the time preempted threads waited for a CPU counts as wall time only"
 
@@ -67,6 +64,10 @@ bool hs_off_cpu_value(const char *type);
  * "100ns", a bare number in milliseconds, up to 1e18 ns, into *ret. Returns 0, or -EINVAL
  * (ret untouched). */
 int hs_off_cpu_min_parse(const char *arg, uint64_t *ret);
+
+/* Periods become samples of p (borrowed: it must outlive every call but hs_off_cpu_release())
+ * with value off_ix, and with wall_ix when not 0, both of type nanoseconds; every other value
+ * 0. Periods under min_ns are left out. */
 void hs_off_cpu_init(struct hs_off_cpu *oc, struct hs_profile *p, uint32_t off_ix, uint32_t wall_ix, uint64_t min_ns,
 		     bool keep_time);
 /* Frees the threads' stacks; accepts a zeroed struct. */
