@@ -12,7 +12,6 @@
 #include "profile/filter.h"
 #include "profile/folded-read.h"
 #include "profile/load.h"
-#include "util/outfile.h"
 #include "util/strbuf.h"
 
 int cli_verbose;
@@ -55,11 +54,6 @@ void cli_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
-}
-
-struct hs_profile *cli_load(const char *path)
-{
-	return cli_load_ex(path, NULL);
 }
 
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
@@ -129,43 +123,20 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path)
 	return 0;
 }
 
-/* Appends the formats help and messages list, by name or (ext) by extension, between sep. */
-static void formats_list(struct hs_strbuf *sb, bool ext, const char *sep)
-{
-	bool first = true;
-
-	/* a format without an extension belongs to the command that writes it (script) */
-	for (size_t i = 0; i < hs_nformats; i++) {
-		if (!hs_formats[i].exts[0])
-			continue;
-		hs_strbuf_addf(sb, "%s%s", first ? "" : sep, ext ? hs_formats[i].exts[0] : hs_formats[i].name);
-		first = false;
-	}
-}
-
-static const struct hs_format *output_format(const struct cli_outputs *outs, const char *path)
-{
-	if (!strcmp(path, "-"))
-		return outs->format ? hs_format_from_name(outs->format) : NULL;
-	if (outs->format && !hs_format_from_path(path))
-		return hs_format_from_name(outs->format);
-	return hs_format_from_path(path);
-}
-
 int cli_outputs_check(const struct cli_outputs *outs)
 {
 	struct hs_strbuf sb = {0};
 
 	if (outs->format && !hs_format_from_name(outs->format)) {
-		formats_list(&sb, false, ", ");
+		hs_formats_list(&sb, false, false, "", ", ");
 		cli_error("unknown format '%s' (%s)", outs->format, hs_strbuf_str(&sb));
 		hs_strbuf_release(&sb);
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (!output_format(outs, outs->path[i])) {
+		if (!hs_format_for_output(outs->path[i], outs->format)) {
 			bool dash = !strcmp(outs->path[i], "-");
-			formats_list(&sb, !dash, ", ");
+			hs_formats_list(&sb, !dash, false, "", ", ");
 			if (dash)
 				cli_error("-o - needs --format (%s)", hs_strbuf_str(&sb));
 			else
@@ -180,12 +151,14 @@ int cli_outputs_check(const struct cli_outputs *outs)
 
 const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 {
-	return output_format(outs, outs->path[i]);
+	return hs_format_for_output(outs->path[i], outs->format);
 }
 
 /* What the profile could not hold as the input had it, said once before it is written. */
 static void warn_held(const struct hs_profile *q)
 {
+	int t;
+
 	if (q->stacks_over_cap && q->frames_over_cap)
 		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
 			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
@@ -194,17 +167,13 @@ static void warn_held(const struct hs_profile *q)
 		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
 			 "' frame",
 			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	for (size_t i = 0; i < q->types.n; i++) {
-		if (hs_profile_sums_saturate(q, (uint32_t)i)) {
-			cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
-				 hs_profile_str(q, q->types.v[i].type), (long long)INT64_MAX);
-			break;
-		}
-	}
+	if ((t = hs_profile_saturated_type(q)) >= 0)
+		cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
+			 hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
 }
 
-static int write_outputs(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
-			 const struct hs_output_opts *o)
+int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
+		      const struct hs_output_opts *o)
 {
 	int failed = 0;
 
@@ -212,22 +181,9 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 		if (k ? p : a)
 			warn_held(k ? p : a);
 	for (int i = 0; i < outs->n; i++) {
-		struct hs_outfile of;
 		const char *path = outs->path[i];
-		const struct hs_format *f = output_format(outs, path);
-		int rc = hs_outfile_open(&of, path);
+		int rc = hs_format_write_path(hs_format_for_output(path, outs->format), path, a, p, o);
 
-		if (!rc && !a)
-			rc = f->write(p, o, &of);
-		else if (!rc)
-			rc = f->write_diff ? f->write_diff(a, p, o, &of) : -EINVAL;
-		if (!rc) {
-			rc = hs_outfile_commit(&of);
-		} else {
-			int werr = of.err ? -of.err : rc;
-			hs_outfile_abort(&of);
-			rc = werr;
-		}
 		if (rc) {
 			cli_error("cannot write '%s': %s", path, strerror(-rc));
 			failed = 1;
@@ -236,17 +192,6 @@ static int write_outputs(const struct cli_outputs *outs, const struct hs_profile
 		}
 	}
 	return failed ? -1 : 0;
-}
-
-int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o)
-{
-	return write_outputs(outs, NULL, p, o);
-}
-
-int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
-			   const struct hs_output_opts *o)
-{
-	return write_outputs(outs, a, b, o);
 }
 
 /* Help lines are at most HELP_COLS wide; a longer one is broken at a space and goes on at the
@@ -297,12 +242,12 @@ void cli_output_opts_help(FILE *fp)
 	struct hs_strbuf sb = {0};
 
 	hs_strbuf_adds(&sb, "  -o, --output FILE       write FILE; format from its extension (");
-	formats_list(&sb, true, " ");
+	hs_formats_list(&sb, true, false, "", " ");
 	hs_strbuf_adds(&sb, ")");
 	help_line(fp, hs_strbuf_str(&sb));
 	hs_strbuf_reset(&sb);
 	hs_strbuf_adds(&sb, "      --format FMT        format for -o - (");
-	formats_list(&sb, false, ", ");
+	hs_formats_list(&sb, false, false, "", ", ");
 	hs_strbuf_adds(&sb, ")");
 	help_line(fp, hs_strbuf_str(&sb));
 	hs_strbuf_release(&sb);
@@ -342,91 +287,31 @@ const struct option cli_filter_longopts[] = {
 	{0, 0, 0, 0},
 };
 
-static int parse_int(const char *arg, const char *what, long lo, long hi, long *ret)
+int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
 {
 	char *end;
-	long v;
+	unsigned long v;
 
 	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi) {
-		cli_error("invalid %s '%s' (expected a number from %ld to %ld)", what, arg, lo, hi);
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
+		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
 		return -1;
 	}
 	*ret = v;
 	return 0;
 }
 
-static int parse_palette(const char *arg, struct hs_output_opts *o)
-{
-	static const struct {
-		const char *name;
-		enum hs_palette p;
-	} pals[] = {
-		{"kind", HS_PALETTE_KIND}, {"hot", HS_PALETTE_HOT}, {"mem", HS_PALETTE_MEM},
-		{"io", HS_PALETTE_IO},     {"java", HS_PALETTE_JAVA}, {"js", HS_PALETTE_JS},
-	};
-
-	for (size_t i = 0; i < HS_ARRAY_SIZE(pals); i++) {
-		if (!strcmp(arg, pals[i].name)) {
-			o->palette = pals[i].p;
-			return 1;
-		}
-	}
-	cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
-	return -1;
-}
-
-static int parse_sort(const char *arg, struct hs_output_opts *o)
-{
-	static const struct {
-		const char *name;
-		enum hs_sort_key k;
-	} keys[] = {
-		{"comm", HS_SORT_COMM}, {"pid", HS_SORT_PID}, {"tid", HS_SORT_TID},
-		{"dso", HS_SORT_DSO},   {"sym", HS_SORT_SYM},
-	};
-	const char *p = arg;
-	size_t n = 0;
-
-	memset(o->sort, 0, sizeof(o->sort));
-	while (*p) {
-		size_t len = strcspn(p, ","), i;
-
-		for (i = 0; i < HS_ARRAY_SIZE(keys); i++)
-			if (strlen(keys[i].name) == len && !strncmp(p, keys[i].name, len))
-				break;
-		if (i == HS_ARRAY_SIZE(keys) || n == HS_SORT_MAX || memchr(o->sort, keys[i].k, n)) {
-			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
-				  arg);
-			return -1;
-		}
-		o->sort[n++] = (uint8_t)keys[i].k;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!n) {
-		cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
-		return -1;
-	}
-	return 1;
-}
-
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 {
-	long v;
+	unsigned long v;
 	char *end;
+	int rc;
 
 	switch (opt) {
 	case OPT_ROOT:
 		cli_root_given = true;
-		o->root_pid = o->root_tid = false;
-		if (!strcmp(arg, "pid")) {
-			o->root_pid = true;
-		} else if (!strcmp(arg, "tid")) {
-			o->root_tid = true;
-		} else if (strcmp(arg, "comm")) {
+		if (hs_root_set(o, arg)) {
 			cli_error("invalid --root '%s' (pid, tid or comm)", arg);
 			return -1;
 		}
@@ -438,19 +323,25 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->flamechart = true;
 		return 1;
 	case OPT_PALETTE:
-		return parse_palette(arg, o);
+		if (hs_palette_from_name(arg, &o->palette)) {
+			cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
+			return -1;
+		}
+		return 1;
 	case OPT_TREE:
-		if (!arg || !strcmp(arg, "callee")) {
-			o->tree = HS_TREE_CALLEE;
-		} else if (!strcmp(arg, "caller")) {
-			o->tree = HS_TREE_CALLER;
-		} else {
+		if (hs_tree_from_name(arg ? arg : "callee", &o->tree)) {
 			cli_error("invalid --tree '%s' (callee or caller)", arg);
 			return -1;
 		}
 		return 1;
 	case OPT_SORT:
-		return parse_sort(arg, o);
+		rc = hs_sort_parse(arg, o->sort);
+		if (rc == -ENODATA)
+			cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
+		else if (rc)
+			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
+				  arg);
+		return rc ? -1 : 1;
 	case OPT_NO_ANNOTATE:
 		o->no_annotate = true;
 		return 1;
@@ -464,7 +355,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->title = arg;
 		return 1;
 	case OPT_WIDTH:
-		if (parse_int(arg, "width", 100, 100000, &v))
+		if (cli_parse_ulong(arg, "width", 100, 100000, &v))
 			return -1;
 		o->width = (int)v;
 		return 1;
@@ -479,7 +370,7 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 		o->inverted = true;
 		return 1;
 	case OPT_TOP:
-		if (parse_int(arg, "--top", 1, 1000000, &v))
+		if (cli_parse_ulong(arg, "--top", 1, 1000000, &v))
 			return -1;
 		o->top = (int)v;
 		return 1;
@@ -505,6 +396,7 @@ const char *cli_value_wanted(void)
 
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 {
+	struct hs_strbuf sb = {0};
 	int i;
 
 	if (cli_wall) {
@@ -522,13 +414,8 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 	}
 	if (!cli_value_name)
 		return 0;
-	i = hs_profile_find_type(p, cli_value_name);
-	if (i < 0) {
-		struct hs_strbuf sb = {0};
-		for (size_t t = 0; t < p->types.n; t++)
-			hs_strbuf_addf(&sb, "%s%s", t ? ", " : "", hs_profile_str(p, p->types.v[t].type));
-		cli_error("the profile has no '%s' values (it has: %s)", cli_value_name,
-			  p->types.n ? hs_strbuf_str(&sb) : "none");
+	if (hs_profile_value_index(p, cli_value_name, &i, &sb)) {
+		cli_error("the profile has no '%s' values (it has: %s)", cli_value_name, hs_strbuf_str(&sb));
 		hs_strbuf_release(&sb);
 		return -1;
 	}
@@ -536,54 +423,19 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 	return 0;
 }
 
-/* A list of ids "1,2,3" (pids and tids: 0 and up). */
-static int parse_ids(const char *arg, const char *what, struct hs_filter *f, bool tids)
-{
-	const char *p = arg;
-
-	while (*p) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || end == p || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
-			cli_error("invalid %s list '%s'", what, arg);
-			return -1;
-		}
-		if (tids)
-			hs_vec_push(&f->tids, (int32_t)v);
-		else
-			hs_vec_push(&f->pids, (int32_t)v);
-		p = *end ? end + 1 : end;
-	}
-	return 1;
-}
-
-static int parse_seconds(const char *s, size_t len, double *ret)
-{
-	char buf[64], *end;
-
-	if (len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	*ret = strtod(buf, &end);
-	return end == buf || *end || !(*ret >= 0) || *ret > 1e9 ? -1 : 0;
-}
-
 int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o)
 {
 	struct hs_error err = {0};
-	const char *comma;
-	char *end;
 	int which;
 
 	switch (opt) {
 	case OPT_FILTER_PID:
-		return parse_ids(arg, "process id", f, false);
 	case OPT_FILTER_TID:
-		return parse_ids(arg, "thread id", f, true);
+		if (hs_filter_add_ids(f, opt == OPT_FILTER_TID, arg)) {
+			cli_error("invalid %s list '%s'", opt == OPT_FILTER_TID ? "thread id" : "process id", arg);
+			return -1;
+		}
+		return 1;
 	case OPT_FILTER_COMM:
 	case OPT_FILTER_INCLUDE:
 	case OPT_FILTER_EXCLUDE:
@@ -595,13 +447,7 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 		}
 		return 1;
 	case OPT_FILTER_TIME:
-		comma = strchr(arg, ',');
-		f->time = true;
-		f->time_start = 0;
-		f->time_end = -1;
-		if (!comma || (comma > arg && parse_seconds(arg, (size_t)(comma - arg), &f->time_start)) ||
-		    (comma[1] && parse_seconds(comma + 1, strlen(comma + 1), &f->time_end)) ||
-		    (f->time_end >= 0 && f->time_end <= f->time_start)) {
+		if (hs_filter_set_time(f, arg)) {
 			cli_error("invalid --time '%s' (START,END in seconds from the first sample, START < END; "
 				  "either may be left out)",
 				  arg);
@@ -609,8 +455,7 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 		}
 		return 1;
 	case OPT_FILTER_MIN_PERCENT:
-		f->min_percent = strtod(arg, &end);
-		if (end == arg || *end || !(f->min_percent >= 0) || f->min_percent > 100) {
+		if (hs_filter_set_min_percent(f, arg)) {
 			cli_error("invalid --min-percent '%s' (a percentage from 0 to 100)", arg);
 			return -1;
 		}

@@ -19,11 +19,15 @@ void cli_info(const char *fmt, ...) HS_PRINTF(1, 2);
 extern int cli_verbose;
 extern int cli_quiet;
 
-/* Loads a profile input; prints the error and returns NULL on failure. Warnings (a perf.data
- * cut short, files changed since the recording) are printed too. */
-struct hs_profile *cli_load(const char *path);
 struct hs_load_opts;
+/* Loads a profile input (opts NULL: the defaults); prints the error and returns NULL on
+ * failure. Warnings (a perf.data cut short, files changed since the recording) are printed
+ * too. */
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
+
+/* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
+ * from LO to HI)". */
+int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret);
 
 /* Output paths gathered from repeated -o, with an optional --format for "-". */
 struct cli_outputs {
@@ -36,8 +40,10 @@ int cli_outputs_add(struct cli_outputs *outs, const char *path);
 /* The format each output path asks for; prints and returns -1 when one is unknown. Call before
  * doing long work so a bad -o fails fast. */
 int cli_outputs_check(const struct cli_outputs *outs);
-/* Writes p to every output; returns 0, or -1 if any failed (each failure printed). */
-int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *p, const struct hs_output_opts *o);
+/* Writes p to every output, or with a (not NULL) the differential view of p against a (formats
+ * with a write_diff); returns 0, or -1 if any failed (each failure printed). */
+int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
+		      const struct hs_output_opts *o);
 
 /* Options every writer understands. Returns 1 if the option was one of them (consumed), 0 if
  * not, -1 on a bad value (printed). */
@@ -97,9 +103,6 @@ const char *cli_value_wanted(void);
 
 /* The format output i is written in (after cli_outputs_check()). */
 const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i);
-/* Writes the differential view of b against a to every output (formats with a write_diff). */
-int cli_outputs_write_diff(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *b,
-			   const struct hs_output_opts *o);
 
 struct hs_filter;
 /* Filter options, as cli_output_option(). */

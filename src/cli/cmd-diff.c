@@ -26,49 +26,11 @@ enum { OPT_NORMALIZE = OPT_CMD_BASE };
 
 static void diff_usage(FILE *fp)
 {
-	const char *sep = "";
+	struct hs_strbuf sb = {0};
 
-	fputs("usage: hotstack diff A B [-o ", fp);
-	for (size_t i = 0; i < hs_nformats; i++) {
-		if (hs_formats[i].write_diff && hs_formats[i].exts[0]) {
-			fprintf(fp, "%sOUT%s", sep, hs_formats[i].exts[0]);
-			sep = "|";
-		}
-	}
-	fprintf(fp, "] [options]\n%s", diff_help);
-}
-
-/* What diff writes, "flame graphs (.svg, .html) and two-column folded stacks (.folded)": the
- * formats with a differential writer, those saying the same thing together. */
-static void diff_formats(struct hs_strbuf *sb)
-{
-	const struct hs_format *last = NULL;
-	size_t ngroups = 0, n = 0;
-
-	for (size_t i = 0; i < hs_nformats; i++) {
-		const struct hs_format *f = &hs_formats[i];
-		if (!f->write_diff || !f->exts[0])
-			continue;
-		if (!last || strcmp(last->diff_help, f->diff_help))
-			ngroups++;
-		last = f;
-	}
-	last = NULL;
-	for (size_t i = 0; i < hs_nformats; i++) {
-		const struct hs_format *f = &hs_formats[i];
-		if (!f->write_diff || !f->exts[0])
-			continue;
-		if (last && !strcmp(last->diff_help, f->diff_help)) {
-			hs_strbuf_addf(sb, ", %s", f->exts[0]);
-		} else {
-			if (last)
-				hs_strbuf_adds(sb, ++n < ngroups - 1 ? "), " : ") and ");
-			hs_strbuf_addf(sb, "%s (%s", f->diff_help, f->exts[0]);
-		}
-		last = f;
-	}
-	if (last)
-		hs_strbuf_adds(sb, ")");
+	hs_formats_list(&sb, true, true, "OUT", "|");
+	fprintf(fp, "usage: hotstack diff A B [-o %s] [options]\n%s", hs_strbuf_str(&sb), diff_help);
+	hs_strbuf_release(&sb);
 }
 
 /* Loads and filters one side; o->value_index is resolved against it. */
@@ -133,7 +95,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (!outs->n) {
-		deflt = strcmp(argv[optind + 1], "-") ? cli_output_name(argv[optind + 1], "", ".diff.svg") : hs_xstrdup("diff.svg");
+		deflt = strcmp(argv[optind + 1], "-") ? hs_output_name(argv[optind + 1], "", ".diff.svg")
+						      : hs_xstrdup("diff.svg");
 		cli_outputs_add(outs, deflt);
 	}
 	if (cli_outputs_check(outs))
@@ -141,7 +104,7 @@ int cmd_diff(int argc, char **argv)
 	for (int i = 0; i < outs->n; i++) {
 		if (!cli_output_format(outs, i)->write_diff) {
 			struct hs_strbuf sb = {0};
-			diff_formats(&sb);
+			hs_formats_diff_help(&sb);
 			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), outs->path[i]);
 			hs_strbuf_release(&sb);
 			goto out;
@@ -160,7 +123,7 @@ int cmd_diff(int argc, char **argv)
 	b = load_side(argv[optind + 1], lo, f, o);
 	if (!b)
 		goto out;
-	rc = cli_outputs_write_diff(outs, a, b, o) ? 1 : 0;
+	rc = cli_outputs_write(outs, a, b, o) ? 1 : 0;
 out:
 	hs_profile_free(a);
 	hs_profile_free(b);

@@ -2,20 +2,18 @@
  * and write the profile in every format asked for. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "profile/off-cpu.h"
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
-#include "util/outfile.h"
 #include "util/strbuf.h"
 #include "record-print.h"
 #include "view-opts.h"
@@ -90,10 +88,13 @@ static void sink_proc(void *ctx, int32_t pid)
 	hs_builder_add_proc(&((struct record_ctx *)ctx)->b, pid);
 }
 
-/* Each JVM gets JVM_WAIT_MS to answer, all of them JVM_WAIT_TOTAL_MS: processes that only look
- * like JVMs (a file named libjvm.so mapped) must not hold the outputs for long. */
-#define JVM_WAIT_MS 10000
-#define JVM_WAIT_TOTAL_MS 30000
+static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
+{
+	if (rc)
+		cli_warn("cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
+	else if (cli_verbose)
+		fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pid);
+}
 
 /* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
  * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
@@ -102,26 +103,16 @@ static void sink_ending(void *ctx)
 {
 	struct record_ctx *rc = ctx;
 	struct hs_pid_list pids = {0};
-	uint64_t end = hs_now_ns() + (uint64_t)JVM_WAIT_TOTAL_MS * 1000000;
+	size_t left = 0;
+	int err;
 
 	if (!rc->jvm_perfmap)
 		return;
 	hs_builder_jit_pids(&rc->b, &pids);
-	for (size_t i = 0; i < pids.n; i++) {
-		uint64_t now = hs_now_ns();
-		struct hs_error err = {0};
-		if (hs_stop_signal_pending() || now >= end) {
-			cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", pids.n - i,
-				 now >= end ? "no time left" : "asked to stop");
-			break;
-		}
-		if (kill(pids.v[i], 0) < 0 || !hs_jvm_is_hotspot(pids.v[i]))
-			continue;
-		if (hs_jvm_request_perfmap(pids.v[i], (int)HS_MIN((uint64_t)JVM_WAIT_MS, (end - now) / 1000000 + 1), &err))
-			cli_warn("cannot get Java method names from JVM %d: %s", (int)pids.v[i], err.detail);
-		else if (cli_verbose)
-			fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pids.v[i]);
-	}
+	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, NULL, &left);
+	if (err)
+		cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
+			 err == -ETIMEDOUT ? "no time left" : "asked to stop");
 	free(pids.v);
 }
 
@@ -139,59 +130,6 @@ static void sink_progress(void *ctx, const struct hs_record_progress *p)
 	fflush(stderr);
 }
 
-/* Same layout as HS_VEC(int32_t), named so that it can be passed around. */
-struct pid_vec {
-	int32_t *v;
-	size_t n, cap;
-};
-
-static int parse_pids(const char *arg, struct pid_vec *pids)
-{
-	const char *p = arg;
-
-	while (*p) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',')) {
-			cli_error("invalid process id list '%s'", arg);
-			return -1;
-		}
-		hs_vec_push(pids, (int32_t)v);
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
-/* "500us", "2ms", "1.5s", "100ns"; a bare number is milliseconds. */
-static int parse_duration_ns(const char *arg, uint64_t *ret)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e6}};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || !(v >= 0) || arg[0] == '-')
-		goto bad;
-	for (size_t i = 0; i < HS_ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (v * units[i].ns > 1e18)
-				goto bad;
-			*ret = (uint64_t)(v * units[i].ns);
-			return 0;
-		}
-	}
-bad:
-	cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)", arg);
-	return -1;
-}
-
 static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
 {
 	struct hs_strbuf sb = {0};
@@ -203,35 +141,11 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	}
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
 	hs_strbuf_reset(&sb);
-	if (o->period)
-		hs_strbuf_addf(&sb, "event %s, every %llu events", o->event->name, (unsigned long long)o->period);
-	else if (o->event->tracepoint)
-		hs_strbuf_addf(&sb, "event %s, every hit", o->event->name);
-	else
-		hs_strbuf_addf(&sb, "event %s at %u Hz", o->event->name, o->freq);
+	hs_event_describe(o->event, o->freq, o->period, &sb);
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	if (o->off_cpu) {
-		hs_strbuf_reset(&sb);
-		hs_strbuf_adds(&sb, "off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until "
-				    "it was switched in again; the time preempted threads waited for a CPU counts as wall time only");
-		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	}
+	if (o->off_cpu)
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, HS_OFF_CPU_NOTE));
 	hs_strbuf_release(&sb);
-}
-
-static int parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
-		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
-		return -1;
-	}
-	*ret = v;
-	return 0;
 }
 
 /* The builder's name for how -g unwinds user stacks. */
@@ -306,8 +220,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
-	struct hs_outfile probe[HS_ARRAY_SIZE(outs.path)];
-	struct pid_vec pids = {0};
+	struct hs_record_pids pids = {0};
 	struct record_ctx ctx;
 	struct hs_record rec;
 	struct hs_error err;
@@ -326,22 +239,21 @@ int cmd_record(int argc, char **argv)
 	size_t n = 0;
 	int c, status = 0, rc;
 
-	for (size_t i = 0; cli_output_longopts[i].name; i++)
-		longopts[n++] = cli_output_longopts[i];
-	for (size_t i = 0; own[i].name; i++)
-		longopts[n++] = own[i];
-	for (size_t i = 0; cli_symbol_longopts[i].name; i++)
-		longopts[n++] = cli_symbol_longopts[i];
-	for (size_t i = 0; i < HS_ARRAY_SIZE(own_late); i++)
-		longopts[n++] = own_late[i];
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), cli_output_longopts);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), own);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), cli_symbol_longopts);
+	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), own_late);
+	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	ro.kernel = true;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
 	while ((c = getopt_long(argc, argv, "+p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pids(optarg, &pids))
+			if (hs_record_pids_add(&pids, optarg)) {
+				cli_error("invalid process id list '%s'", optarg);
 				goto usage_error;
+			}
 			break;
 		case 'a':
 			ro.all_cpus = true;
@@ -354,12 +266,12 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'F':
-			if (parse_ulong(optarg, "frequency", 1, 100000, &v))
+			if (cli_parse_ulong(optarg, "frequency", 1, 100000, &v))
 				goto usage_error;
 			ro.freq = (uint32_t)v;
 			break;
 		case 'c':
-			if (parse_ulong(optarg, "count", 1, ~0UL, &v))
+			if (cli_parse_ulong(optarg, "count", 1, ~0UL, &v))
 				goto usage_error;
 			ro.period = v;
 			break;
@@ -380,7 +292,7 @@ int cmd_record(int argc, char **argv)
 			ro.kernel = false;
 			break;
 		case 'm':
-			if (parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
+			if (cli_parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
 				if (v & (v - 1))
 					cli_error("-m takes a power of two");
 				goto usage_error;
@@ -400,15 +312,19 @@ int cmd_record(int argc, char **argv)
 			ro.off_cpu = true;
 			break;
 		case OPT_OFF_CPU_MIN:
-			if (parse_duration_ns(optarg, &off_cpu_min))
+			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
+				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without "
+					  "a unit)",
+					  optarg);
 				goto usage_error;
+			}
 			off_cpu_min_given = true;
 			break;
 		case OPT_USER:
 			user = optarg;
 			break;
 		case OPT_MAX_STACK:
-			if (parse_ulong(optarg, "stack depth", 1, 65535, &v))
+			if (cli_parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
 			ro.max_stack = (uint32_t)v;
 			break;
@@ -421,8 +337,8 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			fputs(record_usage, stdout);
 			cli_output_opts_help(stdout);
-			hs_vec_free(&pids);
-			return 0;
+			status = 0;
+			goto out;
 		default:
 			if (cli_symbol_option(c, optarg, &so))
 				break;
@@ -437,8 +353,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
-		hs_vec_free(&pids);
-		return cli_record_list_events(event);
+		status = cli_record_list_events(event);
+		goto out;
 	}
 	ro.event = hs_event_find(event);
 	if (!ro.event && strchr(event, ':')) {
@@ -446,8 +362,8 @@ int cmd_record(int argc, char **argv)
 		rc = hs_tracepoint_find(event, &tracepoint, &terr);
 		if (rc) {
 			cli_tracepoint_error(&terr, event);
-			hs_vec_free(&pids);
-			return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+			status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+			goto out;
 		}
 		ro.event = &tracepoint;
 	}
@@ -467,7 +383,7 @@ int cmd_record(int argc, char **argv)
 	ro.lbr_repair = cgo.lbr_repair;
 	ro.stack_bytes = cgo.stack_bytes;
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
-	if (cli_value_wanted() && (!strcmp(cli_value_wanted(), "wall") || !strcmp(cli_value_wanted(), "off-cpu")))
+	if (cli_value_wanted() && hs_off_cpu_value(cli_value_wanted()))
 		ro.off_cpu = true;
 	if (off_cpu_min_given && !ro.off_cpu) {
 		cli_error("--off-cpu-min goes with --off-cpu");
@@ -478,7 +394,7 @@ int cmd_record(int argc, char **argv)
 			  "use -g auto");
 		goto usage_error;
 	}
-	if (ro.off_cpu && !ro.event->time_based) {
+	if (ro.off_cpu && !hs_event_off_cpu_ok(ro.event)) {
 		cli_error("--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
 			  "time add up to wall-clock time; '%s' counts events",
 			  ro.event->name);
@@ -503,10 +419,8 @@ int cmd_record(int argc, char **argv)
 			cli_error("--user goes with a command: hotstack record --user NAME -- command");
 			goto usage_error;
 		}
-		if ((rc = run_as_user(user, &ro))) {
-			hs_vec_free(&pids);
-			return rc;
-		}
+		if ((status = run_as_user(user, &ro)))
+			goto out;
 	}
 	if (!outs.n)
 		cli_outputs_add(&outs, "hotstack.pb.gz");
@@ -514,16 +428,11 @@ int cmd_record(int argc, char **argv)
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {
-		struct stat st;
-		/* not a pipe: its reader would see the end of the data before it starts */
-		if (!stat(outs.path[i], &st) && S_ISFIFO(st.st_mode))
-			continue;
-		rc = hs_outfile_open(&probe[i], outs.path[i]);
-		hs_outfile_abort(&probe[i]);
+		rc = hs_output_probe(outs.path[i]);
 		if (rc) {
 			cli_error("cannot write '%s': %s", outs.path[i], strerror(-rc));
-			hs_vec_free(&pids);
-			return 1;
+			status = 1;
+			goto out;
 		}
 	}
 
@@ -552,14 +461,13 @@ int cmd_record(int argc, char **argv)
 	bo.kernel = ro.kernel;
 	bo.user = true;
 	bo.lbr_repair = hs_callgraph_lbr_repair(&cgo, ro.event);
-	/* samples taken in the kernel's own code paths, not by an interrupt */
-	bo.strip_tracing = ro.event->tracepoint || (ro.event->type == PERF_TYPE_SOFTWARE && !ro.event->time_based);
+	bo.strip_tracing = hs_event_in_kernel_paths(ro.event);
 	bo.exclude_pid = getpid();
 	bo.max_stack = rec.o.max_stack;
 	bo.capture = hs_record_capture;
 	bo.capture_ctx = &rec;
 	bo.live = true;
-	bo.jit_timed = rec.attr.use_clockid && rec.attr.clockid == CLOCK_MONOTONIC;
+	bo.jit_timed = hs_record_times_monotonic(&rec);
 	bo.tsc = rec.tsc;
 	ctx.jvm_perfmap = jvm_perfmap;
 	hs_builder_init(&ctx.b, &bo);
@@ -567,10 +475,7 @@ int cmd_record(int argc, char **argv)
 	ctx.rec = &rec;
 	if (ro.off_cpu)
 		ctx.off_cpu_ev = hs_builder_add_off_cpu(&ctx.b, off_cpu_min);
-	if (ro.period)
-		ctx.b.p->period = (int64_t)ro.period;
-	else
-		ctx.b.p->period = ro.event->time_based ? (int64_t)(1000000000ULL / ro.freq) : 1;
+	ctx.b.p->period = hs_event_sample_period(ro.event, ro.freq, ro.period);
 
 	{
 		struct timespec ts;
@@ -600,15 +505,16 @@ int cmd_record(int argc, char **argv)
 	/* a --value the profile does not have: said, and the outputs written with the default */
 	if (cli_resolve_value(p, &oo))
 		status = status ? status : 1;
-	if (cli_outputs_write(&outs, p, &oo))
+	if (cli_outputs_write(&outs, NULL, p, &oo))
 		status = status ? status : 1;
 	hs_profile_free(p);
 	hs_builder_release(&ctx.b);
 	hs_record_close(&rec);
-	hs_vec_free(&pids);
-	return status;
+	goto out;
 
 usage_error:
+	status = 2;
+out:
 	hs_vec_free(&pids);
-	return 2;
+	return status;
 }

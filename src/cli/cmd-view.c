@@ -3,13 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "view-opts.h"
 #include "profile/filter.h"
 #include "profile/load.h"
-#include "util/strbuf.h"
 
 enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
 
@@ -85,7 +83,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 			outs->format = "txt";
 			break;
 		case VIEW_FLAME:
-			deflt = cli_output_name(in, "hotstack", outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
+			deflt = hs_output_name(in, "hotstack",
+					       outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
 			cli_outputs_add(outs, deflt);
 			break;
 		case VIEW_CONVERT:
@@ -121,7 +120,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 			  strcmp(in, "-") ? in : "<stdin>");
 		rc = 1;
 	}
-	if (!rc && cli_outputs_write(outs, p, o))
+	if (!rc && cli_outputs_write(outs, NULL, p, o))
 		rc = 1;
 	hs_profile_free(p);
 	hs_filter_release(f);

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util/strbuf.h"
 #include "util/util.h"
 
 enum { OPT_NO_DEMANGLE = OPT_CMD_BASE + 90, OPT_NO_INLINE, OPT_SYMFS };
@@ -31,7 +30,7 @@ static const struct option shared[] = {
 	{0, 0, 0, 0},
 };
 
-static size_t append(struct option *to, size_t n, size_t cap, const struct option *from)
+size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct option *from)
 {
 	for (; from->name; from++) {
 		if (n + 1 >= cap)
@@ -43,12 +42,12 @@ static size_t append(struct option *to, size_t n, size_t cap, const struct optio
 
 void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own)
 {
-	size_t n = append(longopts, 0, cap, cli_output_longopts);
+	size_t n = cli_longopts_append(longopts, 0, cap, cli_output_longopts);
 
-	n = append(longopts, n, cap, cli_filter_longopts);
-	n = append(longopts, n, cap, shared);
-	n = append(longopts, n, cap, cli_symbol_longopts);
-	n = append(longopts, n, cap, own);
+	n = cli_longopts_append(longopts, n, cap, cli_filter_longopts);
+	n = cli_longopts_append(longopts, n, cap, shared);
+	n = cli_longopts_append(longopts, n, cap, cli_symbol_longopts);
+	n = cli_longopts_append(longopts, n, cap, own);
 	longopts[n] = (struct option){0, 0, 0, 0};
 }
 
@@ -107,26 +106,4 @@ int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
 	if (rc == 0)
 		rc = cli_output_option(c, arg, &v->o);
 	return rc;
-}
-
-char *cli_output_name(const char *in, const char *base, const char *ext)
-{
-	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
-	struct hs_strbuf sb = {0};
-	size_t n = strlen(in);
-
-	if (!strcmp(in, "-")) {
-		in = base;
-		n = strlen(base);
-	}
-	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
-		size_t k = strlen(exts[i]);
-		if (n > k && !strcmp(in + n - k, exts[i])) {
-			n -= k;
-			break;
-		}
-	}
-	hs_strbuf_add(&sb, in, n);
-	hs_strbuf_adds(&sb, ext);
-	return hs_strbuf_detach(&sb);
 }

@@ -34,15 +34,14 @@ int cli_symbol_option(int c, const char *arg, struct cli_symbol_opts *s);
 /* 0 when symfs is a directory, else -1 after saying so. */
 int cli_symfs_check(const char *symfs);
 
+/* Appends the entries of from (up to its all-zero one) to to, which holds n of cap; returns the
+ * new n, one short of cap at most (room for the terminator). */
+size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct option *from);
 /* The getopt_long table: the shared options, then own (terminated by an all-zero entry), into
  * longopts of cap entries. */
 void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own);
 /* Takes shared option c: 1 when taken, 0 when it is not one of them, -1 when its value is
  * wrong (a message said why). */
 int cli_view_option(int c, const char *arg, struct cli_view_opts *v);
-
-/* The default output for input in: its name with ext for its profile extension (a.pb.gz ->
- * a.svg), or base + ext for standard input. Freed by the caller. */
-char *cli_output_name(const char *in, const char *base, const char *ext);
 
 #endif

@@ -1,8 +1,11 @@
 /* The table of output formats: names, extensions and writers, one row per format. The rest of
  * hotstack finds a format here, by --format name or by -o extension, and writes through its
  * row; a new format is a writer file and a row. */
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "util/strbuf.h"
 #include "writers.h"
 
 /* Help lists the rows with an extension, in this order. */
@@ -44,4 +47,113 @@ const struct hs_format *hs_format_from_name(const char *name)
 				return &hs_formats[i];
 	}
 	return NULL;
+}
+
+const struct hs_format *hs_format_for_output(const char *path, const char *format)
+{
+	if (!strcmp(path, "-"))
+		return format ? hs_format_from_name(format) : NULL;
+	if (format && !hs_format_from_path(path))
+		return hs_format_from_name(format);
+	return hs_format_from_path(path);
+}
+
+void hs_formats_list(struct hs_strbuf *sb, bool by_ext, bool diff, const char *prefix, const char *sep)
+{
+	bool first = true;
+
+	/* a format without an extension belongs to the command that writes it (script) */
+	for (size_t i = 0; i < hs_nformats; i++) {
+		if (!hs_formats[i].exts[0] || (diff && !hs_formats[i].write_diff))
+			continue;
+		hs_strbuf_addf(sb, "%s%s%s", first ? "" : sep, prefix,
+			       by_ext ? hs_formats[i].exts[0] : hs_formats[i].name);
+		first = false;
+	}
+}
+
+void hs_formats_diff_help(struct hs_strbuf *sb)
+{
+	const struct hs_format *last = NULL;
+	size_t ngroups = 0, n = 0;
+
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+		if (!f->write_diff || !f->exts[0])
+			continue;
+		if (!last || strcmp(last->diff_help, f->diff_help))
+			ngroups++;
+		last = f;
+	}
+	last = NULL;
+	for (size_t i = 0; i < hs_nformats; i++) {
+		const struct hs_format *f = &hs_formats[i];
+		if (!f->write_diff || !f->exts[0])
+			continue;
+		if (last && !strcmp(last->diff_help, f->diff_help)) {
+			hs_strbuf_addf(sb, ", %s", f->exts[0]);
+		} else {
+			if (last)
+				hs_strbuf_adds(sb, ++n < ngroups - 1 ? "), " : ") and ");
+			hs_strbuf_addf(sb, "%s (%s", f->diff_help, f->exts[0]);
+		}
+		last = f;
+	}
+	if (last)
+		hs_strbuf_adds(sb, ")");
+}
+
+int hs_format_write_path(const struct hs_format *f, const char *path, const struct hs_profile *a,
+			 const struct hs_profile *b, const struct hs_output_opts *o)
+{
+	struct hs_outfile of;
+	int rc = hs_outfile_open(&of, path);
+
+	if (!rc && !a)
+		rc = f->write(b, o, &of);
+	else if (!rc)
+		rc = f->write_diff ? f->write_diff(a, b, o, &of) : -EINVAL;
+	if (!rc)
+		return hs_outfile_commit(&of);
+	/* the write's own error (ENOSPC) says more than what it made the writer return */
+	if (of.err)
+		rc = -of.err;
+	hs_outfile_abort(&of);
+	return rc;
+}
+
+int hs_output_probe(const char *path)
+{
+	struct hs_outfile of;
+	struct stat st;
+	int rc;
+
+	/* not a pipe: its reader would see the end of the data before it starts */
+	if (!stat(path, &st) && S_ISFIFO(st.st_mode))
+		return 0;
+	rc = hs_outfile_open(&of, path);
+	hs_outfile_abort(&of);
+	return rc;
+}
+
+char *hs_output_name(const char *in, const char *base, const char *ext)
+{
+	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
+	struct hs_strbuf sb = {0};
+	size_t n = strlen(in);
+
+	if (!strcmp(in, "-")) {
+		in = base;
+		n = strlen(base);
+	}
+	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
+		size_t k = strlen(exts[i]);
+		if (n > k && !strcmp(in + n - k, exts[i])) {
+			n -= k;
+			break;
+		}
+	}
+	hs_strbuf_add(&sb, in, n);
+	hs_strbuf_adds(&sb, ext);
+	return hs_strbuf_detach(&sb);
 }

@@ -25,8 +25,19 @@ enum hs_palette {
 enum hs_sort_key { HS_SORT_COMM = 1, HS_SORT_PID, HS_SORT_TID, HS_SORT_DSO, HS_SORT_SYM };
 #define HS_SORT_MAX 5
 
+/* The palette called name ("kind", "hot", "mem", "io", "java", "js") in *ret: 0, or -EINVAL
+ * for another name (ret untouched). */
+int hs_palette_from_name(const char *name, enum hs_palette *ret);
+/* Report sort keys "comm,pid,tid,dso,sym" (some of them, each once, in any order) into ret,
+ * 0-terminated. Returns 0; -EINVAL for an unknown or repeated key, -ENODATA for none (an empty
+ * list). ret is untouched on failure. */
+int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
+
 /* Report call trees (--tree). */
 enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLEE, HS_TREE_CALLER };
+
+/* The report tree called name ("callee", "caller") in *ret: 0, or -EINVAL (ret untouched). */
+int hs_tree_from_name(const char *name, enum hs_tree *ret);
 
 /* Options shared by the writers; a zeroed struct gives the defaults. */
 struct hs_output_opts {
@@ -52,6 +63,10 @@ struct hs_output_opts {
 	int base_value_index;  /* diff: the value_index of the profile compared against */
 	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
 };
+
+/* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
+ * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */
+int hs_root_set(struct hs_output_opts *o, const char *name);
 
 /* How a format uses the time of each sample. */
 enum hs_format_times {
@@ -87,6 +102,31 @@ extern const size_t hs_nformats;
 const struct hs_format *hs_format_from_path(const char *path);
 /* The format --format names (a row's name or one of its aliases), or NULL. */
 const struct hs_format *hs_format_from_name(const char *name);
+
+/* The format of output path: by its extension, else by format (--format, for "-" and for paths
+ * whose extension names none); NULL when neither tells. */
+const struct hs_format *hs_format_for_output(const char *path, const char *format);
+struct hs_strbuf;
+/* Appends the formats help lists (those with an extension; with diff, those with a differential
+ * writer), by name or (by_ext) by their first extension, each after prefix, between sep. */
+void hs_formats_list(struct hs_strbuf *sb, bool by_ext, bool diff, const char *prefix, const char *sep);
+/* Appends what diff writes, the formats with a differential writer saying the same thing
+ * together: "flame graphs (.svg, .html) and two-column folded stacks (.folded)". */
+void hs_formats_diff_help(struct hs_strbuf *sb);
+/* Writes b in format f to path ("-": standard output), or with a the differential view of b
+ * against a; the file is replaced only when all of it was written. Returns 0 or a negative
+ * errno: the write's own error (-ENOSPC) where one failed, -EINVAL for a diff of a format
+ * without one. */
+int hs_format_write_path(const struct hs_format *f, const char *path, const struct hs_profile *a,
+			 const struct hs_profile *b, const struct hs_output_opts *o);
+/* Whether path can be written (created or replaced), found out without changing it: 0 or a
+ * negative errno. A FIFO is not opened (its reader would take that for the end of the data)
+ * and passes. */
+int hs_output_probe(const char *path);
+/* The default output name for input in: its name with its profile extension (.pb.gz, .pprof,
+ * .pb, .folded, .txt, .data) replaced by ext (a.pb.gz -> a.svg), or base + ext for "-" (standard
+ * input). Freed by the caller. */
+char *hs_output_name(const char *in, const char *base, const char *ext);
 
 /* ---- frames as people see them, shared by the stack-merging writers ---- */
 

@@ -55,6 +55,72 @@ bool hs_filter_active(const struct hs_filter *f)
 	return f->pids.n || f->tids.n || f->comm.n || f->include.n || f->exclude.n || f->time || f->min_percent > 0;
 }
 
+int hs_filter_add_ids(struct hs_filter *f, bool tids, const char *list)
+{
+	const char *p = list;
+	size_t n0 = tids ? f->tids.n : f->pids.n;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
+			/* the ids of this list taken back: f as it was */
+			if (tids)
+				f->tids.n = n0;
+			else
+				f->pids.n = n0;
+			return -EINVAL;
+		}
+		if (tids)
+			hs_vec_push(&f->tids, (int32_t)v);
+		else
+			hs_vec_push(&f->pids, (int32_t)v);
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* Seconds from 0 to 1e9, the len bytes at s, into *ret. */
+static int parse_seconds(const char *s, size_t len, double *ret)
+{
+	char buf[64], *end;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	*ret = strtod(buf, &end);
+	return end == buf || *end || !(*ret >= 0) || *ret > 1e9 ? -1 : 0;
+}
+
+int hs_filter_set_time(struct hs_filter *f, const char *window)
+{
+	const char *comma = strchr(window, ',');
+	double start = 0, end = -1;
+
+	if (!comma || (comma > window && parse_seconds(window, (size_t)(comma - window), &start)) ||
+	    (comma[1] && parse_seconds(comma + 1, strlen(comma + 1), &end)) || (end >= 0 && end <= start))
+		return -EINVAL;
+	f->time = true;
+	f->time_start = start;
+	f->time_end = end;
+	return 0;
+}
+
+int hs_filter_set_min_percent(struct hs_filter *f, const char *percent)
+{
+	char *end;
+	double v = strtod(percent, &end);
+
+	if (end == percent || *end || !(v >= 0) || v > 100)
+		return -EINVAL;
+	f->min_percent = v;
+	return 0;
+}
+
 static bool any_match(const regex_t *v, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)

@@ -36,6 +36,16 @@ void hs_filter_release(struct hs_filter *f);
 /* Whether f drops or changes anything at all. */
 bool hs_filter_active(const struct hs_filter *f);
 
+/* Adds the ids of a list "1,2,3" (each from 0 to INT32_MAX) to f's thread ids (tids) or
+ * process ids. Returns 0, or -EINVAL for a malformed list, with f untouched. */
+int hs_filter_add_ids(struct hs_filter *f, bool tids, const char *list);
+/* Sets the time window "START,END" (seconds from the first sample, each from 0 to 1e9, either
+ * left out; START < END). Returns 0, or -EINVAL for a malformed window, with f untouched. */
+int hs_filter_set_time(struct hs_filter *f, const char *window);
+/* Sets min_percent from "P", a percentage from 0 to 100. Returns 0, or -EINVAL, with f
+ * untouched. */
+int hs_filter_set_min_percent(struct hs_filter *f, const char *percent);
+
 /* The name of the pseudo-frame that replaces the frames cut by min_percent, for a threshold. */
 #define HS_FILTER_SMALL_FMT "[frames under %g%%]"
 

@@ -3,8 +3,39 @@
  * time running, and the switch-in record the time it was off the CPU. */
 #include "off-cpu.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool hs_off_cpu_value(const char *type)
+{
+	/* the types hs_builder_add_off_cpu() adds */
+	return !strcmp(type, "off-cpu") || !strcmp(type, "wall");
+}
+
+int hs_off_cpu_min_parse(const char *arg, uint64_t *ret)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e6}};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !(v >= 0) || arg[0] == '-')
+		return -EINVAL;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			if (v * units[i].ns > 1e18)
+				return -EINVAL;
+			*ret = (uint64_t)(v * units[i].ns);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 void hs_off_cpu_init(struct hs_off_cpu *oc, struct hs_profile *p, uint32_t off_ix, uint32_t wall_ix, uint64_t min_ns,
 		     bool keep_time)

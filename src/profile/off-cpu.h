@@ -52,6 +52,19 @@ struct hs_off_cpu {
 	struct hs_off_cpu_stats stats;
 };
 
+/* What the off-CPU values are, for a profile's comments. */
+#define HS_OFF_CPU_NOTE                                                                                         \
+	"off-CPU: a stack at every switch-out of a blocked thread, weighted by the time until it was switched " \
+	"in again; the time preempted threads waited for a CPU counts as wall time only"
+
+/* Whether the value type named type is one only off-CPU bookkeeping adds ("off-cpu", "wall"):
+ * a view of it needs off-CPU time recorded. */
+bool hs_off_cpu_value(const char *type);
+/* The shortest blocked period kept (record --off-cpu-min TIME): "500us", "2ms", "1.5s",
+ * "100ns", a bare number in milliseconds, up to 1e18 ns, into *ret. Returns 0, or -EINVAL
+ * (ret untouched). */
+int hs_off_cpu_min_parse(const char *arg, uint64_t *ret);
+
 /* Periods become samples of p (borrowed: it must outlive every call but hs_off_cpu_release())
  * with value off_ix, and with wall_ix when not 0, both of type nanoseconds; every other value
  * 0. Periods under min_ns are left out. */

@@ -1,8 +1,11 @@
 /* The profile IR: interning tables and sample aggregation. */
 #include "profile.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/strbuf.h"
 
 struct hs_profile *hs_profile_new(void)
 {
@@ -128,6 +131,21 @@ int hs_profile_find_type(const struct hs_profile *p, const char *type)
 		if (!strcmp(hs_profile_str(p, p->types.v[i].type), type))
 			return (int)i;
 	return -1;
+}
+
+int hs_profile_value_index(const struct hs_profile *p, const char *type, int *ret, struct hs_strbuf *have)
+{
+	int i = hs_profile_find_type(p, type);
+
+	if (i >= 0) {
+		*ret = i;
+		return 0;
+	}
+	if (have && !p->types.n)
+		hs_strbuf_adds(have, "none");
+	for (size_t t = 0; have && t < p->types.n; t++)
+		hs_strbuf_addf(have, "%s%s", t ? ", " : "", hs_profile_str(p, p->types.v[t].type));
+	return -ENOENT;
 }
 
 /* ---- mappings ---- */
@@ -394,6 +412,14 @@ bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi)
 			return true;
 	}
 	return false;
+}
+
+int hs_profile_saturated_type(const struct hs_profile *p)
+{
+	for (size_t i = 0; i < p->types.n; i++)
+		if (hs_profile_sums_saturate(p, (uint32_t)i))
+			return (int)i;
+	return -1;
 }
 
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes)

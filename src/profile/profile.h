@@ -134,6 +134,10 @@ uint32_t hs_profile_find_str(const struct hs_profile *p, const char *s, size_t l
 uint32_t hs_profile_add_type(struct hs_profile *p, const char *type, const char *unit);
 /* Index of the value type named type, or -1. */
 int hs_profile_find_type(const struct hs_profile *p, const char *type);
+struct hs_strbuf;
+/* The index of the value type named type (--value TYPE) in *ret: 0, or -ENOENT with the names
+ * p has, "a, b" ("none" when it has none), appended to have when it is not NULL. */
+int hs_profile_value_index(const struct hs_profile *p, const char *type, int *ret, struct hs_strbuf *have);
 
 /* Interning constructors: an equal entry already present is returned instead of a new one. */
 uint32_t hs_profile_mapping(struct hs_profile *p, const struct hs_mapping *m);
@@ -167,6 +171,8 @@ int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
  * reach INT64_MAX or INT64_MIN, where writers hold it (hs_add_sat()); or whether merging samples
  * held one already (values_saturated). Writers' figures are then not exact: the CLI says so. */
 bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi);
+/* The first value type whose sums saturate (hs_profile_sums_saturate()), or -1 for none. */
+int hs_profile_saturated_type(const struct hs_profile *p);
 /* Sets max_frames for a profile read from a file of input_bytes bytes (compressed, as read):
  * HS_PROFILE_FRAMES_MIN + HS_PROFILE_FRAMES_PER_BYTE * input_bytes. */
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes);

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/strbuf.h"
 #include "util/util.h"
 
 static const struct {
@@ -51,6 +52,33 @@ const struct hs_event_desc *hs_event_at(size_t i)
 }
 
 /* The first of dirs with a readable events/ directory, or NULL with *err set. */
+int64_t hs_event_sample_period(const struct hs_event_desc *e, uint32_t freq, uint64_t period)
+{
+	if (period)
+		return (int64_t)period;
+	return e->time_based ? (int64_t)(1000000000ULL / freq) : 1;
+}
+
+void hs_event_describe(const struct hs_event_desc *e, uint32_t freq, uint64_t period, struct hs_strbuf *sb)
+{
+	if (period)
+		hs_strbuf_addf(sb, "event %s, every %llu events", e->name, (unsigned long long)period);
+	else if (e->tracepoint)
+		hs_strbuf_addf(sb, "event %s, every hit", e->name);
+	else
+		hs_strbuf_addf(sb, "event %s at %u Hz", e->name, freq);
+}
+
+bool hs_event_in_kernel_paths(const struct hs_event_desc *e)
+{
+	return e->tracepoint || (e->type == PERF_TYPE_SOFTWARE && !e->time_based);
+}
+
+bool hs_event_off_cpu_ok(const struct hs_event_desc *e)
+{
+	return e->time_based;
+}
+
 static const char *find_tracefs(const char *const *dirs, size_t n, int *err)
 {
 	*err = -ENODEV;

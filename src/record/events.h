@@ -22,6 +22,20 @@ struct hs_event_desc {
 const struct hs_event_desc *hs_event_find(const char *name);
 /* Iterates the table: returns NULL past the end. */
 const struct hs_event_desc *hs_event_at(size_t i);
+
+/* The value of one sample of e taken every period events (0: at freq per second), in the
+ * event's unit: nanoseconds for a time-based event, else a count. */
+int64_t hs_event_sample_period(const struct hs_event_desc *e, uint32_t freq, uint64_t period);
+struct hs_strbuf;
+/* How e is sampled, for a person: "event cpu-clock at 999 Hz". Appended to sb. */
+void hs_event_describe(const struct hs_event_desc *e, uint32_t freq, uint64_t period, struct hs_strbuf *sb);
+/* Whether e's samples are taken in the kernel's own code paths (a tracepoint, a software event
+ * that is not a clock) rather than by an interrupt: their kernel stacks start in the tracing
+ * machinery. */
+bool hs_event_in_kernel_paths(const struct hs_event_desc *e);
+/* Whether off-CPU time can be added to e's samples: only time-based events, so that on- and
+ * off-CPU time add up to wall-clock time. */
+bool hs_event_off_cpu_ok(const struct hs_event_desc *e);
 /* Why a tracepoint was not found, for the CLI to word with its advice; the detail says only
  * what was found. */
 enum hs_tracepoint_failure {

@@ -443,3 +443,29 @@ int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, struct hs_error *err)
 		return exchange_as(&j, deadline, err);
 	return exchange(&j, deadline, err);
 }
+
+/* Each JVM gets JVM_WAIT_MS to answer, all of them JVM_WAIT_TOTAL_MS: processes that only look
+ * like JVMs (a file named libjvm.so mapped) must not hold the end of a recording for long. */
+#define JVM_WAIT_MS 10000
+#define JVM_WAIT_TOTAL_MS 30000
+
+int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *answer, void *ctx, size_t *left)
+{
+	uint64_t end = hs_now_ns() + (uint64_t)JVM_WAIT_TOTAL_MS * 1000000;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t now = hs_now_ns();
+		struct hs_error err = {0};
+		int rc;
+
+		if (hs_stop_signal_pending() || now >= end) {
+			*left = n - i;
+			return now >= end ? -ETIMEDOUT : -EINTR;
+		}
+		if (kill(pids[i], 0) < 0 || !hs_jvm_is_hotspot(pids[i]))
+			continue;
+		rc = hs_jvm_request_perfmap(pids[i], (int)HS_MIN((uint64_t)JVM_WAIT_MS, (end - now) / 1000000 + 1), &err);
+		answer(ctx, pids[i], rc, &err);
+	}
+	return 0;
+}

@@ -26,4 +26,13 @@ bool hs_jvm_is_hotspot(int32_t pid);
  * protocol's). */
 int hs_jvm_request_perfmap(int32_t pid, int timeout_ms, struct hs_error *err);
 
+/* What hs_jvm_request_perfmaps() learned of the JVM pid: rc and err as hs_jvm_request_perfmap()
+ * returns them (err lives until the call returns). */
+typedef void hs_jvm_answer_fn(void *ctx, int32_t pid, int rc, const struct hs_error *err);
+/* Asks each HotSpot JVM among pids (processes that are gone or not JVMs are passed over) for its
+ * perf map, one after the other, each within a time limit and all within one, and tells
+ * answer() what each said. Returns 0; or -ETIMEDOUT when the time for all ran out, -EINTR when
+ * SIGINT or SIGTERM is pending, with the number of processes not asked in *left. */
+int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *answer, void *ctx, size_t *left);
+
 #endif

@@ -235,6 +235,12 @@ enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t i
 
 /* Opens the event for (pid, cpu); sends its records to the ring of that CPU, creating the ring
  * for the first event of the CPU. */
+bool hs_record_times_monotonic(const struct hs_record *r)
+{
+	/* a kernel that refused use_clockid stamps events with its local clock */
+	return r->attr.use_clockid && r->attr.clockid == CLOCK_MONOTONIC;
+}
+
 static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
 {
 	int cpu = r->cpus.v[cpu_ix];

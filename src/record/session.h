@@ -57,6 +57,15 @@ struct hs_record_opts {
 	char **envp;                        /* the command's environment; NULL: ours */
 };
 
+/* -p PID[,PID...]: the processes to attach to, laid out as HS_VEC(int32_t). */
+struct hs_record_pids {
+	int32_t *v;
+	size_t n, cap;
+};
+/* Appends the pids of list "1,2,3" (each from 1 to 0x3fffffff, the most a thread id can be) to
+ * pids. Returns 0, or -EINVAL for a malformed list, with pids as it was. */
+int hs_record_pids_add(struct hs_record_pids *pids, const char *list);
+
 /* record --user: the user a command is run as, looked up with its groups, and the command's
  * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. */
 struct hs_run_as {
@@ -220,6 +229,10 @@ void hs_record_block_signals(void);
  * the mapping existed, or opened now through /proc/PID/map_files; -1 if neither works. The
  * caller owns it. Signature fits struct hs_builder_opts.capture. */
 int hs_record_capture(void *record, int32_t pid, uint64_t start, uint64_t end);
+
+/* Whether the events' times are CLOCK_MONOTONIC, the clock other sources (jitdump) stamp their
+ * records with: the kernel may refuse to be asked for a clock. */
+bool hs_record_times_monotonic(const struct hs_record *r);
 
 /* The event a sample with this id (PERF_SAMPLE_IDENTIFIER) belongs to. */
 enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id);

@@ -389,3 +389,24 @@ void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o)
 	o->ngroups = u->ngroups;
 	o->envp = u->envp;
 }
+
+int hs_record_pids_add(struct hs_record_pids *pids, const char *list)
+{
+	const char *p = list;
+	size_t n0 = pids->n;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',')) {
+			pids->n = n0;
+			return -EINVAL;
+		}
+		hs_vec_push(pids, (int32_t)v);
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}

@@ -5,6 +5,7 @@
  * until the switch-in (PERF_RECORD_SWITCH and SWITCH_CPU_WIDE), --off-cpu-min, threads still
  * blocked at the end, exited threads, lost switch-ins, and the tracing machinery's frames left
  * out at the top of kernel chains. Kernel names come from a kallsyms file written here. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +146,32 @@ static int64_t m_value(const struct module *m, int32_t tid, int vi)
 
 /* Blocked: from the switch record after the sample to the switch-in, as off-cpu and wall,
  * under the stack held, with the thread's name and pid; preempted: wall only. */
+/* --off-cpu-min TIME: units, milliseconds by default, nothing negative or past the cap. */
+static void test_min_parse(void **state)
+{
+	uint64_t ns = 7;
+
+	(void)state;
+	assert_int_equal(hs_off_cpu_min_parse("500us", &ns), 0);
+	assert_int_equal(ns, 500000);
+	assert_int_equal(hs_off_cpu_min_parse("2", &ns), 0);
+	assert_int_equal(ns, 2000000);
+	assert_int_equal(hs_off_cpu_min_parse("1.5s", &ns), 0);
+	assert_int_equal(ns, 1500000000);
+	assert_int_equal(hs_off_cpu_min_parse("100ns", &ns), 0);
+	assert_int_equal(ns, 100);
+	assert_int_equal(hs_off_cpu_min_parse("", &ns), -EINVAL);
+	assert_int_equal(hs_off_cpu_min_parse("-1", &ns), -EINVAL);
+	assert_int_equal(hs_off_cpu_min_parse("5q", &ns), -EINVAL);
+	assert_int_equal(hs_off_cpu_min_parse("1e20s", &ns), -EINVAL);
+	assert_int_equal(hs_off_cpu_min_parse("nan", &ns), -EINVAL);
+	assert_int_equal(ns, 100);
+	assert_true(hs_off_cpu_value("wall"));
+	assert_true(hs_off_cpu_value("off-cpu"));
+	assert_false(hs_off_cpu_value("cpu"));
+	assert_false(hs_off_cpu_value("samples"));
+}
+
 static void test_module_periods(void **state)
 {
 	struct module m;
@@ -659,6 +686,7 @@ static void test_strip_tracing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_min_parse),
 		cmocka_unit_test(test_module_periods),
 		cmocka_unit_test(test_module_no_wall_min),
 		cmocka_unit_test(test_module_running_wall),

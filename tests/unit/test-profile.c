@@ -18,6 +18,7 @@
 #include "profile/load.h"
 #include "profile/pprof-read.h"
 #include "profile/profile.h"
+#include "util/strbuf.h"
 
 static uint32_t loc(struct hs_profile *p, const char *name, uint8_t kind)
 {
@@ -41,6 +42,30 @@ static void test_intern(void **state)
 	assert_string_equal(hs_profile_str(p, b), "leaf");
 	assert_int_equal(loc(p, "f", HS_KIND_USER), loc(p, "f", HS_KIND_USER));
 	assert_int_not_equal(loc(p, "f", HS_KIND_USER), loc(p, "f", HS_KIND_KERNEL));
+	hs_profile_free(p);
+}
+
+/* --value TYPE: the index of a type, or the names there are to say so. */
+static void test_value_index(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_strbuf have = {0};
+	int i = -7;
+
+	(void)state;
+	assert_int_equal(hs_profile_value_index(p, "samples", &i, &have), -ENOENT);
+	assert_string_equal(hs_strbuf_str(&have), "none");
+	assert_int_equal(i, -7);
+	hs_profile_add_type(p, "samples", "count");
+	hs_profile_add_type(p, "cpu", "nanoseconds");
+	assert_int_equal(hs_profile_value_index(p, "cpu", &i, NULL), 0);
+	assert_int_equal(i, 1);
+	hs_strbuf_reset(&have);
+	assert_int_equal(hs_profile_value_index(p, "wall", &i, &have), -ENOENT);
+	assert_string_equal(hs_strbuf_str(&have), "samples, cpu");
+	assert_int_equal(hs_profile_value_index(p, "wall", &i, NULL), -ENOENT);
+	assert_int_equal(i, 1);
+	hs_strbuf_release(&have);
 	hs_profile_free(p);
 }
 
@@ -473,8 +498,10 @@ static void test_sums_saturate(void **state)
 	s1 = hs_profile_stack(p, l, 1);
 	hs_profile_add_sample(p, s1, 0, 1, 1, 0, &neg);
 	assert_false(hs_profile_sums_saturate(p, 0));
+	assert_int_equal(hs_profile_saturated_type(p), -1);
 	hs_profile_add_sample(p, s1, 0, 1, 2, 0, &neg);
 	assert_true(hs_profile_sums_saturate(p, 0));
+	assert_int_equal(hs_profile_saturated_type(p), 0);
 	assert_true(hs_profile_total(p, 0) == INT64_MIN);
 	hs_profile_free(p);
 }
@@ -547,6 +574,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_samples_aggregate),
+		cmocka_unit_test(test_value_index),
 		cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_folded_inline_structure),
 		cmocka_unit_test(test_folded_bad_input),

@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "format/perf-event.h"
 #include "format/queue.h"
 #include "record/callgraph.h"
+#include "record/jvm.h"
 #include "record/ring.h"
 #include "record/session.h"
 #include "unwind/callchain.h"
+#include "util/strbuf.h"
 
 /* ---- ring ---- */
 
@@ -656,6 +659,79 @@ static void test_callgraph_sizes(void **state)
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
 }
 
+/* What an event allows and how its samples count. */
+static void test_event_policy(void **state)
+{
+	const struct hs_event_desc *clock = hs_event_find("cpu-clock"), *faults = hs_event_find("page-faults");
+	const struct hs_event_desc *cycles = hs_event_find("cycles");
+	struct hs_event_desc tp = {"sched:sched_switch", PERF_TYPE_TRACEPOINT, 1, false, false, true};
+	struct hs_strbuf sb = {0};
+
+	(void)state;
+	assert_int_equal(hs_event_sample_period(clock, 999, 0), 1000000000 / 999);
+	assert_int_equal(hs_event_sample_period(clock, 999, 5000), 5000);
+	assert_int_equal(hs_event_sample_period(cycles, 999, 0), 1);
+	assert_true(hs_event_off_cpu_ok(clock));
+	assert_true(hs_event_off_cpu_ok(hs_event_find("task-clock")));
+	assert_false(hs_event_off_cpu_ok(cycles));
+	assert_false(hs_event_off_cpu_ok(&tp));
+	assert_true(hs_event_in_kernel_paths(faults));
+	assert_true(hs_event_in_kernel_paths(&tp));
+	assert_false(hs_event_in_kernel_paths(clock));
+	assert_false(hs_event_in_kernel_paths(cycles));
+	hs_event_describe(clock, 999, 0, &sb);
+	assert_string_equal(hs_strbuf_str(&sb), "event cpu-clock at 999 Hz");
+	hs_strbuf_reset(&sb);
+	hs_event_describe(cycles, 999, 100000, &sb);
+	assert_string_equal(hs_strbuf_str(&sb), "event cycles, every 100000 events");
+	hs_strbuf_reset(&sb);
+	hs_event_describe(&tp, 999, 0, &sb);
+	assert_string_equal(hs_strbuf_str(&sb), "event sched:sched_switch, every hit");
+	hs_strbuf_release(&sb);
+}
+
+/* -p PID[,PID...]: positive ids, a malformed list taken back whole. */
+static void test_pid_list(void **state)
+{
+	struct hs_record_pids pids = {0};
+
+	(void)state;
+	assert_int_equal(hs_record_pids_add(&pids, "1,2"), 0);
+	assert_int_equal(hs_record_pids_add(&pids, "1073741823,"), 0);
+	assert_int_equal(pids.n, 3);
+	assert_int_equal(pids.v[2], 0x3fffffff);
+	assert_int_equal(hs_record_pids_add(&pids, "3,0"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "3,1073741824"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "3,,4"), -EINVAL);
+	assert_int_equal(hs_record_pids_add(&pids, "x"), -EINVAL);
+	assert_int_equal(pids.n, 3);
+	assert_int_equal(hs_record_pids_add(&pids, ""), 0);
+	assert_int_equal(pids.n, 3);
+	free(pids.v);
+}
+
+static void jvm_answer_count(void *ctx, int32_t pid, int rc, const struct hs_error *err)
+{
+	(void)pid;
+	(void)rc;
+	(void)err;
+	++*(int *)ctx;
+}
+
+/* Processes that are gone or are not JVMs are passed over, with nothing asked or said. */
+static void test_jvm_passes_over(void **state)
+{
+	int32_t pids[] = {(int32_t)getpid(), 0x3fffffff, (int32_t)getppid()};
+	size_t left = 99;
+	int answers = 0;
+
+	(void)state;
+	assert_int_equal(hs_jvm_request_perfmaps(pids, HS_ARRAY_SIZE(pids), jvm_answer_count, &answers, &left), 0);
+	assert_int_equal(answers, 0);
+	assert_int_equal(left, 99);
+	assert_int_equal(hs_jvm_request_perfmaps(NULL, 0, jvm_answer_count, &answers, &left), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +740,8 @@ int main(void)
 		cmocka_unit_test(test_record_copy_cuts_stack),
 		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
 		cmocka_unit_test(test_callgraph_modes), cmocka_unit_test(test_callgraph_sizes),
+		cmocka_unit_test(test_jvm_passes_over), cmocka_unit_test(test_event_policy),
+		cmocka_unit_test(test_pid_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "profile/filter.h"
 #include "profile/profile.h"
 #include "unwind/callchain.h"
+#include "util/strbuf.h"
 
 /* ---- building profiles ---- */
 
@@ -257,6 +258,45 @@ static void test_filter_time(void **state)
 	assert_int_equal(hs_profile_filter(p, &f, &q), -ENODATA);
 	assert_null(q);
 	hs_profile_free(p);
+}
+
+/* The filter options' values: id lists, time windows, percentages; f untouched by a bad one. */
+static void test_filter_values(void **state)
+{
+	struct hs_filter f = {0};
+
+	(void)state;
+	assert_int_equal(hs_filter_add_ids(&f, false, "1,0,2147483647"), 0);
+	assert_int_equal(f.pids.n, 3);
+	assert_int_equal(f.pids.v[2], INT32_MAX);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,x"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,-1"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "2147483648"), -EINVAL);
+	assert_int_equal(hs_filter_add_ids(&f, false, "4,,5"), -EINVAL);
+	assert_int_equal(f.pids.n, 3);
+	assert_int_equal(hs_filter_add_ids(&f, true, "7,"), 0);
+	assert_int_equal(f.tids.n, 1);
+	assert_int_equal(f.tids.v[0], 7);
+	assert_false(f.time);
+	assert_int_equal(hs_filter_set_time(&f, "2,1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "x,1"), -EINVAL);
+	assert_int_equal(hs_filter_set_time(&f, "1,1e10"), -EINVAL);
+	assert_false(f.time);
+	assert_int_equal(hs_filter_set_time(&f, "0.5,1.5"), 0);
+	assert_true(f.time);
+	assert_true(f.time_start == 0.5 && f.time_end == 1.5);
+	assert_int_equal(hs_filter_set_time(&f, ",3"), 0);
+	assert_true(f.time_start == 0 && f.time_end == 3);
+	assert_int_equal(hs_filter_set_time(&f, "2,"), 0);
+	assert_true(f.time_start == 2 && f.time_end < 0);
+	assert_int_equal(hs_filter_set_min_percent(&f, "101"), -EINVAL);
+	assert_int_equal(hs_filter_set_min_percent(&f, "nan"), -EINVAL);
+	assert_int_equal(hs_filter_set_min_percent(&f, "1x"), -EINVAL);
+	assert_true(f.min_percent == 0);
+	assert_int_equal(hs_filter_set_min_percent(&f, "2.5"), 0);
+	assert_true(f.min_percent == 2.5);
+	hs_filter_release(&f);
 }
 
 static void test_filter_min_percent(void **state)
@@ -533,6 +573,56 @@ static void test_palettes(void **state)
 	assert_true(c.b > c.r && c.r == c.g && c.r == 220 - 48);
 }
 
+/* The option words the writers own: palette names and --sort keys. */
+static void test_option_words(void **state)
+{
+	enum hs_palette pal = HS_PALETTE_KIND;
+	uint8_t sort[HS_SORT_MAX] = {HS_SORT_PID};
+
+	(void)state;
+	assert_int_equal(hs_palette_from_name("js", &pal), 0);
+	assert_int_equal(pal, HS_PALETTE_JS);
+	assert_int_equal(hs_palette_from_name("JS", &pal), -EINVAL);
+	assert_int_equal(hs_palette_from_name("", &pal), -EINVAL);
+	assert_int_equal(pal, HS_PALETTE_JS);
+	assert_int_equal(hs_sort_parse("sym,comm", sort), 0);
+	assert_int_equal(sort[0], HS_SORT_SYM);
+	assert_int_equal(sort[1], HS_SORT_COMM);
+	assert_int_equal(sort[2], 0);
+	assert_int_equal(hs_sort_parse("comm,pid,tid,dso,sym", sort), 0);
+	assert_int_equal(sort[4], HS_SORT_SYM);
+	/* unknown, repeated, a prefix: refused, and the keys kept */
+	assert_int_equal(hs_sort_parse("comm,bogus", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("sym,sym", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("co", sort), -EINVAL);
+	assert_int_equal(hs_sort_parse("", sort), -ENODATA);
+	assert_int_equal(hs_sort_parse(",", sort), -EINVAL);
+	assert_int_equal(sort[0], HS_SORT_COMM);
+}
+
+/* --tree and --root words. */
+static void test_option_tree_root(void **state)
+{
+	struct hs_output_opts o = {0};
+	enum hs_tree t = HS_TREE_NONE;
+
+	(void)state;
+	assert_int_equal(hs_tree_from_name("caller", &t), 0);
+	assert_int_equal(t, HS_TREE_CALLER);
+	assert_int_equal(hs_tree_from_name("callee", &t), 0);
+	assert_int_equal(t, HS_TREE_CALLEE);
+	assert_int_equal(hs_tree_from_name("", &t), -EINVAL);
+	assert_int_equal(t, HS_TREE_CALLEE);
+	assert_int_equal(hs_root_set(&o, "tid"), 0);
+	assert_true(o.root_tid && !o.root_pid);
+	assert_int_equal(hs_root_set(&o, "process"), -EINVAL);
+	assert_true(o.root_tid && !o.root_pid);
+	assert_int_equal(hs_root_set(&o, "pid"), 0);
+	assert_true(!o.root_tid && o.root_pid);
+	assert_int_equal(hs_root_set(&o, "comm"), 0);
+	assert_true(!o.root_tid && !o.root_pid);
+}
+
 /* ---- the report ---- */
 
 static void test_report_views(void **state)
@@ -687,20 +777,68 @@ static void test_format_table(void **state)
 	assert_ptr_equal(hs_format_from_name("pb.gz"), hs_format_from_path("out.pb.gz"));
 }
 
+/* What the commands ask the table: the format of an output, the lists help and messages show,
+ * default names, whether an output can be written. */
+static void test_format_outputs(void **state)
+{
+	struct hs_strbuf sb = {0};
+	char dir[256], path[300];
+	char *name;
+
+	(void)state;
+	assert_ptr_equal(hs_format_for_output("a.svg", NULL), hs_format_from_name("svg"));
+	assert_ptr_equal(hs_format_for_output("a.svg", "folded"), hs_format_from_name("svg"));
+	assert_ptr_equal(hs_format_for_output("a.out", "folded"), hs_format_from_name("folded"));
+	assert_ptr_equal(hs_format_for_output("-", "txt"), hs_format_from_name("txt"));
+	assert_null(hs_format_for_output("-", NULL));
+	assert_null(hs_format_for_output("a.out", NULL));
+	assert_null(hs_format_for_output("a.out", "bogus"));
+	hs_formats_list(&sb, false, false, "", ", ");
+	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, speedscope, txt");
+	hs_strbuf_reset(&sb);
+	hs_formats_list(&sb, true, true, "OUT", "|");
+	assert_string_equal(hs_strbuf_str(&sb), "OUT.svg|OUT.html|OUT.folded");
+	hs_strbuf_reset(&sb);
+	hs_formats_diff_help(&sb);
+	assert_string_equal(hs_strbuf_str(&sb), "flame graphs (.svg, .html) and two-column folded stacks (.folded)");
+	hs_strbuf_release(&sb);
+	name = hs_output_name("dir.d/a.pb.gz", "hotstack", ".svg");
+	assert_string_equal(name, "dir.d/a.svg");
+	free(name);
+	name = hs_output_name("perf.data.old", "hotstack", ".svg");
+	assert_string_equal(name, "perf.data.old.svg");
+	free(name);
+	name = hs_output_name("-", "hotstack", ".html");
+	assert_string_equal(name, "hotstack.html");
+	free(name);
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-outputs"), 0);
+	snprintf(path, sizeof(path), "%s/none/out.svg", dir);
+	assert_int_equal(hs_output_probe(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/out.svg", dir);
+	assert_int_equal(hs_output_probe(path), 0);
+	/* found out without leaving a file behind */
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(hs_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter_ids_and_names),
 		cmocka_unit_test(test_filter_time),
 		cmocka_unit_test(test_filter_min_percent),
+		cmocka_unit_test(test_filter_values),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_reverse_and_flamechart),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_palettes),
+		cmocka_unit_test(test_option_words),
+		cmocka_unit_test(test_option_tree_root),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
 		cmocka_unit_test(test_format_table),
+		cmocka_unit_test(test_format_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
