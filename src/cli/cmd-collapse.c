@@ -28,23 +28,10 @@ static const char collapse_usage[] =
 	"      --srcline           the input is from perf script -F+srcline: add :file:line to names\n"
 	"  -q, --quiet             no warnings\n";
 
-enum {
-	OPT_PID = OPT_CMD_BASE,
-	OPT_TID,
-	OPT_KERNEL,
-	OPT_JIT,
-	OPT_ALL,
-	OPT_ADDRS,
-	OPT_EVENT_FILTER,
-	OPT_INLINE,
-	OPT_CONTEXT,
-	OPT_SRCLINE,
-};
+enum { OPT_EVENT_FILTER = OPT_CMD_BASE };
 
-static const char *plural(uint64_t n, const char *one, const char *more)
-{
-	return n == 1 ? one : more;
-}
+/* The flags, set by getopt_long itself (the options' flag pointers) */
+static int pid_root, tid_root, kernel, jit, all, addrs, inline_, context, srcline;
 
 /* What was left out, and why: stackcollapse-perf.pl drops the same things, mostly silently. */
 static void report_stats(const struct hs_collapse *c, const char *filter)
@@ -55,7 +42,7 @@ static void report_stats(const struct hs_collapse *c, const char *filter)
 	if (st->filtered && !filter)
 		cli_warn("left out %" PRIu64 " %s of events other than '%s', the first in the input (choose with "
 			 "--event-filter)",
-			 st->filtered, plural(st->filtered, "sample", "samples"), ev);
+			 st->filtered, st->filtered == 1 ? "sample" : "samples", ev);
 	if (filter && !st->headers)
 		cli_warn("no samples of event '%s'", filter);
 	else if (!st->samples && st->headers)
@@ -65,7 +52,7 @@ static void report_stats(const struct hs_collapse *c, const char *filter)
 			 "stackcollapse-perf.pl leaves it out");
 	if (st->unrecognized)
 		cli_warn("%" PRIu64 " %s not perf script text (the first is line %" PRIu64 ")", st->unrecognized,
-			 plural(st->unrecognized, "line is", "lines are"), st->first_unrecognized);
+			 st->unrecognized == 1 ? "line is" : "lines are", st->first_unrecognized);
 }
 
 static void print_warning(void *ctx, const char *msg)
@@ -77,36 +64,28 @@ static void collapse_error(const struct hs_error *err, const char *path)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 
-	switch (err->cause) {
-	case HS_COLLAPSE_GZIP_CORRUPT:
-		cli_error("%s: the gzip data is corrupt or cut short", name);
-		break;
-	case HS_COLLAPSE_BOMB:
-		cli_error("%s: %s", name, err->detail);
-		break;
-	case HS_COLLAPSE_BAD_INPUT:
-		cli_error("%s: line %llu: %s", name, (unsigned long long)err->line, err->detail);
-		break;
-	default:
+	if (err->cause == HS_COLLAPSE_CANNOT_READ)
 		cli_error("cannot read '%s': %s", path, strerror(-err->code));
-		break;
-	}
+	else if (err->line)
+		cli_error("%s: line %llu: %s", name, (unsigned long long)err->line, err->detail);
+	else
+		cli_error("%s: %s", name, err->detail);
 }
 
 int cmd_collapse(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"pid", no_argument, NULL, OPT_PID},
-		{"tid", no_argument, NULL, OPT_TID},
-		{"kernel", no_argument, NULL, OPT_KERNEL},
-		{"jit", no_argument, NULL, OPT_JIT},
-		{"all", no_argument, NULL, OPT_ALL},
-		{"addrs", no_argument, NULL, OPT_ADDRS},
+		{"pid", no_argument, &pid_root, 1},
+		{"tid", no_argument, &tid_root, 1},
+		{"kernel", no_argument, &kernel, 1},
+		{"jit", no_argument, &jit, 1},
+		{"all", no_argument, &all, 1},
+		{"addrs", no_argument, &addrs, 1},
 		{"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
-		{"inline", no_argument, NULL, OPT_INLINE},
-		{"context", no_argument, NULL, OPT_CONTEXT},
-		{"srcline", no_argument, NULL, OPT_SRCLINE},
+		{"inline", no_argument, &inline_, 1},
+		{"context", no_argument, &context, 1},
+		{"srcline", no_argument, &srcline, 1},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
@@ -123,35 +102,10 @@ int cmd_collapse(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case OPT_PID:
-			co.pid = true;
-			break;
-		case OPT_TID:
-			co.tid = true;
-			break;
-		case OPT_KERNEL:
-			co.kernel = true;
-			break;
-		case OPT_JIT:
-			co.jit = true;
-			break;
-		case OPT_ALL:
-			co.kernel = co.jit = true;
-			break;
-		case OPT_ADDRS:
-			co.addrs = true;
+		case 0: /* a flag */
 			break;
 		case OPT_EVENT_FILTER:
 			co.event_filter = optarg;
-			break;
-		case OPT_INLINE:
-			co.inline_ = true;
-			break;
-		case OPT_CONTEXT:
-			co.context = true;
-			break;
-		case OPT_SRCLINE:
-			co.srcline = true;
 			break;
 		case 'q':
 			cli_quiet = 1;
@@ -170,6 +124,8 @@ int cmd_collapse(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
+	co.pid = pid_root, co.tid = tid_root, co.kernel = kernel || all, co.jit = jit || all, co.addrs = addrs;
+	co.inline_ = inline_, co.context = context, co.srcline = srcline;
 	rc = hs_outfile_open(&of, out);
 	if (rc) {
 		cli_error("cannot write '%s': %s", out, strerror(-rc));

@@ -22,9 +22,9 @@ static const char diff_help[] =
 	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
 	"  -q, --quiet             no warnings\n";
 
-enum { OPT_NORMALIZE = OPT_CMD_BASE };
+static int normalize; /* --normalize, set by getopt_long */
 
-static void diff_usage(FILE *fp)
+static void diff_usage(FILE *fp, const void *ctx)
 {
 	struct hs_strbuf sb = {0};
 
@@ -52,82 +52,58 @@ static struct hs_profile *load_side(const char *path, const struct hs_load_opts 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option own[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"normalize", no_argument, NULL, OPT_NORMALIZE},
+		{"normalize", no_argument, &normalize, 1},
 		{0, 0, 0, 0},
 	};
-	struct option longopts[96];
 	struct cli_view_opts v = {0};
-	struct hs_output_opts *o = &v.o;
-	struct hs_filter *f = &v.f;
-	struct cli_outputs *outs = &v.outs;
-	struct hs_load_opts *lo = &v.lo;
 	struct hs_profile *a = NULL, *b = NULL;
 	char *deflt = NULL;
-	int c, rc = 2;
+	int rc;
 
-	cli_view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
-	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			diff_usage(stdout);
-			fputs(cli_perf_data_help, stdout);
-			cli_output_opts_help(stdout);
-			fputs(CLI_FILTER_OPTS_HELP, stdout);
-			rc = 0;
-			goto out;
-		}
-		if (c == OPT_NORMALIZE) {
-			o->normalize = true;
-			continue;
-		}
-		rc = cli_view_option(c, optarg, &v);
-		if (rc == 1)
-			continue;
-		if (rc == 0)
-			diff_usage(stderr);
-		rc = 2;
+	rc = cli_view_parse(argc, argv, own, &v, diff_usage, NULL);
+	if (rc >= 0)
 		goto out;
-	}
+	v.o.normalize = normalize;
 	rc = 2;
 	if (argc - optind != 2) {
 		cli_error(argc - optind < 2 ? "diff needs two profiles, A and B" : "unexpected argument '%s'",
 			  argv[HS_MIN(optind + 2, argc - 1)]);
 		goto out;
 	}
-	if (!outs->n) {
+	if (!v.outs.n) {
 		deflt = strcmp(argv[optind + 1], "-") ? hs_output_name(argv[optind + 1], "", ".diff.svg")
 						      : hs_xstrdup("diff.svg");
-		cli_outputs_add(outs, deflt);
+		cli_outputs_add(&v.outs, deflt);
 	}
-	if (cli_outputs_check(outs))
+	if (cli_outputs_check(&v.outs))
 		goto out;
-	for (int i = 0; i < outs->n; i++) {
-		if (!cli_output_format(outs, i)->write_diff) {
+	for (int i = 0; i < v.outs.n; i++) {
+		if (!cli_output_format(&v.outs, i)->write_diff) {
 			struct hs_strbuf sb = {0};
 			hs_formats_diff_help(&sb);
-			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), outs->path[i]);
+			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), v.outs.path[i]);
 			hs_strbuf_release(&sb);
 			goto out;
 		}
 	}
-	if (o->flamechart) {
+	if (v.o.flamechart) {
 		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
 		goto out;
 	}
-	lo->keep_time = f->time;
+	v.lo.keep_time = v.f.time;
 	rc = 1;
-	a = load_side(argv[optind], lo, f, o);
+	a = load_side(argv[optind], &v.lo, &v.f, &v.o);
 	if (!a)
 		goto out;
-	o->base_value_index = o->value_index;
-	b = load_side(argv[optind + 1], lo, f, o);
+	v.o.base_value_index = v.o.value_index;
+	b = load_side(argv[optind + 1], &v.lo, &v.f, &v.o);
 	if (!b)
 		goto out;
-	rc = cli_outputs_write(outs, a, b, o) ? 1 : 0;
+	rc = cli_outputs_write(&v.outs, a, b, &v.o) ? 1 : 0;
 out:
 	hs_profile_free(a);
 	hs_profile_free(b);
-	hs_filter_release(f);
+	hs_filter_release(&v.f);
 	free(deflt);
 	return rc;
 }

@@ -54,15 +54,14 @@ static const char record_usage[] =
 	"  -v, --verbose           more detail\n";
 
 enum {
-	OPT_NO_KERNEL = OPT_CMD_BASE,
-	OPT_MAX_STACK,
+	OPT_MAX_STACK = OPT_CMD_BASE,
 	OPT_STACK_SIZE,
-	OPT_KEEP_TIME,
-	OPT_NO_JVM_PERFMAP,
-	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
 	OPT_USER,
 };
+
+/* The flags, set by getopt_long itself (the options' flag pointers) */
+static int no_kernel, keep_time, no_jvm_perfmap, off_cpu;
 
 struct record_ctx {
 	struct hs_builder b;
@@ -198,7 +197,7 @@ int cmd_record(int argc, char **argv)
 		{"event", required_argument, NULL, 'e'},
 		{"call-graph", required_argument, NULL, 'g'},
 		{"output", required_argument, NULL, 'o'},
-		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+		{"no-kernel", no_argument, &no_kernel, 1},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"stack-size", required_argument, NULL, OPT_STACK_SIZE},
@@ -206,9 +205,9 @@ int cmd_record(int argc, char **argv)
 	};
 	/* after the symbol options: the order getopt lists an ambiguous abbreviation's matches in */
 	static const struct option own_late[] = {
-		{"keep-time", no_argument, NULL, OPT_KEEP_TIME},
-		{"no-jvm-perfmap", no_argument, NULL, OPT_NO_JVM_PERFMAP},
-		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+		{"keep-time", no_argument, &keep_time, 1},
+		{"no-jvm-perfmap", no_argument, &no_jvm_perfmap, 1},
+		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"user", required_argument, NULL, OPT_USER},
 		{"quiet", no_argument, NULL, 'q'},
@@ -231,7 +230,7 @@ int cmd_record(int argc, char **argv)
 	struct cli_symbol_opts so = {0};
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
 	struct hs_callgraph_opts cgo;
-	bool keep_time = false, jvm_perfmap = true, off_cpu_min_given = false;
+	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
 	unsigned long v;
@@ -245,7 +244,6 @@ int cmd_record(int argc, char **argv)
 	n = cli_longopts_append(longopts, n, HS_ARRAY_SIZE(longopts), own_late);
 	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
-	ro.kernel = true;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
 	while ((c = getopt_long(argc, argv, "+p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -288,8 +286,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_FORMAT:
 			outs.format = optarg;
 			break;
-		case OPT_NO_KERNEL:
-			ro.kernel = false;
+		case 0: /* a flag */
 			break;
 		case 'm':
 			if (cli_parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
@@ -301,15 +298,6 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_STACK_SIZE:
 			stack_size = optarg;
-			break;
-		case OPT_KEEP_TIME:
-			keep_time = true;
-			break;
-		case OPT_NO_JVM_PERFMAP:
-			jvm_perfmap = false;
-			break;
-		case OPT_OFF_CPU:
-			ro.off_cpu = true;
 			break;
 		case OPT_OFF_CPU_MIN:
 			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
@@ -352,6 +340,8 @@ int cmd_record(int argc, char **argv)
 			goto usage_error;
 		}
 	}
+	ro.kernel = !no_kernel;
+	ro.off_cpu = off_cpu;
 	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
 		status = cli_record_list_events(event);
 		goto out;
@@ -440,9 +430,7 @@ int cmd_record(int argc, char **argv)
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
 		status = cli_record_error(&err, &ro);
-		hs_record_close(&rec);
-		hs_vec_free(&pids);
-		return status;
+		goto closed;
 	}
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
@@ -450,10 +438,9 @@ int cmd_record(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
 	/* samples are aggregated unless a view needs each one with its time */
-	keep_time |= oo.flamechart;
+	bo.keep_time = keep_time || oo.flamechart;
 	for (int i = 0; i < outs.n; i++)
-		keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
-	bo.keep_time = keep_time;
+		bo.keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
 	bo.unwind = unwind_mode(cgo.unwind);
 	bo.no_demangle = so.no_demangle;
 	bo.no_inline = so.no_inline;
@@ -469,7 +456,7 @@ int cmd_record(int argc, char **argv)
 	bo.live = true;
 	bo.jit_timed = hs_record_times_monotonic(&rec);
 	bo.tsc = rec.tsc;
-	ctx.jvm_perfmap = jvm_perfmap;
+	ctx.jvm_perfmap = !no_jvm_perfmap;
 	hs_builder_init(&ctx.b, &bo);
 	hs_builder_add_event(&ctx.b, ro.event->name, ro.event->time_based);
 	ctx.rec = &rec;
@@ -487,10 +474,7 @@ int cmd_record(int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	if (rc) {
 		status = cli_record_error(&err, &ro);
-		hs_builder_release(&ctx.b);
-		hs_record_close(&rec);
-		hs_vec_free(&pids);
-		return status;
+		goto released;
 	}
 	status = hs_record_command_status(&rec);
 
@@ -508,7 +492,9 @@ int cmd_record(int argc, char **argv)
 	if (cli_outputs_write(&outs, NULL, p, &oo))
 		status = status ? status : 1;
 	hs_profile_free(p);
+released:
 	hs_builder_release(&ctx.b);
+closed:
 	hs_record_close(&rec);
 	goto out;
 

@@ -27,40 +27,25 @@ static const char *const view_usage[] = {
 };
 
 
+static void view_usage_print(FILE *fp, const void *ctx)
+{
+	fputs(view_usage[*(const enum view *)ctx], fp);
+}
+
 static int cmd_view(enum view view, int argc, char **argv)
 {
-	static const struct option own[] = {
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
-	struct option longopts[96];
+	static const struct option own[] = {{0, 0, 0, 0}};
 	struct cli_view_opts v = {0};
-	struct hs_output_opts *o = &v.o;
-	struct hs_filter *f = &v.f;
-	struct cli_outputs *outs = &v.outs;
-	struct hs_load_opts *lo = &v.lo;
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
 	bool in_default = true;
 	char *deflt = NULL;
-	int c, rc;
+	int rc;
 
-	cli_view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
-	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(view_usage[view], stdout);
-			fputs(cli_perf_data_help, stdout);
-			cli_output_opts_help(stdout);
-			fputs(CLI_FILTER_OPTS_HELP, stdout);
-			hs_filter_release(&v.f);
-			return 0;
-		}
-		rc = cli_view_option(c, optarg, &v);
-		if (rc == 1)
-			continue;
-		if (rc == 0)
-			fputs(view_usage[view], stderr);
-		goto usage_error;
+	rc = cli_view_parse(argc, argv, own, &v, view_usage_print, &view);
+	if (rc >= 0) {
+		hs_filter_release(&v.f);
+		return rc;
 	}
 	if (optind < argc) {
 		in = argv[optind++];
@@ -72,63 +57,63 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if (view == VIEW_SCRIPT && in_default)
 		in = "perf.data";
-	if (!outs->n) {
+	if (!v.outs.n) {
 		switch (view) {
 		case VIEW_SCRIPT:
-			cli_outputs_add(outs, "-");
-			outs->format = "script";
+			cli_outputs_add(&v.outs, "-");
+			v.outs.format = "script";
 			break;
 		case VIEW_REPORT:
-			cli_outputs_add(outs, "-");
-			outs->format = "txt";
+			cli_outputs_add(&v.outs, "-");
+			v.outs.format = "txt";
 			break;
 		case VIEW_FLAME:
 			deflt = hs_output_name(in, "hotstack",
-					       outs->format && !strcmp(outs->format, "html") ? ".html" : ".svg");
-			cli_outputs_add(outs, deflt);
+					       v.outs.format && !strcmp(v.outs.format, "html") ? ".html" : ".svg");
+			cli_outputs_add(&v.outs, deflt);
 			break;
 		case VIEW_CONVERT:
 			cli_error("convert needs at least one -o OUTPUT");
 			goto usage_error;
 		}
 	}
-	if (view == VIEW_FLAME && !outs->format)
-		outs->format = "svg";
-	if (cli_outputs_check(outs)) {
+	if (view == VIEW_FLAME && !v.outs.format)
+		v.outs.format = "svg";
+	if (cli_outputs_check(&v.outs)) {
 		free(deflt);
 		goto usage_error;
 	}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
 	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
 	 * order, pprof's timestamp labels) */
-	lo->keep_time = view == VIEW_SCRIPT || f->time || o->flamechart;
-	for (int i = 0; i < outs->n; i++)
-		if (cli_output_format(outs, i)->times != HS_TIMES_UNUSED)
-			lo->keep_time = true;
-	p = cli_load_ex(in, lo);
+	v.lo.keep_time = view == VIEW_SCRIPT || v.f.time || v.o.flamechart;
+	for (int i = 0; i < v.outs.n; i++)
+		if (cli_output_format(&v.outs, i)->times != HS_TIMES_UNUSED)
+			v.lo.keep_time = true;
+	p = cli_load_ex(in, &v.lo);
 	if (!p) {
 		free(deflt);
-		hs_filter_release(f);
+		hs_filter_release(&v.f);
 		return 1;
 	}
 	rc = 0;
-	if (cli_resolve_value(p, o) || cli_filter_apply(f, o, &p, in)) {
+	if (cli_resolve_value(p, &v.o) || cli_filter_apply(&v.f, &v.o, &p, in)) {
 		rc = 1;
-	} else if (o->flamechart && !hs_profile_has_time(p)) {
+	} else if (v.o.flamechart && !hs_profile_has_time(p)) {
 		cli_error("%s: --flamechart needs timestamps, and this profile kept none (record with --keep-time, "
 			  "or read a perf.data)",
 			  strcmp(in, "-") ? in : "<stdin>");
 		rc = 1;
 	}
-	if (!rc && cli_outputs_write(outs, NULL, p, o))
+	if (!rc && cli_outputs_write(&v.outs, NULL, p, &v.o))
 		rc = 1;
 	hs_profile_free(p);
-	hs_filter_release(f);
+	hs_filter_release(&v.f);
 	free(deflt);
 	return rc;
 
 usage_error:
-	hs_filter_release(f);
+	hs_filter_release(&v.f);
 	return 2;
 }
 

@@ -40,13 +40,18 @@ size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct
 	return n;
 }
 
-void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own)
+/* The getopt_long table: the shared options, --help, then own (terminated by an all-zero
+ * entry), into longopts of cap entries; in this order getopt lists an ambiguous abbreviation's
+ * matches. */
+static void view_longopts(struct option *longopts, size_t cap, const struct option *own)
 {
+	static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
 	size_t n = cli_longopts_append(longopts, 0, cap, cli_output_longopts);
 
 	n = cli_longopts_append(longopts, n, cap, cli_filter_longopts);
 	n = cli_longopts_append(longopts, n, cap, shared);
 	n = cli_longopts_append(longopts, n, cap, cli_symbol_longopts);
+	n = cli_longopts_append(longopts, n, cap, help);
 	n = cli_longopts_append(longopts, n, cap, own);
 	longopts[n] = (struct option){0, 0, 0, 0};
 }
@@ -78,7 +83,9 @@ int cli_symfs_check(const char *symfs)
 	return 0;
 }
 
-int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
+/* Takes shared option c: 1 when taken, 0 when it is not one of them, -1 when its value is
+ * wrong (a message said why). */
+static int view_option(int c, const char *arg, struct cli_view_opts *v)
 {
 	struct cli_symbol_opts s = {v->lo.no_demangle, v->lo.no_inline, v->lo.symfs};
 	int rc;
@@ -106,4 +113,31 @@ int cli_view_option(int c, const char *arg, struct cli_view_opts *v)
 	if (rc == 0)
 		rc = cli_output_option(c, arg, &v->o);
 	return rc;
+}
+
+int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_view_opts *v,
+		   void (*usage)(FILE *fp, const void *ctx), const void *ctx)
+{
+	struct option longopts[96];
+	int c, rc;
+
+	view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
+	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
+		if (c == 0) /* a flag of the command's own */
+			continue;
+		if (c == 'h') {
+			usage(stdout, ctx);
+			fputs(cli_perf_data_help, stdout);
+			cli_output_opts_help(stdout);
+			fputs(CLI_FILTER_OPTS_HELP, stdout);
+			return 0;
+		}
+		rc = view_option(c, optarg, v);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			usage(stderr, ctx);
+		return 2;
+	}
+	return -1;
 }

@@ -4,6 +4,7 @@
 #define HS_CLI_VIEW_OPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "profile/filter.h"
@@ -37,11 +38,11 @@ int cli_symfs_check(const char *symfs);
 /* Appends the entries of from (up to its all-zero one) to to, which holds n of cap; returns the
  * new n, one short of cap at most (room for the terminator). */
 size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct option *from);
-/* The getopt_long table: the shared options, then own (terminated by an all-zero entry), into
- * longopts of cap entries. */
-void cli_view_longopts(struct option *longopts, size_t cap, const struct option *own);
-/* Takes shared option c: 1 when taken, 0 when it is not one of them, -1 when its value is
- * wrong (a message said why). */
-int cli_view_option(int c, const char *arg, struct cli_view_opts *v);
+/* Reads the options of a command that reads profiles into v: the shared ones, -h, and own
+ * (long options only, each a flag that getopt_long sets itself; terminated by an all-zero
+ * entry). usage(fp, ctx) prints the command's own usage. Returns -1 to go on, else what the
+ * command exits with: 0 after --help, 2 after a wrong option (said). */
+int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_view_opts *v,
+		   void (*usage)(FILE *fp, const void *ctx), const void *ctx);
 
 #endif

@@ -81,8 +81,11 @@ int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *e
 	err->code = rc;
 	if (rc == -EPROTO) {
 		err->cause = HS_COLLAPSE_GZIP_CORRUPT;
+		err->line = 0;
+		snprintf(err->detail, sizeof(err->detail), "the gzip data is corrupt or cut short");
 	} else if (c->in.bomb) {
 		err->cause = HS_COLLAPSE_BOMB;
+		err->line = 0;
 		snprintf(err->detail, sizeof(err->detail),
 			 "gzip data expands to more than %llu MiB from %llu KiB, over %u times its size: not read (a "
 			 "decompression bomb?)",

@@ -40,7 +40,7 @@ void hs_collapse_free(struct hs_collapse *c);
 /* What hs_collapse_read() failed at (struct hs_error's cause). */
 enum hs_collapse_failure {
 	HS_COLLAPSE_CANNOT_READ = 1, /* open(2) or read(2) failed: the code says why */
-	HS_COLLAPSE_GZIP_CORRUPT,    /* gzip data corrupt or cut short (-EPROTO) */
+	HS_COLLAPSE_GZIP_CORRUPT,    /* gzip data corrupt or cut short (-EPROTO): the detail says so */
 	HS_COLLAPSE_BOMB,            /* gzip data past the decompression bound: the detail says how far */
 	HS_COLLAPSE_BAD_INPUT,       /* the reader refused a line (format/perf-script.h): the detail,
 	                              * and the line */
