@@ -22,18 +22,6 @@
 
 #include "util/infile.h"
 
-int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = code;
-	err->cause = (int)what;
-	va_start(ap, fmt);
-	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 void hs_record_block_signals(void)
 {
 	sigset_t set;

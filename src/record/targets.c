@@ -18,33 +18,6 @@
 
 #define MAX_ATTACH_ROUNDS 16
 
-/* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
- * it yet: /proc still lists it, but it has no threads left to sample). */
-int hs_record_no_such_process(struct hs_error *err, int32_t pid)
-{
-	char path[64], buf[512], *close_paren;
-	int parent = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses, the last ')' ends it */
-		close_paren = strrchr(buf, ')');
-		if (close_paren && sscanf(close_paren + 1, " Z %d", &parent) == 1)
-			return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED,
-				    "process %d has exited: a zombie, not yet reaped by its parent (pid %d), with "
-				    "nothing left to record",
-				    (int)pid, parent);
-	}
-	return hs_record_fail(err, -ESRCH, HS_RECORD_FAILED, "no such process: %d", (int)pid);
-}
-
 /* ---- processes (-p) ---- */
 
 static bool have_tid(const struct hs_record *r, int32_t tid)

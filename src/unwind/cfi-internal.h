@@ -39,6 +39,9 @@ struct hs_cfi_builder {
 	struct hs_index regs_ix;
 };
 
+/* A builder holding the two register sets every table has: none, and callee-saved registers
+ * lost (the rows of an unsupported rule). */
+void hs_cfi_builder_init(struct hs_cfi_builder *b, struct hs_cfi_stats *stats);
 /* The index of a set of register rules in the table, added when new (HS_CFI_REGS_LOST once the
  * table holds HS_CFI_MAX_REGS of them). */
 uint16_t hs_cfi_builder_intern_regs(struct hs_cfi_builder *b, const struct hs_cfi_regs *e);

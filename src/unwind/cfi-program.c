@@ -1,16 +1,80 @@
 /* The reading half of the CFI table compiler: the CIEs and FDEs of .eh_frame (also as
  * .eh_frame_hdr's table lists them) and of .debug_frame, and their CFA programs, each run once
- * into rows of the table (unwind/cfi.c). Formats follow DWARF 5 section 6.4 (call frame
- * information) and the Linux Standard Base's .eh_frame/.eh_frame_hdr description (pointer
- * encodings DW_EH_PE_*, augmentation strings). */
+ * into rows kept here for the table that unwind/cfi.c makes of them. Formats follow DWARF 5
+ * section 6.4 (call frame information) and the Linux Standard Base's .eh_frame/.eh_frame_hdr
+ * description (pointer encodings DW_EH_PE_*, augmentation strings). */
 #include "cfi-internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/cursor.h"
 #include "util/hashmap.h"
 #include "util/util.h"
+
+/* ---- the rows being built ---- */
+
+void hs_cfi_builder_init(struct hs_cfi_builder *b, struct hs_cfi_stats *stats)
+{
+	struct hs_cfi_regs none, lost;
+
+	memset(b, 0, sizeof(*b));
+	b->stats = stats;
+	memset(&none, 0, sizeof(none));
+	memset(&lost, 0, sizeof(lost));
+	for (int r = 0; r < 16; r++) {
+		if ((HS_CFI_CALLEE_SAVED >> r & 1) && r != HS_DWARF_RBP) {
+			lost.mask |= (uint16_t)(1u << r);
+			lost.kind[r] = HS_RULE_UNSUPPORTED;
+		}
+	}
+	hs_vec_push(&b->regs, none);
+	hs_vec_push(&b->regs, lost);
+}
+
+struct regs_key {
+	const struct hs_cfi_builder *b;
+	const struct hs_cfi_regs *e;
+};
+
+static bool regs_eq(const void *ctx, uint32_t id)
+{
+	const struct regs_key *k = ctx;
+
+	return !memcmp(&k->b->regs.v[id], k->e, sizeof(*k->e));
+}
+
+uint16_t hs_cfi_builder_intern_regs(struct hs_cfi_builder *b, const struct hs_cfi_regs *e)
+{
+	struct regs_key k = {b, e};
+	uint64_t h;
+	uint32_t id;
+
+	if (!e->mask)
+		return 0;
+	h = hs_hash_mem(e, sizeof(*e));
+	id = hs_index_find(&b->regs_ix, h, regs_eq, &k);
+	if (id != UINT32_MAX)
+		return (uint16_t)id;
+	if (b->regs.n >= HS_CFI_MAX_REGS)
+		return HS_CFI_REGS_LOST; /* only a hostile file has that many different sets */
+	id = (uint32_t)b->regs.n;
+	hs_vec_push(&b->regs, *e);
+	hs_index_insert(&b->regs_ix, h, id);
+	return (uint16_t)id;
+}
+
+void hs_cfi_builder_push_row(struct hs_cfi_builder *b, uint64_t pc, const struct hs_cfi_row *row)
+{
+	struct hs_cfi_pending_row pr = {pc, b->seq++, *row};
+
+	if (b->rows.n >= HS_CFI_MAX_ROWS) {
+		b->err = -EOVERFLOW;
+		return;
+	}
+	hs_vec_push(&b->rows, pr);
+}
 
 /* ---- reading bytes ---- */
 

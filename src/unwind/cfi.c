@@ -1,5 +1,5 @@
 /* The CFI table compiler: finds an ELF file's call frame information, has its FDEs run into rows
- * (unwind/cfi-program.c), then sorts the rows, marks the gaps between FDEs "no CFI" and merges runs
+ * (unwind/cfi-program.c, which also keeps the rows), then sorts the rows, marks the gaps between FDEs "no CFI" and merges runs
  * of identical rows; the register rules rows share are kept once each. Also the table's lookup. */
 #include "cfi.h"
 
@@ -11,69 +11,6 @@
 #include "unwind/cfi-internal.h"
 #include "util/hashmap.h"
 #include "util/util.h"
-
-/* ---- the rows being built ---- */
-
-static void builder_init(struct hs_cfi_builder *b, struct hs_cfi_stats *stats)
-{
-	struct hs_cfi_regs none, lost;
-
-	memset(b, 0, sizeof(*b));
-	b->stats = stats;
-	memset(&none, 0, sizeof(none));
-	memset(&lost, 0, sizeof(lost));
-	for (int r = 0; r < 16; r++) {
-		if ((HS_CFI_CALLEE_SAVED >> r & 1) && r != HS_DWARF_RBP) {
-			lost.mask |= (uint16_t)(1u << r);
-			lost.kind[r] = HS_RULE_UNSUPPORTED;
-		}
-	}
-	hs_vec_push(&b->regs, none);
-	hs_vec_push(&b->regs, lost);
-}
-
-struct regs_key {
-	const struct hs_cfi_builder *b;
-	const struct hs_cfi_regs *e;
-};
-
-static bool regs_eq(const void *ctx, uint32_t id)
-{
-	const struct regs_key *k = ctx;
-
-	return !memcmp(&k->b->regs.v[id], k->e, sizeof(*k->e));
-}
-
-uint16_t hs_cfi_builder_intern_regs(struct hs_cfi_builder *b, const struct hs_cfi_regs *e)
-{
-	struct regs_key k = {b, e};
-	uint64_t h;
-	uint32_t id;
-
-	if (!e->mask)
-		return 0;
-	h = hs_hash_mem(e, sizeof(*e));
-	id = hs_index_find(&b->regs_ix, h, regs_eq, &k);
-	if (id != UINT32_MAX)
-		return (uint16_t)id;
-	if (b->regs.n >= HS_CFI_MAX_REGS)
-		return HS_CFI_REGS_LOST; /* only a hostile file has that many different sets */
-	id = (uint32_t)b->regs.n;
-	hs_vec_push(&b->regs, *e);
-	hs_index_insert(&b->regs_ix, h, id);
-	return (uint16_t)id;
-}
-
-void hs_cfi_builder_push_row(struct hs_cfi_builder *b, uint64_t pc, const struct hs_cfi_row *row)
-{
-	struct hs_cfi_pending_row pr = {pc, b->seq++, *row};
-
-	if (b->rows.n >= HS_CFI_MAX_ROWS) {
-		b->err = -EOVERFLOW;
-		return;
-	}
-	hs_vec_push(&b->rows, pr);
-}
 
 /* ---- finding the sections ---- */
 
@@ -226,7 +163,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		return -EBADMSG;
 	}
 	t = hs_xcalloc(1, sizeof(*t));
-	builder_init(&b, &t->stats);
+	hs_cfi_builder_init(&b, &t->stats);
 	eh.addr_size = hdr.addr_size = ehdr.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
 	eh.eh = hdr.eh = true;
 	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
@@ -284,7 +221,7 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 	struct hs_cfi_section eh = {eh_frame, eh_frame_size, eh_frame_vaddr, true, 0, 8};
 	struct hs_cfi_section hs = {hdr, hdr_size, hdr_vaddr, true, 0, 8};
 
-	builder_init(&b, &t->stats);
+	hs_cfi_builder_init(&b, &t->stats);
 	if (eh_frame_size)
 		hs_cfi_walk_eh_frame(&b, &eh, hdr_size ? &hs : NULL);
 	return conclude(&b, t, ret, err);
