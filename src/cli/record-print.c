@@ -154,23 +154,23 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			(unsigned long long)s->jit_named_jitdump, (unsigned long long)s->jit_named_perf_map,
 			(unsigned long long)s->jit_unnamed);
 	if (off_cpu && !cli_quiet) {
-		fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu_samples,
-			(double)st->off_cpu_ns / 1e9);
-		if (st->off_cpu_short)
+		fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu.samples,
+			(double)st->off_cpu.ns / 1e9);
+		if (st->off_cpu.short_periods)
 			fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
-				(unsigned long long)st->off_cpu_short, (double)st->off_cpu_short_ns / 1e9);
-		if (st->off_cpu_preempted)
+				(unsigned long long)st->off_cpu.short_periods, (double)st->off_cpu.short_ns / 1e9);
+		if (st->off_cpu.preempted)
 			fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
-				(unsigned long long)st->off_cpu_preempted, (double)st->off_cpu_preempted_ns / 1e9);
+				(unsigned long long)st->off_cpu.preempted, (double)st->off_cpu.preempted_ns / 1e9);
 		fputc('\n', stderr);
 	}
-	if (cli_verbose && st->off_cpu_unmatched)
+	if (cli_verbose && st->off_cpu.unmatched)
 		fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
-			(unsigned long long)st->off_cpu_unmatched);
+			(unsigned long long)st->off_cpu.unmatched);
 	if (cli_verbose && st->tracing_frames)
 		fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
 			(unsigned long long)st->tracing_frames);
-	if (!got && !st->off_cpu_samples && !cli_quiet)
+	if (!got && !st->off_cpu.samples && !cli_quiet)
 		cli_warn("no samples were recorded");
 }
 

@@ -495,15 +495,7 @@ static int64_t value_of(uint64_t v)
 /* The off-CPU counters as the builder's stats show them. */
 static void off_cpu_stats(struct hs_builder *b)
 {
-	const struct hs_off_cpu_stats *st = &b->off_cpu.stats;
-
-	b->stats.off_cpu_samples = st->samples;
-	b->stats.off_cpu_ns = st->ns;
-	b->stats.off_cpu_preempted = st->preempted;
-	b->stats.off_cpu_preempted_ns = st->preempted_ns;
-	b->stats.off_cpu_short = st->short_periods;
-	b->stats.off_cpu_short_ns = st->short_ns;
-	b->stats.off_cpu_unmatched = st->unmatched;
+	b->stats.off_cpu = b->off_cpu.stats;
 }
 
 void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time)

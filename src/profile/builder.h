@@ -76,15 +76,7 @@ struct hs_builder_stats {
 	uint64_t first_time, last_time;
 	uint64_t tracing_frames;     /* frames of the tracing machinery left out (strip_tracing) */
 	uint64_t lbr_repaired;       /* chains whose leaf's caller the branch records put back */
-	/* off-CPU time (hs_builder_add_off_cpu()) */
-	uint64_t off_cpu_samples;    /* blocked periods added to the profile */
-	uint64_t off_cpu_ns;         /* ... their total */
-	uint64_t off_cpu_preempted;  /* switch-outs of runnable threads (preemption, yield): wall time only */
-	uint64_t off_cpu_preempted_ns;
-	uint64_t off_cpu_short;      /* blocked periods under the minimum: not added */
-	uint64_t off_cpu_short_ns;   /* ... their total */
-	uint64_t off_cpu_unmatched;  /* switch-outs with no switch-in seen before the thread's next
-	                              * switch-out (dropped) or on-CPU sample (ended there): lost records */
+	struct hs_off_cpu_stats off_cpu; /* off-CPU time (hs_builder_add_off_cpu()) */
 };
 
 struct hs_loc_cache_entry {

@@ -493,8 +493,8 @@ static void test_blocked(void **state)
 			assert_int_equal(p->samples.v[i].pid, 100);
 		}
 	}
-	assert_int_equal(f.b.stats.off_cpu_samples, 1);
-	assert_int_equal(f.b.stats.off_cpu_ns, 4000);
+	assert_int_equal(f.b.stats.off_cpu.samples, 1);
+	assert_int_equal(f.b.stats.off_cpu.ns, 4000);
 	hs_profile_free(p);
 	hs_builder_release(&f.b);
 }
@@ -541,9 +541,9 @@ static void test_preempted(void **state)
 	p = hs_builder_take(&f.b);
 	assert_int_equal(total_at(p, "off-cpu", NULL, -1), 0);
 	assert_int_equal(total_at(p, "wall", "schedule", 7), 1000);
-	assert_int_equal(f.b.stats.off_cpu_preempted, 1);
-	assert_int_equal(f.b.stats.off_cpu_preempted_ns, 1000);
-	assert_int_equal(f.b.stats.off_cpu_samples, 0);
+	assert_int_equal(f.b.stats.off_cpu.preempted, 1);
+	assert_int_equal(f.b.stats.off_cpu.preempted_ns, 1000);
+	assert_int_equal(f.b.stats.off_cpu.samples, 0);
 	hs_profile_free(p);
 	hs_builder_release(&f.b);
 }
@@ -568,8 +568,8 @@ static void test_min(void **state)
 	p = hs_builder_take(&f.b);
 	assert_int_equal(total_at(p, "off-cpu", NULL, -1), 5000);
 	assert_int_equal(total_at(p, "wall", NULL, -1), 5000);
-	assert_int_equal(f.b.stats.off_cpu_short, 1);
-	assert_int_equal(f.b.stats.off_cpu_short_ns, 3999);
+	assert_int_equal(f.b.stats.off_cpu.short_periods, 1);
+	assert_int_equal(f.b.stats.off_cpu.short_ns, 3999);
 	hs_profile_free(p);
 	hs_builder_release(&f.b);
 }
@@ -635,7 +635,7 @@ static void test_lost_cpu_wide_idle(void **state)
 	hs_builder_off_cpu_end(&f.b, 6000);
 	p = hs_builder_take(&f.b);
 	assert_int_equal(total_at(p, "off-cpu", NULL, -1), 600);
-	assert_int_equal(f.b.stats.off_cpu_unmatched, 2);
+	assert_int_equal(f.b.stats.off_cpu.unmatched, 2);
 	hs_profile_free(p);
 	hs_builder_release(&f.b);
 }
