@@ -603,7 +603,7 @@ static enum ret_kind ret_kind(struct hs_unwinder *u, int32_t pid, const struct h
  * a caller further up, followed by a return address into code after a call. HotSpot's compiled
  * Java methods without -XX:+PreserveFramePointer save rbp that way beside their return address
  * (leaving rbp to the interpreter frame that called them: a step through rbp skips them all, and
- * their callers show StubRoutines' call entry calling a method directly); so does any function
+ * their callers show the JVM's generated entry code calling a method directly); so does any function
  * sampled between its "push %rbp" and its "mov %rsp, %rbp". Returns its address, or 0. */
 static uint64_t own_record(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, uint64_t rsp,
 			   uint64_t rbp)
