@@ -1,6 +1,7 @@
 /* hotstack collapse: perf script text to folded stacks, line for line what FlameGraph's
  * stackcollapse-perf.pl prints for the same input and options (the engine is in
  * src/collapse/); here are its options and its messages. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,7 +68,8 @@ static void collapse_error(const struct hs_error *err, const char *path)
 	if (err->cause == HS_COLLAPSE_CANNOT_READ)
 		cli_error("cannot read '%s': %s", path, strerror(-err->code));
 	else if (err->line)
-		cli_error("%s: line %llu: %s", name, (unsigned long long)err->line, err->detail);
+		cli_error("%s: line %llu: %s%s", name, (unsigned long long)err->line, err->detail,
+			  err->code == -EMEDIUMTYPE ? ": run 'perf script' on it" : "");
 	else
 		cli_error("%s: %s", name, err->detail);
 }

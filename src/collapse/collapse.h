@@ -48,8 +48,8 @@ enum hs_collapse_failure {
 
 /* Reads `perf script` text from path ("-": standard input), gzipped or not, and folds every
  * sample. Call once. Returns 0, or a negative errno with err saying what went wrong: -EPROTO
- * gzip data corrupt or cut short, -EFBIG a decompression bomb, -EOVERFLOW and -EBADMSG from the
- * reader, or what open(2) or read(2) returned. */
+ * gzip data corrupt or cut short, -EFBIG a decompression bomb, -EOVERFLOW, -EBADMSG and
+ * -EMEDIUMTYPE (a perf.data file) from the reader, or what open(2) or read(2) returned. */
 int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *err);
 
 /* After hs_collapse_read(): what the reader counted (samples, and the lines and samples left

@@ -197,7 +197,7 @@ static int next_line(struct hs_perf_script *r, const char **line, size_t *len)
 		if (!r->sniffed && (r->base || r->start || r->end >= 8 || r->eof)) {
 			r->sniffed = true;
 			if (!r->base && !r->start && r->end >= 8 && !memcmp(r->buf, "PERFILE", 7))
-				return fail(r, -EBADMSG, 1, 0, "this is a perf.data file: run 'perf script' on it");
+				return fail(r, -EMEDIUMTYPE, 1, 0, "this is a perf.data file");
 		}
 		if (r->peek_off == r->base + r->start)
 			nl = r->buf + r->start + r->peek_len;

@@ -120,8 +120,9 @@ void hs_perf_script_free(struct hs_perf_script *r);
 
 /* The next sample. Returns 1 with *ret filled (its strings and arrays are valid until the next
  * call or hs_perf_script_free), 0 at the end of input, or a negative errno: -EOVERFLOW for a
- * line, sample or frame count over its cap, -EBADMSG for input that is not perf script text
- * (a perf.data file), or the error read() returned. err (may be NULL) then holds the line
+ * line, sample or frame count over its cap, -EBADMSG for input that is not perf script text,
+ * -EMEDIUMTYPE for a perf.data file (perf script's input, not its output), or the error read()
+ * returned. err (may be NULL) then holds the line
  * number and byte offset of the line at fault; later calls return the same error. */
 int hs_perf_script_next(struct hs_perf_script *r, struct hs_ps_sample *ret, struct hs_error *err);
 

@@ -550,7 +550,7 @@ static void test_caps(void **state)
 	
 	/* a perf.data file */
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(run("PERFILE2\x68\0\0\0\0\0\0\0", 0, NULL, out, sizeof(out), NULL, &err), -EBADMSG);
+	assert_int_equal(run("PERFILE2\x68\0\0\0\0\0\0\0", 0, NULL, out, sizeof(out), NULL, &err), -EMEDIUMTYPE);
 	assert_int_equal(err.line, 1);
 }
 
