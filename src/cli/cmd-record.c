@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -464,11 +463,7 @@ int cmd_record(int argc, char **argv)
 		ctx.off_cpu_ev = hs_builder_add_off_cpu(&ctx.b, off_cpu_min);
 	ctx.b.p->period = hs_event_sample_period(ro.event, ro.freq, ro.period);
 
-	{
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ctx.b.p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	}
+	ctx.b.p->time_nanos = hs_wall_ns();
 	rc = hs_record_run(&rec, &sink, &err);
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);

@@ -26,7 +26,6 @@ static const char *const view_usage[] = {
 			"hotstack.\n",
 };
 
-
 static void view_usage_print(FILE *fp, const void *ctx)
 {
 	fputs(view_usage[*(const enum view *)ctx], fp);

@@ -130,6 +130,8 @@ static inline int64_t hs_add_sat(int64_t a, int64_t b)
 
 /* Monotonic clock in nanoseconds. */
 uint64_t hs_now_ns(void);
+/* Wall-clock time (CLOCK_REALTIME) in nanoseconds since the epoch. */
+int64_t hs_wall_ns(void);
 
 /* Whether SIGINT or SIGTERM is pending: blocked (as a recording blocks them, to take them from a
  * signalfd) and not taken yet. Long waits that can be given up (a download, a JVM that does not
