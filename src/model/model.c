@@ -189,6 +189,8 @@ struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, ui
 	memmove(&p->maps.v[i + 1], &p->maps.v[i], (p->maps.n - i) * sizeof(*p->maps.v));
 	p->maps.v[i] = nm;
 	p->maps.n++;
+	if (!p->exe && dso->kind == HS_DSO_FILE)
+		p->exe = dso;
 	if (dso->pid_hint < 0) {
 		dso->pid_hint = pid;
 		dso->start_hint = start;
@@ -219,6 +221,7 @@ void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *com
 	if (exec) {
 		struct hs_process *p = hs_model_process(m, pid);
 		p->maps.n = 0;
+		p->exe = NULL;
 		p->exited = false;
 	}
 }
@@ -235,9 +238,11 @@ void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, i
 		struct hs_process *child = hs_model_process(m, pid), *parent;
 		/* a reused pid starts from nothing; a forked process sees its parent's mappings */
 		child->maps.n = 0;
+		child->exe = NULL;
 		child->exited = false;
 		if (hs_u64map_get(&m->proc_ix, (uint32_t)ppid, &ix)) {
 			parent = m->procs.v[ix];
+			child->exe = parent->exe;
 			hs_vec_reserve(&child->maps, parent->maps.n);
 			memcpy(child->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
 			child->maps.n = parent->maps.n;

@@ -48,6 +48,10 @@ struct hs_process {
 	int32_t pid;
 	bool exited;
 	HS_VEC(struct hs_map) maps; /* sorted by start, non-overlapping */
+	/* its program: the first file it mapped code from since its exec (the kernel maps the
+	 * program before its interpreter), or its parent's; from /proc, the lowest file mapping.
+	 * NULL until known. */
+	struct hs_dso *exe;
 };
 
 struct hs_thread {

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "format/protobuf.h"
+#include "profile/filter.h"
 
 /* profile.proto field numbers */
 enum {
@@ -311,13 +312,12 @@ static int gzip_out(const uint8_t *data, size_t len, struct hs_outfile *out)
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+static int write_profile(const struct hs_profile *p, struct hs_outfile *out)
 {
 	struct pprof_writer w = {.p = p, .str_next = p->str_off.n};
 	struct hs_pb_buf *b = &w.b;
 	int e;
 
-	(void)o;
 	for (size_t i = 0; i < p->types.n; i++)
 		value_type(b, PROFILE_SAMPLE_TYPE, &p->types.v[i]);
 	samples(&w);
@@ -343,4 +343,39 @@ int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, s
 	if (e < 0)
 		return e;
 	return out->err ? -out->err : 0;
+}
+
+/* Whether p must be copied for pprof's tools: its main binary is not the first mapping
+ * (profile.proto: "mapping[0] will be the main binary"; pprof shows its file as the profile's
+ * "File:"), or it is not at the file's own addresses. go tool pprof's -disasm and -list look
+ * a sample's address up in the binary's symbols unmoved (cmd/pprof's ObjAddr), so the main
+ * binary's addresses must be those of the file, which a PIE's, loaded elsewhere, are not;
+ * google/pprof's binutils get the same file addresses from the mapping (elfexec.GetBase:
+ * start - offset + the segment's offset - its address, 0 for these). Libraries keep their
+ * runtime addresses: moved too, they would overlap the main binary's. */
+static bool needs_main_first(const struct hs_profile *p, uint32_t main)
+{
+	if (main > 1)
+		return true;
+	for (uint32_t i = 1; main && i < p->mappings.n; i++)
+		if (p->mappings.v[i].file == p->mappings.v[main].file &&
+		    p->mappings.v[i].kind == p->mappings.v[main].kind && p->mappings.v[i].elf_base)
+			return true;
+	return false;
+}
+
+int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+{
+	uint32_t main = hs_profile_main_mapping(p);
+	struct hs_profile *q;
+	int e;
+
+	(void)o;
+	if (!needs_main_first(p, main))
+		return write_profile(p, out);
+	if ((e = hs_profile_main_first(p, main, &q)) < 0)
+		return e;
+	e = write_profile(q, out);
+	hs_profile_free(q);
+	return e;
 }

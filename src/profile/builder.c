@@ -88,6 +88,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
 	hs_u64map_release(&b->demangled);
+	hs_u64map_release(&b->exe_samples);
 	hs_vec_free(&b->jit_pending);
 	hs_vec_free(&b->user_pending);
 }
@@ -251,6 +252,13 @@ static uint32_t user_mapping(struct hs_builder *b, struct hs_map *map)
 		m.build_id = hs_profile_intern_str(b->p, bid);
 	}
 	m.kind = d->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
+	if (d->kind == HS_DSO_FILE) {
+		/* where the file's own addresses start: pprof's tools need them (see pprof.c) */
+		const struct hs_elf_symtab *st = hs_symbolizer_table(&b->sym, d);
+		uint64_t va;
+		if (st && hs_elf_symtab_offset_to_vaddr(st, map->pgoff, &va) && va <= map->start)
+			m.elf_base = map->start - va;
+	}
 	map->profile_mapping = hs_profile_mapping(b->p, &m);
 	return map->profile_mapping;
 }
@@ -506,6 +514,46 @@ void hs_builder_off_cpu_end(struct hs_builder *b, uint64_t end_time)
 	off_cpu_stats(b);
 }
 
+/* One more sample of the program process pid runs. */
+static void count_exe(struct hs_builder *b, int32_t pid)
+{
+	uint64_t ix, n = 0;
+	const struct hs_process *p;
+
+	if (!hs_u64map_get(&b->model.proc_ix, (uint32_t)pid, &ix))
+		return;
+	p = b->model.procs.v[ix];
+	if (!p->exe)
+		return;
+	hs_u64map_get(&b->exe_samples, p->exe->id, &n);
+	hs_u64map_put(&b->exe_samples, p->exe->id, n + 1);
+}
+
+/* The main binary: the program of the processes with the most samples, when code of it was
+ * sampled. */
+static void choose_main_mapping(struct hs_builder *b)
+{
+	const struct hs_dso *best = NULL;
+	uint64_t most = 0, n;
+	uint32_t file;
+
+	for (size_t i = 0; i < b->model.dsos.n; i++) {
+		const struct hs_dso *d = b->model.dsos.v[i];
+		if (hs_u64map_get(&b->exe_samples, d->id, &n) && n > most) {
+			most = n;
+			best = d;
+		}
+	}
+	if (!best || (file = hs_profile_find_str(b->p, best->path, strlen(best->path))) == UINT32_MAX)
+		return;
+	for (uint32_t i = 1; i < b->p->mappings.n; i++) {
+		if (b->p->mappings.v[i].file == file && b->p->mappings.v[i].kind == HS_KIND_USER) {
+			b->p->main_mapping = i;
+			return;
+		}
+	}
+}
+
 static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
 {
 	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
@@ -539,6 +587,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, thread_name(b, tid, name)), pid, tid,
 			      b->opts.keep_time ? s->sid.time : 0, b->values.v);
 	b->stats.samples++;
+	count_exe(b, pid);
 }
 
 /* jit-PID.dump, the name perf (and every runtime writing jitdump) gives the file. */
@@ -732,6 +781,7 @@ void hs_builder_finish(struct hs_builder *b)
 	if (b->finished || !b->p)
 		return;
 	b->finished = true;
+	choose_main_mapping(b);
 	name_user_pending(b);
 	if (!b->jit_pending.n) {
 		hs_jit_end(j);

@@ -118,6 +118,7 @@ struct hs_builder {
 	struct hs_index loc_ix;
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
 	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
+	struct hs_u64map exe_samples; /* dso id -> samples of processes running it as their program */
 	HS_VEC(int64_t) values; /* one sample's values, reused */
 	HS_VEC(struct hs_jit_pending) jit_pending;
 	HS_VEC(struct hs_user_pending) user_pending;

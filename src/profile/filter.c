@@ -178,6 +178,7 @@ struct copier {
 	const struct hs_profile *p;
 	struct hs_profile *q;
 	uint32_t *str, *map, *func, *loc; /* old id -> new id, 0 = not copied yet */
+	uint64_t *shift;                  /* per old mapping, subtracted from addresses; or NULL */
 	HS_VEC(struct hs_line) lines;
 	HS_VEC(uint32_t) locs;
 };
@@ -225,8 +226,8 @@ static uint32_t copy_location_lines(struct copier *c, uint32_t id, uint32_t firs
 		struct hs_line ln = {copy_function(c, c->p->lines.v[l->line0 + j].function), c->p->lines.v[l->line0 + j].line};
 		hs_vec_push(&c->lines, ln);
 	}
-	nl = hs_profile_location(c->q, copy_mapping(c, l->mapping), l->address, l->kind, c->lines.v,
-				 (uint32_t)c->lines.n);
+	nl = hs_profile_location(c->q, copy_mapping(c, l->mapping), l->address - (c->shift ? c->shift[l->mapping] : 0),
+				 l->kind, c->lines.v, (uint32_t)c->lines.n);
 	c->q->locations.v[nl].sym_off = l->sym_off;
 	if (!first)
 		c->loc[id] = nl;
@@ -269,8 +270,20 @@ static void copier_release(struct copier *c)
 	free(c->map);
 	free(c->func);
 	free(c->loc);
+	free(c->shift);
 	hs_vec_free(&c->lines);
 	hs_vec_free(&c->locs);
+}
+
+static uint32_t copy_stack(struct copier *c, uint32_t stack)
+{
+	const struct hs_stack *st = &c->p->stacks.v[stack];
+	const uint32_t *locs = hs_profile_stack_locs(c->p, stack);
+
+	c->locs.n = 0;
+	for (uint32_t j = 0; j < st->nlocs; j++)
+		hs_vec_push(&c->locs, copy_location_lines(c, locs[j], 0));
+	return hs_profile_stack(c->q, c->locs.v, (uint32_t)c->locs.n);
 }
 
 /* ---- min_percent: the call tree of the kept samples ---- */
@@ -440,16 +453,13 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 		if (cut) {
 			stack = cut_stack(&c, &tree, s->stack, thr, small_name, &small_loc);
 		} else {
-			const struct hs_stack *st = &p->stacks.v[s->stack];
-			const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
-			c.locs.n = 0;
-			for (uint32_t j = 0; j < st->nlocs; j++)
-				hs_vec_push(&c.locs, copy_location_lines(&c, locs[j], 0));
-			stack = hs_profile_stack(q, c.locs.v, (uint32_t)c.locs.n);
+			stack = copy_stack(&c, s->stack);
 		}
 		hs_profile_add_sample(q, stack, copy_str(&c, s->comm), s->pid, s->tid, s->time,
 				      hs_profile_sample_values(p, (uint32_t)i));
 	}
+	if (p->main_mapping && p->main_mapping < p->mappings.n)
+		q->main_mapping = c.map[p->main_mapping];
 	copier_release(&c);
 	hs_u64map_release(&inc.m);
 	hs_u64map_release(&exc.m);
@@ -457,6 +467,48 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 	hs_u64map_release(&tree.ix);
 	hs_vec_free(&tree.total);
 	free(keep);
+	*ret = q;
+	return 0;
+}
+
+/* ---- the main binary first ---- */
+
+/* The mappings of the main binary's file, main first, at the file's own addresses. Two of them
+ * that become equal (one program in several processes, each loaded elsewhere) become one, as do
+ * their locations at the same address with the same lines. */
+int hs_profile_main_first(const struct hs_profile *p, uint32_t main, struct hs_profile **ret)
+{
+	struct hs_profile *q;
+	struct copier c;
+	const struct hs_mapping *mm;
+
+	if (!main || main >= p->mappings.n)
+		return -EINVAL;
+	mm = &p->mappings.v[main];
+	q = hs_profile_new();
+	copier_init(&c, p, q);
+	c.shift = hs_xcalloc(p->mappings.n, sizeof(*c.shift));
+	for (uint32_t k = 0; k < p->mappings.n; k++) {
+		uint32_t i = k ? k : main; /* main first, then the others of its file in order */
+		struct hs_mapping m = p->mappings.v[i];
+
+		if ((k && i == main) || m.file != mm->file || m.kind != mm->kind)
+			continue;
+		c.shift[i] = m.elf_base;
+		m.start -= m.elf_base;
+		m.limit -= m.elf_base;
+		m.elf_base = 0;
+		m.file = copy_str(&c, m.file);
+		m.build_id = copy_str(&c, m.build_id);
+		c.map[i] = hs_profile_mapping(q, &m);
+	}
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct hs_sample *s = &p->samples.v[i];
+		hs_profile_add_sample(q, copy_stack(&c, s->stack), copy_str(&c, s->comm), s->pid, s->tid, s->time,
+				      hs_profile_sample_values(p, (uint32_t)i));
+	}
+	q->main_mapping = 1;
+	copier_release(&c);
 	*ret = q;
 	return 0;
 }

@@ -56,4 +56,12 @@ int hs_filter_set_min_percent(struct hs_filter *f, const char *percent);
  * the total, and the cut part becomes one pseudo-frame named by HS_FILTER_SMALL_FMT. */
 int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, struct hs_profile **ret);
 
+/* A copy of p for pprof, whose first mapping is the main binary (profile.proto) and whose
+ * tools read addresses of it as the file's own: main (a mapping id of p, see
+ * hs_profile_main_mapping()) becomes mapping 1, the other mappings of its file follow, and
+ * these are moved, with the addresses of their locations, by their elf_base (then 0). The rest
+ * is p's, mappings in the order samples first use them. Returns 0, or -EINVAL for a main that
+ * is no mapping of p. */
+int hs_profile_main_first(const struct hs_profile *p, uint32_t main, struct hs_profile **ret);
+
 #endif

@@ -253,6 +253,8 @@ static int read_mapping(struct pprof_reader *rd, struct hs_pb_reader *r)
 		return e;
 	m.kind = (uint8_t)hs_kind_guess(hs_profile_str(rd->p, m.file), m.start, NULL);
 	hs_u64map_put(&rd->map_ids, id, hs_profile_mapping(rd->p, &m));
+	if (!rd->p->main_mapping)
+		rd->p->main_mapping = 1; /* profile.proto: "mapping[0] will be the main binary" */
 	return 0;
 }
 

@@ -437,6 +437,22 @@ bool hs_profile_has_time(const struct hs_profile *p)
 	return false;
 }
 
+uint32_t hs_profile_main_mapping(const struct hs_profile *p)
+{
+	uint32_t other = 0;
+
+	if (p->main_mapping && p->main_mapping < p->mappings.n)
+		return p->main_mapping;
+	for (uint32_t i = 1; i < p->mappings.n; i++) {
+		const struct hs_mapping *m = &p->mappings.v[i];
+		if (m->kind == HS_KIND_USER && hs_profile_str(p, m->file)[0] != '[')
+			return i;
+		if (!other && m->kind != HS_KIND_KERNEL)
+			other = i;
+	}
+	return other ? other : p->mappings.n > 1;
+}
+
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 {
 	if (file && *file) {

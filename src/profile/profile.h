@@ -32,6 +32,9 @@ struct hs_mapping {
 	uint32_t file;                 /* string id: path, "[kernel.kallsyms]", "[vdso]", "[ext4]" */
 	uint32_t build_id;             /* string id: lower-case hex, 0 when unknown */
 	uint8_t kind;                  /* enum hs_kind of the code it holds */
+	uint64_t elf_base;             /* address - elf_base is the address in the ELF file's own
+	                                * symbols (a PIE's or library's load bias); 0 for code at
+	                                * its link-time address, and when unknown */
 };
 
 struct hs_function {
@@ -101,6 +104,8 @@ struct hs_profile {
 	HS_VEC(uint32_t) comments; /* string ids */
 
 	HS_VEC(struct hs_mapping) mappings;
+	uint32_t main_mapping; /* the profiled program's executable (pprof's mapping[0]), 0 when
+	                        * not known: see hs_profile_main_mapping() */
 	HS_VEC(struct hs_function) functions;
 	HS_VEC(struct hs_line) lines;
 	HS_VEC(struct hs_location) locations;
@@ -178,6 +183,11 @@ int hs_profile_saturated_type(const struct hs_profile *p);
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes);
 /* Whether any sample kept its timestamp. */
 bool hs_profile_has_time(const struct hs_profile *p);
+
+/* The mapping of the main binary, which pprof writes first: main_mapping when set, else the
+ * first mapping of user code from a file, else the first that is not the kernel's, else the
+ * first; 0 when there is none. */
+uint32_t hs_profile_main_mapping(const struct hs_profile *p);
 
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */

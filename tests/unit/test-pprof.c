@@ -427,6 +427,86 @@ static void test_roundtrip_bytes(void **state)
 	hs_profile_free(q2);
 }
 
+/* The main binary is pprof's first mapping and is written at its file's own addresses (what go
+ * tool pprof -disasm looks up): the kernel, sampled first, and a library come after it; one PIE
+ * loaded at two places by two processes becomes one mapping whose locations are shared. The file
+ * read back writes the same bytes. */
+static void test_main_first(void **state)
+{
+	struct hs_profile *p = hs_profile_new(), *q = NULL, *q2 = NULL;
+	struct hs_error err = {0};
+	struct hs_mapping app = {0x555555555000, 0x555555556000, 0x1000, 0, 0, HS_KIND_USER, 0x555555554000};
+	struct hs_mapping app2 = {0x566666667000, 0x566666668000, 0x1000, 0, 0, HS_KIND_USER, 0x566666666000};
+	uint32_t m_kern, m_libc, m_app, m_app2, l_kern, l_libc, l_a, l_b, f_hot, f_sys, f_memcpy;
+	size_t len, len2, raw_len, raw_len2;
+	uint8_t *buf, *buf2, *raw, *raw2;
+	int64_t v = 1;
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	m_kern = mapping(p, 0xffff800000000000, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
+	m_libc = mapping(p, 0x7ffff7d80000, 0x7ffff7f15000, 0x28000, "/usr/lib/libc.so.6", "deadbeef");
+	app.file = app2.file = S(p, "/usr/bin/app");
+	app.build_id = app2.build_id = S(p, "0123");
+	m_app = hs_profile_mapping(p, &app);
+	m_app2 = hs_profile_mapping(p, &app2);
+	assert_int_not_equal(m_app, m_app2);
+	f_hot = func(p, "hot", "hot", "/src/app.c", 3);
+	f_sys = func(p, "do_syscall_64", "do_syscall_64", NULL, 0);
+	f_memcpy = func(p, "memcpy", "memcpy", NULL, 0);
+	l_kern = loc(p, m_kern, 0xffffffff81001234, (struct hs_line[]){{f_sys, 0}}, 1);
+	l_libc = loc(p, m_libc, 0x7ffff7e01234, (struct hs_line[]){{f_memcpy, 0}}, 1);
+	l_a = loc(p, m_app, 0x555555555180, (struct hs_line[]){{f_hot, 4}}, 1);
+	l_b = loc(p, m_app2, 0x566666667180, (struct hs_line[]){{f_hot, 4}}, 1);
+	hs_profile_add_sample(p, hs_profile_stack(p, (uint32_t[]){l_kern}, 1), S(p, "app"), 7, 7, 0, &v);
+	hs_profile_add_sample(p, hs_profile_stack(p, (uint32_t[]){l_libc, l_a}, 2), S(p, "app"), 7, 7, 0, &v);
+	hs_profile_add_sample(p, hs_profile_stack(p, (uint32_t[]){l_b}, 1), S(p, "app"), 8, 8, 0, &v);
+
+	/* without a main binary known, the first user code from a file; the kernel only when
+	 * there is nothing else */
+	assert_int_equal(hs_profile_main_mapping(p), m_libc);
+	p->main_mapping = m_app2;
+	assert_int_equal(hs_profile_main_mapping(p), m_app2);
+
+	buf = write_pprof(p, &len);
+	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
+	assert_int_equal(q->main_mapping, 1);
+	assert_int_equal(q->mappings.n, 4); /* the two of the app made one */
+	assert_string_equal(hs_profile_str(q, q->mappings.v[1].file), "/usr/bin/app");
+	assert_int_equal(q->mappings.v[1].start, 0x1000);
+	assert_int_equal(q->mappings.v[1].limit, 0x2000);
+	assert_int_equal(q->mappings.v[1].offset, 0x1000);
+	assert_string_equal(hs_profile_str(q, q->mappings.v[2].file), "[kernel.kallsyms]");
+	assert_int_equal(q->mappings.v[2].start, 0xffff800000000000);
+	assert_int_equal(q->mappings.v[3].start, 0x7ffff7d80000);
+	assert_int_equal(q->locations.n, 4); /* kernel, libc, one for hot */
+	for (size_t i = 1; i < q->locations.n; i++)
+		if (q->locations.v[i].mapping == 1)
+			assert_int_equal(q->locations.v[i].address, 0x1180);
+	assert_int_equal(q->samples.n, 3);
+	assert_int_equal(q->samples.v[2].pid, 8);
+
+	buf2 = write_pprof(q, &len2);
+	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
+	raw = gunzip_all(buf, len, &raw_len);
+	raw2 = gunzip_all(buf2, len2, &raw_len2);
+	assert_int_equal(raw_len, raw_len2);
+	assert_memory_equal(raw, raw2, raw_len);
+
+	/* a kernel-only profile keeps the kernel first */
+	hs_profile_free(q2);
+	q2 = hs_profile_new();
+	mapping(q2, 0xffff800000000000, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
+	assert_int_equal(hs_profile_main_mapping(q2), 1);
+	free(buf);
+	free(buf2);
+	free(raw);
+	free(raw2);
+	hs_profile_free(p);
+	hs_profile_free(q);
+	hs_profile_free(q2);
+}
+
 static void test_raw_protobuf(void **state)
 {
 	struct hs_profile *p = sample_profile(), *q = NULL;
@@ -857,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_pb_malformed),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_roundtrip_bytes),
+		cmocka_unit_test(test_main_first),
 		cmocka_unit_test(test_raw_protobuf),
 		cmocka_unit_test(test_kinds_without_mappings),
 		cmocka_unit_test(test_every_prefix),
