@@ -50,9 +50,11 @@ static int by_total(const void *a, const void *b)
 	return x->self > y->self ? -1 : x->self < y->self;
 }
 
-static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n,
-			int top, int64_t sum, bool self_first)
+static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n, int top,
+			int64_t sum, bool self_first, const char *unit)
 {
+	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
+
 	if (n)
 		qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
 	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
@@ -62,9 +64,10 @@ static void print_table(const struct hs_profile *p, struct hs_outfile *out, stru
 
 		if ((self_first ? f->self : f->total) <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld  %s", sum ? 100.0 * (double)f->self / (double)sum : 0.0,
-				  (long long)f->self, sum ? 100.0 * (double)f->total / (double)sum : 0.0,
-				  (long long)f->total, f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s  %s",
+				  sum ? 100.0 * (double)f->self / (double)sum : 0.0, hs_value_fmt(b1, f->self, unit),
+				  sum ? 100.0 * (double)f->total / (double)sum : 0.0, hs_value_fmt(b2, f->total, unit),
+				  f->name ? hs_profile_str(p, f->name) : "[unknown]");
 		if (*mod)
 			hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 		hs_outfile_puts(out, "\n");
@@ -92,8 +95,12 @@ static int by_value(const void *a, const void *b)
 }
 
 /* How stacks end: complete, or cut for each reason, with the module where the walk stopped. */
-static void print_endings(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+static void print_endings(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum,
+			  const char *unit)
 {
+	char b[HS_VALUE_BUF];
+	const char *col = hs_unit_ns(unit) ? "time" : "samples";
+
 	HS_VEC(struct ending) ends = {0};
 	int64_t by_reason[HS_ARRAY_SIZE(stop_names)] = {0}, complete = 0;
 
@@ -131,21 +138,21 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 		}
 	}
 	hs_outfile_puts(out, "\nHow stacks end:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "ending");
-	hs_outfile_printf(out, "%7.2f%% %12lld  complete (the outermost frame was reached)\n",
-			  sum ? 100.0 * (double)complete / (double)sum : 0.0, (long long)complete);
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "ending");
+	hs_outfile_printf(out, "%7.2f%% %12s  complete (the outermost frame was reached)\n",
+			  sum ? 100.0 * (double)complete / (double)sum : 0.0, hs_value_fmt(b, complete, unit));
 	if (ends.n)
 		qsort(ends.v, ends.n, sizeof(*ends.v), by_value);
 	for (size_t r = 0; r < HS_ARRAY_SIZE(stop_names); r++) {
 		if (!by_reason[r])
 			continue;
-		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", sum ? 100.0 * (double)by_reason[r] / (double)sum : 0.0,
-				  (long long)by_reason[r], stop_names[r]);
+		hs_outfile_printf(out, "%7.2f%% %12s  %s\n", sum ? 100.0 * (double)by_reason[r] / (double)sum : 0.0,
+				  hs_value_fmt(b, by_reason[r], unit), stop_names[r]);
 		for (size_t i = 0; i < ends.n; i++) {
 			const char *mod = hs_profile_str(p, ends.v[i].module);
 			if (ends.v[i].reason != r)
 				continue;
-			hs_outfile_printf(out, "%8s %12lld      in %s\n", "", (long long)ends.v[i].value,
+			hs_outfile_printf(out, "%8s %12s      in %s\n", "", hs_value_fmt(b, ends.v[i].value, unit),
 					  *mod ? basename_of(mod) : "[no module]");
 		}
 	}
@@ -182,8 +189,11 @@ static int landing_cmp(const void *a, const void *b)
 	return x->value > y->value ? -1 : x->value < y->value;
 }
 
-static void print_landing(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+static void print_landing(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum,
+			  const char *unit)
 {
+	char b[HS_VALUE_BUF];
+	const char *col = hs_unit_ns(unit) ? "time" : "samples";
 	static const char *const kinds[HS_KIND_COUNT] = {"user", "kernel", "JIT", "other (placeholders, stack endings)"};
 	int64_t by_kind[HS_KIND_COUNT] = {0};
 	HS_VEC(struct landing) mods = {0};
@@ -207,20 +217,21 @@ static void print_landing(const struct hs_profile *p, struct hs_outfile *out, ui
 		mods.v[m].value = hs_add_sat(mods.v[m].value, v);
 	}
 	hs_outfile_puts(out, "\nWhere samples land (the innermost frame), by kind of code:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "kind");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "kind");
 	for (int k = 0; k < HS_KIND_COUNT; k++)
 		if (by_kind[k])
-			hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(by_kind[k], sum), (long long)by_kind[k], kinds[k]);
+			hs_outfile_printf(out, "%7.2f%% %12s  %s\n", pct(by_kind[k], sum),
+					  hs_value_fmt(b, by_kind[k], unit), kinds[k]);
 	if (mods.n)
 		qsort(mods.v, mods.n, sizeof(*mods.v), landing_cmp);
 	hs_outfile_puts(out, "\nby module:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "module");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "module");
 	for (size_t i = 0; i < mods.n && i < 20; i++) {
 		const char *mod = hs_profile_str(p, mods.v[i].module);
 		if (mods.v[i].value <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(mods.v[i].value, sum), (long long)mods.v[i].value,
-				  *mod ? mod : "[no module]");
+		hs_outfile_printf(out, "%7.2f%% %12s  %s\n", pct(mods.v[i].value, sum),
+				  hs_value_fmt(b, mods.v[i].value, unit), *mod ? mod : "[no module]");
 	}
 	hs_u64map_release(&ix);
 	hs_vec_free(&mods);
@@ -321,8 +332,9 @@ static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t
 }
 
 static void print_groups(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
-			 uint32_t vi, int64_t sum, int top)
+			 uint32_t vi, int64_t sum, int top, const char *unit)
 {
+	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
 	struct group_vec rows = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
@@ -380,8 +392,8 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		const struct group *g = &rows.v[i];
 		if (g->self <= 0 && g->total <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld", pct(g->self, sum), (long long)g->self,
-				  pct(g->total, sum), (long long)g->total);
+		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s", pct(g->self, sum), hs_value_fmt(b1, g->self, unit),
+				  pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
 		for (size_t k = 0; k < nkeys; k++)
 			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
 					  group_cell(p, o->sort[k], g->key[k], &sb));
@@ -562,6 +574,7 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	uint32_t vi = hs_output_value_index(p, o);
 	int top = o->top > 0 ? o->top : 20;
 	int64_t sum = hs_profile_total(p, vi);
+	const char *unit = p->types.n ? hs_profile_str(p, p->types.v[vi].unit) : "";
 	struct hs_u64map pids = {0}, tids = {0};
 
 	for (size_t si = 0; si < p->samples.n; si++) {
@@ -602,9 +615,16 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 		}
 	}
 
-	hs_outfile_printf(out, "# %lld %s", (long long)sum, hs_profile_str(p, p->types.n ? p->types.v[vi].type : 0));
-	if (p->types.n && strcmp(hs_profile_str(p, p->types.v[vi].unit), "count"))
-		hs_outfile_printf(out, " (%s)", hs_profile_str(p, p->types.v[vi].unit));
+	if (hs_unit_ns(unit)) {
+		char b[HS_VALUE_BUF];
+		hs_outfile_printf(out, "# %s %s (%lld %s)", hs_value_fmt(b, sum, unit),
+				  hs_profile_str(p, p->types.v[vi].type), (long long)sum, unit);
+	} else {
+		hs_outfile_printf(out, "# %lld %s", (long long)sum,
+				  hs_profile_str(p, p->types.n ? p->types.v[vi].type : 0));
+		if (p->types.n && strcmp(unit, "count"))
+			hs_outfile_printf(out, " (%s)", unit);
+	}
 	hs_outfile_printf(out, " in %zu distinct stacks", p->stacks.n - 1);
 	if (pids.n) /* folded input has no process information */
 		hs_outfile_printf(out, ", %zu threads, %zu processes", tids.n, pids.n);
@@ -612,18 +632,18 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
 	if (o->sort[0]) {
-		print_groups(p, o, out, vi, sum, top);
+		print_groups(p, o, out, vi, sum, top, unit);
 	} else {
 		hs_outfile_puts(out, "\nTop functions by self:\n");
-		print_table(p, out, fns.v, fns.n, top, sum, true);
+		print_table(p, out, fns.v, fns.n, top, sum, true, unit);
 		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-		print_table(p, out, fns.v, fns.n, top, sum, false);
+		print_table(p, out, fns.v, fns.n, top, sum, false, unit);
 	}
 	if (o->tree)
 		print_tree(p, o, out, vi, sum);
 	if (o->stats) {
-		print_endings(p, out, vi, sum);
-		print_landing(p, out, vi, sum);
+		print_endings(p, out, vi, sum, unit);
+		print_landing(p, out, vi, sum, unit);
 	}
 
 	hs_u64map_release(&pids);

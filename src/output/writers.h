@@ -133,6 +133,16 @@ double hs_flame_delta(const struct hs_flame_tree *t, uint32_t node);
 /* The largest |hs_flame_delta()| over the tree's nodes. */
 double hs_flame_max_delta(const struct hs_flame_tree *t);
 
+/* How many nanoseconds one of unit is ("nanoseconds", "microseconds", "milliseconds",
+ * "seconds" and their symbols), or 0 for a unit that is no time (counts, bytes). */
+int64_t hs_unit_ns(const char *unit);
+/* v in unit as people read it, in buf: a time with three significant digits in ns, us, ms or s
+ * ("1.15 s", "89.4 ms") where unit is one of time, else the number ("1234"). Returns buf. */
+#define HS_VALUE_BUF 32
+const char *hs_value_fmt(char buf[HS_VALUE_BUF], int64_t v, const char *unit);
+/* Appends v as hs_value_fmt() writes it, followed by " unit" (XML text) when unit is no time. */
+void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit);
+
 /* What a value is called in titles: its unit, or its type when the unit is a bare count. */
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
 
