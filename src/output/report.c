@@ -10,56 +10,22 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
-struct report_fn {
-	uint32_t name;   /* string id */
-	uint32_t module; /* string id of the mapping file, 0 for none */
-	int64_t self, total;
-	uint64_t seen;   /* the stack that last added to total, so recursion counts once */
-};
-
-struct report_key {
-	const struct report_fn *fns;
-	uint32_t name, module;
-};
-
-static bool report_eq(const void *ctx, uint32_t id)
-{
-	const struct report_key *k = ctx;
-	return k->fns[id].name == k->name && k->fns[id].module == k->module;
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
 
-static int by_self(const void *a, const void *b)
-{
-	const struct report_fn *x = a, *y = b;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return x->total > y->total ? -1 : x->total < y->total;
-}
-
-static int by_total(const void *a, const void *b)
-{
-	const struct report_fn *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->self > y->self ? -1 : x->self < y->self;
-}
-
-static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n, int top,
+static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct hs_report_fns *fns, int top,
 			int64_t sum, bool self_first, const char *unit)
 {
 	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
+	size_t n = fns->n;
 
-	if (n)
-		qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
+	hs_report_fns_sort(fns, self_first);
 	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
 	for (size_t i = 0; i < n && (int)i < top; i++) {
-		const struct report_fn *f = &fns[i];
+		const struct hs_report_fn *f = &fns->v[i];
 		const char *mod = hs_profile_str(p, f->module);
 
 		if ((self_first ? f->self : f->total) <= 0)
@@ -68,6 +34,9 @@ static void print_table(const struct hs_profile *p, struct hs_outfile *out, stru
 				  sum ? 100.0 * (double)f->self / (double)sum : 0.0, hs_value_fmt(b1, f->self, unit),
 				  sum ? 100.0 * (double)f->total / (double)sum : 0.0, hs_value_fmt(b2, f->total, unit),
 				  f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		if (f->line)
+			hs_outfile_printf(out, " %s:%lld", f->file ? basename_of(hs_profile_str(p, f->file)) : "??",
+					  (long long)f->line);
 		if (*mod)
 			hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 		hs_outfile_puts(out, "\n");
@@ -406,54 +375,6 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 
 /* ---- --tree: the call tree ---- */
 
-struct tnode {
-	uint32_t name, module, parent;
-	int64_t total, self;
-};
-
-struct tnode_key {
-	const struct tnode *nodes;
-	uint32_t name, module, parent;
-};
-
-static bool tnode_eq(const void *ctx, uint32_t id)
-{
-	const struct tnode_key *k = ctx;
-	const struct tnode *n = &k->nodes[id];
-	return n->name == k->name && n->module == k->module && n->parent == k->parent;
-}
-
-struct tnode_vec {
-	struct tnode *v;
-	size_t n, cap;
-};
-
-static uint32_t tnode_child(struct tnode_vec *nodes, struct hs_index *ix, uint32_t parent, uint32_t name,
-			    uint32_t module)
-{
-	struct tnode_key k = {nodes->v, name, module, parent};
-	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), name), module);
-	uint32_t id = hs_index_find(ix, h, tnode_eq, &k);
-
-	if (id == UINT32_MAX) {
-		struct tnode n = {name, module, parent, 0, 0};
-		id = (uint32_t)nodes->n;
-		hs_vec_push(nodes, n);
-		hs_index_insert(ix, h, id);
-	}
-	return id;
-}
-
-static const struct tnode *sort_nodes;
-
-static int tnode_cmp(const void *a, const void *b)
-{
-	const struct tnode *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 struct tframe {
 	uint32_t node;
 	uint32_t depth;
@@ -463,57 +384,19 @@ struct tframe {
 static void print_tree(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		       uint32_t vi, int64_t sum)
 {
-	struct tnode_vec nodes = {0};
-	HS_VEC(uint32_t) path = {0}, kids = {0};
+	struct hs_report_tree tree;
+	HS_VEC(uint32_t) kids = {0};
 	HS_VEC(struct tframe) worklist = {0};
 	HS_VEC(char) open = {0}; /* per depth: an ancestor there has later siblings ('|') */
-	struct hs_index ix = {0};
-	uint32_t *child_start, *child_ids, *fill;
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
 	bool callers = o->tree == HS_TREE_CALLER;
+	const struct hs_report_node *nodes;
+	const uint32_t *child_start, *child_ids;
 
-	hs_vec_push(&nodes, ((struct tnode){0, 0, UINT32_MAX, sum, 0})); /* the root, not printed */
-	for (size_t si = 0; si < p->samples.n; si++) {
-		const struct hs_sample *s = &p->samples.v[si];
-		const struct hs_stack *st = &p->stacks.v[s->stack];
-		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
-		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
-		uint32_t node = 0;
-
-		/* frames leaf first */
-		path.n = 0;
-		for (uint32_t li = 0; li < st->nlocs; li++) {
-			const struct hs_location *l = &p->locations.v[locs[li]];
-			for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
-				hs_vec_push(&path, line_name(p, l, j));
-				hs_vec_push(&path, loc_module(p, l));
-			}
-		}
-		for (size_t f = 0; f < path.n / 2; f++) {
-			size_t at = callers ? f : path.n / 2 - 1 - f;
-			node = tnode_child(&nodes, &ix, node, path.v[2 * at], path.v[2 * at + 1]);
-			nodes.v[node].total = hs_add_sat(nodes.v[node].total, v);
-			if (callers && f == 0)
-				nodes.v[node].self = hs_add_sat(nodes.v[node].self, v); /* the innermost frame */
-		}
-		if (node && !callers)
-			nodes.v[node].self = hs_add_sat(nodes.v[node].self, v);
-	}
-	child_start = hs_xcalloc(nodes.n + 1, sizeof(*child_start));
-	child_ids = hs_xmalloc(nodes.n * sizeof(*child_ids));
-	fill = hs_xmalloc((nodes.n + 1) * sizeof(*fill));
-	for (size_t i = 1; i < nodes.n; i++)
-		child_start[nodes.v[i].parent + 1]++;
-	for (size_t i = 0; i < nodes.n; i++)
-		child_start[i + 1] += child_start[i];
-	memcpy(fill, child_start, (nodes.n + 1) * sizeof(*fill));
-	for (size_t i = 1; i < nodes.n; i++)
-		child_ids[fill[nodes.v[i].parent]++] = (uint32_t)i;
-	sort_nodes = nodes.v;
-	for (size_t i = 0; i < nodes.n; i++)
-		if (child_start[i + 1] - child_start[i] > 1)
-			qsort(child_ids + child_start[i], child_start[i + 1] - child_start[i], sizeof(*child_ids), tnode_cmp);
-
+	hs_report_tree_build(p, vi, callers, &tree);
+	nodes = tree.nodes.v;
+	child_start = tree.child_start;
+	child_ids = tree.child_ids;
 	hs_outfile_printf(out, "\nCall tree, %s", callers ? "callers under the functions they called" : "callees under their callers");
 	if (limit > 0)
 		hs_outfile_printf(out, " (lines under %g%% of the total left out)", limit);
@@ -521,11 +404,11 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	hs_vec_push(&worklist, ((struct tframe){0, 0, true}));
 	while (worklist.n) {
 		struct tframe t = worklist.v[--worklist.n];
-		const struct tnode *n = &nodes.v[t.node];
+		const struct hs_report_node *n = &nodes[t.node];
 		size_t nk;
 
 		if (t.node) {
-			const struct tnode *par = &nodes.v[n->parent];
+			const struct hs_report_node *par = &nodes[n->parent];
 			const char *mod = hs_profile_str(p, n->module);
 
 			/* in a tree of callers, only the functions at the top have self time to show */
@@ -545,7 +428,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		/* children worth a line, pushed last first */
 		kids.n = 0;
 		for (uint32_t c = child_start[t.node]; c < child_start[t.node + 1]; c++)
-			if (pct(nodes.v[child_ids[c]].total, sum) >= limit && nodes.v[child_ids[c]].total > 0)
+			if (pct(nodes[child_ids[c]].total, sum) >= limit && nodes[child_ids[c]].total > 0)
 				hs_vec_push(&kids, child_ids[c]);
 		nk = kids.n;
 		hs_vec_reserve(&open, t.depth + 2);
@@ -556,12 +439,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		for (size_t k = nk; k-- > 0;)
 			hs_vec_push(&worklist, ((struct tframe){kids.v[k], t.node ? t.depth + 1 : 1, k + 1 == nk}));
 	}
-	free(child_start);
-	free(child_ids);
-	free(fill);
-	hs_index_release(&ix);
-	hs_vec_free(&nodes);
-	hs_vec_free(&path);
+	hs_report_tree_release(&tree);
 	hs_vec_free(&kids);
 	hs_vec_free(&worklist);
 	hs_vec_free(&open);
@@ -569,8 +447,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
-	HS_VEC(struct report_fn) fns = {0};
-	struct hs_index ix = {0};
+	struct hs_report_fns fns = {0};
 	uint32_t vi = hs_output_value_index(p, o);
 	int top = o->top > 0 ? o->top : 20;
 	int64_t sum = hs_profile_total(p, vi);
@@ -579,40 +456,11 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
-		const struct hs_stack *st = &p->stacks.v[s->stack];
-		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
-		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
 
 		if (s->pid >= 0)
 			hs_u64map_put(&pids, (uint32_t)s->pid, 1);
 		if (s->tid >= 0)
 			hs_u64map_put(&tids, ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid, 1);
-		for (uint32_t li = 0; li < st->nlocs; li++) {
-			const struct hs_location *l = &p->locations.v[locs[li]];
-			uint32_t module = l->mapping ? p->mappings.v[l->mapping].file : 0;
-			uint32_t nl = l->nlines ? l->nlines : 1;
-
-			for (uint32_t j = 0; j < nl; j++) {
-				uint32_t name = l->nlines ? p->functions.v[p->lines.v[l->line0 + j].function].name
-							  : 0; /* printed as [unknown] */
-				struct report_key k = {fns.v, name, module};
-				uint64_t h = hs_hash_combine(hs_hash_u64(name), module);
-				uint32_t id = hs_index_find(&ix, h, report_eq, &k);
-
-				if (id == UINT32_MAX) {
-					struct report_fn f = {name, module, 0, 0, UINT64_MAX};
-					id = (uint32_t)fns.n;
-					hs_vec_push(&fns, f);
-					hs_index_insert(&ix, h, id);
-				}
-				if (li == 0 && j == 0)
-					fns.v[id].self = hs_add_sat(fns.v[id].self, v);
-				if (fns.v[id].seen != si) {
-					fns.v[id].seen = si;
-					fns.v[id].total = hs_add_sat(fns.v[id].total, v);
-				}
-			}
-		}
 	}
 
 	if (hs_unit_ns(unit)) {
@@ -631,13 +479,14 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
+	hs_report_fns(p, vi, o->lines, &fns);
 	if (o->sort[0]) {
 		print_groups(p, o, out, vi, sum, top, unit);
 	} else {
 		hs_outfile_puts(out, "\nTop functions by self:\n");
-		print_table(p, out, fns.v, fns.n, top, sum, true, unit);
+		print_table(p, out, &fns, top, sum, true, unit);
 		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-		print_table(p, out, fns.v, fns.n, top, sum, false, unit);
+		print_table(p, out, &fns, top, sum, false, unit);
 	}
 	if (o->tree)
 		print_tree(p, o, out, vi, sum);
@@ -648,7 +497,6 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 
 	hs_u64map_release(&pids);
 	hs_u64map_release(&tids);
-	hs_index_release(&ix);
 	hs_vec_free(&fns);
 	return out->err ? -out->err : 0;
 }

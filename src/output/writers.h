@@ -106,6 +106,44 @@ struct hs_flame_boxes {
  * minval are merged into one box (minval 0: every node is a box). */
 void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_flame_boxes *ret, uint32_t *max_depth);
 
+/* ---- what reports count (report-data.c) ---- */
+
+struct hs_report_fn {
+	uint32_t name;   /* string id of the function, 0 for none ([unknown]) */
+	uint32_t module; /* string id of the mapping's file, 0 for none */
+	uint32_t file;   /* by line: string id of the source file, 0 when unknown */
+	int64_t line;    /* by line: the source line, 0 when unknown */
+	int64_t self, total;
+	uint64_t seen; /* the sample that last added to total, so that recursion counts once */
+};
+
+struct hs_report_fns {
+	struct hs_report_fn *v;
+	size_t n, cap;
+};
+
+/* Appends p's functions (by_line: function and source line) with their self value (samples
+ * whose innermost frame they are) and total (samples they are in, once each) of value vi. */
+void hs_report_fns(const struct hs_profile *p, uint32_t vi, bool by_line, struct hs_report_fns *ret);
+/* Sorts by self then total (self_first), or by total then self, largest first. */
+void hs_report_fns_sort(struct hs_report_fns *f, bool self_first);
+
+struct hs_report_node {
+	uint32_t name, module, parent; /* string ids; parent UINT32_MAX for the root */
+	int64_t total, self;
+};
+
+/* The call tree of functions: node 0 the root (every sample), callees under their callers, or
+ * (callers) callers under the functions they called with self on the innermost; the children
+ * of n, largest total first, are child_ids[child_start[n] .. child_start[n + 1]]. */
+struct hs_report_tree {
+	HS_VEC(struct hs_report_node) nodes;
+	uint32_t *child_start, *child_ids;
+};
+
+void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, struct hs_report_tree *ret);
+void hs_report_tree_release(struct hs_report_tree *t);
+
 /* ---- colours ---- */
 
 struct hs_rgb {
