@@ -12,11 +12,18 @@
 const struct hs_format hs_formats[] = {
 	{"svg", {0}, {".svg"}, hs_write_svg, hs_write_svg_diff, "flame graphs", HS_TIMES_UNUSED},
 	{"html", {0}, {".html", ".htm"}, hs_write_html, hs_write_html_diff, "flame graphs", HS_TIMES_UNUSED},
-	{"folded", {0}, {".folded"}, hs_write_folded, hs_write_folded_diff, "two-column folded stacks",
+	{"folded",
+	 {0},
+	 {".folded"},
+	 hs_write_folded,
+	 hs_write_folded_diff,
+	 "two-column folded stacks",
 	 HS_TIMES_UNUSED},
 	{"pprof", {"pb.gz"}, {".pb.gz", ".pprof", ".pb"}, hs_write_pprof, NULL, NULL, HS_TIMES_IF_KEPT},
 	{"speedscope", {0}, {".speedscope.json"}, hs_write_speedscope, NULL, NULL, HS_TIMES_ORDER},
 	{"txt", {"text", "report"}, {".txt"}, hs_write_report, NULL, NULL, HS_TIMES_UNUSED},
+	/* after speedscope, whose .speedscope.json it would otherwise take */
+	{"json", {0}, {".json"}, hs_write_json, NULL, NULL, HS_TIMES_UNUSED},
 	/* prints each sample's time, but only `hotstack script` asks a perf.data for them */
 	{"script", {"perf-script"}, {0}, hs_write_script, NULL, NULL, HS_TIMES_UNUSED},
 };

@@ -212,7 +212,8 @@ struct group {
 	int64_t key[HS_SORT_MAX];
 	int64_t self, total;
 	uint64_t seen;
-	size_t order; /* of first appearance: ties keep it */
+	size_t order;  /* of first appearance: ties keep it */
+	uint32_t comm; /* the thread's latest name (--sort tid shows it): set after it started */
 };
 
 struct group_key {
@@ -249,7 +250,7 @@ static const char *sort_key_title(uint8_t k)
 }
 
 /* The text of key k of a row, in sb. */
-static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, struct hs_strbuf *sb)
+static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, uint32_t comm, struct hs_strbuf *sb)
 {
 	const char *s;
 
@@ -260,6 +261,9 @@ static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, 
 		if (v < 0)
 			return "?";
 		hs_strbuf_addf(sb, "%lld", (long long)v);
+		/* as perf's tid key: the thread's own name (pthread_setname_np, prctl) */
+		if (k == HS_SORT_TID && *hs_profile_str(p, comm))
+			hs_strbuf_addf(sb, ":%s", hs_profile_str(p, comm));
 		return hs_strbuf_str(sb);
 	case HS_SORT_COMM:
 		s = hs_profile_str(p, (uint32_t)v);
@@ -279,19 +283,20 @@ struct group_vec {
 };
 
 static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t *key, size_t nkeys, int64_t v,
-		      bool self, uint64_t sample)
+		      bool self, uint64_t sample, uint32_t comm)
 {
 	struct group_key k = {rows->v, key, nkeys};
 	uint64_t h = hs_hash_bytes(key, nkeys * sizeof(*key), 0x50f7);
 	uint32_t id = hs_index_find(ix, h, group_eq, &k);
 
 	if (id == UINT32_MAX) {
-		struct group g = {{0}, 0, 0, UINT64_MAX, rows->n};
+		struct group g = {{0}, 0, 0, UINT64_MAX, rows->n, comm};
 		memcpy(g.key, key, nkeys * sizeof(*key));
 		id = (uint32_t)rows->n;
 		hs_vec_push(rows, g);
 		hs_index_insert(ix, h, id);
 	}
+	rows->v[id].comm = comm;
 	if (self)
 		rows->v[id].self = hs_add_sat(rows->v[id].self, v);
 	if (rows->v[id].seen != sample) {
@@ -337,7 +342,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 					default: key[k] = line_name(p, l, j); break;
 					}
 				}
-				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si);
+				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si, s->comm);
 			}
 		}
 	}
@@ -347,7 +352,10 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		width[k] = strlen(sort_key_title(o->sort[k]));
 	for (size_t i = 0; i < rows.n && (int)i < top; i++)
 		for (size_t k = 0; k + 1 < nkeys; k++)
-			width[k] = HS_MAX(width[k], HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], &sb)), 40));
+			width[k] =
+				HS_MAX(width[k],
+				       HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], rows.v[i].comm, &sb)),
+					      40));
 
 	hs_outfile_puts(out, "\nGrouped by ");
 	for (size_t k = 0; k < nkeys; k++)
@@ -365,7 +373,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 				  pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
 		for (size_t k = 0; k < nkeys; k++)
 			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
-					  group_cell(p, o->sort[k], g->key[k], &sb));
+					  group_cell(p, o->sort[k], g->key[k], g->comm, &sb));
 		hs_outfile_puts(out, "\n");
 	}
 	hs_strbuf_release(&sb);

@@ -20,6 +20,7 @@ int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, s
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 /* Differential views of b against a: flame graphs, and the two-column "stack count_a count_b"
  * lines FlameGraph's difffolded.pl writes (o->normalize: a's counts scaled to b's total). */
 int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
