@@ -27,6 +27,9 @@ int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, co
 		      struct hs_outfile *out);
 int hs_write_html_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
 		       struct hs_outfile *out);
+/* The text diff: functions by how their share of self and of total changed from a to b. */
+int hs_write_report_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+			 struct hs_outfile *out);
 int hs_write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
 			 struct hs_outfile *out);
 
