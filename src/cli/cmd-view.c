@@ -64,7 +64,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 			break;
 		case VIEW_REPORT:
 			cli_outputs_add(&v.outs, "-");
-			v.outs.format = "txt";
+			v.outs.format = v.outs.format ? v.outs.format : "txt"; /* --format json */
 			break;
 		case VIEW_FLAME:
 			deflt = hs_output_name(in, "hotstack",

@@ -12,11 +12,24 @@
 const struct hs_format hs_formats[] = {
 	{"svg", {0}, {".svg"}, hs_write_svg, hs_write_svg_diff, "flame graphs", HS_TIMES_UNUSED},
 	{"html", {0}, {".html", ".htm"}, hs_write_html, hs_write_html_diff, "flame graphs", HS_TIMES_UNUSED},
-	{"folded", {0}, {".folded"}, hs_write_folded, hs_write_folded_diff, "two-column folded stacks",
+	{"folded",
+	 {0},
+	 {".folded"},
+	 hs_write_folded,
+	 hs_write_folded_diff,
+	 "two-column folded stacks",
 	 HS_TIMES_UNUSED},
 	{"pprof", {"pb.gz"}, {".pb.gz", ".pprof", ".pb"}, hs_write_pprof, NULL, NULL, HS_TIMES_IF_KEPT},
 	{"speedscope", {0}, {".speedscope.json"}, hs_write_speedscope, NULL, NULL, HS_TIMES_ORDER},
-	{"txt", {"text", "report"}, {".txt"}, hs_write_report, NULL, NULL, HS_TIMES_UNUSED},
+	{"txt",
+	 {"text", "report"},
+	 {".txt"},
+	 hs_write_report,
+	 hs_write_report_diff,
+	 "a text report of the changes",
+	 HS_TIMES_UNUSED},
+	/* after speedscope, whose .speedscope.json it would otherwise take */
+	{"json", {0}, {".json"}, hs_write_json, NULL, NULL, HS_TIMES_UNUSED},
 	/* prints each sample's time, but only `hotstack script` asks a perf.data for them */
 	{"script", {"perf-script"}, {0}, hs_write_script, NULL, NULL, HS_TIMES_UNUSED},
 };
@@ -27,6 +40,11 @@ const struct hs_format *hs_format_from_path(const char *path)
 {
 	size_t n = strlen(path);
 
+	/* an extension alone names no file, even where it ends in another (.speedscope.json) */
+	for (size_t i = 0; i < hs_nformats; i++)
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++)
+			if (!strcmp(path, hs_formats[i].exts[j]))
+				return NULL;
 	for (size_t i = 0; i < hs_nformats; i++) {
 		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++) {
 			size_t k = strlen(hs_formats[i].exts[j]);

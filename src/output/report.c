@@ -10,61 +10,33 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
-struct report_fn {
-	uint32_t name;   /* string id */
-	uint32_t module; /* string id of the mapping file, 0 for none */
-	int64_t self, total;
-	uint64_t seen;   /* the stack that last added to total, so recursion counts once */
-};
-
-struct report_key {
-	const struct report_fn *fns;
-	uint32_t name, module;
-};
-
-static bool report_eq(const void *ctx, uint32_t id)
-{
-	const struct report_key *k = ctx;
-	return k->fns[id].name == k->name && k->fns[id].module == k->module;
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
 
-static int by_self(const void *a, const void *b)
+static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct hs_report_fns *fns, int top,
+			int64_t sum, bool self_first, const char *unit)
 {
-	const struct report_fn *x = a, *y = b;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return x->total > y->total ? -1 : x->total < y->total;
-}
+	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
+	size_t n = fns->n;
 
-static int by_total(const void *a, const void *b)
-{
-	const struct report_fn *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->self > y->self ? -1 : x->self < y->self;
-}
-
-static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n,
-			int top, int64_t sum, bool self_first)
-{
-	if (n)
-		qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
+	hs_report_fns_sort(fns, self_first);
 	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
 	for (size_t i = 0; i < n && (int)i < top; i++) {
-		const struct report_fn *f = &fns[i];
+		const struct hs_report_fn *f = &fns->v[i];
 		const char *mod = hs_profile_str(p, f->module);
 
 		if ((self_first ? f->self : f->total) <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld  %s", sum ? 100.0 * (double)f->self / (double)sum : 0.0,
-				  (long long)f->self, sum ? 100.0 * (double)f->total / (double)sum : 0.0,
-				  (long long)f->total, f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s  %s",
+				  sum ? 100.0 * (double)f->self / (double)sum : 0.0, hs_value_fmt(b1, f->self, unit),
+				  sum ? 100.0 * (double)f->total / (double)sum : 0.0, hs_value_fmt(b2, f->total, unit),
+				  f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		if (f->line)
+			hs_outfile_printf(out, " %s:%lld", f->file ? basename_of(hs_profile_str(p, f->file)) : "??",
+					  (long long)f->line);
 		if (*mod)
 			hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 		hs_outfile_puts(out, "\n");
@@ -92,8 +64,12 @@ static int by_value(const void *a, const void *b)
 }
 
 /* How stacks end: complete, or cut for each reason, with the module where the walk stopped. */
-static void print_endings(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+static void print_endings(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum,
+			  const char *unit)
 {
+	char b[HS_VALUE_BUF];
+	const char *col = hs_unit_ns(unit) ? "time" : "samples";
+
 	HS_VEC(struct ending) ends = {0};
 	int64_t by_reason[HS_ARRAY_SIZE(stop_names)] = {0}, complete = 0;
 
@@ -131,21 +107,21 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 		}
 	}
 	hs_outfile_puts(out, "\nHow stacks end:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "ending");
-	hs_outfile_printf(out, "%7.2f%% %12lld  complete (the outermost frame was reached)\n",
-			  sum ? 100.0 * (double)complete / (double)sum : 0.0, (long long)complete);
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "ending");
+	hs_outfile_printf(out, "%7.2f%% %12s  complete (the outermost frame was reached)\n",
+			  sum ? 100.0 * (double)complete / (double)sum : 0.0, hs_value_fmt(b, complete, unit));
 	if (ends.n)
 		qsort(ends.v, ends.n, sizeof(*ends.v), by_value);
 	for (size_t r = 0; r < HS_ARRAY_SIZE(stop_names); r++) {
 		if (!by_reason[r])
 			continue;
-		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", sum ? 100.0 * (double)by_reason[r] / (double)sum : 0.0,
-				  (long long)by_reason[r], stop_names[r]);
+		hs_outfile_printf(out, "%7.2f%% %12s  %s\n", sum ? 100.0 * (double)by_reason[r] / (double)sum : 0.0,
+				  hs_value_fmt(b, by_reason[r], unit), stop_names[r]);
 		for (size_t i = 0; i < ends.n; i++) {
 			const char *mod = hs_profile_str(p, ends.v[i].module);
 			if (ends.v[i].reason != r)
 				continue;
-			hs_outfile_printf(out, "%8s %12lld      in %s\n", "", (long long)ends.v[i].value,
+			hs_outfile_printf(out, "%8s %12s      in %s\n", "", hs_value_fmt(b, ends.v[i].value, unit),
 					  *mod ? basename_of(mod) : "[no module]");
 		}
 	}
@@ -182,8 +158,11 @@ static int landing_cmp(const void *a, const void *b)
 	return x->value > y->value ? -1 : x->value < y->value;
 }
 
-static void print_landing(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum)
+static void print_landing(const struct hs_profile *p, struct hs_outfile *out, uint32_t vi, int64_t sum,
+			  const char *unit)
 {
+	char b[HS_VALUE_BUF];
+	const char *col = hs_unit_ns(unit) ? "time" : "samples";
 	static const char *const kinds[HS_KIND_COUNT] = {"user", "kernel", "JIT", "other (placeholders, stack endings)"};
 	int64_t by_kind[HS_KIND_COUNT] = {0};
 	HS_VEC(struct landing) mods = {0};
@@ -207,20 +186,21 @@ static void print_landing(const struct hs_profile *p, struct hs_outfile *out, ui
 		mods.v[m].value = hs_add_sat(mods.v[m].value, v);
 	}
 	hs_outfile_puts(out, "\nWhere samples land (the innermost frame), by kind of code:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "kind");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "kind");
 	for (int k = 0; k < HS_KIND_COUNT; k++)
 		if (by_kind[k])
-			hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(by_kind[k], sum), (long long)by_kind[k], kinds[k]);
+			hs_outfile_printf(out, "%7.2f%% %12s  %s\n", pct(by_kind[k], sum),
+					  hs_value_fmt(b, by_kind[k], unit), kinds[k]);
 	if (mods.n)
 		qsort(mods.v, mods.n, sizeof(*mods.v), landing_cmp);
 	hs_outfile_puts(out, "\nby module:\n");
-	hs_outfile_printf(out, "%8s %12s  %s\n", "share", "samples", "module");
+	hs_outfile_printf(out, "%8s %12s  %s\n", "share", col, "module");
 	for (size_t i = 0; i < mods.n && i < 20; i++) {
 		const char *mod = hs_profile_str(p, mods.v[i].module);
 		if (mods.v[i].value <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld  %s\n", pct(mods.v[i].value, sum), (long long)mods.v[i].value,
-				  *mod ? mod : "[no module]");
+		hs_outfile_printf(out, "%7.2f%% %12s  %s\n", pct(mods.v[i].value, sum),
+				  hs_value_fmt(b, mods.v[i].value, unit), *mod ? mod : "[no module]");
 	}
 	hs_u64map_release(&ix);
 	hs_vec_free(&mods);
@@ -232,7 +212,8 @@ struct group {
 	int64_t key[HS_SORT_MAX];
 	int64_t self, total;
 	uint64_t seen;
-	size_t order; /* of first appearance: ties keep it */
+	size_t order;  /* of first appearance: ties keep it */
+	uint32_t comm; /* the thread's latest name (--sort tid shows it): set after it started */
 };
 
 struct group_key {
@@ -269,7 +250,7 @@ static const char *sort_key_title(uint8_t k)
 }
 
 /* The text of key k of a row, in sb. */
-static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, struct hs_strbuf *sb)
+static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, uint32_t comm, struct hs_strbuf *sb)
 {
 	const char *s;
 
@@ -280,6 +261,9 @@ static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, 
 		if (v < 0)
 			return "?";
 		hs_strbuf_addf(sb, "%lld", (long long)v);
+		/* as perf's tid key: the thread's own name (pthread_setname_np, prctl) */
+		if (k == HS_SORT_TID && *hs_profile_str(p, comm))
+			hs_strbuf_addf(sb, ":%s", hs_profile_str(p, comm));
 		return hs_strbuf_str(sb);
 	case HS_SORT_COMM:
 		s = hs_profile_str(p, (uint32_t)v);
@@ -299,19 +283,20 @@ struct group_vec {
 };
 
 static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t *key, size_t nkeys, int64_t v,
-		      bool self, uint64_t sample)
+		      bool self, uint64_t sample, uint32_t comm)
 {
 	struct group_key k = {rows->v, key, nkeys};
 	uint64_t h = hs_hash_bytes(key, nkeys * sizeof(*key), 0x50f7);
 	uint32_t id = hs_index_find(ix, h, group_eq, &k);
 
 	if (id == UINT32_MAX) {
-		struct group g = {{0}, 0, 0, UINT64_MAX, rows->n};
+		struct group g = {{0}, 0, 0, UINT64_MAX, rows->n, comm};
 		memcpy(g.key, key, nkeys * sizeof(*key));
 		id = (uint32_t)rows->n;
 		hs_vec_push(rows, g);
 		hs_index_insert(ix, h, id);
 	}
+	rows->v[id].comm = comm;
 	if (self)
 		rows->v[id].self = hs_add_sat(rows->v[id].self, v);
 	if (rows->v[id].seen != sample) {
@@ -321,8 +306,9 @@ static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t
 }
 
 static void print_groups(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
-			 uint32_t vi, int64_t sum, int top)
+			 uint32_t vi, int64_t sum, int top, const char *unit)
 {
+	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
 	struct group_vec rows = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
@@ -356,7 +342,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 					default: key[k] = line_name(p, l, j); break;
 					}
 				}
-				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si);
+				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si, s->comm);
 			}
 		}
 	}
@@ -366,7 +352,10 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		width[k] = strlen(sort_key_title(o->sort[k]));
 	for (size_t i = 0; i < rows.n && (int)i < top; i++)
 		for (size_t k = 0; k + 1 < nkeys; k++)
-			width[k] = HS_MAX(width[k], HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], &sb)), 40));
+			width[k] =
+				HS_MAX(width[k],
+				       HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], rows.v[i].comm, &sb)),
+					      40));
 
 	hs_outfile_puts(out, "\nGrouped by ");
 	for (size_t k = 0; k < nkeys; k++)
@@ -380,11 +369,11 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		const struct group *g = &rows.v[i];
 		if (g->self <= 0 && g->total <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld", pct(g->self, sum), (long long)g->self,
-				  pct(g->total, sum), (long long)g->total);
+		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s", pct(g->self, sum), hs_value_fmt(b1, g->self, unit),
+				  pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
 		for (size_t k = 0; k < nkeys; k++)
 			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
-					  group_cell(p, o->sort[k], g->key[k], &sb));
+					  group_cell(p, o->sort[k], g->key[k], g->comm, &sb));
 		hs_outfile_puts(out, "\n");
 	}
 	hs_strbuf_release(&sb);
@@ -393,54 +382,6 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 }
 
 /* ---- --tree: the call tree ---- */
-
-struct tnode {
-	uint32_t name, module, parent;
-	int64_t total, self;
-};
-
-struct tnode_key {
-	const struct tnode *nodes;
-	uint32_t name, module, parent;
-};
-
-static bool tnode_eq(const void *ctx, uint32_t id)
-{
-	const struct tnode_key *k = ctx;
-	const struct tnode *n = &k->nodes[id];
-	return n->name == k->name && n->module == k->module && n->parent == k->parent;
-}
-
-struct tnode_vec {
-	struct tnode *v;
-	size_t n, cap;
-};
-
-static uint32_t tnode_child(struct tnode_vec *nodes, struct hs_index *ix, uint32_t parent, uint32_t name,
-			    uint32_t module)
-{
-	struct tnode_key k = {nodes->v, name, module, parent};
-	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), name), module);
-	uint32_t id = hs_index_find(ix, h, tnode_eq, &k);
-
-	if (id == UINT32_MAX) {
-		struct tnode n = {name, module, parent, 0, 0};
-		id = (uint32_t)nodes->n;
-		hs_vec_push(nodes, n);
-		hs_index_insert(ix, h, id);
-	}
-	return id;
-}
-
-static const struct tnode *sort_nodes;
-
-static int tnode_cmp(const void *a, const void *b)
-{
-	const struct tnode *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
 
 struct tframe {
 	uint32_t node;
@@ -451,57 +392,19 @@ struct tframe {
 static void print_tree(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		       uint32_t vi, int64_t sum)
 {
-	struct tnode_vec nodes = {0};
-	HS_VEC(uint32_t) path = {0}, kids = {0};
+	struct hs_report_tree tree;
+	HS_VEC(uint32_t) kids = {0};
 	HS_VEC(struct tframe) worklist = {0};
 	HS_VEC(char) open = {0}; /* per depth: an ancestor there has later siblings ('|') */
-	struct hs_index ix = {0};
-	uint32_t *child_start, *child_ids, *fill;
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
 	bool callers = o->tree == HS_TREE_CALLER;
+	const struct hs_report_node *nodes;
+	const uint32_t *child_start, *child_ids;
 
-	hs_vec_push(&nodes, ((struct tnode){0, 0, UINT32_MAX, sum, 0})); /* the root, not printed */
-	for (size_t si = 0; si < p->samples.n; si++) {
-		const struct hs_sample *s = &p->samples.v[si];
-		const struct hs_stack *st = &p->stacks.v[s->stack];
-		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
-		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
-		uint32_t node = 0;
-
-		/* frames leaf first */
-		path.n = 0;
-		for (uint32_t li = 0; li < st->nlocs; li++) {
-			const struct hs_location *l = &p->locations.v[locs[li]];
-			for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
-				hs_vec_push(&path, line_name(p, l, j));
-				hs_vec_push(&path, loc_module(p, l));
-			}
-		}
-		for (size_t f = 0; f < path.n / 2; f++) {
-			size_t at = callers ? f : path.n / 2 - 1 - f;
-			node = tnode_child(&nodes, &ix, node, path.v[2 * at], path.v[2 * at + 1]);
-			nodes.v[node].total = hs_add_sat(nodes.v[node].total, v);
-			if (callers && f == 0)
-				nodes.v[node].self = hs_add_sat(nodes.v[node].self, v); /* the innermost frame */
-		}
-		if (node && !callers)
-			nodes.v[node].self = hs_add_sat(nodes.v[node].self, v);
-	}
-	child_start = hs_xcalloc(nodes.n + 1, sizeof(*child_start));
-	child_ids = hs_xmalloc(nodes.n * sizeof(*child_ids));
-	fill = hs_xmalloc((nodes.n + 1) * sizeof(*fill));
-	for (size_t i = 1; i < nodes.n; i++)
-		child_start[nodes.v[i].parent + 1]++;
-	for (size_t i = 0; i < nodes.n; i++)
-		child_start[i + 1] += child_start[i];
-	memcpy(fill, child_start, (nodes.n + 1) * sizeof(*fill));
-	for (size_t i = 1; i < nodes.n; i++)
-		child_ids[fill[nodes.v[i].parent]++] = (uint32_t)i;
-	sort_nodes = nodes.v;
-	for (size_t i = 0; i < nodes.n; i++)
-		if (child_start[i + 1] - child_start[i] > 1)
-			qsort(child_ids + child_start[i], child_start[i + 1] - child_start[i], sizeof(*child_ids), tnode_cmp);
-
+	hs_report_tree_build(p, vi, callers, &tree);
+	nodes = tree.nodes.v;
+	child_start = tree.child_start;
+	child_ids = tree.child_ids;
 	hs_outfile_printf(out, "\nCall tree, %s", callers ? "callers under the functions they called" : "callees under their callers");
 	if (limit > 0)
 		hs_outfile_printf(out, " (lines under %g%% of the total left out)", limit);
@@ -509,11 +412,11 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	hs_vec_push(&worklist, ((struct tframe){0, 0, true}));
 	while (worklist.n) {
 		struct tframe t = worklist.v[--worklist.n];
-		const struct tnode *n = &nodes.v[t.node];
+		const struct hs_report_node *n = &nodes[t.node];
 		size_t nk;
 
 		if (t.node) {
-			const struct tnode *par = &nodes.v[n->parent];
+			const struct hs_report_node *par = &nodes[n->parent];
 			const char *mod = hs_profile_str(p, n->module);
 
 			/* in a tree of callers, only the functions at the top have self time to show */
@@ -533,7 +436,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		/* children worth a line, pushed last first */
 		kids.n = 0;
 		for (uint32_t c = child_start[t.node]; c < child_start[t.node + 1]; c++)
-			if (pct(nodes.v[child_ids[c]].total, sum) >= limit && nodes.v[child_ids[c]].total > 0)
+			if (pct(nodes[child_ids[c]].total, sum) >= limit && nodes[child_ids[c]].total > 0)
 				hs_vec_push(&kids, child_ids[c]);
 		nk = kids.n;
 		hs_vec_reserve(&open, t.depth + 2);
@@ -544,12 +447,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 		for (size_t k = nk; k-- > 0;)
 			hs_vec_push(&worklist, ((struct tframe){kids.v[k], t.node ? t.depth + 1 : 1, k + 1 == nk}));
 	}
-	free(child_start);
-	free(child_ids);
-	free(fill);
-	hs_index_release(&ix);
-	hs_vec_free(&nodes);
-	hs_vec_free(&path);
+	hs_report_tree_release(&tree);
 	hs_vec_free(&kids);
 	hs_vec_free(&worklist);
 	hs_vec_free(&open);
@@ -557,78 +455,56 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
-	HS_VEC(struct report_fn) fns = {0};
-	struct hs_index ix = {0};
+	struct hs_report_fns fns = {0};
 	uint32_t vi = hs_output_value_index(p, o);
 	int top = o->top > 0 ? o->top : 20;
 	int64_t sum = hs_profile_total(p, vi);
+	const char *unit = p->types.n ? hs_profile_str(p, p->types.v[vi].unit) : "";
 	struct hs_u64map pids = {0}, tids = {0};
 
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
-		const struct hs_stack *st = &p->stacks.v[s->stack];
-		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
-		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
 
 		if (s->pid >= 0)
 			hs_u64map_put(&pids, (uint32_t)s->pid, 1);
 		if (s->tid >= 0)
 			hs_u64map_put(&tids, ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid, 1);
-		for (uint32_t li = 0; li < st->nlocs; li++) {
-			const struct hs_location *l = &p->locations.v[locs[li]];
-			uint32_t module = l->mapping ? p->mappings.v[l->mapping].file : 0;
-			uint32_t nl = l->nlines ? l->nlines : 1;
-
-			for (uint32_t j = 0; j < nl; j++) {
-				uint32_t name = l->nlines ? p->functions.v[p->lines.v[l->line0 + j].function].name
-							  : 0; /* printed as [unknown] */
-				struct report_key k = {fns.v, name, module};
-				uint64_t h = hs_hash_combine(hs_hash_u64(name), module);
-				uint32_t id = hs_index_find(&ix, h, report_eq, &k);
-
-				if (id == UINT32_MAX) {
-					struct report_fn f = {name, module, 0, 0, UINT64_MAX};
-					id = (uint32_t)fns.n;
-					hs_vec_push(&fns, f);
-					hs_index_insert(&ix, h, id);
-				}
-				if (li == 0 && j == 0)
-					fns.v[id].self = hs_add_sat(fns.v[id].self, v);
-				if (fns.v[id].seen != si) {
-					fns.v[id].seen = si;
-					fns.v[id].total = hs_add_sat(fns.v[id].total, v);
-				}
-			}
-		}
 	}
 
-	hs_outfile_printf(out, "# %lld %s", (long long)sum, hs_profile_str(p, p->types.n ? p->types.v[vi].type : 0));
-	if (p->types.n && strcmp(hs_profile_str(p, p->types.v[vi].unit), "count"))
-		hs_outfile_printf(out, " (%s)", hs_profile_str(p, p->types.v[vi].unit));
+	if (hs_unit_ns(unit)) {
+		char b[HS_VALUE_BUF];
+		hs_outfile_printf(out, "# %s %s (%lld %s)", hs_value_fmt(b, sum, unit),
+				  hs_profile_str(p, p->types.v[vi].type), (long long)sum, unit);
+	} else {
+		hs_outfile_printf(out, "# %lld %s", (long long)sum,
+				  hs_profile_str(p, p->types.n ? p->types.v[vi].type : 0));
+		if (p->types.n && strcmp(unit, "count"))
+			hs_outfile_printf(out, " (%s)", unit);
+	}
 	hs_outfile_printf(out, " in %zu distinct stacks", p->stacks.n - 1);
 	if (pids.n) /* folded input has no process information */
 		hs_outfile_printf(out, ", %zu threads, %zu processes", tids.n, pids.n);
 	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
+	hs_report_fns(p, vi, o->lines, &fns);
 	if (o->sort[0]) {
-		print_groups(p, o, out, vi, sum, top);
+		print_groups(p, o, out, vi, sum, top, unit);
 	} else {
 		hs_outfile_puts(out, "\nTop functions by self:\n");
-		print_table(p, out, fns.v, fns.n, top, sum, true);
+		print_table(p, out, &fns, top, sum, true, unit);
 		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-		print_table(p, out, fns.v, fns.n, top, sum, false);
+		print_table(p, out, &fns, top, sum, false, unit);
 	}
 	if (o->tree)
 		print_tree(p, o, out, vi, sum);
 	if (o->stats) {
-		print_endings(p, out, vi, sum);
-		print_landing(p, out, vi, sum);
+		print_endings(p, out, vi, sum, unit);
+		print_landing(p, out, vi, sum, unit);
 	}
 
 	hs_u64map_release(&pids);
 	hs_u64map_release(&tids);
-	hs_index_release(&ix);
 	hs_vec_free(&fns);
 	return out->err ? -out->err : 0;
 }

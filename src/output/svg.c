@@ -170,8 +170,8 @@ static void write_box(struct hs_outfile *out, struct hs_strbuf *sb, const struct
 	hs_strbuf_reset(sb);
 	hs_strbuf_addf(sb, "<g class=\"frame %s%s\"><title>", kind_class(kind), inlined ? " inline" : "");
 	hs_xml_add(sb, name, SIZE_MAX);
-	hs_strbuf_addf(sb, " (%lld ", (long long)b->value);
-	hs_xml_add(sb, d->unit, SIZE_MAX);
+	hs_strbuf_adds(sb, " (");
+	hs_value_xml_add(sb, b->value, d->unit);
 	if (d->diff && n)
 		hs_strbuf_addf(sb, ", was %.2f%%", d->base_total ? 100.0 * (double)n->base / (double)d->base_total : 0.0);
 	hs_strbuf_addf(sb, ", %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"",

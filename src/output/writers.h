@@ -20,12 +20,16 @@ int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, s
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 /* Differential views of b against a: flame graphs, and the two-column "stack count_a count_b"
  * lines FlameGraph's difffolded.pl writes (o->normalize: a's counts scaled to b's total). */
 int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
 		      struct hs_outfile *out);
 int hs_write_html_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
 		       struct hs_outfile *out);
+/* The text diff: functions by how their share of self and of total changed from a to b. */
+int hs_write_report_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
+			 struct hs_outfile *out);
 int hs_write_folded_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,
 			 struct hs_outfile *out);
 
@@ -106,6 +110,44 @@ struct hs_flame_boxes {
  * minval are merged into one box (minval 0: every node is a box). */
 void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_flame_boxes *ret, uint32_t *max_depth);
 
+/* ---- what reports count (report-data.c) ---- */
+
+struct hs_report_fn {
+	uint32_t name;   /* string id of the function, 0 for none ([unknown]) */
+	uint32_t module; /* string id of the mapping's file, 0 for none */
+	uint32_t file;   /* by line: string id of the source file, 0 when unknown */
+	int64_t line;    /* by line: the source line, 0 when unknown */
+	int64_t self, total;
+	uint64_t seen; /* the sample that last added to total, so that recursion counts once */
+};
+
+struct hs_report_fns {
+	struct hs_report_fn *v;
+	size_t n, cap;
+};
+
+/* Appends p's functions (by_line: function and source line) with their self value (samples
+ * whose innermost frame they are) and total (samples they are in, once each) of value vi. */
+void hs_report_fns(const struct hs_profile *p, uint32_t vi, bool by_line, struct hs_report_fns *ret);
+/* Sorts by self then total (self_first), or by total then self, largest first. */
+void hs_report_fns_sort(struct hs_report_fns *f, bool self_first);
+
+struct hs_report_node {
+	uint32_t name, module, parent; /* string ids; parent UINT32_MAX for the root */
+	int64_t total, self;
+};
+
+/* The call tree of functions: node 0 the root (every sample), callees under their callers, or
+ * (callers) callers under the functions they called with self on the innermost; the children
+ * of n, largest total first, are child_ids[child_start[n] .. child_start[n + 1]]. */
+struct hs_report_tree {
+	HS_VEC(struct hs_report_node) nodes;
+	uint32_t *child_start, *child_ids;
+};
+
+void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, struct hs_report_tree *ret);
+void hs_report_tree_release(struct hs_report_tree *t);
+
 /* ---- colours ---- */
 
 struct hs_rgb {
@@ -132,6 +174,16 @@ struct hs_rgb hs_flame_diff_color(double ratio);
 double hs_flame_delta(const struct hs_flame_tree *t, uint32_t node);
 /* The largest |hs_flame_delta()| over the tree's nodes. */
 double hs_flame_max_delta(const struct hs_flame_tree *t);
+
+/* How many nanoseconds one of unit is ("nanoseconds", "microseconds", "milliseconds",
+ * "seconds" and their symbols), or 0 for a unit that is no time (counts, bytes). */
+int64_t hs_unit_ns(const char *unit);
+/* v in unit as people read it, in buf: a time with three significant digits in ns, us, ms or s
+ * ("1.15 s", "89.4 ms") where unit is one of time, else the number ("1234"). Returns buf. */
+#define HS_VALUE_BUF 32
+const char *hs_value_fmt(char buf[HS_VALUE_BUF], int64_t v, const char *unit);
+/* Appends v as hs_value_fmt() writes it, followed by " unit" (XML text) when unit is no time. */
+void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit);
 
 /* What a value is called in titles: its unit, or its type when the unit is a bare count. */
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);

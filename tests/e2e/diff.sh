@@ -71,6 +71,6 @@ sys.exit(0 if ok else 1)
 EOF
 
 # a profile that is not drawn in two columns is refused, with a reason
-expect_status 2 "$HOTSTACK" diff "$dir/a.pb.gz" "$dir/b.pb.gz" -o "$dir/d.txt"
+expect_status 2 "$HOTSTACK" diff "$dir/a.pb.gz" "$dir/b.pb.gz" -o "$dir/d.pb.gz"
 expect_stderr "diff writes flame graphs"
 exit 0

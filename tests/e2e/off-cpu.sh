@@ -108,7 +108,7 @@ grep -qE ';main;(run_rounds;)?spinner;spin' "$dir/rec-wall.folded" || fail "reco
 
 # views other than folded take the value too
 "$HOTSTACK" report "$dir/rec.pb.gz" --value off-cpu >"$dir/report.txt"
-grep -q 'off-cpu (nanoseconds)' "$dir/report.txt" || fail "report --value off-cpu: $(head -n 3 "$dir/report.txt")"
+grep -Eq '^# [0-9.]+ (ns|us|ms|s) off-cpu \([0-9]+ nanoseconds\)' "$dir/report.txt" || fail "report --value off-cpu: $(head -n 3 "$dir/report.txt")"
 "$HOTSTACK" flame "$dir/rec.pb.gz" --wall -o "$dir/wall.svg"
 grep -q 'sleeper' "$dir/wall.svg" || fail "the --wall flame graph has no sleeper frame"
 

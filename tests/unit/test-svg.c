@@ -391,7 +391,7 @@ static void test_options(void **state)
 	hs_profile_add_sample(p, hs_profile_stack(p, locs, 1), hs_profile_intern_str(p, "app"), 1, 1, 0, v);
 	svg = write_svg(p, &o, "options.svg", path, sizeof(path));
 
-	assert_non_null(strstr(svg, "<title>main (3000000 nanoseconds, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>main (3.00 ms, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "width=\"600\""));
 	assert_true(frame_attr(svg, "all", "width") == 580.0);
 	/* Icicle: the root on top. */

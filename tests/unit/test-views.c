@@ -794,13 +794,14 @@ static void test_format_outputs(void **state)
 	assert_null(hs_format_for_output("a.out", NULL));
 	assert_null(hs_format_for_output("a.out", "bogus"));
 	hs_formats_list(&sb, false, false, "", ", ");
-	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, speedscope, txt");
+	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, speedscope, txt, json");
 	hs_strbuf_reset(&sb);
 	hs_formats_list(&sb, true, true, "OUT", "|");
-	assert_string_equal(hs_strbuf_str(&sb), "OUT.svg|OUT.html|OUT.folded");
+	assert_string_equal(hs_strbuf_str(&sb), "OUT.svg|OUT.html|OUT.folded|OUT.txt");
 	hs_strbuf_reset(&sb);
 	hs_formats_diff_help(&sb);
-	assert_string_equal(hs_strbuf_str(&sb), "flame graphs (.svg, .html) and two-column folded stacks (.folded)");
+	assert_string_equal(hs_strbuf_str(&sb), "flame graphs (.svg, .html), two-column folded stacks (.folded) and a "
+						"text report of the changes (.txt)");
 	hs_strbuf_release(&sb);
 	name = hs_output_name("dir.d/a.pb.gz", "hotstack", ".svg");
 	assert_string_equal(name, "dir.d/a.svg");

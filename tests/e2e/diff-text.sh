@@ -1,0 +1,73 @@
+#!/bin/sh
+# hotstack diff to text: two recordings of diffwork, the second with grows() doing twice the
+# work (diffwork 2). The text diff (-o FILE.txt, and -o - --format txt) lists grows first by
+# change of total share, grown by about 11 points (1/7 of the work to 2/8; 4 to 18 allowed on a
+# busy machine), every steady function shrunk; a diff against a recording of calltree marks
+# calltree's functions (gone) and diffwork's (new), and not libc's start code, in both.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+
+for m in 1 2; do
+	"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/$m.pb.gz" -- "$WORKLOADS/diffwork" "$m" ||
+		fail "record diffwork $m failed"
+done
+"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/ct.pb.gz" -- "$WORKLOADS/calltree" >/dev/null ||
+	fail "record calltree failed"
+"$HOTSTACK" diff "$dir/1.pb.gz" "$dir/2.pb.gz" -o "$dir/d.txt" || fail "diff -o d.txt failed"
+"$HOTSTACK" diff "$dir/1.pb.gz" "$dir/2.pb.gz" -o - --format txt >"$dir/stdout.txt" || fail "diff -o - failed"
+cmp -s "$dir/d.txt" "$dir/stdout.txt" || fail "-o d.txt and -o - --format txt differ"
+"$HOTSTACK" diff "$dir/ct.pb.gz" "$dir/1.pb.gz" -o "$dir/new.txt" || fail "diff against calltree failed"
+
+python3 - "$dir/d.txt" "$dir/new.txt" <<'PY' || fail "the text diff is wrong"
+import re, sys
+
+row = re.compile(r"^ *([0-9.]+)% +([0-9.]+)% +([-+][0-9.]+)%  +([0-9.]+)% +([0-9.]+)% +([-+][0-9.]+)%  (\S+)(.*)$")
+def tables(path):
+    out, cur = {}, None
+    for line in open(path):
+        if line.startswith("Functions by change of their share of "):
+            cur = out.setdefault(line.split()[-1].rstrip(":"), [])
+        elif cur is not None and (m := row.match(line.rstrip("\n"))):
+            cur.append(m.groups())
+    return out
+
+ok = True
+def bad(msg):
+    global ok
+    ok = False
+    print("diff-text:", msg, file=sys.stderr)
+
+t = tables(sys.argv[1])
+tot = t.get("total", [])
+if not tot:
+    bad("no rows by change of total")
+else:
+    first = tot[0]
+    print("first by total:", first)
+    if first[6] != "grows" or not 4 <= float(first[5]) <= 18:
+        bad(f"grows is not first, grown 4 to 18 points: {first}")
+    # shares and change agree
+    for r in tot:
+        if abs(float(r[4]) - float(r[3]) - float(r[5])) > 0.02:
+            bad(f"change is not B - A: {r}")
+    for r in tot:
+        if r[6].startswith("steady_") and float(r[5]) > 3:
+            bad(f"{r[6]} grew: {r}")
+n = tables(sys.argv[2])
+rows = n.get("total", []) + n.get("self", [])
+marks = {r[6]: r[7].strip() for r in rows}
+print("marks:", {k: v for k, v in marks.items() if k in ("leaf", "grows", "work_unit", "__libc_start_call_main")})
+for f in ("leaf",):
+    if not marks.get(f, "").endswith("(gone)"):
+        bad(f"calltree's {f} is not marked gone: {marks.get(f)}")
+for f in ("grows", "work_unit"):
+    if not marks.get(f, "").endswith("(new)"):
+        bad(f"diffwork's {f} is not marked new: {marks.get(f)}")
+# main is another program's in each; libc's start code is the same function in both
+if marks.get("__libc_start_call_main", "(new)").endswith(("(new)", "(gone)")):
+    bad("__libc_start_call_main, in both, is marked or missing")
+sys.exit(0 if ok else 1)
+PY
+exit 0

