@@ -3,6 +3,7 @@
  * the colours, by kind of code, by FlameGraph's palettes, or by change for differential
  * graphs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,9 +207,9 @@ static bool label_eq(const void *ctx, uint32_t id)
 	return !strcmp(k->labels[id], k->want);
 }
 
-/* Flame chart: per thread (threads in the order they were first sampled), samples in time
- * order; a frame continues the node of the sample before only while the whole path down to it
- * is the same. */
+/* Flame chart: per thread (threads in the order they were first sampled, each under its own
+ * root "comm-pid/tid"), samples in time order; a frame continues the node of the sample before
+ * only while the whole path down to it is the same. */
 static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct hs_profile *p,
 		      const struct hs_output_opts *o, uint32_t vi, bool base)
 {
@@ -289,8 +290,13 @@ void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, cons
 	if (!p->types.n)
 		return;
 	if (o->flamechart) {
+		/* each thread its own lane, named with its tid: threads of one name (a pool, an
+		 * interpreter's) would otherwise share a lane and stripe it sample by sample */
+		struct hs_output_opts lanes = *o;
+
+		lanes.root_tid = true;
 		t->time_order = true;
-		add_timed(t, &b, p, o, vi, base);
+		add_timed(t, &b, p, &lanes, vi, base);
 	} else {
 		add_merged(t, &b, p, o, vi, base);
 	}
@@ -555,17 +561,45 @@ const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi)
 	return *type ? type : "samples";
 }
 
+const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb)
+{
+	int ti = hs_profile_find_type(p, "samples");
+	int64_t n = ti >= 0 ? hs_profile_total(p, (uint32_t)ti) : (int64_t)p->samples.n;
+	char digits[24];
+	size_t len = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)HS_MAX(n, 0));
+
+	hs_strbuf_reset(sb);
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			hs_strbuf_addc(sb, ',');
+		hs_strbuf_addc(sb, digits[i]);
+	}
+	hs_strbuf_adds(sb, n == 1 ? " sample" : " samples");
+	return hs_strbuf_str(sb);
+}
+
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw)
 {
 	struct hs_flame_tree t;
+	struct hs_output_opts named = *o;
+	struct hs_strbuf cmd = {0}, count = {0};
 	uint32_t vi = hs_output_value_index(p, o);
 	int rc;
 
+	/* unless told otherwise, the graph says what ran and how many samples it drew on: a
+	 * file opened later, or beside others, tells which it is */
+	if (!o->title) {
+		named.title = hs_profile_command(p, &cmd);
+		if (!o->subtitle)
+			named.subtitle = hs_sample_count_text(p, &count);
+	}
 	hs_flame_tree_init(&t);
 	hs_flame_tree_add(&t, p, o, vi, false);
 	hs_flame_tree_finish(&t);
-	rc = draw(&t, o, hs_value_unit_name(p, vi), false, out);
+	rc = draw(&t, &named, hs_value_unit_name(p, vi), false, out);
 	hs_flame_tree_release(&t);
+	hs_strbuf_release(&cmd);
+	hs_strbuf_release(&count);
 	return rc;
 }
