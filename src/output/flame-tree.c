@@ -85,6 +85,7 @@ struct path_frame {
 };
 
 struct builder {
+	const struct hs_output_opts *lanes; /* flame charts: roots of threads with a tid */
 	HS_VEC(struct path_frame) path;
 	struct hs_strbuf arena, label;
 	struct hs_frame *frames;
@@ -102,17 +103,25 @@ static void path_push(struct builder *b, const char *name, bool composed, uint8_
 	hs_vec_push(&b->path, f);
 }
 
+/* The options sample s's root is named with. */
+static const struct hs_output_opts *root_opts(const struct builder *b, const struct hs_output_opts *o,
+					      const struct hs_sample *s)
+{
+	return b->lanes && s->tid >= 0 ? b->lanes : o;
+}
+
 /* The path of sample s: the thread, then frames root first (reversed: leaf first, then the
  * thread). */
 static void sample_path(struct builder *b, const struct hs_profile *p, const struct hs_output_opts *o,
 			const struct hs_sample *s)
 {
 	size_t nf = hs_stack_frames(p, s->stack, &b->frames, &b->fcap);
+	const struct hs_output_opts *ro = root_opts(b, o, s);
 
 	b->path.n = 0;
 	hs_strbuf_reset(&b->arena);
 	hs_strbuf_reset(&b->label);
-	hs_folded_root(p, o, s->comm, s->pid, s->tid, &b->label);
+	hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
 	if (!o->reverse)
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	for (size_t i = 0; i < nf; i++) {
@@ -125,7 +134,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	}
 	if (o->reverse) {
 		hs_strbuf_reset(&b->label);
-		hs_folded_root(p, o, s->comm, s->pid, s->tid, &b->label);
+		hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	}
 	/* the arena may have moved while it grew: names point into it only now */
@@ -233,7 +242,7 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, o, s->comm, s->pid, s->tid, &sb);
+		hs_folded_root(p, root_opts(b, o, s), s->comm, s->pid, s->tid, &sb);
 		k.labels = labels.v;
 		k.want = hs_strbuf_str(&sb);
 		h = hs_hash_bytes(k.want, sb.len, 0);
@@ -285,18 +294,20 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, const struct hs_output_opts *o,
 		       uint32_t vi, bool base)
 {
-	struct builder b = {{0}};
+	struct builder b = {0};
 
 	if (!p->types.n)
 		return;
 	if (o->flamechart) {
 		/* each thread its own lane, named with its tid: threads of one name (a pool, an
-		 * interpreter's) would otherwise share a lane and stripe it sample by sample */
+		 * interpreter's) would otherwise share a lane and stripe it sample by sample; threads
+		 * without one (a folded input) keep their name */
 		struct hs_output_opts lanes = *o;
 
 		lanes.root_tid = true;
+		b.lanes = &lanes;
 		t->time_order = true;
-		add_timed(t, &b, p, &lanes, vi, base);
+		add_timed(t, &b, p, o, vi, base);
 	} else {
 		add_merged(t, &b, p, o, vi, base);
 	}
