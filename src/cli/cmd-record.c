@@ -133,10 +133,8 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	struct hs_strbuf sb = {0};
 
 	hs_strbuf_adds(&sb, "hotstack");
-	for (int i = 0; i < argc; i++) {
-		hs_strbuf_addc(&sb, ' ');
-		hs_strbuf_adds(&sb, argv[i]);
-	}
+	for (int i = 0; i < argc; i++) /* the command after "--", where it was typed without */
+		hs_strbuf_addf(&sb, " %s%s", argv + i == o->argv && strcmp(argv[i - 1], "--") ? "-- " : "", argv[i]);
 	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
 	hs_strbuf_reset(&sb);
 	hs_event_describe(o->event, o->freq, o->period, &sb);

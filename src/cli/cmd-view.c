@@ -18,7 +18,7 @@ static const char *const view_usage[] = {
 		       "Interactive flame graph of FILE (default hotstack.pb.gz): SVG, or HTML (a canvas, for\n"
 		       "profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
 	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
-			 "Reads any profile hotstack reads (perf.data, pprof, folded stacks) and writes each OUT\n"
+			 "Reads any profile hotstack reads (perf.data, pprof, folded, speedscope) and writes each OUT\n"
 			 "in the format its extension names.\n",
 	[VIEW_SCRIPT] = "usage: hotstack script [FILE] [-o OUT]\n"
 			"Every sample of FILE (default perf.data) as perf script prints it: a header line, then\n"

@@ -3,6 +3,7 @@
  * the colours, by kind of code, by FlameGraph's palettes, or by change for differential
  * graphs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,7 @@ struct path_frame {
 };
 
 struct builder {
+	const struct hs_output_opts *lanes; /* flame charts: roots of threads with a tid */
 	HS_VEC(struct path_frame) path;
 	struct hs_strbuf arena, label;
 	struct hs_frame *frames;
@@ -101,17 +103,25 @@ static void path_push(struct builder *b, const char *name, bool composed, uint8_
 	hs_vec_push(&b->path, f);
 }
 
+/* The options sample s's root is named with. */
+static const struct hs_output_opts *root_opts(const struct builder *b, const struct hs_output_opts *o,
+					      const struct hs_sample *s)
+{
+	return b->lanes && s->tid >= 0 ? b->lanes : o;
+}
+
 /* The path of sample s: the thread, then frames root first (reversed: leaf first, then the
  * thread). */
 static void sample_path(struct builder *b, const struct hs_profile *p, const struct hs_output_opts *o,
 			const struct hs_sample *s)
 {
 	size_t nf = hs_stack_frames(p, s->stack, &b->frames, &b->fcap);
+	const struct hs_output_opts *ro = root_opts(b, o, s);
 
 	b->path.n = 0;
 	hs_strbuf_reset(&b->arena);
 	hs_strbuf_reset(&b->label);
-	hs_folded_root(p, o, s->comm, s->pid, s->tid, &b->label);
+	hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
 	if (!o->reverse)
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	for (size_t i = 0; i < nf; i++) {
@@ -124,7 +134,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	}
 	if (o->reverse) {
 		hs_strbuf_reset(&b->label);
-		hs_folded_root(p, o, s->comm, s->pid, s->tid, &b->label);
+		hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	}
 	/* the arena may have moved while it grew: names point into it only now */
@@ -206,9 +216,9 @@ static bool label_eq(const void *ctx, uint32_t id)
 	return !strcmp(k->labels[id], k->want);
 }
 
-/* Flame chart: per thread (threads in the order they were first sampled), samples in time
- * order; a frame continues the node of the sample before only while the whole path down to it
- * is the same. */
+/* Flame chart: per thread (threads in the order they were first sampled, each under its own
+ * root "comm-pid/tid"), samples in time order; a frame continues the node of the sample before
+ * only while the whole path down to it is the same. */
 static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct hs_profile *p,
 		      const struct hs_output_opts *o, uint32_t vi, bool base)
 {
@@ -232,7 +242,7 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, o, s->comm, s->pid, s->tid, &sb);
+		hs_folded_root(p, root_opts(b, o, s), s->comm, s->pid, s->tid, &sb);
 		k.labels = labels.v;
 		k.want = hs_strbuf_str(&sb);
 		h = hs_hash_bytes(k.want, sb.len, 0);
@@ -284,11 +294,18 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, const struct hs_output_opts *o,
 		       uint32_t vi, bool base)
 {
-	struct builder b = {{0}};
+	struct builder b = {0};
 
 	if (!p->types.n)
 		return;
 	if (o->flamechart) {
+		/* each thread its own lane, named with its tid: threads of one name (a pool, an
+		 * interpreter's) would otherwise share a lane and stripe it sample by sample; threads
+		 * without one (a folded input) keep their name */
+		struct hs_output_opts lanes = *o;
+
+		lanes.root_tid = true;
+		b.lanes = &lanes;
 		t->time_order = true;
 		add_timed(t, &b, p, o, vi, base);
 	} else {
@@ -555,17 +572,45 @@ const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi)
 	return *type ? type : "samples";
 }
 
+const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb)
+{
+	int ti = hs_profile_find_type(p, "samples");
+	int64_t n = ti >= 0 ? hs_profile_total(p, (uint32_t)ti) : (int64_t)p->samples.n;
+	char digits[24];
+	size_t len = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)HS_MAX(n, 0));
+
+	hs_strbuf_reset(sb);
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			hs_strbuf_addc(sb, ',');
+		hs_strbuf_addc(sb, digits[i]);
+	}
+	hs_strbuf_adds(sb, n == 1 ? " sample" : " samples");
+	return hs_strbuf_str(sb);
+}
+
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw)
 {
 	struct hs_flame_tree t;
+	struct hs_output_opts named = *o;
+	struct hs_strbuf cmd = {0}, count = {0};
 	uint32_t vi = hs_output_value_index(p, o);
 	int rc;
 
+	/* unless told otherwise, the graph says what ran and how many samples it drew on: a
+	 * file opened later, or beside others, tells which it is */
+	if (!o->title) {
+		named.title = hs_profile_command(p, &cmd);
+		if (!o->subtitle)
+			named.subtitle = hs_sample_count_text(p, &count);
+	}
 	hs_flame_tree_init(&t);
 	hs_flame_tree_add(&t, p, o, vi, false);
 	hs_flame_tree_finish(&t);
-	rc = draw(&t, o, hs_value_unit_name(p, vi), false, out);
+	rc = draw(&t, &named, hs_value_unit_name(p, vi), false, out);
 	hs_flame_tree_release(&t);
+	hs_strbuf_release(&cmd);
+	hs_strbuf_release(&count);
 	return rc;
 }

@@ -46,7 +46,8 @@ static bool name_eq(const void *ctx, uint32_t id)
 static const char html_css[] =
 	"body { margin: 0; padding: 8px 10px; font: 12px Verdana, 'DejaVu Sans', sans-serif; "
 	"background: linear-gradient(#f4f4f8, #e6e6d8) fixed; }\n"
-	"#bar { display: flex; align-items: center; gap: 10px; min-height: 28px; }\n"
+	"#bar { display: flex; align-items: center; gap: 10px; min-height: 28px; position: sticky; top: 0; "
+	"z-index: 1; background: #f4f4f8; }\n"
 	"#title { flex: 1; font-size: 17px; font-weight: normal; text-align: center; margin: 0; }\n"
 	"#subtitle { text-align: center; color: #555; }\n"
 	"#legend { text-align: center; margin: 4px 0; }\n"

@@ -295,6 +295,10 @@
 	ctx.font = FONT;
 	charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJ').width / 37 || 7;
 	draw();
+	// A graph taller than the window opens on its base and widest frames (the bar with the
+	// title and the controls stays at the top of the window), not on the top of a tall tower.
+	if (!inverted && document.documentElement.scrollHeight > window.innerHeight)
+		window.scrollTo(0, document.documentElement.scrollHeight);
 
 	// For scripts driving the page; the controls above are the interface for people.
 	window.hotstackFlame = {

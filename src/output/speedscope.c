@@ -1,5 +1,6 @@
-/* speedscope's JSON format (https://www.speedscope.app/file-format-schema.json): one "sampled"
- * profile per thread, its samples in time order where the profile kept timestamps (in the
+/* speedscope's JSON format (https://www.speedscope.app/file-format-schema.json): named after
+ * the recorded command, weighed in time where the samples have it; one "sampled" profile per
+ * thread, its samples in time order where the profile kept timestamps (in the
  * profile's order otherwise), each a list of indices into one shared frame table, root first,
  * with its value as the weight. */
 #include <stdlib.h>
@@ -63,7 +64,9 @@ static const char *unit_of(const struct hs_profile *p, uint32_t vi)
 
 int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
-	uint32_t vi = hs_output_value_index(p, o);
+	/* weighed in time where samples have it: what speedscope's time axis is for (the default
+	 * of counting samples would show "none") */
+	uint32_t vi = o->value_index > 0 ? hs_output_value_index(p, o) : hs_profile_time_value(p, 0);
 	bool timed = hs_profile_has_time(p);
 	HS_VEC(struct order) order = {0};
 	HS_VEC(struct thread) threads = {0};
@@ -74,6 +77,7 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	struct hs_index frame_ix = {0};
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0, heaviest = 0;
+	const char *title;
 
 	/* samples in time order, grouped by thread */
 	for (size_t i = 0; i < p->samples.n; i++)
@@ -181,7 +185,9 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	}
 	hs_strbuf_reset(&sb);
 	hs_strbuf_adds(&sb, "]},\n\"name\":");
-	hs_json_add(&sb, o->title ? o->title : "hotstack profile");
+	hs_strbuf_reset(&label);
+	title = o->title ? o->title : hs_profile_command(p, &label);
+	hs_json_add(&sb, title ? title : "hotstack profile");
 	hs_strbuf_addf(&sb, ",\"activeProfileIndex\":%zu,\"exporter\":\"hotstack %s\"}\n", heaviest, HOTSTACK_VERSION);
 	hs_outfile_write(out, sb.buf, sb.len);
 

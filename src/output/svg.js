@@ -222,6 +222,11 @@
 
 	if (n)
 		draw(0);
+	// A graph taller than the window (one deep stack, such as Python's imports at start-up)
+	// opens on its base and widest frames, with the details line under them, as a flame graph
+	// is read from the bottom up, not on the empty top of its narrowest tower.
+	if (!inverted && document.documentElement.getBoundingClientRect().height > window.innerHeight)
+		window.scrollTo(0, document.documentElement.getBoundingClientRect().height);
 	// For scripts driving the page; the controls above are the interface for people.
 	window.hotstackFlame = { zoom: (i) => draw(i), search, resetSearch, zoomed: () => zoomed };
 })();

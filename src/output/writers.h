@@ -72,7 +72,7 @@ struct hs_flame_node {
 
 /* Node 0 is "all"; below it each thread's root (as folded output names it) and the frames,
  * root first (o->reverse: leaf first, the thread last). With o->flamechart, samples are taken
- * in time order per thread and a frame merges only with the same frame of the sample just
+ * in time order per thread, each thread a lane under its root "comm-pid/tid", and a frame merges only with the same frame of the sample just
  * before it, so children stay in time order. */
 struct hs_flame_tree {
 	HS_VEC(struct hs_flame_node) nodes;
@@ -188,10 +188,16 @@ void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit);
 /* What a value is called in titles: its unit, or its type when the unit is a bare count. */
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
 
+/* "1,234 samples": the profile's samples (its "samples" values, else its sample entries), in
+ * sb, and returned. */
+const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb);
+
 /* SVG and HTML documents from a finished tree; diff colours by change (hs_flame_delta). */
 /* Draws profile p's flame graph with draw (hs_svg_from_tree, hs_html_from_tree). */
 typedef int hs_tree_drawer(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
 			   struct hs_outfile *out);
+/* Unless o has a title, the graph is titled with the recorded command (hs_profile_command())
+ * and subtitled with the sample count (hs_sample_count_text()). */
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw);
 int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,

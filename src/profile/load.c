@@ -1,6 +1,7 @@
 /* Input sniffing and loading. The first 64 KiB say what an input is (after gunzip, for gzip
- * data): what is no profile is refused there; folded text is then parsed as it is read; pprof
- * and perf.data, which their readers need whole, are mapped (a regular file) or read whole. */
+ * data): what is no profile is refused there; folded text is then parsed as it is read; pprof,
+ * speedscope JSON and perf.data, which their readers need whole, are mapped (a regular file)
+ * or read whole. */
 #include "load.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "format/perf-data.h"
 #include "profile/folded-read.h"
 #include "profile/pprof-read.h"
+#include "profile/speedscope-read.h"
 
 #define HEAD_SIZE ((size_t)64 << 10)
 
@@ -30,6 +32,8 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
 		return HS_INPUT_PPROF;
 	if (hs_perf_data_sniff(buf, len))
 		return HS_INPUT_PERF_DATA;
+	if (hs_speedscope_sniff(buf, len))
+		return HS_INPUT_SPEEDSCOPE;
 	if (hs_folded_sniff_prefix(buf, len, more))
 		return HS_INPUT_FOLDED;
 	if (hs_pprof_probe(buf, len))
@@ -292,13 +296,18 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 					strcat(err->detail, " (offset in the decompressed data)");
 			}
 			break;
+		case HS_INPUT_SPEEDSCOPE:
+			if (!(rc = read_all(&in, HS_PPROF_MAX_SIZE, &buf, &len)))
+				rc = hs_speedscope_read(buf, len, in.raw, ret, err);
+			break;
 		case HS_INPUT_PERF_DATA:
 			hs_error_at(err, 0, "a gzipped perf.data: decompress it first (gunzip)");
 			rc = -EPROTONOSUPPORT;
 			break;
 		default:
-			hs_error_at(err, 0, "gzip data holding no profile this version reads (perf.data, pprof, "
-						   "folded stacks)");
+			hs_error_at(err, 0,
+				    "gzip data holding no profile this version reads (perf.data, pprof, "
+				    "folded stacks, speedscope)");
 			rc = -EPROTONOSUPPORT;
 			break;
 		}
@@ -310,8 +319,10 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		rc = load_folded(&in, ret, info, err);
 		break;
 	case HS_INPUT_PPROF:
-	case HS_INPUT_PERF_DATA: {
+	case HS_INPUT_PERF_DATA:
+	case HS_INPUT_SPEEDSCOPE: {
 		bool perf = hs_perf_data_sniff(in.pre, in.npre);
+		bool json = !perf && hs_speedscope_sniff(in.pre, in.npre);
 
 		if (regular) {
 			/* map regular files: perf.data can be gigabytes */
@@ -328,13 +339,15 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 							    opts && opts->no_demangle, opts && opts->no_inline,
 							    opts ? opts->symfs : NULL};
 			rc = hs_perf_data_load(buf, len, &po, ret, info ? &info->perf : NULL, err);
+		} else if (json) {
+			rc = hs_speedscope_read(buf, len, len, ret, err);
 		} else {
 			rc = hs_pprof_read(buf, len, ret, err);
 		}
 		break;
 	}
 	default:
-		hs_error_at(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks)");
+		hs_error_at(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks, speedscope)");
 		rc = -EPROTONOSUPPORT;
 		break;
 	}

@@ -14,6 +14,7 @@ enum hs_input_kind {
 	HS_INPUT_PPROF,
 	HS_INPUT_FOLDED,
 	HS_INPUT_PERF_DATA,
+	HS_INPUT_SPEEDSCOPE,
 };
 
 /* What buf holds, judged from its first bytes (more: the input goes on past them). gzip data is

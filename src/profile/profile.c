@@ -469,3 +469,35 @@ enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 		return HS_KIND_PSEUDO;
 	return HS_KIND_USER;
 }
+
+const char *hs_profile_command(const struct hs_profile *p, struct hs_strbuf *sb)
+{
+	for (size_t i = 0; i < p->comments.n; i++) {
+		const char *c = hs_profile_str(p, p->comments.v[i]);
+		const char *dash = strstr(c, " -- ");
+
+		/* what hotstack record (add_comments) and perf record (its cmdline) write */
+		if (!dash || (strncmp(c, "hotstack ", 9) && !strstr(c, "perf record ")) || !dash[4])
+			continue;
+		hs_strbuf_reset(sb);
+		hs_strbuf_adds(sb, dash + 4);
+		return hs_strbuf_str(sb);
+	}
+	return NULL;
+}
+
+static bool time_unit(const char *u)
+{
+	return !strcmp(u, "nanoseconds") || !strcmp(u, "microseconds") || !strcmp(u, "milliseconds") ||
+	       !strcmp(u, "seconds");
+}
+
+uint32_t hs_profile_time_value(const struct hs_profile *p, uint32_t vi)
+{
+	if (vi >= p->types.n || time_unit(hs_profile_str(p, p->types.v[vi].unit)))
+		return vi;
+	for (uint32_t i = 0; i < p->types.n; i++)
+		if (time_unit(hs_profile_str(p, p->types.v[i].unit)))
+			return i;
+	return vi;
+}

@@ -193,4 +193,12 @@ uint32_t hs_profile_main_mapping(const struct hs_profile *p);
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
 enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);
 
+/* The command a recording ran, as its comments tell it: what follows " -- " in hotstack
+ * record's command line (record's first comment) or perf record's (a perf.data's cmdline),
+ * in sb, and returned; NULL when no comment says. */
+const char *hs_profile_command(const struct hs_profile *p, struct hs_strbuf *sb);
+/* The value index a view measured in time uses: vi when its unit is a time (nanoseconds,
+ * microseconds, milliseconds, seconds), else the first such type, else vi. */
+uint32_t hs_profile_time_value(const struct hs_profile *p, uint32_t vi);
+
 #endif

@@ -53,9 +53,11 @@ const step = (what) => console.log('ok - ' + what);
 async function sandwich(page) {
 	const text = await page.evaluate(() => document.body.innerText);
 	const rows = {};
-	const re = /(\d+) \([^)]*\)\s+(\d+) \([^)]*\)\s+(\S+)/g;
+	// counts, or times as speedscope formats them ("1.20ms"), in nanoseconds
+	const re = /([\d.]+)(ns|µs|ms|s|min|h)? \([^)]*\)\s+([\d.]+)(ns|µs|ms|s|min|h)? \([^)]*\)\s+(\S+)/g;
+	const scale = { ns: 1, µs: 1e3, ms: 1e6, s: 1e9, min: 60e9, h: 3600e9 };
 	for (let m; (m = re.exec(text));)
-		rows[m[3]] = [Number(m[1]), Number(m[2])];
+		rows[m[5]] = [Number(m[1]) * (m[2] ? scale[m[2]] : 1), Number(m[3]) * (m[4] ? scale[m[4]] : 1)];
 	return rows;
 }
 
@@ -64,9 +66,11 @@ async function profileList(page, current) {
 	await page.getByText(current, { exact: false }).first().click();
 	const text = await page.evaluate(() => document.body.innerText);
 	const rows = [];
-	const re = /^(\d+)\t(.+)\t(\d+)$/gm;
+	// a count, or a time as speedscope formats one ("154.31ms"), in nanoseconds
+	const re = /^(\d+)\t(.+)\t([\d.]+)(ns|µs|ms|s|min|h)?$/gm;
+	const scale = { ns: 1, µs: 1e3, ms: 1e6, s: 1e9, min: 60e9, h: 3600e9 };
 	for (let m; (m = re.exec(text));)
-		rows.push([m[2], Number(m[3])]);
+		rows.push([m[2], Number(m[3]) * (m[4] ? scale[m[4]] : 1)]);
 	return rows;
 }
 
@@ -123,7 +127,13 @@ try {
 		const n = want.profiles.length;
 		await page2.getByText(`${first} (${want.activeProfileIndex + 1}/${n})`).waitFor();
 		const list = await profileList(page2, first);
-		assert.deepEqual(list, want.profiles.map((p) => [p.name, p.weights.reduce((a, b) => a + b, 0)]));
+		// weighed in nanoseconds (hotstack writes CPU time), shown rounded to 3 or 4 digits
+		assert.equal(want.profiles[0].unit, 'nanoseconds');
+		assert.deepEqual(list.map(([name]) => name), want.profiles.map((p) => p.name));
+		want.profiles.forEach((p, i) => {
+			const total = p.weights.reduce((a, b) => a + b, 0);
+			assert.ok(Math.abs(list[i][1] - total) <= total * 0.01, `${p.name}: ${list[i][1]} shown, ${total} written`);
+		});
 		const spinners = list.filter(([name]) => /^spin-\d \(\d+\/\d+\)$/.test(name));
 		assert.ok(spinners.length >= 2, 'a profile per spinning thread: ' + JSON.stringify(list));
 		await page2.getByText(spinners[0][0], { exact: true }).click();

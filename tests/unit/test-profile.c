@@ -406,7 +406,8 @@ static void test_load_refuses_early(void **state)
 	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
 	fclose(f);
 	assert_int_equal(hs_profile_load(zeros, &p, &err), -EPROTONOSUPPORT);
-	assert_string_equal(err.detail, "not a profile this version reads (perf.data, pprof, folded stacks)");
+	assert_string_equal(err.detail,
+			    "not a profile this version reads (perf.data, pprof, folded stacks, speedscope)");
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err.detail, "gzip data holding no profile"));

@@ -366,11 +366,12 @@ static void test_speedscope(void **state)
 	add(p, "app", 100, 100, 2000, "main;a", 1);
 	out = hs_test_write_format(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
-	/* threads in the order of their first sample; names escaped */
-	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"none\",\"startValue\":0,"
-			"\"endValue\":7,\"samples\":[[0,1]],\"weights\":[7]}");
-	b = strstr(out, "{\"type\":\"sampled\",\"name\":\"app (100/100)\",\"unit\":\"none\",\"startValue\":0,"
-			"\"endValue\":4,\"samples\":[[2,3],[2,3],[2,4]],\"weights\":[1,1,2]}");
+	/* threads in the order of their first sample; names escaped; weighed in time (the cpu
+	 * value, in nanoseconds) where the samples have it, though samples come first */
+	a = strstr(out, "{\"type\":\"sampled\",\"name\":\"worker \\\"w\\\" (100/101)\",\"unit\":\"nanoseconds\","
+			"\"startValue\":0,\"endValue\":7000,\"samples\":[[0,1]],\"weights\":[7000]}");
+	b = strstr(out, "{\"type\":\"sampled\",\"name\":\"app (100/100)\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+			"\"endValue\":4000,\"samples\":[[2,3],[2,3],[2,4]],\"weights\":[1000,1000,2000]}");
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_true(a < b);
@@ -378,15 +379,18 @@ static void test_speedscope(void **state)
 			"{\"name\":\"work\",\"file\":\"/usr/bin/app\"},\n{\"name\":\"main\",\"file\":\"/usr/bin/app\"},\n"
 			"{\"name\":\"a\",\"file\":\"/usr/bin/app\"},\n{\"name\":\"b\",\"file\":\"/usr/bin/app\"}]}");
 	assert_non_null(c);
-	/* the heaviest thread is the one shown first */
+	/* the heaviest thread is the one shown first; no command known: a name of its own */
 	assert_non_null(strstr(out, "\"activeProfileIndex\":0,"));
+	assert_non_null(strstr(out, "\"name\":\"hotstack profile\""));
 	free(out);
 
-	/* --value cpu: weights in nanoseconds */
+	/* --value cpu: the same; the profile named after the command record ran */
 	o.value_index = 1;
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, "hotstack record -F 99 -o x.speedscope.json -- python3 app.py"));
 	out = hs_test_write_format(p, "speedscope", &o);
 	assert_non_null(strstr(out, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":4000,"));
 	assert_non_null(strstr(out, "\"weights\":[1000,1000,2000]"));
+	assert_non_null(strstr(out, "\"name\":\"python3 app.py\""));
 	free(out);
 	hs_profile_free(p);
 }
@@ -433,8 +437,25 @@ static void test_reverse_and_flamechart(void **state)
 	for (size_t i = 0; i < boxes.n; i++)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "%u:%s:%lld@%lld ", boxes.v[i].depth,
 				       t.nodes.v[boxes.v[i].node].name, (long long)boxes.v[i].value, (long long)boxes.v[i].off);
-	assert_string_equal(line, "0:all:4@0 1:app:4@0 2:main:4@0 3:a:2@0 4:leaf:2@0 3:b:1@2 4:leaf:1@2 3:a:1@3 "
+	assert_string_equal(line, "0:all:4@0 1:app-1/1:4@0 2:main:4@0 3:a:2@0 4:leaf:2@0 3:b:1@2 4:leaf:1@2 3:a:1@3 "
 				  "4:leaf:1@3 ");
+	hs_flame_tree_release(&t);
+
+	/* two threads of one name, their samples alternating: a lane each, not stripes */
+	add(p, "app", 1, 2, 2, "main;w;leaf", 1);
+	add(p, "app", 1, 2, 4, "main;w;leaf", 1);
+	boxes.n = 0;
+	at = 0;
+	hs_flame_tree_init(&t);
+	hs_flame_tree_add(&t, p, &o, 0, false);
+	hs_flame_tree_finish(&t);
+	hs_flame_layout(&t, 0, &boxes, &max_depth);
+	for (size_t i = 0; i < boxes.n; i++)
+		if (boxes.v[i].depth <= 1)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s:%lld@%lld ",
+					       t.nodes.v[boxes.v[i].node].name, (long long)boxes.v[i].value,
+					       (long long)boxes.v[i].off);
+	assert_string_equal(line, "all:6@0 app-1/1:4@0 app-1/2:2@4 ");
 	hs_flame_tree_release(&t);
 	free(boxes.v);
 	hs_profile_free(p);
