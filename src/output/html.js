@@ -41,6 +41,19 @@
 				end[parent[i]] = end[i];
 	}
 	const total = n ? value[0] : 0;
+	// A value as the text report prints it: times (nanoseconds) in ns, us, ms or s, counts as they are.
+	const amount = (v, unit) => {
+		if (unit !== 'nanoseconds')
+			return v + ' ' + unit;
+		if (Math.abs(v) < 1000)
+			return v + ' ns';
+		const names = ['ns', 'us', 'ms', 's'];
+		let x = v, u = 0;
+		for (; u + 1 < names.length && Math.abs(x) >= 999.5; u++)
+			x /= 1000;
+		const m = Math.abs(x);
+		return x.toFixed(m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2) + ' ' + names[u];
+	};
 	const percent = (v, t) => ((t > 0 ? (100 * v) / t : 0).toFixed(2)) + '%';
 	const kindNames = ['', 'kernel', 'JIT', ''];
 	function kindOf(i) {
@@ -50,7 +63,7 @@
 	function describe(i) {
 		const kind = kindOf(i) ? ' [' + kindOf(i) + ']' : '';
 		const was = diff ? ', was ' + percent(data.base[i], data.baseTotal) : '';
-		return 'Function: ' + names[nameOf[i]] + kind + ' (' + value[i] + ' ' + data.unit + was + ', ' +
+		return 'Function: ' + names[nameOf[i]] + kind + ' (' + amount(value[i], data.unit) + was + ', ' +
 			percent(value[i], total) + ')';
 	}
 	const fillOf = (i) => (diff ? data.dcolors[data.color[i]] : data.colors[nameOf[i]]);

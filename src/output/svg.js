@@ -55,6 +55,19 @@
 		if (parent[i] >= 0 && end[i] > end[parent[i]])
 			end[parent[i]] = end[i];
 	const total = n ? value[0] : 0;
+	// A value as the text report prints it: times (nanoseconds) in ns, us, ms or s, counts as they are.
+	const amount = (v, unit) => {
+		if (unit !== 'nanoseconds')
+			return v + ' ' + unit;
+		if (Math.abs(v) < 1000)
+			return v + ' ns';
+		const names = ['ns', 'us', 'ms', 's'];
+		let x = v, u = 0;
+		for (; u + 1 < names.length && Math.abs(x) >= 999.5; u++)
+			x /= 1000;
+		const m = Math.abs(x);
+		return x.toFixed(m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2) + ' ' + names[u];
+	};
 	const percent = (v) => (total > 0 ? (100 * v) / total : 0).toFixed(2) + '%';
 
 	// Labels: first by an average glyph width, then measured all at once (one layout rather than
@@ -144,7 +157,7 @@
 
 	function describe(i) {
 		const kind = kinds[i] ? ' [' + kinds[i] + ']' : '';
-		return 'Function: ' + names[i] + kind + ' (' + value[i] + ' ' + unit + ', ' + percent(value[i]) + ')';
+		return 'Function: ' + names[i] + kind + ' (' + amount(value[i], unit) + ', ' + percent(value[i]) + ')';
 	}
 
 	let searchTerm = '';
