@@ -483,7 +483,8 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	}
 	hs_outfile_printf(out, " in %zu distinct stacks", p->stacks.n - 1);
 	if (pids.n) /* folded input has no process information */
-		hs_outfile_printf(out, ", %zu threads, %zu processes", tids.n, pids.n);
+		hs_outfile_printf(out, ", %zu thread%s, %zu process%s", tids.n, tids.n == 1 ? "" : "s", pids.n,
+				  pids.n == 1 ? "" : "es");
 	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < p->comments.n; i++)
 		hs_outfile_printf(out, "# %s\n", hs_profile_str(p, p->comments.v[i]));
