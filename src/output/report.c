@@ -50,21 +50,28 @@ static int by_total(const void *a, const void *b)
 	return x->self > y->self ? -1 : x->self < y->self;
 }
 
-static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n,
-			int top, int64_t sum, bool self_first)
+/* The functions by self (self_first) or by total; totals: with the total columns. */
+static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct report_fn *fns, size_t n, int top,
+			int64_t sum, bool self_first, bool totals)
 {
 	if (n)
 		qsort(fns, n, sizeof(*fns), self_first ? by_self : by_total);
-	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
+	if (totals)
+		hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
+	else
+		hs_outfile_printf(out, "%8s %12s  %s\n", "self%", "self", "function");
 	for (size_t i = 0; i < n && (int)i < top; i++) {
 		const struct report_fn *f = &fns[i];
 		const char *mod = hs_profile_str(p, f->module);
 
 		if ((self_first ? f->self : f->total) <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12lld %7.2f%% %12lld  %s", sum ? 100.0 * (double)f->self / (double)sum : 0.0,
-				  (long long)f->self, sum ? 100.0 * (double)f->total / (double)sum : 0.0,
-				  (long long)f->total, f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		hs_outfile_printf(out, "%7.2f%% %12lld ", sum ? 100.0 * (double)f->self / (double)sum : 0.0,
+				  (long long)f->self);
+		if (totals)
+			hs_outfile_printf(out, "%7.2f%% %12lld ", sum ? 100.0 * (double)f->total / (double)sum : 0.0,
+					  (long long)f->total);
+		hs_outfile_printf(out, " %s", f->name ? hs_profile_str(p, f->name) : "[unknown]");
 		if (*mod)
 			hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 		hs_outfile_puts(out, "\n");
@@ -257,6 +264,15 @@ static int group_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : 1;
 }
 
+/* --children: rows by total first */
+static int group_cmp_total(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return group_cmp(a, b);
+}
+
 static const char *sort_key_title(uint8_t k)
 {
 	switch (k) {
@@ -361,7 +377,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		}
 	}
 	if (rows.n)
-		qsort(rows.v, rows.n, sizeof(*rows.v), group_cmp);
+		qsort(rows.v, rows.n, sizeof(*rows.v), o->children == HS_CHILDREN_ON ? group_cmp_total : group_cmp);
 	for (size_t k = 0; k < nkeys; k++)
 		width[k] = strlen(sort_key_title(o->sort[k]));
 	for (size_t i = 0; i < rows.n && (int)i < top; i++)
@@ -458,7 +474,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	struct hs_index ix = {0};
 	uint32_t *child_start, *child_ids, *fill;
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
-	bool callers = o->tree == HS_TREE_CALLER;
+	bool callers = o->tree == HS_TREE_CALLEE; /* from the leaves up: callers under callees */
 
 	hs_vec_push(&nodes, ((struct tnode){0, 0, UINT32_MAX, sum, 0})); /* the root, not printed */
 	for (size_t si = 0; si < p->samples.n; si++) {
@@ -614,10 +630,14 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	if (o->sort[0]) {
 		print_groups(p, o, out, vi, sum, top);
 	} else {
-		hs_outfile_puts(out, "\nTop functions by self:\n");
-		print_table(p, out, fns.v, fns.n, top, sum, true);
-		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-		print_table(p, out, fns.v, fns.n, top, sum, false);
+		if (o->children != HS_CHILDREN_ON) {
+			hs_outfile_puts(out, "\nTop functions by self:\n");
+			print_table(p, out, fns.v, fns.n, top, sum, true, o->children != HS_CHILDREN_OFF);
+		}
+		if (o->children != HS_CHILDREN_OFF) {
+			hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
+			print_table(p, out, fns.v, fns.n, top, sum, false, true);
+		}
 	}
 	if (o->tree)
 		print_tree(p, o, out, vi, sum);
