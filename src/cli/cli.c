@@ -257,7 +257,8 @@ int cli_option_error(const char *cmd, int c, char **argv, const struct option *l
 	const char *arg = argv[optind - 1];
 	int len = (int)strcspn(arg, "="), n = 0;
 
-	if (strncmp(arg, "--", 2)) /* a short option: optopt says which */
+	/* a short option (optind may still be at its cluster, after a long one): optopt says which */
+	if (strncmp(arg, "--", 2) || (c == '?' && optopt && !strchr(arg, '=')))
 		cli_error(c == ':' ? "%s: option '-%c' needs a value"
 				   : "%s: unknown option '-%c' (see 'hotstack %s --help')",
 			  cmd, optopt, cmd);

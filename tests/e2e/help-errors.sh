@@ -49,6 +49,10 @@ expect_stderr "^hotstack: report: option '--top' needs a value$"
 expect_status 2 "$HOTSTACK" report "$small" --stats=yes
 expect_stderr "^hotstack: report: option '--stats' takes no value$"
 one_line
+# an unknown letter in a cluster after a long option is named as itself
+expect_status 2 "$HOTSTACK" report "$small" --stats -Zq
+expect_stderr "^hotstack: report: unknown option '-Z'"
+one_line
 expect_status 2 "$HOTSTACK" report "$small" --no
 expect_stderr "^hotstack: report: ambiguous option '--no'"
 one_line
