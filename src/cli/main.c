@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: hotstack <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nRun 'hotstack <command> --help' for a command's options.\n");
+	fprintf(f, "\nRun 'hotstack help <command>' (or 'hotstack <command> --help') for a command's options.\n");
 }
 
 int main(int argc, char **argv)
