@@ -194,64 +194,13 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a
 	return failed ? -1 : 0;
 }
 
-/* Help lines are at most HELP_COLS wide; a longer one is broken at a space and goes on at the
- * descriptions' indent. */
-#define HELP_COLS 100
-#define HELP_INDENT 26
-
-static void help_line(FILE *fp, const char *s)
-{
-	size_t indent = 0;
-
-	while (indent + strlen(s) > HELP_COLS) {
-		const char *brk = s + (HELP_COLS - indent);
-		while (brk > s && *brk != ' ')
-			brk--;
-		if (brk == s)
-			break;
-		fprintf(fp, "%.*s\n%*s", (int)(brk - s), s, HELP_INDENT, "");
-		s = brk + 1;
-		indent = HELP_INDENT;
-	}
-	fprintf(fp, "%s\n", s);
-}
-
-static const char output_opts_help[] =
-	"      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n"
-	"      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"
-	"      --inline-annotate   _[i] after inlined functions in folded output\n"
-	"      --lines             frames as function:file:line where debug information tells\n"
-	"      --title TEXT        flame graph title\n"
-	"      --width PIXELS      flame graph width (default 1200)\n"
-	"      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"
-	"      --inverted          icicle graph: roots at the top\n"
-	"      --reverse           flame graph of stacks merged from the leaves\n"
-	"      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"
-	"      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"
-	"      --top N             report: number of functions listed (default 20)\n"
-	"      --tree[=callee|caller]\n"
-	"                          report: the call tree, callees under callers (or the reverse)\n"
-	"      --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (in the order given)\n"
-	"      --stats             report: how stacks end, where samples land\n"
-	"      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n"
-	"      --wall              wall-clock time per thread: on-CPU plus off-CPU time (a profile\n"
-	"                          recorded with --off-cpu); --value wall with --root tid\n";
-
-void cli_output_opts_help(FILE *fp)
+void cli_output_opts_help(FILE *fp, bool views)
 {
 	struct hs_strbuf sb = {0};
 
-	hs_strbuf_adds(&sb, "  -o, --output FILE       write FILE; format from its extension (");
-	hs_formats_list(&sb, true, false, "", " ");
-	hs_strbuf_adds(&sb, ")");
-	help_line(fp, hs_strbuf_str(&sb));
-	hs_strbuf_reset(&sb);
-	hs_strbuf_adds(&sb, "      --format FMT        format for -o - (");
-	hs_formats_list(&sb, false, false, "", ", ");
-	hs_strbuf_adds(&sb, ")");
-	help_line(fp, hs_strbuf_str(&sb));
+	hs_output_options_help(&sb, views);
+	fputs(hs_strbuf_str(&sb), fp);
 	hs_strbuf_release(&sb);
-	fputs(output_opts_help, fp);
 }
 
 const struct option cli_output_longopts[] = {
@@ -275,6 +224,56 @@ const struct option cli_output_longopts[] = {
 	{"wall", no_argument, NULL, OPT_WALL},
 	{0, 0, 0, 0},
 };
+
+const struct option cli_report_longopts[] = {
+	{"call-graph", optional_argument, NULL, 'g'},
+	{"children", no_argument, NULL, OPT_CHILDREN},
+	{"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+	{0, 0, 0, 0},
+};
+
+/* The writers' options given (bits of hs_output_options[]), for cli_outputs_refuse(). */
+static uint64_t given;
+
+int cli_outputs_refuse(const struct cli_outputs *outs, const char *cmd)
+{
+	for (size_t i = 0; i < hs_noutput_options; i++) {
+		const struct hs_output_option *h = &hs_output_options[i];
+		int k = 0;
+
+		while (k < outs->n && !hs_output_option_applies(h, cli_output_format(outs, k)))
+			k++;
+		if ((given >> i & 1) && outs->n && k == outs->n) {
+			cli_error("%s: --%s does not apply to %s (it sets %s)", cmd, h->name,
+				  hs_format_noun(cli_output_format(outs, 0)), h->sets);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+	int len = (int)strcspn(arg, "="), n = 0;
+
+	/* a short option (optind may still be at its cluster, after a long one): optopt says which */
+	if (strncmp(arg, "--", 2) || (c == '?' && optopt && !strchr(arg, '=')))
+		cli_error(c == ':' ? "%s: option '-%c' needs a value"
+				   : "%s: unknown option '-%c' (see 'hotstack %s --help')",
+			  cmd, optopt, cmd);
+	else if (c == ':')
+		cli_error("%s: option '%.*s' needs a value", cmd, len, arg);
+	else if (optopt)
+		cli_error("%s: option '%.*s' takes no value", cmd, len, arg);
+	else {
+		for (const struct option *lo = longopts; lo && lo->name; lo++)
+			n += !strncmp(lo->name, arg + 2, (size_t)len - 2);
+		cli_error("%s: %s option '%.*s' (see 'hotstack %s --help')", cmd, n > 1 ? "ambiguous" : "unknown", len,
+			  arg, cmd);
+	}
+	return 2;
+}
 
 const struct option cli_filter_longopts[] = {
 	{"pid", required_argument, NULL, OPT_FILTER_PID},
@@ -304,89 +303,27 @@ int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigne
 
 int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
 {
-	unsigned long v;
-	char *end;
-	int rc;
+	const struct option *t[] = {cli_output_longopts, cli_report_longopts};
+	struct hs_error err = {0};
+	const struct hs_output_option *h = NULL;
 
-	switch (opt) {
-	case OPT_ROOT:
-		cli_root_given = true;
-		if (hs_root_set(o, arg)) {
-			cli_error("invalid --root '%s' (pid, tid or comm)", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_REVERSE:
-		o->reverse = true;
-		return 1;
-	case OPT_FLAMECHART:
-		o->flamechart = true;
-		return 1;
-	case OPT_PALETTE:
-		if (hs_palette_from_name(arg, &o->palette)) {
-			cli_error("unknown palette '%s' (kind, hot, mem, io, java, js)", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_TREE:
-		if (hs_tree_from_name(arg ? arg : "callee", &o->tree)) {
-			cli_error("invalid --tree '%s' (callee or caller)", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_SORT:
-		rc = hs_sort_parse(arg, o->sort);
-		if (rc == -ENODATA)
-			cli_error("--sort needs at least one key (comm, pid, tid, dso, sym)");
-		else if (rc)
-			cli_error("invalid --sort '%s' (keys comm, pid, tid, dso, sym, each once, separated by commas)",
-				  arg);
-		return rc ? -1 : 1;
-	case OPT_NO_ANNOTATE:
-		o->no_annotate = true;
-		return 1;
-	case OPT_INLINE_ANNOTATE:
-		o->annotate_inline = true;
-		return 1;
-	case OPT_LINES:
-		o->lines = true;
-		return 1;
-	case OPT_TITLE:
-		o->title = arg;
-		return 1;
-	case OPT_WIDTH:
-		if (cli_parse_ulong(arg, "width", 100, 100000, &v))
-			return -1;
-		o->width = (int)v;
-		return 1;
-	case OPT_MIN_WIDTH:
-		o->min_width = strtod(arg, &end);
-		if (end == arg || *end || o->min_width < 0 || o->min_width > 1000) {
-			cli_error("invalid minimum width '%s'", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_INVERTED:
-		o->inverted = true;
-		return 1;
-	case OPT_TOP:
-		if (cli_parse_ulong(arg, "--top", 1, 1000000, &v))
-			return -1;
-		o->top = (int)v;
-		return 1;
-	case OPT_VALUE:
-		cli_value_name = arg;
-		cli_wall = false;
-		return 1;
-	case OPT_WALL:
-		cli_wall = true;
-		cli_value_name = NULL;
-		return 1;
-	case OPT_STATS:
-		o->stats = true;
-		return 1;
+	opt = opt == 's' ? OPT_SORT : opt; /* -s, perf's */
+	for (size_t k = 0; k < 2; k++)
+		for (const struct option *lo = t[k]; lo->name && !h; lo++)
+			if (lo->val == opt)
+				h = hs_output_option_find(lo->name);
+	if (!h)
+		return 0;
+	given |= 1ULL << (h - hs_output_options);
+	if (opt == OPT_VALUE || opt == OPT_WALL) {
+		cli_wall = opt == OPT_WALL;
+		cli_value_name = cli_wall ? NULL : arg;
+	} else if (hs_output_option_set(o, h->name, arg, &err)) {
+		cli_error("%s", err.detail);
+		return -1;
 	}
-	return 0;
+	cli_root_given |= opt == OPT_ROOT;
+	return 1;
 }
 
 const char *cli_value_wanted(void)

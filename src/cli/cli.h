@@ -51,8 +51,15 @@ int cli_output_option(int opt, const char *arg, struct hs_output_opts *o);
 /* getopt_long entries for cli_output_option, terminated by an all-zero entry. */
 extern const struct option cli_output_longopts[];
 /* Prints the help of the options every writer understands (cli_output_option()), the formats
- * and extensions listed from hs_formats[]. */
-void cli_output_opts_help(FILE *fp);
+ * and extensions listed from hs_formats[]; views: those of the commands that read a profile. */
+void cli_output_opts_help(FILE *fp, bool views);
+/* The report's perf options (-g, --children), for the commands that read a profile. */
+extern const struct option cli_report_longopts[];
+/* Refuses (says so, returns -1) a writer option given that changes none of the outputs. */
+int cli_outputs_refuse(const struct cli_outputs *outs, const char *cmd);
+/* Says in one line what getopt_long (opterr 0, optstring starting with ':') found wrong when it
+ * returned c ('?' or ':'), and points to CMD --help; returns the exit status, 2. */
+int cli_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
 
 /* The filters of the commands that read a profile (report, flame, convert, script, diff). */
 #define CLI_FILTER_OPTS_HELP                                                                    \
@@ -93,6 +100,8 @@ enum {
 	OPT_FILTER_TIME,
 	OPT_FILTER_MIN_PERCENT,
 	OPT_WALL,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 	OPT_CMD_BASE = 1100, /* commands number their own options from here */
 };
 

@@ -99,7 +99,7 @@ int cmd_collapse(int argc, char **argv)
 	const char *path = "-", *out = "-";
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			out = optarg;
@@ -116,8 +116,7 @@ int cmd_collapse(int argc, char **argv)
 			fputs(collapse_usage, stdout);
 			return 0;
 		default:
-			fputs(collapse_usage, stderr);
-			return 2;
+			return cli_option_error(argv[0], ch, argv, longopts);
 		}
 	}
 	if (optind < argc)

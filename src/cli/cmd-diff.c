@@ -65,6 +65,10 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	v.o.normalize = normalize;
 	rc = 2;
+	if (v.input) {
+		cli_error("diff: -i does not apply: diff reads two profiles, A and B");
+		goto out;
+	}
 	if (argc - optind != 2) {
 		cli_error(argc - optind < 2 ? "diff needs two profiles, A and B" : "unexpected argument '%s'",
 			  argv[HS_MIN(optind + 2, argc - 1)]);
@@ -75,7 +79,7 @@ int cmd_diff(int argc, char **argv)
 						      : hs_xstrdup("diff.svg");
 		cli_outputs_add(&v.outs, deflt);
 	}
-	if (cli_outputs_check(&v.outs))
+	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, argv[0]))
 		goto out;
 	for (int i = 0; i < v.outs.n; i++) {
 		if (!cli_output_format(&v.outs, i)->write_diff) {

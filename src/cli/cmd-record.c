@@ -242,7 +242,7 @@ int cmd_record(int argc, char **argv)
 	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
-	while ((c = getopt_long(argc, argv, "+p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (hs_record_pids_add(&pids, optarg)) {
@@ -321,19 +321,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
-			cli_output_opts_help(stdout);
+			cli_output_opts_help(stdout, false);
 			status = 0;
 			goto out;
 		default:
 			if (cli_symbol_option(c, optarg, &so))
 				break;
-			rc = cli_output_option(c, optarg, &oo);
+			rc = c == '?' || c == ':' ? 0 : cli_output_option(c, optarg, &oo);
 			if (rc == 1)
 				break;
-			if (rc == 0) {
-				fputs(record_usage, stderr);
-				cli_output_opts_help(stderr);
-			}
+			if (rc == 0)
+				cli_option_error(argv[0], c, argv, longopts);
 			goto usage_error;
 		}
 	}
@@ -411,7 +409,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!outs.n)
 		cli_outputs_add(&outs, "hotstack.pb.gz");
-	if (cli_outputs_check(&outs))
+	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, argv[0]))
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {

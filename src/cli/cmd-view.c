@@ -12,11 +12,12 @@
 enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
 
 static const char *const view_usage[] = {
-	[VIEW_REPORT] = "usage: hotstack report [FILE] [options]\n"
-			"Text report of the profile in FILE (default hotstack.pb.gz) on standard output.\n",
+	[VIEW_REPORT] = "usage: hotstack report [FILE | -i FILE] [options]\n"
+			"Text report of the profile in FILE (default hotstack.pb.gz, else perf.data) on standard\n"
+			"output, as perf report --stdio.\n",
 	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg|OUT.html] [options]\n"
-		       "Interactive flame graph of FILE (default hotstack.pb.gz): SVG, or HTML (a canvas, for\n"
-		       "profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
+		       "Interactive flame graph of FILE (default hotstack.pb.gz, else perf.data): SVG, or\n"
+		       "HTML (a canvas, for profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
 	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
 			 "Reads any profile hotstack reads (perf.data, pprof, folded, speedscope) and writes each OUT\n"
 			 "in the format its extension names.\n",
@@ -33,29 +34,41 @@ static void view_usage_print(FILE *fp, const void *ctx)
 
 static int cmd_view(enum view view, int argc, char **argv)
 {
-	static const struct option own[] = {{0, 0, 0, 0}};
+	static int tui; /* perf report's --stdio is what the report is; --tui, --gtk are not */
+	static const struct option own[] = {{0, 0, 0, 0}}, report_own[] = {{"stdio", no_argument, &tui, 0},
+									   {"tui", no_argument, &tui, 1},
+									   {"gtk", no_argument, &tui, 1},
+									   {0, 0, 0, 0}};
 	struct cli_view_opts v = {0};
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
-	bool in_default = true;
 	char *deflt = NULL;
 	int rc;
 
-	rc = cli_view_parse(argc, argv, own, &v, view_usage_print, &view);
+	rc = cli_view_parse(argc, argv, view == VIEW_REPORT ? report_own : own, &v, view_usage_print, &view);
 	if (rc >= 0) {
 		hs_filter_release(&v.f);
 		return rc;
 	}
-	if (optind < argc) {
-		in = argv[optind++];
-		in_default = false;
+	if (tui) {
+		cli_error("report: no --tui or --gtk: the report is text on standard output (perf report --stdio)");
+		goto usage_error;
 	}
+	if (optind < argc && !v.input)
+		v.input = argv[optind++];
 	if (optind < argc) {
 		cli_error("unexpected argument '%s'", argv[optind]);
 		goto usage_error;
 	}
-	if (view == VIEW_SCRIPT && in_default)
+	if (v.input)
+		in = v.input;
+	else if (view == VIEW_SCRIPT)
 		in = "perf.data";
+	else if (view != VIEW_CONVERT && !(in = hs_profile_default_input())) {
+		cli_error("%s: no hotstack.pb.gz or perf.data here: give a FILE", argv[0]);
+		goto usage_error;
+	} else if (view != VIEW_CONVERT)
+		cli_info("reading %s", in);
 	if (!v.outs.n) {
 		switch (view) {
 		case VIEW_SCRIPT:
@@ -78,7 +91,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if (view == VIEW_FLAME && !v.outs.format)
 		v.outs.format = "svg";
-	if (cli_outputs_check(&v.outs)) {
+	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, argv[0])) {
 		free(deflt);
 		goto usage_error;
 	}

@@ -1,4 +1,5 @@
 /* hotstack's entry point: the command table (git's builtin table, in small). */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: hotstack <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nRun 'hotstack <command> --help' for a command's options.\n");
+	fprintf(f, "\nRun 'hotstack help <command>' (or 'hotstack <command> --help') for a command's options.\n");
 }
 
 int main(int argc, char **argv)
@@ -34,9 +35,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	opterr = 0; /* cli_option_error() says what is wrong, in one line */
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
+	}
+	if (!strcmp(argv[1], "help")) { /* git's "help CMD" */
+		char *av[] = {argv[2], "--help", NULL};
+		for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, av);
+		cli_error("help: '%s' is not a hotstack command (see 'hotstack --help')", argv[2]);
+		return 2;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hotstack %s\n", HOTSTACK_VERSION);

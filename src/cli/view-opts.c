@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -27,6 +28,7 @@ const struct option cli_symbol_longopts[] = {
 static const struct option shared[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"input", required_argument, NULL, 'i'},
 	{0, 0, 0, 0},
 };
 
@@ -49,6 +51,7 @@ static void view_longopts(struct option *longopts, size_t cap, const struct opti
 	size_t n = cli_longopts_append(longopts, 0, cap, cli_output_longopts);
 
 	n = cli_longopts_append(longopts, n, cap, cli_filter_longopts);
+	n = cli_longopts_append(longopts, n, cap, cli_report_longopts);
 	n = cli_longopts_append(longopts, n, cap, shared);
 	n = cli_longopts_append(longopts, n, cap, cli_symbol_longopts);
 	n = cli_longopts_append(longopts, n, cap, help);
@@ -99,6 +102,9 @@ static int view_option(int c, const char *arg, struct cli_view_opts *v)
 	case 'q':
 		cli_quiet = 1;
 		return 1;
+	case 'i':
+		v->input = arg;
+		return 1;
 	}
 	if (cli_symbol_option(c, arg, &s)) {
 		/* a view checks --symfs as it comes */
@@ -122,21 +128,29 @@ int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_v
 	int c, rc;
 
 	view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
-	while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hqi:g::s:", longopts, NULL)) != -1) {
+		struct hs_output_opts probe = {0};
+
 		if (c == 0) /* a flag of the command's own */
 			continue;
+		if (c == '?' || c == ':')
+			return cli_option_error(argv[0], c, argv, longopts);
 		if (c == 'h') {
 			usage(stdout, ctx);
 			fputs(cli_perf_data_help, stdout);
-			cli_output_opts_help(stdout);
+			cli_output_opts_help(stdout, false);
+			cli_output_opts_help(stdout, true);
 			fputs(CLI_FILTER_OPTS_HELP, stdout);
 			return 0;
 		}
+		/* perf's "-g caller": the value in the next word, where it is one or no file's name */
+		if (c == 'g' && !optarg && optind < argc &&
+		    (!hs_report_callgraph_set(&probe, argv[optind]) ||
+		     (!strpbrk(argv[optind], "./-") && access(argv[optind], F_OK))))
+			optarg = argv[optind++];
 		rc = view_option(c, optarg, v);
 		if (rc == 1)
 			continue;
-		if (rc == 0)
-			usage(stderr, ctx);
 		return 2;
 	}
 	return -1;

@@ -15,6 +15,7 @@ struct cli_view_opts {
 	struct hs_filter f;
 	struct cli_outputs outs;
 	struct hs_load_opts lo;
+	const char *input; /* -i FILE (perf's), or NULL */
 };
 
 /* What --help says of the perf.data options. */
@@ -41,7 +42,7 @@ size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct
 /* Reads the options of a command that reads profiles into v: the shared ones, -h, and own
  * (long options only, each a flag that getopt_long sets itself; terminated by an all-zero
  * entry). usage(fp, ctx) prints the command's own usage. Returns -1 to go on, else what the
- * command exits with: 0 after --help, 2 after a wrong option (said). */
+ * command exits with: 0 after --help, 2 after a wrong option (said in one line). */
 int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_view_opts *v,
 		   void (*usage)(FILE *fp, const void *ctx), const void *ctx);
 

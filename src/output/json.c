@@ -107,7 +107,7 @@ static void add_tree(const struct hs_profile *p, const struct hs_output_opts *o,
 	HS_VEC(struct json_frame) work = {0};
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
 
-	hs_report_tree_build(p, vi, o->tree == HS_TREE_CALLER, &t);
+	hs_report_tree_build(p, vi, o->tree == HS_TREE_CALLEE, &t);
 	hs_vec_push(&work, ((struct json_frame){0, true}));
 	while (work.n) {
 		struct json_frame f = work.v[--work.n];
@@ -172,7 +172,7 @@ int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, st
 	hs_outfile_puts(out, ",\n \"threads\":");
 	add_threads(p, out, &sb, vi, top, sum);
 	hs_outfile_printf(out,
-			  ",\n \"tree_order\":\"%s\",\n \"tree\":", o->tree == HS_TREE_CALLER ? "caller" : "callee");
+			  ",\n \"tree_order\":\"%s\",\n \"tree\":", o->tree == HS_TREE_CALLEE ? "callee" : "caller");
 	add_tree(p, o, out, &sb, vi, sum);
 	hs_outfile_puts(out, "}\n");
 	hs_strbuf_release(&sb);

@@ -33,11 +33,18 @@ int hs_palette_from_name(const char *name, enum hs_palette *ret);
  * list). ret is untouched on failure. */
 int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
 
-/* Report call trees (--tree). */
-enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLEE, HS_TREE_CALLER };
+/* Report call trees (--tree, -g), in perf report's orders: caller, from the callers down (the
+ * outermost frame first, callees under their callers); callee, from the leaves up (the
+ * innermost frame first, callers under the functions they called). */
+enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLER, HS_TREE_CALLEE };
 
-/* The report tree called name ("callee", "caller") in *ret: 0, or -EINVAL (ret untouched). */
+/* The report tree called name ("caller", "callee") in *ret: 0, or -EINVAL (ret untouched). */
 int hs_tree_from_name(const char *name, enum hs_tree *ret);
+
+/* The report's function tables (--children, --no-children): both, the self one first (the
+ * default); with children: self and total (children) columns, rows by total; without: self
+ * only, rows by self. */
+enum hs_children { HS_CHILDREN_BOTH = 0, HS_CHILDREN_ON, HS_CHILDREN_OFF };
 
 /* Options shared by the writers; a zeroed struct gives the defaults. */
 struct hs_output_opts {
@@ -60,9 +67,48 @@ struct hs_output_opts {
 	enum hs_tree tree;     /* report: call tree, callees under callers or callers under callees */
 	double tree_min;       /* report: tree lines under this percentage left out; 0 = 0.5, < 0 = none */
 	uint8_t sort[HS_SORT_MAX]; /* report: group by these keys (enum hs_sort_key), 0-terminated */
+	enum hs_children children; /* report: which function tables */
 	int base_value_index;  /* diff: the value_index of the profile compared against */
 	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
 };
+
+/* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER" (each optional, in any order:
+ * "caller", "graph,0.5,callee", "none"), set in o: type graph (a tree) or none, a threshold
+ * percent (o->tree_min; 0: every line), order caller or callee. NULL (a bare -g) is "graph,caller".
+ * Returns 0, or -EINVAL for another word (o untouched). */
+int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg);
+/* What -g takes, for messages. */
+#define HS_REPORT_CALLGRAPH_WORDS "graph or none, a threshold percent, caller or callee; e.g. -g graph,0.5,caller"
+/* The keys --sort takes, for messages. */
+#define HS_SORT_WORDS "comm, pid, tid, dso, sym or symbol"
+
+struct hs_format;
+struct hs_strbuf;
+/* The writers' options (--width, --tree, ...) as a table: each with its help and the formats it
+ * applies to, so that an option given for outputs it does not change is refused. */
+struct hs_output_option {
+	const char *name;    /* the long option, without "--" */
+	const char *formats; /* the formats it changes, by name, space-separated; NULL: every format */
+	const char *sets;    /* what it changes, for the refusal: "the flame graph's width" */
+	const char *help;    /* its --help lines, option column included, each ending in a newline */
+	bool views_only;     /* taken by the commands that read a profile, not by record */
+};
+extern const struct hs_output_option hs_output_options[];
+extern const size_t hs_noutput_options;
+/* The option called name, or NULL. */
+const struct hs_output_option *hs_output_option_find(const char *name);
+/* Whether option opt changes output format f. */
+bool hs_output_option_applies(const struct hs_output_option *opt, const struct hs_format *f);
+/* Appends the help of the writers' options: -o and --format (listing the formats), then the
+ * table's options (views: those only the commands that read a profile take, instead). */
+void hs_output_options_help(struct hs_strbuf *sb, bool views);
+struct hs_error;
+/* Sets the writers' option called name (hs_output_options[], but --value and --wall, which the
+ * profile resolves) from arg (NULL for none) in o. Returns 0; -EINVAL for a wrong value (err
+ * says why, for a person), -ENOENT for a name that is no writer's option to set here. */
+int hs_output_option_set(struct hs_output_opts *o, const char *name, const char *arg, struct hs_error *err);
+/* What format f is, for the refusal's message: "a text report", "a flame graph", ... */
+const char *hs_format_noun(const struct hs_format *f);
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

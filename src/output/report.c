@@ -16,24 +16,30 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* The functions by self (self_first) or by total; totals: with the total columns. */
 static void print_table(const struct hs_profile *p, struct hs_outfile *out, struct hs_report_fns *fns, int top,
-			int64_t sum, bool self_first, const char *unit)
+			int64_t sum, bool self_first, bool totals, const char *unit)
 {
 	char b1[HS_VALUE_BUF], b2[HS_VALUE_BUF];
 	size_t n = fns->n;
 
 	hs_report_fns_sort(fns, self_first);
-	hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
+	if (totals)
+		hs_outfile_printf(out, "%8s %12s %8s %12s  %s\n", "self%", "self", "total%", "total", "function");
+	else
+		hs_outfile_printf(out, "%8s %12s  %s\n", "self%", "self", "function");
 	for (size_t i = 0; i < n && (int)i < top; i++) {
 		const struct hs_report_fn *f = &fns->v[i];
 		const char *mod = hs_profile_str(p, f->module);
 
 		if ((self_first ? f->self : f->total) <= 0)
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s  %s",
-				  sum ? 100.0 * (double)f->self / (double)sum : 0.0, hs_value_fmt(b1, f->self, unit),
-				  sum ? 100.0 * (double)f->total / (double)sum : 0.0, hs_value_fmt(b2, f->total, unit),
-				  f->name ? hs_profile_str(p, f->name) : "[unknown]");
+		hs_outfile_printf(out, "%7.2f%% %12s ", sum ? 100.0 * (double)f->self / (double)sum : 0.0,
+				  hs_value_fmt(b1, f->self, unit));
+		if (totals)
+			hs_outfile_printf(out, "%7.2f%% %12s ", sum ? 100.0 * (double)f->total / (double)sum : 0.0,
+					  hs_value_fmt(b2, f->total, unit));
+		hs_outfile_printf(out, " %s", f->name ? hs_profile_str(p, f->name) : "[unknown]");
 		if (f->line)
 			hs_outfile_printf(out, " %s:%lld", f->file ? basename_of(hs_profile_str(p, f->file)) : "??",
 					  (long long)f->line);
@@ -238,6 +244,15 @@ static int group_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : 1;
 }
 
+/* --children: rows by total first */
+static int group_cmp_total(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return group_cmp(a, b);
+}
+
 static const char *sort_key_title(uint8_t k)
 {
 	switch (k) {
@@ -347,7 +362,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		}
 	}
 	if (rows.n)
-		qsort(rows.v, rows.n, sizeof(*rows.v), group_cmp);
+		qsort(rows.v, rows.n, sizeof(*rows.v), o->children == HS_CHILDREN_ON ? group_cmp_total : group_cmp);
 	for (size_t k = 0; k < nkeys; k++)
 		width[k] = strlen(sort_key_title(o->sort[k]));
 	for (size_t i = 0; i < rows.n && (int)i < top; i++)
@@ -397,7 +412,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	HS_VEC(struct tframe) worklist = {0};
 	HS_VEC(char) open = {0}; /* per depth: an ancestor there has later siblings ('|') */
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
-	bool callers = o->tree == HS_TREE_CALLER;
+	bool callers = o->tree == HS_TREE_CALLEE; /* from the leaves up: callers under callees */
 	const struct hs_report_node *nodes;
 	const uint32_t *child_start, *child_ids;
 
@@ -492,10 +507,14 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	if (o->sort[0]) {
 		print_groups(p, o, out, vi, sum, top, unit);
 	} else {
-		hs_outfile_puts(out, "\nTop functions by self:\n");
-		print_table(p, out, &fns, top, sum, true, unit);
-		hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
-		print_table(p, out, &fns, top, sum, false, unit);
+		if (o->children != HS_CHILDREN_ON) {
+			hs_outfile_puts(out, "\nTop functions by self:\n");
+			print_table(p, out, &fns, top, sum, true, o->children != HS_CHILDREN_OFF, unit);
+		}
+		if (o->children != HS_CHILDREN_OFF) {
+			hs_outfile_puts(out, "\nTop functions by total (self and callees):\n");
+			print_table(p, out, &fns, top, sum, false, true, unit);
+		}
 	}
 	if (o->tree)
 		print_tree(p, o, out, vi, sum);

@@ -36,9 +36,21 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
 		return HS_INPUT_SPEEDSCOPE;
 	if (hs_folded_sniff_prefix(buf, len, more))
 		return HS_INPUT_FOLDED;
-	if (hs_pprof_probe(buf, len))
+	/* a whole input (not a head) is pprof from its first whole field on: one key byte that
+	 * happens to fit, before a length past the end, is no profile (random bytes) */
+	if (hs_pprof_probe(buf, len) && (more || hs_pprof_probe_whole(buf, len)))
 		return HS_INPUT_PPROF;
 	return HS_INPUT_UNKNOWN;
+}
+
+const char *hs_profile_default_input(void)
+{
+	static const char *const names[] = {"hotstack.pb.gz", "perf.data"};
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
+		if (!access(names[i], F_OK))
+			return names[i];
+	return NULL;
 }
 
 void hs_load_info_release(struct hs_load_info *info)
@@ -306,7 +318,7 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 			break;
 		default:
 			hs_error_at(err, 0,
-				    "gzip data holding no profile this version reads (perf.data, pprof, "
+				    "gzip data holding no profile hotstack reads (perf.data, pprof, "
 				    "folded stacks, speedscope)");
 			rc = -EPROTONOSUPPORT;
 			break;
@@ -347,7 +359,7 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		break;
 	}
 	default:
-		hs_error_at(err, 0, "not a profile this version reads (perf.data, pprof, folded stacks, speedscope)");
+		hs_error_at(err, 0, HS_NOT_A_PROFILE);
 		rc = -EPROTONOSUPPORT;
 		break;
 	}

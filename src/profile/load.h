@@ -18,8 +18,16 @@ enum hs_input_kind {
 };
 
 /* What buf holds, judged from its first bytes (more: the input goes on past them). gzip data is
- * HS_INPUT_PPROF here: what it holds is only known once decompressed. */
+ * HS_INPUT_PPROF here: what it holds is only known once decompressed. HS_INPUT_UNKNOWN is what
+ * nothing recognised; a known kind may still be damaged past its start (its reader says where). */
 enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
+
+/* What an input that nothing recognised is told. */
+#define HS_NOT_A_PROFILE "not a profile hotstack reads (perf.data, pprof, folded stacks, speedscope)"
+
+/* The input the views read when given none: "hotstack.pb.gz" where it exists, else "perf.data"
+ * where that exists (perf's), else NULL. */
+const char *hs_profile_default_input(void);
 
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
  * file system, -EBADMSG/-ENODATA/-EOVERFLOW/-EOPNOTSUPP from the parser (err says where;

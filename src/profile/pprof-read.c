@@ -582,7 +582,8 @@ static bool probe_fits(uint64_t key)
 	return num >= 1 && num <= 16 && (wire[num] == w || (num == 13 && w == HS_PB_LEN));
 }
 
-bool hs_pprof_probe(const void *buf, size_t len)
+/* whole: buf is the whole input, which must start with a whole field */
+static bool probe(const void *buf, size_t len, bool whole)
 {
 	struct hs_pb_reader r;
 	struct hs_pb_field f;
@@ -603,11 +604,21 @@ bool hs_pprof_probe(const void *buf, size_t len)
 			r.pos = at;
 			if (hs_pb_read_varint(&r, &key) <= 0)
 				return n > 0;
-			return probe_fits(key);
+			return probe_fits(key) && (n > 0 || !whole);
 		}
 		if (!probe_fits(((uint64_t)f.num << 3) | f.wire))
 			return false;
 		n++;
 	}
 	return n > 0;
+}
+
+bool hs_pprof_probe(const void *buf, size_t len)
+{
+	return probe(buf, len, false);
+}
+
+bool hs_pprof_probe_whole(const void *buf, size_t len)
+{
+	return probe(buf, len, true);
 }

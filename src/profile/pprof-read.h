@@ -38,5 +38,7 @@ int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struc
 /* Whether buf (the first len bytes of a file, any length) looks like pprof: gzip magic, or
  * protobuf fields whose numbers and wire types fit profile.proto. */
 bool hs_pprof_probe(const void *buf, size_t len);
+/* The same for buf holding a whole input: its first field must be whole too. */
+bool hs_pprof_probe_whole(const void *buf, size_t len);
 
 #endif

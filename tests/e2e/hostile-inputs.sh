@@ -59,9 +59,9 @@ warning() {
 bomb='gzip data expands to more than [0-9]+ MiB from [0-9]+ KiB, over 64 times its size: not read \(a decompression bomb\?\)$'
 
 run gzip-bomb 1 "'$HOTSTACK' report '$in/gzip-bomb.gz'"
-error gzip-bomb "gzip-bomb.gz: gzip data holding no profile this version reads"
+error gzip-bomb "gzip-bomb.gz: gzip data holding no profile hotstack reads"
 run zeros-stdin 1 "head -c 3G /dev/zero | '$HOTSTACK' report -"
-error zeros-stdin "<stdin>: not a profile this version reads"
+error zeros-stdin "<stdin>: not a profile hotstack reads"
 run gzip-bomb-pprof 1 "'$HOTSTACK' report '$in/gzip-bomb-pprof.pb.gz'"
 error gzip-bomb-pprof "$bomb"
 run folded-bomb 1 "'$HOTSTACK' report '$in/folded-bomb.folded.gz'"

@@ -28,8 +28,8 @@ grep -q '^app;main;render;\[frames under 11%\] 20$' "$dir/min.folded" || fail "-
 "$H" report "$small" --tree >"$dir/tree.txt" || fail "report --tree failed"
 grep -q '^  40.00%    5.00%  |-- render$' "$dir/tree.txt" || fail "report --tree: $(cat "$dir/tree.txt")"
 grep -q '^   1.00%    1.00%  |   |   `-- next_token$' "$dir/tree.txt" || fail "report --tree nesting: $(cat "$dir/tree.txt")"
-"$H" report "$small" --tree=caller >"$dir/caller.txt" || fail "report --tree=caller failed"
-grep -q '^  26.50%   26.50%  lex$' "$dir/caller.txt" || fail "report --tree=caller: $(cat "$dir/caller.txt")"
+"$H" report "$small" --tree=callee >"$dir/caller.txt" || fail "report --tree=callee failed"
+grep -q '^  26.50%   26.50%  lex$' "$dir/caller.txt" || fail "report --tree=callee: $(cat "$dir/caller.txt")"
 "$H" report "$small" --tree --min-percent 20 >"$dir/min.txt" || fail "report --tree --min-percent failed"
 grep -q '^  25.00%   25.00%  |   `-- draw$' "$dir/min.txt" || fail "report --min-percent 20: $(cat "$dir/min.txt")"
 if grep -q 'draw_text' "$dir/min.txt"; then fail "--min-percent 20 kept draw_text"; fi

@@ -390,6 +390,63 @@ static void test_load_gzipped_folded(void **state)
 	free(path);
 }
 
+/* What nothing recognises is HS_INPUT_UNKNOWN (the CLI says "not a profile hotstack reads"):
+ * text, an ELF header, random bytes; a damaged file of a known kind is still that kind, so
+ * that its reader's precise message is the one shown. */
+static void test_input_recognised(void **state)
+{
+	static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n";
+	static const uint8_t elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0x3e, 0};
+	/* a key that fits profile.proto (field 5, bytes) and a length past the end */
+	static const uint8_t one_key[] = {0x2a, 0xbf, 0x78, 0x13, 0x99};
+	/* a whole sample_type field (two varints), then a field cut short: a cut pprof */
+	static const uint8_t cut_pprof[] = {0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x40, 0x01};
+	uint8_t rnd[4096];
+	unsigned seed = 14, unknown = 0;
+
+	(void)state;
+	assert_int_equal(hs_input_sniff(passwd, sizeof(passwd) - 1, false), HS_INPUT_UNKNOWN);
+	assert_int_equal(hs_input_sniff(elf, sizeof(elf), false), HS_INPUT_UNKNOWN);
+	assert_int_equal(hs_input_sniff(one_key, sizeof(one_key), false), HS_INPUT_UNKNOWN);
+	/* the same bytes as the head of a longer input may be a large first field */
+	assert_int_equal(hs_input_sniff(one_key, sizeof(one_key), true), HS_INPUT_PPROF);
+	assert_int_equal(hs_input_sniff(cut_pprof, sizeof(cut_pprof), false), HS_INPUT_PPROF);
+	assert_int_equal(hs_input_sniff("PERFILE2\x68\0\0\0", 12, false), HS_INPUT_PERF_DATA);
+	assert_int_equal(hs_input_sniff("main;f 3\n", 9, false), HS_INPUT_FOLDED);
+	for (int i = 0; i < 200; i++) {
+		size_t n = 1 + (size_t)rand_r(&seed) % sizeof(rnd);
+		for (size_t k = 0; k < n; k++)
+			rnd[k] = (uint8_t)rand_r(&seed);
+		rnd[0] = rnd[0] == 0x1f ? 0 : rnd[0]; /* not gzip's magic */
+		unknown += hs_input_sniff(rnd, n, false) == HS_INPUT_UNKNOWN;
+	}
+	/* two keys in a row that fit, the first field whole: about 1 in 250 */
+	assert_true(unknown >= 196);
+}
+
+/* The input the views read without a FILE: hotstack's, else perf's, else none. */
+static void test_default_input(void **state)
+{
+	char dir[] = "/tmp/hs-default-XXXXXX", cwd[4096];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	assert_null(hs_profile_default_input());
+	assert_non_null(f = fopen("perf.data", "w"));
+	fclose(f);
+	assert_string_equal(hs_profile_default_input(), "perf.data");
+	assert_non_null(f = fopen("hotstack.pb.gz", "w"));
+	fclose(f);
+	assert_string_equal(hs_profile_default_input(), "hotstack.pb.gz");
+	unlink("perf.data");
+	unlink("hotstack.pb.gz");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+}
+
 /* What is no profile is refused from its first bytes, gzipped or not; a gzip bomb that starts as
  * a pprof file is refused once it expands past the ratio, not at the 2 GiB cap. */
 static void test_load_refuses_early(void **state)
@@ -406,8 +463,7 @@ static void test_load_refuses_early(void **state)
 	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
 	fclose(f);
 	assert_int_equal(hs_profile_load(zeros, &p, &err), -EPROTONOSUPPORT);
-	assert_string_equal(err.detail,
-			    "not a profile this version reads (perf.data, pprof, folded stacks, speedscope)");
+	assert_string_equal(err.detail, HS_NOT_A_PROFILE);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(hs_profile_load(bomb, &p, &err), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err.detail, "gzip data holding no profile"));
@@ -586,6 +642,8 @@ int main(void)
 		cmocka_unit_test(test_folded_long_line),
 		cmocka_unit_test(test_load_gzipped_folded),
 		cmocka_unit_test(test_load_refuses_early),
+		cmocka_unit_test(test_input_recognised),
+		cmocka_unit_test(test_default_input),
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),

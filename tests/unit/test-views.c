@@ -21,6 +21,7 @@
 #include "profile/filter.h"
 #include "profile/profile.h"
 #include "unwind/callchain.h"
+#include "util/error.h"
 #include "util/strbuf.h"
 
 /* ---- building profiles ---- */
@@ -612,13 +613,17 @@ static void test_option_words(void **state)
 	assert_int_equal(sort[2], 0);
 	assert_int_equal(hs_sort_parse("comm,pid,tid,dso,sym", sort), 0);
 	assert_int_equal(sort[4], HS_SORT_SYM);
+	/* perf's names: symbol for sym, dso,symbol as perf report -s takes it */
+	assert_int_equal(hs_sort_parse("dso,symbol", sort), 0);
+	assert_true(sort[0] == HS_SORT_DSO && sort[1] == HS_SORT_SYM && !sort[2]);
+	assert_int_equal(hs_sort_parse("sym,symbol", sort), -EINVAL);
 	/* unknown, repeated, a prefix: refused, and the keys kept */
 	assert_int_equal(hs_sort_parse("comm,bogus", sort), -EINVAL);
 	assert_int_equal(hs_sort_parse("sym,sym", sort), -EINVAL);
 	assert_int_equal(hs_sort_parse("co", sort), -EINVAL);
 	assert_int_equal(hs_sort_parse("", sort), -ENODATA);
 	assert_int_equal(hs_sort_parse(",", sort), -EINVAL);
-	assert_int_equal(sort[0], HS_SORT_COMM);
+	assert_int_equal(sort[0], HS_SORT_DSO);
 }
 
 /* --tree and --root words. */
@@ -634,6 +639,24 @@ static void test_option_tree_root(void **state)
 	assert_int_equal(t, HS_TREE_CALLEE);
 	assert_int_equal(hs_tree_from_name("", &t), -EINVAL);
 	assert_int_equal(t, HS_TREE_CALLEE);
+	/* perf report's -g: type, threshold and order, each optional */
+	assert_int_equal(hs_report_callgraph_set(&o, NULL), 0);
+	assert_true(o.tree == HS_TREE_CALLER && o.tree_min == 0);
+	assert_int_equal(hs_report_callgraph_set(&o, "callee"), 0);
+	assert_int_equal(o.tree, HS_TREE_CALLEE);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,2.5,caller"), 0);
+	assert_true(o.tree == HS_TREE_CALLER && o.tree_min == 2.5);
+	assert_int_equal(hs_report_callgraph_set(&o, "0,callee"), 0);
+	assert_true(o.tree == HS_TREE_CALLEE && o.tree_min < 0); /* 0: every line */
+	assert_int_equal(hs_report_callgraph_set(&o, "none"), 0);
+	assert_int_equal(o.tree, HS_TREE_NONE);
+	/* perf's other types and keys are refused, o untouched */
+	o.tree = HS_TREE_CALLER;
+	assert_int_equal(hs_report_callgraph_set(&o, "flat"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,0.5,caller,address"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,,caller"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "200"), -EINVAL);
+	assert_true(o.tree == HS_TREE_CALLER && o.tree_min < 0);
 	assert_int_equal(hs_root_set(&o, "tid"), 0);
 	assert_true(o.root_tid && !o.root_pid);
 	assert_int_equal(hs_root_set(&o, "process"), -EINVAL);
@@ -642,6 +665,62 @@ static void test_option_tree_root(void **state)
 	assert_true(!o.root_tid && o.root_pid);
 	assert_int_equal(hs_root_set(&o, "comm"), 0);
 	assert_true(!o.root_tid && !o.root_pid);
+}
+
+/* Which writer option applies to which format, and the options set by name. */
+static void test_option_table(void **state)
+{
+	const struct hs_format *svg = hs_format_from_name("svg"), *txt = hs_format_from_name("txt"),
+			       *folded = hs_format_from_name("folded"), *script = hs_format_from_name("script");
+	struct hs_output_opts o = {0};
+	struct hs_error err = {0};
+	struct hs_strbuf sb = {0};
+
+	(void)state;
+	assert_true(hs_output_option_applies(hs_output_option_find("width"), svg));
+	assert_false(hs_output_option_applies(hs_output_option_find("width"), txt));
+	assert_false(hs_output_option_applies(hs_output_option_find("palette"), txt));
+	assert_true(hs_output_option_applies(hs_output_option_find("top"), txt));
+	assert_false(hs_output_option_applies(hs_output_option_find("top"), svg));
+	assert_false(hs_output_option_applies(hs_output_option_find("stats"), svg));
+	assert_false(hs_output_option_applies(hs_output_option_find("title"), script));
+	assert_true(hs_output_option_applies(hs_output_option_find("root"), folded));
+	assert_false(hs_output_option_applies(hs_output_option_find("root"), txt));
+	assert_true(hs_output_option_applies(hs_output_option_find("lines"), script));
+	assert_true(hs_output_option_applies(hs_output_option_find("value"), svg));
+	assert_string_equal(hs_format_noun(txt), "a text report");
+	/* every option has its help, and what it sets when it is not for every format */
+	for (size_t i = 0; i < hs_noutput_options; i++) {
+		const struct hs_output_option *h = &hs_output_options[i];
+		assert_non_null(strstr(h->help, h->name));
+		assert_true(!h->formats || h->sets);
+		/* each word a format's name */
+		for (const char *w = h->formats; w && *w; w += strcspn(w, " "), w += *w == ' ') {
+			char name[32];
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, " "), w);
+			assert_non_null(hs_format_from_name(name));
+		}
+	}
+	hs_output_options_help(&sb, false);
+	assert_non_null(strstr(hs_strbuf_str(&sb), "--width PIXELS"));
+	assert_null(strstr(hs_strbuf_str(&sb), "--children"));
+	hs_strbuf_reset(&sb);
+	hs_output_options_help(&sb, true);
+	assert_non_null(strstr(hs_strbuf_str(&sb), "--no-children"));
+	hs_strbuf_release(&sb);
+
+	assert_int_equal(hs_output_option_set(&o, "width", "800", &err), 0);
+	assert_int_equal(o.width, 800);
+	assert_int_equal(hs_output_option_set(&o, "width", "99", &err), -EINVAL);
+	assert_string_equal(err.detail, "invalid width '99' (expected a number from 100 to 100000)");
+	assert_int_equal(o.width, 800);
+	assert_int_equal(hs_output_option_set(&o, "tree", NULL, &err), 0);
+	assert_int_equal(o.tree, HS_TREE_CALLER);
+	assert_int_equal(hs_output_option_set(&o, "children", NULL, &err), 0);
+	assert_int_equal(o.children, HS_CHILDREN_ON);
+	assert_int_equal(hs_output_option_set(&o, "stats", NULL, &err), 0);
+	assert_true(o.stats);
+	assert_int_equal(hs_output_option_set(&o, "value", "cpu", &err), -ENOENT);
 }
 
 /* ---- the report ---- */
@@ -653,7 +732,7 @@ static void test_report_views(void **state)
 	char *out;
 
 	(void)state;
-	o.tree = HS_TREE_CALLEE;
+	o.tree = HS_TREE_CALLER; /* perf's caller order: from the callers down */
 	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callees under their callers (lines under 0.5% of the total left out):\n"
 				    "  total%    self%  function\n"
@@ -670,7 +749,7 @@ static void test_report_views(void **state)
 				    "   5.00%    5.00%      `-- sys_write  [kernel.kallsyms]\n"));
 	free(out);
 
-	o.tree = HS_TREE_CALLER;
+	o.tree = HS_TREE_CALLEE; /* perf's callee order: from the leaves up */
 	o.tree_min = 20;
 	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "Call tree, callers under the functions they called (lines under 20% of the total "
@@ -684,6 +763,21 @@ static void test_report_views(void **state)
 				    "  25.00%   25.00%  libc_memcpy  [libc.so.6]\n"
 				    "  25.00%           `-- query  [app]\n"
 				    "  25.00%               `-- main\n"));
+	free(out);
+
+	/* --no-children: self only, by self; --children: the table by total only */
+	memset(&o, 0, sizeof(o));
+	o.children = HS_CHILDREN_OFF;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_null(strstr(out, "total"));
+	assert_non_null(strstr(out, "Top functions by self:\n   self%         self  function\n"));
+	free(out);
+	o.children = HS_CHILDREN_ON;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_null(strstr(out, "Top functions by self"));
+	assert_non_null(strstr(out, "Top functions by total (self and callees):\n"
+				    "   self%         self   total%        total  function\n"
+				    "   0.00%            0   80.00%           16  main  [app]\n"));
 	free(out);
 
 	memset(&o, 0, sizeof(o));
@@ -860,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_report_stop_reasons),
 		cmocka_unit_test(test_format_table),
+		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_format_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
