@@ -83,7 +83,7 @@ grep -q '^Call tree' "$dir/b.txt" || fail "convert -o .txt -g caller: no call tr
 # what is no profile says so; a damaged profile keeps its reader's message
 not_profile() { # FILE
 	expect_status 1 "$HOTSTACK" report "$1"
-	expect_stderr "^hotstack: $1: not a profile hotstack reads \\(perf.data, pprof, folded stacks\\)$"
+	expect_stderr "^hotstack: $1: not a profile hotstack reads \\(perf.data, pprof, folded stacks, speedscope\\)$"
 	one_line
 }
 not_profile /etc/passwd
