@@ -328,7 +328,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
 	size_t nkeys = 0, width[HS_SORT_MAX] = {0};
-	bool frame_keys = false;
+	bool frame_keys = false, totals = o->children != HS_CHILDREN_OFF; /* --no-children: self only */
 
 	while (nkeys < HS_SORT_MAX && o->sort[nkeys]) {
 		frame_keys |= o->sort[nkeys] == HS_SORT_DSO || o->sort[nkeys] == HS_SORT_SYM;
@@ -375,17 +375,22 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 	hs_outfile_puts(out, "\nGrouped by ");
 	for (size_t k = 0; k < nkeys; k++)
 		hs_outfile_printf(out, "%s%s", k ? "," : "", sort_key_title(o->sort[k]));
-	hs_outfile_printf(out, " (self: samples whose innermost frame it is; total: samples it is in):\n");
-	hs_outfile_printf(out, "%8s %12s %8s %12s", "self%", "self", "total%", "total");
+	if (!totals) {
+		hs_outfile_printf(out, " (self: samples whose innermost frame it is):\n%8s %12s", "self%", "self");
+	} else {
+		hs_outfile_printf(out, " (self: samples whose innermost frame it is; total: samples it is in):\n");
+		hs_outfile_printf(out, "%8s %12s %8s %12s", "self%", "self", "total%", "total");
+	}
 	for (size_t k = 0; k < nkeys; k++)
 		hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0, sort_key_title(o->sort[k]));
 	hs_outfile_puts(out, "\n");
 	for (size_t i = 0; i < rows.n && (int)i < top; i++) {
 		const struct group *g = &rows.v[i];
-		if (g->self <= 0 && g->total <= 0)
+		if (g->self <= 0 && (g->total <= 0 || !totals))
 			break;
-		hs_outfile_printf(out, "%7.2f%% %12s %7.2f%% %12s", pct(g->self, sum), hs_value_fmt(b1, g->self, unit),
-				  pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
+		hs_outfile_printf(out, "%7.2f%% %12s", pct(g->self, sum), hs_value_fmt(b1, g->self, unit));
+		if (totals)
+			hs_outfile_printf(out, " %7.2f%% %12s", pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
 		for (size_t k = 0; k < nkeys; k++)
 			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
 					  group_cell(p, o->sort[k], g->key[k], g->comm, &sb));

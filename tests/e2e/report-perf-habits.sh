@@ -75,6 +75,11 @@ sort -rn totals | cmp -s - totals || fail "--children: rows not by total: $(cat 
 ! grep -q 'total' nch.txt || fail "--no-children printed totals: $(cat nch.txt)"
 sed -n '/^Top functions by self/,$p' nch.txt | sed -n 3p | grep -q ' leaf  \[calltree\]$' ||
 	fail "--no-children: leaf is not first by self: $(cat nch.txt)"
+# perf report --no-children -s dso,symbol: the grouped rows carry self only too
+"$HOTSTACK" report --no-children -s dso,symbol >nchs.txt || fail "report --no-children -s failed"
+! grep -q 'total' nchs.txt || fail "--no-children -s printed totals: $(cat nchs.txt)"
+grep -A1 '^ *self%' nchs.txt | tail -1 | grep -q ' calltree  *leaf$' ||
+	fail "--no-children -s: leaf is not first by self: $(cat nchs.txt)"
 
 # -s with perf's keys
 "$HOTSTACK" report -s dso,symbol >s.txt || fail "report -s dso,symbol failed"
