@@ -129,7 +129,7 @@ void cli_warn_unnamed(const struct hs_profile *p)
 		 "debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug archive, PACKAGE as 'dpkg -S %s' "
 		 "names it; or a debug file at /usr/lib/debug/.build-id/%.2s/%s.debug)%s",
 		 100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user, f, f, bid, bid + 2,
-		 getenv("DEBUGINFOD_URLS") ? "" : ", or set DEBUGINFOD_URLS (https://debuginfod.debian.net)");
+		 (getenv("DEBUGINFOD_URLS") ?: "")[0] ? "" : ", or set DEBUGINFOD_URLS (https://debuginfod.debian.net)");
 }
 
 int cli_outputs_add(struct cli_outputs *outs, const char *path)
@@ -153,7 +153,7 @@ int cli_outputs_check(const struct cli_outputs *outs)
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (!hs_format_for_output(outs->path[i], outs->format)) {
+		if (hs_outfile_is_dir(outs->path[i]) || !hs_format_for_output(outs->path[i], outs->format)) {
 			bool dash = !strcmp(outs->path[i], "-");
 			hs_formats_list(&sb, !dash, false, "", ", ");
 			if (dash)
