@@ -12,6 +12,7 @@
 #include "profile/filter.h"
 #include "profile/folded-read.h"
 #include "profile/load.h"
+#include "util/outfile.h"
 #include "util/strbuf.h"
 
 int cli_verbose;
@@ -97,6 +98,8 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 			cli_warn("%s: %llu %s more than %u frames: the frames past it are left out", name,
 				 (unsigned long long)li.folded_lines_cut, li.folded_lines_cut == 1 ? "line has" : "lines have",
 				 HS_FOLDED_MAX_FRAMES);
+		if (!info->mismatched.n) /* else said above: the file changed */
+			cli_warn_unnamed(p);
 		hs_load_info_release(&li);
 		return p;
 	}
@@ -111,6 +114,22 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 	else
 		cli_error("cannot read '%s': %s", path, strerror(-rc));
 	return NULL;
+}
+
+void cli_warn_unnamed(const struct hs_profile *p)
+{
+	struct hs_unnamed_share u;
+	const char *f, *bid;
+
+	if (!hs_profile_unnamed_share(p, 0, &u))
+		return;
+	f = hs_profile_str(p, u.file);
+	bid = u.build_id ? hs_profile_str(p, u.build_id) : "xxyyyy";
+	cli_warn("%.0f%% of the user-space samples are in code without function names, %.0f%% in %s: install its "
+		 "debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug archive, PACKAGE as 'dpkg -S %s' "
+		 "names it; or a debug file at /usr/lib/debug/.build-id/%.2s/%s.debug)%s",
+		 100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user, f, f, bid, bid + 2,
+		 (getenv("DEBUGINFOD_URLS") ?: "")[0] ? "" : ", or set DEBUGINFOD_URLS (https://debuginfod.debian.net)");
 }
 
 int cli_outputs_add(struct cli_outputs *outs, const char *path)
@@ -134,11 +153,13 @@ int cli_outputs_check(const struct cli_outputs *outs)
 		return -1;
 	}
 	for (int i = 0; i < outs->n; i++) {
-		if (!hs_format_for_output(outs->path[i], outs->format)) {
+		if (hs_outfile_is_dir(outs->path[i]) || !hs_format_for_output(outs->path[i], outs->format)) {
 			bool dash = !strcmp(outs->path[i], "-");
 			hs_formats_list(&sb, !dash, false, "", ", ");
 			if (dash)
 				cli_error("-o - needs --format (%s)", hs_strbuf_str(&sb));
+			else if (hs_outfile_is_dir(outs->path[i]))
+				cli_error("cannot write '%s': %s", outs->path[i], strerror(EISDIR));
 			else
 				cli_error("cannot tell the format of '%s' from its name (use %s, or --format)", outs->path[i],
 					  hs_strbuf_str(&sb));

@@ -24,6 +24,8 @@ struct hs_load_opts;
  * failure. Warnings (a perf.data cut short, files changed since the recording) are printed
  * too. */
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
+/* Says how to get function names when most user-space samples have none. */
+void cli_warn_unnamed(const struct hs_profile *p);
 
 /* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
  * from LO to HI)". */

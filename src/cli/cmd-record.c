@@ -13,6 +13,7 @@
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
+#include "util/outfile.h"
 #include "util/strbuf.h"
 #include "record-print.h"
 #include "view-opts.h"
@@ -22,7 +23,9 @@ static const char record_usage[] =
 	"Samples call stacks and writes a profile (default hotstack.pb.gz).\n"
 	"\n"
 	"  -p, --pid PID[,PID...]  attach to running processes (all their threads, and new ones)\n"
+	"  -t, --tid TID[,TID...]  attach to these threads only (and what they start)\n"
 	"  -a, --all-cpus          system-wide, every online CPU\n"
+	"  -C, --cpu CPUS          system-wide on these CPUs only (0-1,3)\n"
 	"  -d, --duration SECONDS  stop after this long (default: when the command exits, or Ctrl-C)\n"
 	"  -F, --freq HZ           samples per second per CPU or thread (default 999)\n"
 	"  -c, --count N           sample every N events instead of at a frequency\n"
@@ -34,7 +37,7 @@ static const char record_usage[] =
 	"                          --wall here records with --off-cpu and writes the wall view)\n"
 	"      --off-cpu-min TIME  leave out blocked periods shorter than TIME (500us, 2ms, 1s;\n"
 	"                          a bare number is milliseconds)\n"
-	"  -g, --call-graph MODE   auto (default): DWARF unwinding of a copy of the user stack, with\n"
+	"  -g, --call-graph MODE   (-g alone: auto) auto (default): DWARF unwinding of a copy of the user stack, with\n"
 	"                          frame pointers where no CFI covers the code; dwarf[,BYTES]: CFI\n"
 	"                          only; fp: frame pointers walked by the kernel; lbr: the CPU's\n"
 	"                          last-branch records (Intel, hardware events); none\n"
@@ -59,6 +62,7 @@ enum {
 	OPT_USER,
 };
 
+static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
 static int no_kernel, keep_time, no_jvm_perfmap, off_cpu;
 
@@ -144,19 +148,6 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	hs_strbuf_release(&sb);
 }
 
-/* The builder's name for how -g unwinds user stacks. */
-static enum hs_unwind_mode unwind_mode(enum hs_callgraph_unwind u)
-{
-	switch (u) {
-	case HS_CG_UNWIND_AUTO:
-		return HS_UNWIND_AUTO;
-	case HS_CG_UNWIND_CFI:
-		return HS_UNWIND_DWARF;
-	default:
-		return HS_UNWIND_FP;
-	}
-}
-
 static void stack_size_error(const char *arg)
 {
 	cli_error("invalid stack copy size '%s' (expected a number from %lu to %lu)", arg,
@@ -187,6 +178,8 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct option own[] = {
 		{"pid", required_argument, NULL, 'p'},
+		{"tid", required_argument, NULL, 't'},
+		{"cpu", required_argument, NULL, 'C'},
 		{"all-cpus", no_argument, NULL, 'a'},
 		{"duration", required_argument, NULL, 'd'},
 		{"freq", required_argument, NULL, 'F'},
@@ -216,7 +209,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
-	struct hs_record_pids pids = {0};
+	struct hs_record_pids pids = {0}, tids = {0};
 	struct record_ctx ctx;
 	struct hs_record rec;
 	struct hs_error err;
@@ -231,7 +224,6 @@ int cmd_record(int argc, char **argv)
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
 	unsigned long v;
-	char *end;
 	size_t n = 0;
 	int c, status = 0, rc;
 
@@ -242,20 +234,22 @@ int cmd_record(int argc, char **argv)
 	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
-	while ((c = getopt_long(argc, argv, "+:p:ad:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (hs_record_pids_add(&pids, optarg)) {
-				cli_error("invalid process id list '%s'", optarg);
+		case 't':
+			if (hs_record_pids_add(c == 'p' ? &pids : &tids, optarg)) {
+				cli_error("invalid %s id list '%s'", c == 'p' ? "process" : "thread", optarg);
 				goto usage_error;
 			}
 			break;
+		case 'C': /* perf's -C is system-wide, on those CPUs */
 		case 'a':
+			ro.cpu_list = c == 'C' ? optarg : ro.cpu_list;
 			ro.all_cpus = true;
 			break;
 		case 'd':
-			ro.duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(ro.duration > 0) || ro.duration > 1e7) {
+			if (hs_record_duration_parse(optarg, &ro.duration)) {
 				cli_error("invalid duration '%s' (seconds, more than 0)", optarg);
 				goto usage_error;
 			}
@@ -273,8 +267,11 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			event = optarg;
 			break;
-		case 'g':
-			cg = optarg;
+		case 'g': /* -g alone (perf's): the default, and the next word not its mode unless it is one */
+			if (optarg == argv[optind - 1] && argv[optind - 2][1] != '-' && !hs_callgraph_is_mode(optarg))
+				optind--;
+			else
+				cg = optarg;
 			break;
 		case 'o':
 			if (cli_outputs_add(&outs, optarg))
@@ -286,12 +283,11 @@ int cmd_record(int argc, char **argv)
 		case 0: /* a flag */
 			break;
 		case 'm':
-			if (cli_parse_ulong(optarg, "number of pages", 1, 1UL << 20, &v) || (v & (v - 1))) {
-				if (v & (v - 1))
-					cli_error("-m takes a power of two");
+			if (hs_record_ring_pages_parse(optarg, &ro.mmap_pages)) {
+				cli_error("invalid number of pages '%s' (a power of two from 1 to %lu)", optarg,
+					  HS_RECORD_MAX_RING_PAGES);
 				goto usage_error;
 			}
-			ro.mmap_pages = v;
 			break;
 		case OPT_STACK_SIZE:
 			stack_size = optarg;
@@ -341,20 +337,14 @@ int cmd_record(int argc, char **argv)
 		status = cli_record_list_events(event);
 		goto out;
 	}
-	ro.event = hs_event_find(event);
-	if (!ro.event && strchr(event, ':')) {
-		struct hs_error terr;
-		rc = hs_tracepoint_find(event, &tracepoint, &terr);
-		if (rc) {
-			cli_tracepoint_error(&terr, event);
-			status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
-			goto out;
-		}
-		ro.event = &tracepoint;
-	}
-	if (!ro.event) {
+	rc = hs_event_lookup(event, &tracepoint, &ro.event, &err);
+	if (rc == -ESRCH) {
 		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
 		goto usage_error;
+	} else if (rc) {
+		cli_tracepoint_error(&err, event);
+		status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+		goto out;
 	}
 	rc = hs_callgraph_parse(cg, &cgo);
 	if (rc == -ERANGE) {
@@ -395,7 +385,9 @@ int cmd_record(int argc, char **argv)
 		ro.argv = argv + optind;
 	ro.pids = pids.v;
 	ro.npids = pids.n;
-	if (!ro.argv && !ro.npids && !ro.all_cpus) {
+	ro.tids = tids.v;
+	ro.ntids = tids.n;
+	if (!ro.argv && !ro.npids && !ro.ntids && !ro.all_cpus) {
 		cli_error("nothing to record: give a command after --, -p PID, or -a");
 		goto usage_error;
 	}
@@ -408,7 +400,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 	}
 	if (!outs.n)
-		cli_outputs_add(&outs, "hotstack.pb.gz");
+		cli_outputs_add(&outs, default_output);
 	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, argv[0]))
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
@@ -433,10 +425,12 @@ int cmd_record(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
 	/* samples are aggregated unless a view needs each one with its time */
-	bo.keep_time = keep_time || oo.flamechart;
-	for (int i = 0; i < outs.n; i++)
-		bo.keep_time |= cli_output_format(&outs, i)->times == HS_TIMES_ORDER;
-	bo.unwind = unwind_mode(cgo.unwind);
+	bo.keep_time = keep_time || oo.flamechart ||
+		       hs_outputs_times(outs.path, (size_t)outs.n, outs.format) == HS_TIMES_ORDER;
+	/* the builder's name for how -g unwinds user stacks */
+	bo.unwind = cgo.unwind == HS_CG_UNWIND_AUTO  ? HS_UNWIND_AUTO
+		    : cgo.unwind == HS_CG_UNWIND_CFI ? HS_UNWIND_DWARF
+						     : HS_UNWIND_FP;
 	bo.no_demangle = so.no_demangle;
 	bo.no_inline = so.no_inline;
 	bo.symfs = so.symfs;
@@ -480,6 +474,8 @@ int cmd_record(int argc, char **argv)
 	/* a --value the profile does not have: said, and the outputs written with the default */
 	if (cli_resolve_value(p, &oo))
 		status = status ? status : 1;
+	if (outs.path[0] == default_output) /* no -o: the last one kept as .old, as perf.data.old */
+		hs_outfile_keep_old(default_output);
 	if (cli_outputs_write(&outs, NULL, p, &oo))
 		status = status ? status : 1;
 	hs_profile_free(p);
@@ -493,5 +489,6 @@ usage_error:
 	status = 2;
 out:
 	hs_vec_free(&pids);
+	hs_vec_free(&tids);
 	return status;
 }

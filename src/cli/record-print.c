@@ -12,23 +12,11 @@
 /* Names in filled lines (categories), or one a line (tracepoints). */
 static void print_names(const struct hs_names *names, bool one_a_line)
 {
-	size_t col = 0;
+	struct hs_strbuf sb = {0};
 
-	for (size_t i = 0; i < names->n; i++) {
-		size_t len = strlen(names->v[i]);
-		if (one_a_line) {
-			printf("  %s\n", names->v[i]);
-			continue;
-		}
-		if (col && col + 1 + len > 78) {
-			putchar('\n');
-			col = 0;
-		}
-		printf("%s%s", col ? " " : "  ", names->v[i]);
-		col += len + (col ? 1 : 2);
-	}
-	if (col)
-		putchar('\n');
+	hs_names_layout(names, one_a_line, &sb);
+	fputs(hs_strbuf_str(&sb), stdout);
+	hs_strbuf_release(&sb);
 }
 
 int cli_record_list_events(const char *what)
@@ -105,14 +93,11 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 	const struct hs_builder_stats *st = &s->stats;
 	uint64_t got = st->samples, lost = st->lost;
 
-	if (lost) {
-		struct hs_strbuf sb = {0};
-		hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
-			       100.0 * (double)lost / (double)(got + lost));
-		cli_warn("%s", hs_strbuf_str(&sb));
-		hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-		hs_strbuf_release(&sb);
-	}
+	if (lost)
+		cli_warn("%s: the ring buffers overflowed: record with bigger ones (-m %zu) or %s%s",
+			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
+			 rec->o.period ? "a larger -c" : "a lower -F",
+			 rec->o.callgraph == HS_CG_STACK ? ", or -g fp (no stack copies)" : "");
 	if (!cli_quiet)
 		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
 			rec->bad_records ? " (some records were unreadable)" : "");
@@ -170,6 +155,7 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 	if (cli_verbose && st->tracing_frames)
 		fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
 			(unsigned long long)st->tracing_frames);
+	cli_warn_unnamed(p);
 	if (!got && !st->off_cpu.samples && !cli_quiet)
 		cli_warn("no samples were recorded");
 }
@@ -213,5 +199,5 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	}
 	if (err->cause == HS_RECORD_EXEC)
 		return err->code == -ENOENT ? 127 : 126;
-	return err->cause == HS_RECORD_USER ? 126 : 1;
+	return err->cause == HS_RECORD_USER ? 126 : err->cause == HS_RECORD_BAD_CPUS ? 2 : 1;
 }

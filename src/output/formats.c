@@ -76,6 +76,16 @@ const struct hs_format *hs_format_for_output(const char *path, const char *forma
 	return hs_format_from_path(path);
 }
 
+enum hs_format_times hs_outputs_times(const char *const *paths, size_t n, const char *format)
+{
+	enum hs_format_times t = HS_TIMES_UNUSED;
+
+	for (size_t i = 0; i < n; i++)
+		if (hs_format_for_output(paths[i], format)->times > t)
+			t = hs_format_for_output(paths[i], format)->times;
+	return t;
+}
+
 void hs_formats_list(struct hs_strbuf *sb, bool by_ext, bool diff, const char *prefix, const char *sep)
 {
 	bool first = true;

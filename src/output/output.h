@@ -152,6 +152,9 @@ const struct hs_format *hs_format_from_name(const char *name);
 /* The format of output path: by its extension, else by format (--format, for "-" and for paths
  * whose extension names none); NULL when neither tells. */
 const struct hs_format *hs_format_for_output(const char *path, const char *format);
+/* The most that any of n outputs (paths with --format, as hs_format_for_output() takes them;
+ * each with a format) makes of sample times: HS_TIMES_ORDER when one needs them in order. */
+enum hs_format_times hs_outputs_times(const char *const *paths, size_t n, const char *format);
 struct hs_strbuf;
 /* Appends the formats help lists (those with an extension; with diff, those with a differential
  * writer), by name or (by_ext) by their first extension, each after prefix, between sep. */

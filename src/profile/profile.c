@@ -453,6 +453,67 @@ uint32_t hs_profile_main_mapping(const struct hs_profile *p)
 	return other ? other : p->mappings.n > 1;
 }
 
+uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost)
+{
+	struct hs_strbuf sb = {0};
+	uint32_t id;
+
+	hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
+		       got + lost ? 100.0 * (double)lost / (double)(got + lost) : 0.0);
+	id = hs_profile_intern_str(p, hs_strbuf_str(&sb));
+	hs_vec_push(&p->comments, id);
+	hs_strbuf_release(&sb);
+	return id;
+}
+
+bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret)
+{
+	struct hs_u64map by_file = {0};
+	struct hs_unnamed_share u = {0};
+
+	for (size_t i = 0; i < p->samples.n && vi < p->types.n; i++) {
+		const struct hs_stack *st = &p->stacks.v[p->samples.v[i].stack];
+		const struct hs_location *l;
+		const char *name;
+		int64_t v = p->values.v[i * p->types.n + vi];
+		uint64_t sum = 0;
+		size_t n;
+
+		if (!st->nlocs || v <= 0)
+			continue;
+		l = &p->locations.v[p->stack_locs.v[st->loc0]];
+		if (l->kind != HS_KIND_USER || !l->mapping)
+			continue;
+		u.user = hs_add_sat(u.user, v);
+		name = hs_profile_location_name(p, p->stack_locs.v[st->loc0]);
+		n = strlen(name);
+		if (!n || name[0] != '[' || name[n - 1] != ']')
+			continue;
+		u.unnamed = hs_add_sat(u.unnamed, v);
+		hs_u64map_get(&by_file, l->mapping, &sum);
+		hs_u64map_put(&by_file, l->mapping, (uint64_t)hs_add_sat((int64_t)sum, v));
+	}
+	/* by mapping, then by file: a file has a mapping per segment and per process */
+	for (size_t i = 0; i < by_file.cap; i++) {
+		const struct hs_mapping *m;
+		int64_t t = 0;
+		if (!hs_u64map_used(&by_file, i))
+			continue;
+		m = &p->mappings.v[by_file.keys[i]];
+		for (size_t j = 0; j < by_file.cap; j++)
+			if (hs_u64map_used(&by_file, j) && p->mappings.v[by_file.keys[j]].file == m->file)
+				t = hs_add_sat(t, (int64_t)by_file.vals[j]);
+		if (t > u.top || (t == u.top && m->build_id && !u.build_id && m->file == u.file)) {
+			u.top = t;
+			u.file = m->file;
+			u.build_id = m->build_id;
+		}
+	}
+	hs_u64map_release(&by_file);
+	*ret = u;
+	return u.unnamed > u.user / 2 && u.file;
+}
+
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 {
 	if (file && *file) {

@@ -189,6 +189,23 @@ bool hs_profile_has_time(const struct hs_profile *p);
  * first; 0 when there is none. */
 uint32_t hs_profile_main_mapping(const struct hs_profile *p);
 
+/* Notes in p's comments that lost samples were not recorded, "lost N samples (P%)" (P of got +
+ * lost), where the report shows it; returns the note's string id. */
+uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost);
+
+/* Where names are missing: of the samples whose leaf is user code in a mapped file (a location
+ * of kind HS_KIND_USER with a mapping), those whose leaf has no function name (shown
+ * "[module]"), and the file most of them are in. Sums of value index vi. */
+struct hs_unnamed_share {
+	int64_t user;      /* value of the samples with a user-space leaf */
+	int64_t unnamed;   /* ... of those with no function name at the leaf */
+	uint32_t file;     /* string id: the mapped file with the most of them, 0 for none */
+	uint32_t build_id; /* string id: its build-id (lower-case hex), 0 when unknown */
+	int64_t top;       /* value of the unnamed leaves in that file */
+};
+/* Fills ret; returns whether over half the user-space samples have no name at the leaf. */
+bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret);
+
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
 enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);

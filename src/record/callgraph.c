@@ -47,6 +47,13 @@ int hs_callgraph_parse(const char *mode, struct hs_callgraph_opts *ret)
 	return 0;
 }
 
+bool hs_callgraph_is_mode(const char *word)
+{
+	struct hs_callgraph_opts cg;
+
+	return hs_callgraph_parse(word, &cg) != -EINVAL;
+}
+
 bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event)
 {
 	return cg->lbr_repair && event->hardware;

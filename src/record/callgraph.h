@@ -44,6 +44,9 @@ struct hs_callgraph_opts {
  * Returns 0; -EINVAL for an unknown mode, -ERANGE when BYTES is not a number from
  * HS_MIN_STACK_BYTES to HS_MAX_STACK_BYTES. ret is untouched on failure. */
 int hs_callgraph_parse(const char *mode, struct hs_callgraph_opts *ret);
+/* Whether word is meant as a mode (a valid one, or dwarf,BYTES with bad BYTES): perf's -g
+ * takes no mode, so "record -g -- cmd" and "-g -F 99" are -g alone, while "-g fp" is a mode. */
+bool hs_callgraph_is_mode(const char *word);
 /* A stack copy size (--stack-size BYTES), rounded up to whole words. Returns 0, or -ERANGE
  * as hs_callgraph_parse(). */
 int hs_callgraph_stack_bytes(const char *arg, uint32_t *ret);

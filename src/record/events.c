@@ -46,6 +46,19 @@ const struct hs_event_desc *hs_event_find(const char *name)
 	return NULL;
 }
 
+int hs_event_lookup(const char *name, struct hs_event_desc *tp, const struct hs_event_desc **ret, struct hs_error *err)
+{
+	const struct hs_event_desc *e = hs_event_find(name);
+	int rc;
+
+	if (!e && !strchr(name, ':'))
+		return -ESRCH;
+	if (!e && (rc = hs_tracepoint_find(name, tp, err)))
+		return rc;
+	*ret = e ? e : tp;
+	return 0;
+}
+
 const struct hs_event_desc *hs_event_at(size_t i)
 {
 	return i < sizeof(events) / sizeof(events[0]) ? &events[i].d : NULL;
@@ -176,6 +189,27 @@ int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_er
 	ret->config = id;
 	ret->tracepoint = true;
 	return 0;
+}
+
+void hs_names_layout(const struct hs_names *names, bool one_a_line, struct hs_strbuf *out)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < names->n; i++) {
+		size_t len = strlen(names->v[i]);
+		if (one_a_line) {
+			hs_strbuf_addf(out, "  %s\n", names->v[i]);
+			continue;
+		}
+		if (col && col + 1 + len > 78) {
+			hs_strbuf_addc(out, '\n');
+			col = 0;
+		}
+		hs_strbuf_addf(out, "%s%s", col ? " " : "  ", names->v[i]);
+		col += len + (col ? 1 : 2);
+	}
+	if (col)
+		hs_strbuf_addc(out, '\n');
 }
 
 void hs_names_free(struct hs_names *names)

@@ -53,6 +53,10 @@ enum hs_tracepoint_failure {
  * -EINVAL when name is not CATEGORY:NAME, -ENODEV when no tracefs is mounted, -ENOENT when
  * there is no such tracepoint, -EACCES when tracefs or its id cannot be read; err says which. */
 int hs_tracepoint_find(const char *name, struct hs_event_desc *ret, struct hs_error *err);
+/* -e NAME: an event of the table, or (a name with a ':') a tracepoint described in tp, which
+ * must outlive its use; into *ret. Returns 0; -ESRCH for a name without a ':' that is no event;
+ * else hs_tracepoint_find()'s error, with err filled in. */
+int hs_event_lookup(const char *name, struct hs_event_desc *tp, const struct hs_event_desc **ret, struct hs_error *err);
 /* The tracing directory holding events/ (mounted tracefs), or NULL when none is readable; then
  * err (may be NULL) is -EACCES when one is there but this user may not read it (tracefs is
  * root's by default), -ENODEV when none is mounted. As root, mounts tracefs (at most one try a
@@ -65,6 +69,10 @@ struct hs_names {
 	size_t n, cap;
 };
 void hs_names_free(struct hs_names *names);
+struct hs_strbuf;
+/* names laid out for a list in out: one a line after two spaces, or filled into lines of at
+ * most 78 columns (a longer name alone on its line), each line ending in a newline. */
+void hs_names_layout(const struct hs_names *names, bool one_a_line, struct hs_strbuf *out);
 /* What can be sampled under tracefs directory tdir (hs_tracefs_dir()): its categories when
  * category is NULL, else the tracepoints of one, sorted by name, into ret. Returns 0, or
  * -ENOENT when there is no such category. */

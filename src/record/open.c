@@ -59,32 +59,84 @@ int hs_record_no_such_process(struct hs_error *err, int32_t pid)
 
 /* ---- events ---- */
 
-int hs_record_read_cpus(struct hs_record *r)
+int hs_record_cpus_add(struct hs_record_cpus *cpus, const char *list)
+{
+	const char *p = list;
+	size_t n0 = cpus->n;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long a, b;
+
+		a = b = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
+		if (a >= 0 && *end == '-')
+			b = (end[1] >= '0' && end[1] <= '9') ? strtol(end + 1, &end, 10) : -1;
+		if (a < 0 || b < a || b > HS_RECORD_MAX_CPU || (*end && *end != ',' && *end != '\n') ||
+		    (*end == ',' && (!end[1] || end[1] == '\n'))) {
+			cpus->n = n0;
+			return -EINVAL;
+		}
+		for (long c = a; c <= b; c++)
+			hs_vec_push(cpus, (int)c);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return p == list ? -EINVAL : 0;
+}
+
+/* -C: the online CPUs that the list names, each online, in order and once. */
+static int keep_cpus(struct hs_record *r, const char *online, struct hs_error *err)
+{
+	struct hs_record_cpus want = {0};
+	bool *asked = hs_xcalloc(HS_RECORD_MAX_CPU + 1, sizeof(bool));
+	size_t k = 0;
+	int rc = 0;
+
+	if (hs_record_cpus_add(&want, r->o.cpu_list)) {
+		rc = hs_record_fail(err, -EINVAL, HS_RECORD_BAD_CPUS,
+				    "invalid CPU list '%s' (CPU numbers and ranges: 0-2,4)", r->o.cpu_list);
+		goto out;
+	}
+	for (size_t i = 0; i < want.n; i++) {
+		bool on = false;
+		for (size_t j = 0; j < r->cpus.n && !on; j++)
+			on = r->cpus.v[j] == want.v[i];
+		if (!on) {
+			rc = hs_record_fail(err, -ENODEV, HS_RECORD_BAD_CPUS, "CPU %d is not online (online: %.*s)",
+					    want.v[i], (int)strcspn(online, "\n"), online);
+			goto out;
+		}
+		asked[want.v[i]] = true;
+	}
+	for (size_t j = 0; j < r->cpus.n; j++)
+		if (asked[r->cpus.v[j]])
+			r->cpus.v[k++] = r->cpus.v[j];
+	r->cpus.n = k;
+out:
+	free(asked);
+	hs_vec_free(&want);
+	return rc;
+}
+
+int hs_record_read_cpus(struct hs_record *r, struct hs_error *err)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 	char buf[4096];
-	char *p, *save = NULL;
 
-	if (!f || !fgets(buf, sizeof(buf), f)) {
+	if (!f || !fgets(buf, sizeof(buf), f) || hs_record_cpus_add(&r->cpus, buf)) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		if (f)
 			fclose(f);
+		f = NULL;
+		r->cpus.n = 0;
 		for (long i = 0; i < n; i++)
 			hs_vec_push(&r->cpus, (int)i);
-		return r->cpus.n ? 0 : -ENODEV;
+		snprintf(buf, sizeof(buf), "0-%ld", n - 1);
 	}
-	fclose(f);
-	/* "0-3,5,7-8": offline CPUs are simply not listed */
-	for (p = strtok_r(buf, ",\n", &save); p; p = strtok_r(NULL, ",\n", &save)) {
-		int a, b;
-		if (sscanf(p, "%d-%d", &a, &b) == 2) {
-			for (int c = a; c <= b && c < 65536; c++)
-				hs_vec_push(&r->cpus, c);
-		} else if (sscanf(p, "%d", &a) == 1) {
-			hs_vec_push(&r->cpus, a);
-		}
-	}
-	return r->cpus.n ? 0 : -ENODEV;
+	if (f)
+		fclose(f);
+	if (!r->cpus.n)
+		return hs_record_fail(err, -ENODEV, HS_RECORD_FAILED, "cannot tell which CPUs are online");
+	return r->o.cpu_list ? keep_cpus(r, buf, err) : 0;
 }
 
 static int read_paranoid(void)

@@ -11,7 +11,8 @@ int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, 
 	HS_PRINTF(4, 5);
 
 /* open.c */
-int hs_record_read_cpus(struct hs_record *r);   /* the online CPUs into r->cpus */
+/* The online CPUs into r->cpus (only those of r->o.cpu_list when it is set). */
+int hs_record_read_cpus(struct hs_record *r, struct hs_error *err);
 uint32_t hs_record_max_stack(void);              /* kernel.perf_event_max_stack */
 void hs_record_setup_attr(struct hs_record *r);  /* r->attr (and attr_off_cpu) from r->o */
 /* Opens the events for pid (-1: every process) on every CPU. Returns 0, -ESRCH with err
@@ -28,5 +29,7 @@ void hs_record_reap_child(struct hs_record *r);
 /* Hands the sink what describes the processes already running (-p, -a). */
 void hs_record_describe_running(struct hs_record *r);
 void hs_record_end_command(struct hs_record *r);
+/* -t alone: whether every thread asked for has exited. */
+bool hs_record_threads_gone(const struct hs_record *r);
 
 #endif

@@ -60,8 +60,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if ((rc = hs_record_read_cpus(r)))
-		return hs_record_fail(err, rc, HS_RECORD_FAILED, "cannot tell which CPUs are online");
+	if ((rc = hs_record_read_cpus(r, err)))
+		return rc;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->ring_epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -464,11 +464,13 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 				r->pidfds.v[k] = -1;
 				for (size_t j = 0; j < r->pidfds.n; j++)
 					alive += r->pidfds.v[j] >= 0;
-				if (!alive && !r->o.argv && !r->o.all_cpus && r->cause == HS_CAUSE_NONE)
+				if (!alive && !r->o.argv && !r->o.all_cpus && !r->o.ntids && r->cause == HS_CAUSE_NONE)
 					r->cause = HS_CAUSE_TARGETS_EXITED;
 			}
 		}
 		hs_record_reap_child(r);
+		if (r->cause == HS_CAUSE_NONE && hs_record_threads_gone(r))
+			r->cause = HS_CAUSE_TARGETS_EXITED;
 		process_inbox(r, false);
 		if (sink->progress && hs_now_ns() - last_progress >= 1000000000ULL) {
 			struct hs_record_progress p = {__atomic_load_n(&r->records, __ATOMIC_RELAXED),

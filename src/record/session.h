@@ -30,6 +30,9 @@ struct hs_record_opts {
 	const int32_t *pids;                /* processes to attach to */
 	size_t npids;
 	bool all_cpus;                      /* -a */
+	const char *cpu_list;               /* -C: only these CPUs ("0-1,3"; all_cpus set too) */
+	const int32_t *tids;                /* -t: threads to attach to (not their processes) */
+	size_t ntids;
 	double duration;                    /* seconds; 0 = until the targets end or a signal */
 	const struct hs_event_desc *event;
 	uint32_t freq;                      /* samples per second (per CPU or thread) */
@@ -57,6 +60,13 @@ struct hs_record_opts {
 	char **envp;                        /* the command's environment; NULL: ours */
 };
 
+/* -d SECONDS: a number of seconds over 0 and at most 1e7, into ret. Returns 0 or -EINVAL. */
+int hs_record_duration_parse(const char *arg, double *ret);
+
+/* -m N: data pages per ring, a power of two from 1 to HS_RECORD_MAX_RING_PAGES, into ret.
+ * Returns 0 or -EINVAL. */
+int hs_record_ring_pages_parse(const char *arg, size_t *ret);
+
 /* -p PID[,PID...]: the processes to attach to, laid out as HS_VEC(int32_t). */
 struct hs_record_pids {
 	int32_t *v;
@@ -65,6 +75,17 @@ struct hs_record_pids {
 /* Appends the pids of list "1,2,3" (each from 1 to 0x3fffffff, the most a thread id can be) to
  * pids. Returns 0, or -EINVAL for a malformed list, with pids as it was. */
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list);
+
+/* A CPU list as perf and /sys/devices/system/cpu/online write it, "0-3,5,7-8". */
+struct hs_record_cpus {
+	int *v;
+	size_t n, cap;
+};
+/* Appends the CPUs of list (each from 0 to HS_RECORD_MAX_CPU, ranges low to high, a newline at
+ * the end allowed) to cpus in the list's order. Returns 0, or -EINVAL for a malformed list,
+ * with cpus as it was. */
+#define HS_RECORD_MAX_CPU 65535
+int hs_record_cpus_add(struct hs_record_cpus *cpus, const char *list);
 
 /* record --user: the user a command is run as, looked up with its groups, and the command's
  * environment: ours with HOME, USER and LOGNAME the user's, as runuser and su set them. */
@@ -109,6 +130,9 @@ enum hs_record_failure {
 	HS_RECORD_RING_LOCKED,       /* a ring over the locked-memory limit: "cannot map a N KiB ..." */
 	HS_RECORD_USER,              /* the command could not take the user (o.as_user) */
 	HS_RECORD_EXEC,              /* the command could not be run (code -ENOENT: not found) */
+	HS_RECORD_BAD_CPUS,          /* o.cpu_list: "invalid CPU list 'L' ..." or "CPU N is not
+	                              * online (online: 0-1)" */
+	HS_RECORD_NO_THREAD,         /* o.tids: "no such thread: N" */
 };
 
 struct hs_record_progress {
@@ -170,7 +194,7 @@ struct hs_record {
 	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
-	HS_VEC(int) cpus;
+	struct hs_record_cpus cpus;
 	HS_VEC(int) fds;
 	HS_VEC(struct hs_record_ring) rings;
 	HS_VEC(int32_t) tids; /* threads with events of their own (-p) */
@@ -237,7 +261,14 @@ bool hs_record_times_monotonic(const struct hs_record *r);
 /* The event a sample with this id (PERF_SAMPLE_IDENTIFIER) belongs to. */
 enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id);
 
-/* The status the profiled command ended with (for exit codes): as a shell reports it. */
+/* The status a recording ends with, as a shell reports a command's: 128 + the signal when
+ * SIGINT or SIGTERM ended it (130 for Ctrl-C, 143 for kill; the command, if any, is ended
+ * too), else the command's own (0 when the duration ended it, or there is none). */
 int hs_record_command_status(const struct hs_record *r);
+
+/* The ring size (data pages per CPU, a power of two) to suggest when samples were lost: twice
+ * what the recording had, at most HS_RECORD_MAX_RING_PAGES. */
+#define HS_RECORD_MAX_RING_PAGES (1UL << 20)
+size_t hs_record_bigger_ring(const struct hs_record *r);
 
 #endif

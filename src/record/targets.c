@@ -91,6 +91,51 @@ static int attach_pid(struct hs_record *r, int32_t pid, struct hs_error *err)
 	return 0;
 }
 
+/* The process a thread belongs to (its Tgid), or 0 when it is gone. */
+static int32_t tgid_of(int32_t tid)
+{
+	char path[64], line[128];
+	int32_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (!tgid && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) != 1)
+			tgid = 0;
+	fclose(f);
+	return tgid;
+}
+
+/* -t: the thread alone (and the threads and children it creates), not the rest of its process. */
+static int attach_tid(struct hs_record *r, int32_t tid, struct hs_error *err)
+{
+	int32_t pid = tgid_of(tid);
+	int rc;
+
+	if (have_tid(r, tid))
+		return 0;
+	rc = pid > 0 ? hs_record_open_for(r, tid, err) : -ESRCH;
+	if (rc == -ESRCH)
+		return hs_record_fail(err, -ESRCH, HS_RECORD_NO_THREAD, "no such thread: %d", (int)tid);
+	if (rc)
+		return rc;
+	hs_vec_push(&r->tids, tid);
+	remember_comm(r, pid, tid);
+	return 0;
+}
+
+bool hs_record_threads_gone(const struct hs_record *r)
+{
+	if (!r->o.ntids || r->o.argv || r->o.npids || r->o.all_cpus)
+		return false;
+	for (size_t i = 0; i < r->o.ntids; i++)
+		if (kill(r->o.tids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return true;
+}
+
 /* ---- the command ---- */
 
 static int start_command(struct hs_record *r, struct hs_error *err)
@@ -193,6 +238,9 @@ int hs_record_open_targets(struct hs_record *r, struct hs_error *err)
 		if (rc)
 			return rc;
 	}
+	for (size_t i = 0; i < o->ntids && !o->all_cpus; i++)
+		if ((rc = attach_tid(r, o->tids[i], err)))
+			return rc;
 	for (size_t i = 0; i < o->npids; i++) {
 		/* before attaching: a process that exits meanwhile is still noticed (its pidfd becomes
 		 * readable), where a pidfd opened after it was reaped would never be */
@@ -253,6 +301,11 @@ void hs_record_describe_running(struct hs_record *r)
 	}
 	for (size_t i = 0; i < r->o.npids; i++)
 		r->sink->proc(r->sink->ctx, r->o.pids[i]);
+	for (size_t i = 0; i < r->o.ntids; i++) {
+		int32_t pid = tgid_of(r->o.tids[i]);
+		if (pid > 0)
+			r->sink->proc(r->sink->ctx, pid);
+	}
 }
 
 /* A command still running when the recording ends (the duration passed, a signal) is ended:
@@ -287,6 +340,10 @@ void hs_record_end_command(struct hs_record *r)
 
 int hs_record_command_status(const struct hs_record *r)
 {
+	/* as perf, which ends by its own signal: Ctrl-C is 130 whether or not the command outlived
+	 * its SIGINT (it had it from the terminal too), and whatever a command's handler made of it */
+	if (r->cause == HS_CAUSE_SIGNAL)
+		return 128 + r->stop_signal;
 	if (r->child <= 0 || !r->child_exited || r->child_killed_by_us)
 		return 0;
 	if (WIFEXITED(r->child_status))
@@ -294,6 +351,13 @@ int hs_record_command_status(const struct hs_record *r)
 	if (WIFSIGNALED(r->child_status))
 		return 128 + WTERMSIG(r->child_status);
 	return 1;
+}
+
+size_t hs_record_bigger_ring(const struct hs_record *r)
+{
+	size_t pages = r->o.mmap_pages ? r->o.mmap_pages : 1;
+
+	return pages >= HS_RECORD_MAX_RING_PAGES / 2 ? HS_RECORD_MAX_RING_PAGES : pages * 2;
 }
 
 /* ---- record --user ---- */
@@ -361,6 +425,30 @@ void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o)
 	o->groups = u->groups;
 	o->ngroups = u->ngroups;
 	o->envp = u->envp;
+}
+
+int hs_record_duration_parse(const char *arg, double *ret)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (end == arg || *end || !(d > 0) || d > 1e7)
+		return -EINVAL;
+	*ret = d;
+	return 0;
+}
+
+int hs_record_ring_pages_parse(const char *arg, size_t *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v || v > HS_RECORD_MAX_RING_PAGES || (v & (v - 1)))
+		return -EINVAL;
+	*ret = v;
+	return 0;
 }
 
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list)

@@ -77,7 +77,7 @@ int hs_outfile_open(struct hs_outfile *ret, const char *path)
 		/* standard output by any name: written as it is, whatever it is (a file, a pipe) */
 		return 0;
 	}
-	rc = write_in_place(path);
+	rc = hs_outfile_is_dir(path) ? -EISDIR : write_in_place(path);
 	if (rc) {
 		struct stat st;
 		if (rc > 0) {
@@ -116,6 +116,29 @@ int hs_outfile_open(struct hs_outfile *ret, const char *path)
 	}
 	ret->tmp = hs_strbuf_detach(&sb);
 	return 0;
+}
+
+bool hs_outfile_is_dir(const char *path)
+{
+	struct stat st;
+
+	return named_fd(path) < 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int hs_outfile_keep_old(const char *path)
+{
+	struct hs_strbuf old = {0};
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	hs_strbuf_addf(&old, "%s.old", path);
+	/* a second name, not a move: the file stays where it was until the new one replaces it */
+	if ((unlink(hs_strbuf_str(&old)) < 0 && errno != ENOENT) || link(path, hs_strbuf_str(&old)) < 0)
+		rc = rename(path, hs_strbuf_str(&old)) < 0 ? -errno : 0;
+	hs_strbuf_release(&old);
+	return rc;
 }
 
 static void outfile_flush(struct hs_outfile *o)

@@ -28,6 +28,14 @@ struct hs_outfile {
  * writable, ...); *ret is initialised in both cases and must be released with
  * hs_outfile_abort() or hs_outfile_commit(). */
 int hs_outfile_open(struct hs_outfile *ret, const char *path);
+/* Whether path names a directory (through links too): an output cannot be written there
+ * (hs_outfile_open() returns -EISDIR). */
+bool hs_outfile_is_dir(const char *path);
+/* Keeps a regular file at path as PATH.old (an older PATH.old replaced), as perf keeps
+ * perf.data.old: a second name for it, so that it stays at path until a new file replaces it
+ * there (moved where links cannot be made). Nothing for anything else or nothing at path.
+ * Returns 0 or a negative errno. */
+int hs_outfile_keep_old(const char *path);
 void hs_outfile_write(struct hs_outfile *o, const void *p, size_t n);
 void hs_outfile_puts(struct hs_outfile *o, const char *s);
 void hs_outfile_printf(struct hs_outfile *o, const char *fmt, ...) HS_PRINTF(2, 3);

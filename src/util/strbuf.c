@@ -41,6 +41,14 @@ void hs_strbuf_adds(struct hs_strbuf *sb, const char *s)
 	hs_strbuf_add(sb, s, strlen(s));
 }
 
+void hs_strbuf_add_each(struct hs_strbuf *sb, const char *sep, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hs_strbuf_adds(sb, sep);
+		hs_strbuf_adds(sb, v[i]);
+	}
+}
+
 void hs_strbuf_addc(struct hs_strbuf *sb, char c)
 {
 	if (sb->len + 2 > sb->cap)

@@ -18,6 +18,8 @@ void hs_strbuf_add(struct hs_strbuf *sb, const void *p, size_t n);
 void hs_strbuf_adds(struct hs_strbuf *sb, const char *s);
 void hs_strbuf_addc(struct hs_strbuf *sb, char c);
 void hs_strbuf_addf(struct hs_strbuf *sb, const char *fmt, ...) HS_PRINTF(2, 3);
+/* Each of the n strings of v, each after sep: a command line from its argv. */
+void hs_strbuf_add_each(struct hs_strbuf *sb, const char *sep, char *const *v, size_t n);
 void hs_strbuf_vaddf(struct hs_strbuf *sb, const char *fmt, va_list ap);
 /* Takes ownership of the buffer away from sb; never NULL. */
 char *hs_strbuf_detach(struct hs_strbuf *sb);

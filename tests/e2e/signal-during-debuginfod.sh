@@ -92,7 +92,7 @@ wait "$rec"
 status=$?
 set -e
 rec=""
-[ "$status" = 143 ] || fail "record exited $status, expected 143 (the command ended by SIGTERM): $(cat "$dir/err")"
+[ "$status" = 130 ] || fail "record exited $status, expected 130 (ended by SIGINT): $(cat "$dir/err")"
 grep -q '^prog;' "$dir/out.folded" || fail "no samples of prog: $(head -3 "$dir/out.folded")"
 "$HOTSTACK" convert "$dir/out.pb.gz" -o "$dir/back.folded" || fail "the pprof is unreadable"
 cmp -s "$dir/out.folded" "$dir/back.folded" || fail "the pprof and the folded file differ"

@@ -292,7 +292,7 @@ else
 fi
 
 # -- SIGINT in the middle of a recording of the program whose debug file is a FIFO: it ends, the
-#    command is ended (SIGTERM: 143), every output is written
+#    command is ended, hotstack exits as Ctrl-C leaves a command (130), every output is written
 rm -f "$dir/started"
 "$HOTSTACK" record -q -o "$dir/int.folded" -o "$dir/int.pb.gz" -o "$dir/int.svg" -- \
 	"$dir/link/prog" 60 "$dir/started" 2>"$dir/int.err" &
@@ -307,7 +307,7 @@ set +e
 wait "$rec"
 status=$?
 set -e
-[ "$status" = 143 ] || fail "sigint: record exited $status, expected 143: $(cat "$dir/int.err")"
+[ "$status" = 130 ] || fail "sigint: record exited $status, expected 130: $(cat "$dir/int.err")"
 grep -q '^prog;' "$dir/int.folded" || fail "sigint: no samples in the folded output"
 grep -q '</svg>' "$dir/int.svg" || fail "sigint: SVG incomplete"
 "$HOTSTACK" convert "$dir/int.pb.gz" -o "$dir/int.back.folded" || fail "sigint: the pprof is unreadable"

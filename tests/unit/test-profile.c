@@ -626,6 +626,79 @@ static void test_report(void **state)
 	hs_profile_free(p);
 }
 
+static void add_leaf(struct hs_profile *p, uint32_t mapping, const char *name, int64_t n)
+{
+	uint32_t fn = hs_profile_intern_str(p, name);
+	struct hs_line ln = {hs_profile_function(p, fn, fn, 0, 0), 0};
+	uint32_t l = hs_profile_location(p, mapping, 0x1000 + (uint64_t)p->locations.n, HS_KIND_USER, &ln, 1);
+	uint32_t locs[2] = {l, loc(p, "main", HS_KIND_USER)};
+
+	hs_profile_add_sample(p, hs_profile_stack(p, locs, 2), 0, 1, 1, 0, &n);
+}
+
+/* Most user-space leaves without a name: the file most of them are in, over every mapping of it */
+static void test_unnamed_share(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_mapping m = {0x1000, 0x2000, 0, 0, 0, HS_KIND_USER};
+	struct hs_unnamed_share u;
+	uint32_t lz1, lz2, libc, kern;
+	int64_t n = 30;
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	m.file = hs_profile_intern_str(p, "/usr/lib/liblzma.so.5");
+	lz1 = hs_profile_mapping(p, &m);
+	m.start = 0x5000;
+	m.build_id = hs_profile_intern_str(p, "abcdef");
+	lz2 = hs_profile_mapping(p, &m); /* another segment, or process, of the same file */
+	m.file = hs_profile_intern_str(p, "/usr/lib/libc.so.6");
+	m.build_id = 0;
+	libc = hs_profile_mapping(p, &m);
+	assert_false(hs_profile_unnamed_share(p, 0, &u));
+	assert_int_equal(u.user, 0);
+	add_leaf(p, lz1, "[liblzma.so.5]", 30);
+	add_leaf(p, libc, "[libc.so.6]", 40);
+	add_leaf(p, libc, "memcpy", 100);
+	/* 70 of 170 without a name: not most */
+	assert_false(hs_profile_unnamed_share(p, 0, &u));
+	assert_int_equal(u.user, 170);
+	assert_int_equal(u.unnamed, 70);
+	add_leaf(p, lz2, "[liblzma.so.5]", 20);
+	add_leaf(p, lz1, "[liblzma.so.5]", 20);
+	/* 110 of 210: liblzma with 70 of them, over its two mappings; libc's 40 less */
+	assert_true(hs_profile_unnamed_share(p, 0, &u));
+	assert_int_equal(u.user, 210);
+	assert_int_equal(u.unnamed, 110);
+	assert_int_equal(u.top, 70);
+	assert_string_equal(hs_profile_str(p, u.file), "/usr/lib/liblzma.so.5");
+	assert_string_equal(hs_profile_str(p, u.build_id), "abcdef");
+	/* kernel leaves, [unknown] (no mapping) and pseudo-frames are not user space */
+	m.file = hs_profile_intern_str(p, "[kernel.kallsyms]");
+	m.kind = HS_KIND_KERNEL;
+	kern = hs_profile_mapping(p, &m);
+	{
+		uint32_t locs[1] = {loc(p, "[unknown]", HS_KIND_PSEUDO)};
+		hs_profile_add_sample(p, hs_profile_stack(p, locs, 1), 0, 1, 1, 0, &n);
+		(void)kern;
+	}
+	assert_true(hs_profile_unnamed_share(p, 0, &u));
+	assert_int_equal(u.user, 210);
+	hs_profile_free(p);
+}
+
+static void test_note_lost(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+
+	(void)state;
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 750, 250)), "lost 250 samples (25.0%)");
+	assert_int_equal(p->comments.n, 1);
+	assert_string_equal(hs_profile_str(p, p->comments.v[0]), "lost 250 samples (25.0%)");
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 0, 0)), "lost 0 samples (0.0%)");
+	hs_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +721,8 @@ int main(void)
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_unnamed_share),
+		cmocka_unit_test(test_note_lost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

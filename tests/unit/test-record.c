@@ -3,6 +3,7 @@
  * records, PERF_CONTEXT handling in kernel call chains, and the call-graph modes of -g. */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -710,6 +711,137 @@ static void test_pid_list(void **state)
 	free(pids.v);
 }
 
+/* perf's -g takes no mode: the word after it is one only when it names one */
+static void test_callgraph_is_mode(void **state)
+{
+	(void)state;
+	assert_true(hs_callgraph_is_mode("auto"));
+	assert_true(hs_callgraph_is_mode("fp"));
+	assert_true(hs_callgraph_is_mode("dwarf,16384"));
+	assert_true(hs_callgraph_is_mode("dwarf,3")); /* a mode, with a bad size said as such */
+	assert_true(hs_callgraph_is_mode("none"));
+	assert_false(hs_callgraph_is_mode("--"));
+	assert_false(hs_callgraph_is_mode("-F"));
+	assert_false(hs_callgraph_is_mode("sleep"));
+	assert_false(hs_callgraph_is_mode(""));
+}
+
+/* -C and /sys/devices/system/cpu/online: perf's CPU list syntax */
+static void test_cpu_list(void **state)
+{
+	struct hs_record_cpus cpus = {0};
+
+	(void)state;
+	assert_int_equal(hs_record_cpus_add(&cpus, "0-1,3"), 0);
+	assert_int_equal(cpus.n, 3);
+	assert_int_equal(cpus.v[0], 0);
+	assert_int_equal(cpus.v[1], 1);
+	assert_int_equal(cpus.v[2], 3);
+	assert_int_equal(hs_record_cpus_add(&cpus, "5,7-8\n"), 0);
+	assert_int_equal(cpus.n, 6);
+	assert_int_equal(cpus.v[5], 8);
+	assert_int_equal(hs_record_cpus_add(&cpus, "65535"), 0);
+	assert_int_equal(cpus.n, 7);
+	static const char *const bad[] = {"", "x", "1,", ",1", "1,,2", "3-1", "-1", "1-", "1-x", "65536", "0 1", "1;2"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(hs_record_cpus_add(&cpus, bad[i]), -EINVAL);
+		assert_int_equal(cpus.n, 7);
+	}
+	free(cpus.v);
+}
+
+/* -d and -m as they are parsed */
+static void test_record_numbers(void **state)
+{
+	double d = 0;
+	size_t pages = 0;
+
+	(void)state;
+	assert_int_equal(hs_record_duration_parse("0.2", &d), 0);
+	assert_true(d > 0.19 && d < 0.21);
+	assert_int_equal(hs_record_duration_parse("0", &d), -EINVAL);
+	assert_int_equal(hs_record_duration_parse("1e8", &d), -EINVAL);
+	assert_int_equal(hs_record_duration_parse("2s", &d), -EINVAL);
+	assert_int_equal(hs_record_duration_parse("nan", &d), -EINVAL);
+	assert_int_equal(hs_record_ring_pages_parse("1", &pages), 0);
+	assert_int_equal(pages, 1);
+	assert_int_equal(hs_record_ring_pages_parse("1048576", &pages), 0);
+	assert_int_equal(pages, 1048576);
+	assert_int_equal(hs_record_ring_pages_parse("3", &pages), -EINVAL);
+	assert_int_equal(hs_record_ring_pages_parse("0", &pages), -EINVAL);
+	assert_int_equal(hs_record_ring_pages_parse("2097152", &pages), -EINVAL);
+	assert_int_equal(hs_record_ring_pages_parse("-2", &pages), -EINVAL);
+	assert_int_equal(pages, 1048576);
+}
+
+/* The exit status: a signal that ended the recording wins over the command's status (Ctrl-C is
+ * 130 as the shell has it, kill 143); else the command's, 0 when the duration ended it */
+static void test_record_status(void **state)
+{
+	struct hs_record r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.cause = HS_CAUSE_SIGNAL;
+	r.stop_signal = SIGINT;
+	assert_int_equal(hs_record_command_status(&r), 130);
+	r.child = 1234;
+	r.child_exited = true;
+	r.child_status = SIGTERM; /* killed by our SIGTERM */
+	assert_int_equal(hs_record_command_status(&r), 130);
+	r.stop_signal = SIGTERM;
+	assert_int_equal(hs_record_command_status(&r), 143);
+	r.cause = HS_CAUSE_COMMAND_EXITED;
+	r.child_status = 3 << 8; /* exit(3) */
+	assert_int_equal(hs_record_command_status(&r), 3);
+	r.cause = HS_CAUSE_DURATION;
+	r.child_killed_by_us = true;
+	assert_int_equal(hs_record_command_status(&r), 0);
+	memset(&r, 0, sizeof(r));
+	r.cause = HS_CAUSE_DURATION;
+	assert_int_equal(hs_record_command_status(&r), 0);
+	/* lost samples: a ring twice as big, up to the most -m takes */
+	r.o.mmap_pages = 128;
+	assert_int_equal(hs_record_bigger_ring(&r), 256);
+	r.o.mmap_pages = HS_RECORD_MAX_RING_PAGES;
+	assert_int_equal(hs_record_bigger_ring(&r), HS_RECORD_MAX_RING_PAGES);
+}
+
+/* -e list: names filled into lines, or one a line */
+static void test_names_layout(void **state)
+{
+	char *v[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "cc", "d"};
+	struct hs_names names = {v, 4, 4};
+	struct hs_strbuf sb = {0};
+
+	(void)state;
+	hs_names_layout(&names, false, &sb);
+	assert_string_equal(hs_strbuf_str(&sb),
+			    "  aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cc\n  d\n");
+	hs_strbuf_reset(&sb);
+	names.n = 2;
+	hs_names_layout(&names, true, &sb);
+	assert_string_equal(hs_strbuf_str(&sb),
+			    "  aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n  bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n");
+	hs_strbuf_release(&sb);
+}
+
+/* -e NAME: an event, a tracepoint (CATEGORY:NAME), or neither */
+static void test_event_lookup(void **state)
+{
+	struct hs_event_desc tp;
+	const struct hs_event_desc *e = NULL;
+	struct hs_error err = {0};
+
+	(void)state;
+	assert_int_equal(hs_event_lookup("cpu-clock", &tp, &e, &err), 0);
+	assert_string_equal(e->name, "cpu-clock");
+	assert_int_equal(hs_event_lookup("cycels", &tp, &e, &err), -ESRCH);
+	assert_string_equal(e->name, "cpu-clock");
+	assert_int_not_equal(hs_event_lookup("nosuchcategory_hs:nosuch", &tp, &e, &err), 0);
+	assert_int_not_equal(hs_event_lookup(":", &tp, &e, &err), -ESRCH);
+}
+
 static void jvm_answer_count(void *ctx, int32_t pid, int rc, const struct hs_error *err)
 {
 	(void)pid;
@@ -735,13 +867,24 @@ static void test_jvm_passes_over(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_wrap),      cmocka_unit_test(test_queue_order),
-		cmocka_unit_test(test_sample_layouts), cmocka_unit_test(test_sample_hostile),
+		cmocka_unit_test(test_ring_wrap),
+		cmocka_unit_test(test_queue_order),
+		cmocka_unit_test(test_sample_layouts),
+		cmocka_unit_test(test_sample_hostile),
 		cmocka_unit_test(test_record_copy_cuts_stack),
-		cmocka_unit_test(test_sideband),       cmocka_unit_test(test_callchain_contexts),
-		cmocka_unit_test(test_callgraph_modes), cmocka_unit_test(test_callgraph_sizes),
-		cmocka_unit_test(test_jvm_passes_over), cmocka_unit_test(test_event_policy),
+		cmocka_unit_test(test_sideband),
+		cmocka_unit_test(test_callchain_contexts),
+		cmocka_unit_test(test_callgraph_modes),
+		cmocka_unit_test(test_callgraph_sizes),
+		cmocka_unit_test(test_jvm_passes_over),
+		cmocka_unit_test(test_event_policy),
 		cmocka_unit_test(test_pid_list),
+		cmocka_unit_test(test_callgraph_is_mode),
+		cmocka_unit_test(test_cpu_list),
+		cmocka_unit_test(test_record_numbers),
+		cmocka_unit_test(test_record_status),
+		cmocka_unit_test(test_names_layout),
+		cmocka_unit_test(test_event_lookup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "util/cursor.h"
 #include "util/hashmap.h"
 #include "util/infile.h"
@@ -575,18 +576,83 @@ static void test_infile_device_refused_without_being_opened(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* record with no -o keeps the last hotstack.pb.gz as hotstack.pb.gz.old, as perf.data.old:
+ * under a second name until the new file replaces it; -o DIR says it is a directory */
+static void test_outfile_keep_old_and_dir(void **state)
+{
+	char dir[] = "/tmp/hs-test-XXXXXX", path[128], old[128], sub[128];
+	struct hs_outfile of;
+	struct stat st;
+	char *got;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.pb.gz", dir);
+	snprintf(old, sizeof(old), "%s/p.pb.gz.old", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(hs_outfile_keep_old(path), 0); /* nothing there: nothing kept */
+	assert_int_equal(stat(old, &st), -1);
+	hs_test_write_file(path, "first", 5);
+	hs_test_write_file(old, "older", 5);
+	assert_int_equal(hs_outfile_keep_old(path), 0);
+	got = hs_test_read_file(path, NULL);
+	assert_string_equal(got, "first"); /* still there until replaced */
+	free(got);
+	got = hs_test_read_file(old, NULL);
+	assert_string_equal(got, "first");
+	free(got);
+	assert_int_equal(hs_outfile_open(&of, path), 0);
+	hs_outfile_puts(&of, "second");
+	assert_int_equal(hs_outfile_commit(&of), 0);
+	got = hs_test_read_file(old, NULL);
+	assert_string_equal(got, "first");
+	free(got);
+	/* a directory is never written, nor anything created in or beside it */
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_true(hs_outfile_is_dir(sub));
+	assert_false(hs_outfile_is_dir(path));
+	assert_false(hs_outfile_is_dir("-"));
+	assert_int_equal(hs_outfile_open(&of, sub), -EISDIR);
+	hs_outfile_abort(&of);
+	assert_int_equal(hs_outfile_keep_old(sub), 0);
+	snprintf(old, sizeof(old), "%s/sub.old", dir);
+	assert_int_equal(stat(old, &st), -1);
+	assert_int_equal(hs_test_rmtree(dir), 0);
+}
+
+static void test_strbuf_add_each(void **state)
+{
+	char *argv[] = {"record", "-g", "--", "ls"};
+	struct hs_strbuf sb = {0};
+
+	(void)state;
+	hs_strbuf_adds(&sb, "hotstack");
+	hs_strbuf_add_each(&sb, " ", argv, 4);
+	assert_string_equal(hs_strbuf_str(&sb), "hotstack record -g -- ls");
+	hs_strbuf_add_each(&sb, " ", argv, 0);
+	assert_string_equal(hs_strbuf_str(&sb), "hotstack record -g -- ls");
+	hs_strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cursor_ints), cmocka_unit_test(test_cursor_bounds),
-		cmocka_unit_test(test_cursor_leb128), cmocka_unit_test(test_upper_bound),
-		cmocka_unit_test(test_u64map),     cmocka_unit_test(test_index),
-		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_outfile_atomic),
-		cmocka_unit_test(test_outfile_errors), cmocka_unit_test(test_outfile_links),
+		cmocka_unit_test(test_cursor_ints),
+		cmocka_unit_test(test_cursor_bounds),
+		cmocka_unit_test(test_cursor_leb128),
+		cmocka_unit_test(test_upper_bound),
+		cmocka_unit_test(test_u64map),
+		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_outfile_atomic),
+		cmocka_unit_test(test_outfile_errors),
+		cmocka_unit_test(test_outfile_links),
 		cmocka_unit_test(test_infile_regular_file),
 		cmocka_unit_test(test_infile_fifo_refused_without_blocking),
 		cmocka_unit_test(test_infile_directory_and_socket_refused),
 		cmocka_unit_test(test_infile_device_refused_without_being_opened),
+		cmocka_unit_test(test_outfile_keep_old_and_dir),
+		cmocka_unit_test(test_strbuf_add_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
