@@ -131,5 +131,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

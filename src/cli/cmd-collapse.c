@@ -3,7 +3,6 @@
  * src/collapse/); here are its options and its messages. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,28 +32,6 @@ enum { OPT_EVENT_FILTER = OPT_CMD_BASE };
 
 /* The flags, set by getopt_long itself (the options' flag pointers) */
 static int pid_root, tid_root, kernel, jit, all, addrs, inline_, context, srcline;
-
-/* What was left out, and why: stackcollapse-perf.pl drops the same things, mostly silently. */
-static void report_stats(const struct hs_collapse *c, const char *filter)
-{
-	const struct hs_perf_script_stats *st = hs_collapse_stats(c);
-	const char *ev = hs_collapse_event(c);
-
-	if (st->filtered && !filter)
-		cli_warn("left out %" PRIu64 " %s of events other than '%s', the first in the input (choose with "
-			 "--event-filter)",
-			 st->filtered, st->filtered == 1 ? "sample" : "samples", ev);
-	if (filter && !st->headers)
-		cli_warn("no samples of event '%s'", filter);
-	else if (!st->samples && st->headers)
-		cli_warn("no sample ends with a blank line: was this recorded without call graphs (perf record -g)?");
-	else if (st->truncated)
-		cli_warn("the input ends inside a sample (no blank line after it): that sample is left out, as "
-			 "stackcollapse-perf.pl leaves it out");
-	if (st->unrecognized)
-		cli_warn("%" PRIu64 " %s not perf script text (the first is line %" PRIu64 ")", st->unrecognized,
-			 st->unrecognized == 1 ? "line is" : "lines are", st->first_unrecognized);
-}
 
 static void print_warning(void *ctx, const char *msg)
 {
@@ -139,7 +116,6 @@ int cmd_collapse(int argc, char **argv)
 		collapse_error(&err, path);
 		hs_outfile_abort(&of);
 	} else {
-		report_stats(c, co.event_filter && *co.event_filter ? co.event_filter : NULL);
 		hs_collapse_write(c, &of);
 		rc = hs_outfile_commit(&of);
 		if (rc)

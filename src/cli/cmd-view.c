@@ -8,8 +8,9 @@
 #include "view-opts.h"
 #include "profile/filter.h"
 #include "profile/load.h"
+#include "util/strbuf.h"
 
-enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT };
+enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT, VIEW_ANNOTATE };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE | -i FILE] [options]\n"
@@ -25,6 +26,8 @@ static const char *const view_usage[] = {
 			"Every sample of FILE (default perf.data) as perf script prints it: a header line, then\n"
 			"an 'address symbol+offset (module)' line per frame. Stacks are unwound and named by\n"
 			"hotstack.\n",
+	[VIEW_ANNOTATE] = "usage: hotstack annotate FUNCTION [FILE] [options]\n"
+			  "Samples per source line of FUNCTION (name, else regex); FILE: hotstack.pb.gz|perf.data\n",
 };
 
 static void view_usage_print(FILE *fp, const void *ctx)
@@ -34,26 +37,33 @@ static void view_usage_print(FILE *fp, const void *ctx)
 
 static int cmd_view(enum view view, int argc, char **argv)
 {
-	static int tui; /* perf report's --stdio is what the report is; --tui, --gtk are not */
+	static int tui; /* perf's --stdio is what the report is; --tui, --gtk are not */
 	static const struct option own[] = {{0, 0, 0, 0}}, report_own[] = {{"stdio", no_argument, &tui, 0},
 									   {"tui", no_argument, &tui, 1},
 									   {"gtk", no_argument, &tui, 1},
 									   {0, 0, 0, 0}};
 	struct cli_view_opts v = {0};
+	struct hs_strbuf sb = {0};
 	struct hs_profile *p;
 	const char *in = "hotstack.pb.gz";
 	char *deflt = NULL;
 	int rc;
 
-	rc = cli_view_parse(argc, argv, view == VIEW_REPORT ? report_own : own, &v, view_usage_print, &view);
+	rc = cli_view_parse(argc, argv, view == VIEW_REPORT || view == VIEW_ANNOTATE ? report_own : own, &v,
+			    view_usage_print, &view);
 	if (rc >= 0) {
 		hs_filter_release(&v.f);
 		return rc;
 	}
 	if (tui) {
-		cli_error("report: no --tui or --gtk: the report is text on standard output (perf report --stdio)");
+		cli_error("%s: no --tui or --gtk: the report is text on standard output (perf report --stdio)", argv[0]);
 		goto usage_error;
 	}
+	if (view == VIEW_ANNOTATE && optind == argc) {
+		cli_error("annotate needs a FUNCTION");
+		goto usage_error;
+	}
+	v.o.annotate = view == VIEW_ANNOTATE ? argv[optind++] : NULL;
 	if (optind < argc && !v.input)
 		v.input = argv[optind++];
 	if (optind < argc) {
@@ -76,6 +86,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 			v.outs.format = "script";
 			break;
 		case VIEW_REPORT:
+		case VIEW_ANNOTATE:
 			cli_outputs_add(&v.outs, "-");
 			v.outs.format = v.outs.format ? v.outs.format : "txt"; /* --format json */
 			break;
@@ -89,12 +100,17 @@ static int cmd_view(enum view view, int argc, char **argv)
 			goto usage_error;
 		}
 	}
-	if (view == VIEW_FLAME && !v.outs.format)
-		v.outs.format = "svg";
+	if ((view == VIEW_FLAME || view == VIEW_ANNOTATE) && !v.outs.format)
+		v.outs.format = view == VIEW_FLAME ? "svg" : "txt";
 	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, argv[0])) {
 		free(deflt);
 		goto usage_error;
 	}
+	for (int i = 0; view == VIEW_ANNOTATE && i < v.outs.n; i++)
+		if (strcmp(cli_output_format(&v.outs, i)->name, "txt")) {
+			cli_error("annotate writes text: '%s' is no .txt file", v.outs.path[i]);
+			goto usage_error;
+		}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
 	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
 	 * order, pprof's timestamp labels) */
@@ -116,7 +132,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 			  "or read a perf.data)",
 			  strcmp(in, "-") ? in : "<stdin>");
 		rc = 1;
+	} else if (v.o.annotate && hs_annotate_check(p, &v.o, &sb)) {
+		cli_error("no function '%s' in %s%s", v.o.annotate, in, hs_strbuf_str(&sb));
+		rc = 1;
 	}
+	hs_strbuf_release(&sb);
 	if (!rc && cli_outputs_write(&v.outs, NULL, p, &v.o))
 		rc = 1;
 	hs_profile_free(p);
@@ -147,4 +167,9 @@ int cmd_convert(int argc, char **argv)
 int cmd_script(int argc, char **argv)
 {
 	return cmd_view(VIEW_SCRIPT, argc, argv);
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	return cmd_view(VIEW_ANNOTATE, argc, argv);
 }

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"collapse", cmd_collapse, "perf script text to folded stacks (stackcollapse-perf.pl)"},
 	{"script", cmd_script, "every sample of a perf.data as perf script text"},
 	{"diff", cmd_diff, "differential flame graph of two profiles"},
+	{"annotate", cmd_annotate, "samples per source line of a function (perf annotate)"},
 };
 
 static void usage(FILE *f)

@@ -1,6 +1,8 @@
 /* hotstack collapse's engine (collapse.h): the input, the reader, the folding and the stack
  * table wired together, and what stopped a run. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,44 @@ static int inline_srclines(void *ctx, const struct hs_ps_frame *f)
 	return hs_addr2line_expand(&c->a2l, f) ? 0 : -1;
 }
 
+static void warn(const struct hs_collapse *c, const char *fmt, ...) HS_PRINTF(2, 3);
+static void warn(const struct hs_collapse *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->opts.warn(c->opts.warn_ctx, msg);
+}
+
+/* What was left out, and why: stackcollapse-perf.pl drops the same things, mostly silently. */
+static void warn_left_out(const struct hs_collapse *c)
+{
+	const struct hs_perf_script_stats *st = hs_perf_script_stats(c->r);
+	const char *ev = hs_perf_script_event(c->r);
+	const char *filter = c->opts.event_filter && *c->opts.event_filter ? c->opts.event_filter : NULL;
+
+	if (!c->opts.warn)
+		return;
+	if (st->filtered && !filter)
+		warn(c,
+		     "left out %" PRIu64 " %s of events other than '%s', the first in the input (choose with "
+		     "--event-filter)",
+		     st->filtered, st->filtered == 1 ? "sample" : "samples", ev);
+	if (filter && !st->headers)
+		warn(c, "no samples of event '%s'", filter);
+	else if (!st->samples && st->headers)
+		warn(c, "no sample ends with a blank line: was this recorded without call graphs (perf record -g)?");
+	else if (st->truncated)
+		warn(c, "the input ends inside a sample (no blank line after it): that sample is left out, as "
+			"stackcollapse-perf.pl leaves it out");
+	if (st->unrecognized)
+		warn(c, "%" PRIu64 " %s not perf script text (the first is line %" PRIu64 ")", st->unrecognized,
+		     st->unrecognized == 1 ? "line is" : "lines are", st->first_unrecognized);
+}
+
 int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *err)
 {
 	struct hs_perf_script_opts po = {0};
@@ -76,8 +116,10 @@ int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *e
 	c->r = hs_perf_script_new(hs_collapse_input_read, &c->in, &po);
 	while ((rc = hs_perf_script_next(c->r, &s, err)) > 0)
 		hs_collapse_fold_sample(&c->fold, &s);
-	if (rc >= 0)
+	if (rc >= 0) {
+		warn_left_out(c);
 		return 0;
+	}
 	err->code = rc;
 	if (rc == -EPROTO) {
 		err->cause = HS_COLLAPSE_GZIP_CORRUPT;

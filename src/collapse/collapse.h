@@ -47,7 +47,8 @@ enum hs_collapse_failure {
 };
 
 /* Reads `perf script` text from path ("-": standard input), gzipped or not, and folds every
- * sample. Call once. Returns 0, or a negative errno with err saying what went wrong: -EPROTO
+ * sample. Call once. At its end, what was left out (samples of other events, a last sample
+ * cut short, lines that are no perf script text) is said through opts->warn. Returns 0, or a negative errno with err saying what went wrong: -EPROTO
  * gzip data corrupt or cut short, -EFBIG a decompression bomb, -EOVERFLOW, -EBADMSG and
  * -EMEDIUMTYPE (a perf.data file) from the reader, or what open(2) or read(2) returned. */
 int hs_collapse_read(struct hs_collapse *c, const char *path, struct hs_error *err);

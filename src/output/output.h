@@ -70,6 +70,8 @@ struct hs_output_opts {
 	enum hs_children children; /* report: which function tables */
 	int base_value_index;  /* diff: the value_index of the profile compared against */
 	bool normalize;        /* diff folded: the first profile's counts scaled to the second's total */
+	const char *annotate;  /* text: instead of the report, the annotation of the functions named so
+				* (exactly, else by an extended regular expression): hotstack annotate */
 };
 
 /* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER" (each optional, in any order:
@@ -109,6 +111,10 @@ struct hs_error;
 int hs_output_option_set(struct hs_output_opts *o, const char *name, const char *arg, struct hs_error *err);
 /* What format f is, for the refusal's message: "a text report", "a flame graph", ... */
 const char *hs_format_noun(const struct hs_format *f);
+/* Whether o->annotate names a function of p (one with samples): 0, or -ENOENT with the names
+ * closest to it (those holding it, hottest first, then the nearest by edit distance; at most
+ * three) appended to names as " (closest: a, b, c)" (nothing when p has no names). */
+int hs_annotate_check(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_strbuf *names);
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

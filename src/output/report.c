@@ -482,6 +482,8 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 	const char *unit = p->types.n ? hs_profile_str(p, p->types.v[vi].unit) : "";
 	struct hs_u64map pids = {0}, tids = {0};
 
+	if (o->annotate)
+		return hs_write_annotate(p, o, out);
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
 

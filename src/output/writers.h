@@ -21,6 +21,9 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+/* The text report's form with o->annotate: samples per source line of each function it names,
+ * hottest first (at most o->top, default 20), with the source text where the file can be read. */
+int hs_write_annotate(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 /* Differential views of b against a: flame graphs, and the two-column "stack count_a count_b"
  * lines FlameGraph's difffolded.pl writes (o->normalize: a's counts scaled to b's total). */
 int hs_write_svg_diff(const struct hs_profile *a, const struct hs_profile *b, const struct hs_output_opts *o,

@@ -12,7 +12,10 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "collapse/addr2line.h"
+#include "collapse/collapse.h"
 #include "collapse/stack-table.h"
 #include "collapse/tidy.h"
 
@@ -165,6 +168,55 @@ static void test_stack_table(void **state)
 	hs_stack_table_release(&t);
 }
 
+static void keep_warning(void *ctx, const char *msg)
+{
+	struct hs_strbuf *sb = ctx;
+
+	hs_strbuf_addf(sb, "%s\n", msg);
+}
+
+/* What the engine leaves out is said at the end of the read: samples of other events than the
+ * first, a last sample with no blank line after it, lines that are no perf script text. */
+static void test_left_out_warnings(void **state)
+{
+	static const char text[] = "demo  1217  4810.241261:          1  page-faults: \n"
+				   "\tffffffff817554ea elf_load+0x28a ([kernel.kallsyms])\n"
+				   "\n"
+				   "demo  1217  4810.241262:          1  task-clock: \n"
+				   "\tffffffff817554ea elf_load+0x28a ([kernel.kallsyms])\n"
+				   "\n"
+				   "what is this\n"
+				   "demo  1217  4810.241263:          1  page-faults: \n"
+				   "\tffffffff817554ea elf_load+0x28a ([kernel.kallsyms])\n";
+	char *path = hs_test_temp_file("collapse-warn");
+	struct hs_strbuf sb = {0};
+	struct hs_collapse_opts co = {.warn = keep_warning, .warn_ctx = &sb};
+	struct hs_error err = {0};
+	struct hs_collapse *c;
+
+	(void)state;
+	hs_test_write_file(path, text, sizeof(text) - 1);
+	c = hs_collapse_new(&co);
+	assert_int_equal(hs_collapse_read(c, path, &err), 0);
+	assert_string_equal(hs_strbuf_str(&sb),
+			    "left out 1 sample of events other than 'page-faults', the first in the input (choose "
+			    "with --event-filter)\n"
+			    "the input ends inside a sample (no blank line after it): that sample is left out, as "
+			    "stackcollapse-perf.pl leaves it out\n"
+			    "1 line is not perf script text (the first is line 7)\n");
+	hs_collapse_free(c);
+	/* an event no sample has */
+	hs_strbuf_reset(&sb);
+	co.event_filter = "cycles";
+	c = hs_collapse_new(&co);
+	assert_int_equal(hs_collapse_read(c, path, &err), 0);
+	assert_non_null(strstr(hs_strbuf_str(&sb), "no samples of event 'cycles'\n"));
+	hs_collapse_free(c);
+	hs_strbuf_release(&sb);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_discriminator),
 		cmocka_unit_test(test_perl_count),
 		cmocka_unit_test(test_stack_table),
+		cmocka_unit_test(test_left_out_warnings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
