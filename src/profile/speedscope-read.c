@@ -459,9 +459,11 @@ static bool build_evented(struct build *b, const struct prof *pr)
 	return ok;
 }
 
-/* "comm (pid/tid)", as hotstack names a thread's profile. */
-static void thread_of(struct build *b, const char *name)
+/* "comm (pid/tid)", as hotstack names a thread's profile; name_id: the profile's name, a string
+ * of the profile (read from a copy: interning its prefix may move the string pool). */
+static void thread_of(struct build *b, uint32_t name_id)
 {
+	char *name = hs_xstrdup(hs_profile_str(b->r->p, name_id));
 	const char *paren = strrchr(name, '(');
 	int pid, tid, end = 0;
 
@@ -471,9 +473,10 @@ static void thread_of(struct build *b, const char *name)
 		b->pid = pid;
 		b->tid = tid;
 		b->comm = hs_profile_intern(b->r->p, name, (size_t)(paren - 1 - name));
-		return;
+	} else {
+		b->comm = *name ? name_id : hs_profile_intern_str(b->r->p, "[unknown]");
 	}
-	b->comm = hs_profile_intern_str(b->r->p, *name ? name : "[unknown]");
+	free(name);
 }
 
 static bool build(struct reader *r)
@@ -513,7 +516,7 @@ static bool build(struct reader *r)
 	for (size_t i = 0; ok && i < r->profs.n; i++) {
 		const struct prof *pr = &r->profs.v[i];
 
-		thread_of(&b, hs_profile_str(p, pr->name));
+		thread_of(&b, pr->name);
 		ok = pr->evented ? build_evented(&b, pr) : build_sampled(&b, pr);
 	}
 	hs_vec_free(&b.loc_of);
