@@ -256,17 +256,17 @@ const struct option cli_report_longopts[] = {
 /* The writers' options given (bits of hs_output_options[]), for cli_outputs_refuse(). */
 static uint64_t given;
 
-int cli_outputs_refuse(const struct cli_outputs *outs, const char *cmd)
+int cli_outputs_refuse(const struct cli_outputs *outs, const struct hs_format *as, const char *cmd)
 {
 	for (size_t i = 0; i < hs_noutput_options; i++) {
 		const struct hs_output_option *h = &hs_output_options[i];
 		int k = 0;
 
-		while (k < outs->n && !hs_output_option_applies(h, cli_output_format(outs, k)))
+		while (k < outs->n && !hs_output_option_applies(h, as ? as : cli_output_format(outs, k)))
 			k++;
 		if ((given >> i & 1) && outs->n && k == outs->n) {
 			cli_error("%s: --%s does not apply to %s (it sets %s)", cmd, h->name,
-				  hs_format_noun(cli_output_format(outs, 0)), h->sets);
+				  hs_format_noun(as ? as : cli_output_format(outs, 0)), h->sets);
 			return -1;
 		}
 	}

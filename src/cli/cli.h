@@ -57,8 +57,9 @@ extern const struct option cli_output_longopts[];
 void cli_output_opts_help(FILE *fp, bool views);
 /* The report's perf options (-g, --children), for the commands that read a profile. */
 extern const struct option cli_report_longopts[];
-/* Refuses (says so, returns -1) a writer option given that changes none of the outputs. */
-int cli_outputs_refuse(const struct cli_outputs *outs, const char *cmd);
+/* Refuses (says so, returns -1) a writer option given that changes none of the outputs (as not
+ * NULL: that is what every output is, e.g. hs_annotate_format). */
+int cli_outputs_refuse(const struct cli_outputs *outs, const struct hs_format *as, const char *cmd);
 /* Says in one line what getopt_long (opterr 0, optstring starting with ':') found wrong when it
  * returned c ('?' or ':'), and points to CMD --help; returns the exit status, 2. */
 int cli_option_error(const char *cmd, int c, char **argv, const struct option *longopts);

@@ -79,7 +79,7 @@ int cmd_diff(int argc, char **argv)
 						      : hs_xstrdup("diff.svg");
 		cli_outputs_add(&v.outs, deflt);
 	}
-	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, argv[0]))
+	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, NULL, argv[0]))
 		goto out;
 	for (int i = 0; i < v.outs.n; i++) {
 		if (!cli_output_format(&v.outs, i)->write_diff) {

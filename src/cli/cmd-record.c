@@ -401,7 +401,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!outs.n)
 		cli_outputs_add(&outs, default_output);
-	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, argv[0]))
+	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, NULL, argv[0]))
 		goto usage_error;
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {

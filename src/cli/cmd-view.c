@@ -102,7 +102,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if ((view == VIEW_FLAME || view == VIEW_ANNOTATE) && !v.outs.format)
 		v.outs.format = view == VIEW_FLAME ? "svg" : "txt";
-	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, argv[0])) {
+	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, view == VIEW_ANNOTATE ? &hs_annotate_format : NULL, argv[0])) {
 		free(deflt);
 		goto usage_error;
 	}

@@ -111,6 +111,8 @@ static void closest(const struct hs_profile *p, const struct hs_report_fns *fns,
 		hs_strbuf_addc(sb, ')');
 }
 
+const struct hs_format hs_annotate_format = {.name = "annotate"};
+
 int hs_annotate_check(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_strbuf *names)
 {
 	struct hs_report_fns fns = {0};

@@ -134,7 +134,7 @@ const struct hs_output_option hs_output_options[] = {
 	 "      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"},
 	{"palette", FLAME, "the flame graph's colours",
 	 "      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"},
-	{"top", REPORTS, "how many rows the text report lists",
+	{"top", REPORTS " annotate", "how many rows the text report lists",
 	 "      --top N             report: number of functions listed (default 20)\n"},
 	{"tree", REPORTS, "the text report's call tree",
 	 "      --tree[=caller|callee]\n"
@@ -192,6 +192,7 @@ const char *hs_format_noun(const struct hs_format *f)
 		{"speedscope", "a speedscope profile"},
 		{"txt", "a text report"},
 		{"json", "a JSON report"},
+		{"annotate", "an annotation"},
 		{"script", "perf script text"},
 	};
 

@@ -115,6 +115,9 @@ const char *hs_format_noun(const struct hs_format *f);
  * closest to it (those holding it, hottest first, then the nearest by edit distance; at most
  * three) appended to names as " (closest: a, b, c)" (nothing when p has no names). */
 int hs_annotate_check(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_strbuf *names);
+/* What annotate writes, to the table of writer options (hs_output_option_applies()): no format of
+ * hs_formats[], only its name. */
+extern const struct hs_format hs_annotate_format;
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

@@ -46,6 +46,13 @@ cmp -s out.txt written.txt || fail "-o FILE.txt did not write the annotation"
 expect_status 2 "$HOTSTACK" annotate alpha_inner_spin -o flame.svg
 expect_stderr "^hotstack: annotate writes text: 'flame.svg'"
 [ ! -e flame.svg ] || fail "-o flame.svg was written"
+# report's options that do not change an annotation are refused, not ignored; --top is taken
+for opt in --tree --stats --children "--sort dso" "-g caller"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	expect_status 2 "$HOTSTACK" annotate alpha_inner_spin $opt
+	expect_stderr "^hotstack: annotate: --[a-z-]* does not apply to an annotation"
+done
+"$HOTSTACK" annotate alpha_inner_spin --top 1 >/dev/null || fail "annotate --top 1 failed"
 
 # a pattern: every function it names, hottest first, after a one-line note
 "$HOTSTACK" annotate '^alpha_.*_spin$' >both.txt || fail "annotate of a regular expression failed"
