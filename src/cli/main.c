@@ -18,7 +18,7 @@ static const struct command commands[] = {
 	{"convert", cmd_convert, "convert a profile to another format"},
 	{"collapse", cmd_collapse, "perf script text to folded stacks (stackcollapse-perf.pl)"},
 	{"script", cmd_script, "every sample of a perf.data as perf script text"},
-	{"diff", cmd_diff, "differential flame graph of two profiles"},
+	{"diff", cmd_diff, "what changed between two profiles: differential flame graph, or text"},
 	{"annotate", cmd_annotate, "samples per source line of a function (perf annotate)"},
 };
 
