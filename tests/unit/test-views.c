@@ -694,13 +694,17 @@ static void test_option_table(void **state)
 		const struct hs_output_option *h = &hs_output_options[i];
 		assert_non_null(strstr(h->help, h->name));
 		assert_true(!h->formats || h->sets);
-		/* each word a format's name */
+		/* each word a format's name, or annotate's */
 		for (const char *w = h->formats; w && *w; w += strcspn(w, " "), w += *w == ' ') {
 			char name[32];
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, " "), w);
-			assert_non_null(hs_format_from_name(name));
+			assert_true(hs_format_from_name(name) || !strcmp(name, hs_annotate_format.name));
 		}
 	}
+	/* annotate takes --top, and no option of the report's tables or tree */
+	assert_true(hs_output_option_applies(hs_output_option_find("top"), &hs_annotate_format));
+	assert_false(hs_output_option_applies(hs_output_option_find("tree"), &hs_annotate_format));
+	assert_false(hs_output_option_applies(hs_output_option_find("sort"), &hs_annotate_format));
 	hs_output_options_help(&sb, false);
 	assert_non_null(strstr(hs_strbuf_str(&sb), "--width PIXELS"));
 	assert_null(strstr(hs_strbuf_str(&sb), "--children"));
