@@ -561,6 +561,8 @@ bool hs_speedscope_sniff(const void *buf, size_t len)
 {
 	const char *s = buf, *end = s + len;
 
+	if (!s)
+		return false;
 	if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
 		s += 3;
 	while (s < end && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
