@@ -244,7 +244,8 @@ void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, i
 			parent = m->procs.v[ix];
 			child->exe = parent->exe;
 			hs_vec_reserve(&child->maps, parent->maps.n);
-			memcpy(child->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
+			if (parent->maps.n) /* a parent seen only by name (system-wide) has none: v may be NULL */
+				memcpy(child->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
 			child->maps.n = parent->maps.n;
 			for (size_t i = 0; i < child->maps.n; i++)
 				child->maps.v[i].profile_mapping = 0;
