@@ -9,6 +9,9 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "util/strbuf.h"
 
 struct fn_range {
 	uint64_t lo, hi;  /* [lo, hi) */
@@ -19,6 +22,8 @@ struct hs_dwarf_cu {
 	Dwarf_Die cu;
 	struct fn_range *v;
 	size_t n;
+	const char *comp_dir;   /* DW_AT_comp_dir, or NULL */
+	struct hs_u64map paths; /* a relative name libdw gave -> its absolute path (owned) */
 };
 
 void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw)
@@ -32,6 +37,11 @@ void hs_dwarf_file_release(struct hs_dwarf_file *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->cus.n; i++) {
+		struct hs_u64map *m = &f->cus.v[i]->paths;
+		for (size_t j = 0; j < m->cap; j++)
+			if (hs_u64map_used(m, j))
+				free((char *)(uintptr_t)m->vals[j]);
+		hs_u64map_release(m);
 		free(f->cus.v[i]->v);
 		free(f->cus.v[i]);
 	}
@@ -80,6 +90,78 @@ static void collect(Dwarf_Die *die, range_vec *out, int depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+static const char *comp_dir(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *d = dwarf_attr(cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+
+	return d && *d ? d : NULL;
+}
+
+/* Appends the component [s, s + n) of a path being normalised, at whose end sb is. */
+static void add_component(struct hs_strbuf *sb, const char *s, size_t n)
+{
+	struct stat st;
+	char *last;
+
+	if (n == 0 || (n == 1 && s[0] == '.'))
+		return;
+	if (n == 2 && s[0] == '.' && s[1] == '.' && sb->len > 0 && sb->buf[0] == '/') {
+		last = strrchr(sb->buf, '/');
+		if (last == sb->buf && sb->len == 1)
+			return; /* "/.." is "/" */
+		/* "DIR/.." is the directory above DIR only where DIR is a directory and not a
+		 * link to one, which only the file system says: where it does not, ".." stays */
+		if (strcmp(last + 1, "..") != 0 && lstat(sb->buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+			sb->len = (size_t)(last - sb->buf);
+			if (sb->len == 0)
+				sb->len = 1;
+			sb->buf[sb->len] = 0;
+			return;
+		}
+	}
+	if (sb->len > 0 && sb->buf[sb->len - 1] != '/')
+		hs_strbuf_addc(sb, '/');
+	hs_strbuf_add(sb, s, n);
+}
+
+char *hs_source_path(const char *dir, const char *file)
+{
+	struct hs_strbuf sb = {0};
+	const char *parts[2] = {file[0] == '/' || !dir ? NULL : dir, file};
+
+	if (parts[0] ? parts[0][0] == '/' : file[0] == '/')
+		hs_strbuf_addc(&sb, '/');
+	for (int i = 0; i < 2; i++) {
+		for (const char *s = parts[i]; s && *s;) {
+			size_t n = strcspn(s, "/");
+			add_component(&sb, s, n);
+			s += n + (s[n] == '/');
+		}
+	}
+	if (sb.len == 0)
+		hs_strbuf_addc(&sb, '.');
+	return hs_strbuf_detach(&sb);
+}
+
+/* file (a name from the line table or the file table of c's unit) as an absolute path where
+ * the unit's DW_AT_comp_dir allows: libdw joins a name to its line table directory, but that
+ * directory is itself relative to the compilation directory (DWARF 5 section 6.2.4) in an
+ * out-of-tree build ("../src/x.c" from build/). Kept for the Dwarf's life. */
+static const char *unit_path(struct hs_dwarf_cu *c, const char *file)
+{
+	uint64_t v;
+	char *p;
+
+	if (!file || file[0] == '/' || !c->comp_dir)
+		return file;
+	if (hs_u64map_get(&c->paths, (uintptr_t)file, &v))
+		return (const char *)(uintptr_t)v;
+	p = hs_source_path(c->comp_dir, file);
+	hs_u64map_put(&c->paths, (uintptr_t)file, (uintptr_t)p);
+	return p;
+}
+
 static struct hs_dwarf_cu *cu_index(struct hs_dwarf_file *f, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu), ix;
@@ -95,6 +177,7 @@ static struct hs_dwarf_cu *cu_index(struct hs_dwarf_file *f, Dwarf_Die *cu)
 	c->cu = *cu;
 	c->v = v.v;
 	c->n = v.n;
+	c->comp_dir = comp_dir(cu);
 	hs_u64map_put(&f->cu_ix, key, f->cus.n);
 	hs_vec_push(&f->cus, c);
 	return c;
@@ -198,14 +281,14 @@ int hs_dwarf_frames(struct hs_dwarf_file *f, uint64_t vaddr, struct hs_src_frame
 		out[0].file = NULL;
 	if (!f || !f->dw || max <= 0 || !dwarf_addrdie(f->dw, vaddr, &cu))
 		return 0;
+	c = cu_index(f, &cu);
 	ln = dwarf_getsrc_die(&cu, vaddr);
 	if (ln) {
 		int l = 0;
-		file = dwarf_linesrc(ln, NULL, NULL);
+		file = unit_path(c, dwarf_linesrc(ln, NULL, NULL));
 		if (dwarf_lineno(ln, &l) == 0)
 			line = l;
 	}
-	c = cu_index(f, &cu);
 	r = find_fn(c, vaddr);
 	if (!r || !dwarf_offdie(f->dw, r->die_off, &fn)) {
 		out[0].name = out[0].linkage = NULL;
@@ -224,7 +307,7 @@ int hs_dwarf_frames(struct hs_dwarf_file *f, uint64_t vaddr, struct hs_src_frame
 		out[k].line = line;
 		k++;
 		/* the next function out holds the call site of this one */
-		file = call_file(&cu, &chain[i]);
+		file = unit_path(c, call_file(&cu, &chain[i]));
 		line = call_line(&chain[i]);
 	}
 	out[k].linkage = die_linkage(&fn);

@@ -14,7 +14,7 @@
 struct hs_src_frame {
 	const char *name;     /* DW_AT_name (or the linkage name when there is no other); borrowed */
 	const char *linkage;  /* DW_AT_linkage_name, mangled, or NULL; borrowed */
-	const char *file;     /* source file, or NULL; borrowed */
+	const char *file;     /* source file, absolute where DW_AT_comp_dir allows, or NULL; borrowed */
 	int64_t line;         /* 0 when unknown */
 };
 
@@ -33,6 +33,12 @@ struct hs_dwarf_file {
 
 void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw);
 void hs_dwarf_file_release(struct hs_dwarf_file *f);
+
+/* file joined to dir when it is relative ("../src/x.c" in "/b/build" is "/b/build/../src/x.c"),
+ * then normalised: empty and "." components dropped, "DIR/.." replaced by the directory above
+ * only in an absolute path where DIR is a directory and not a symbolic link (lstat), else kept.
+ * dir may be NULL. Returns a string the caller frees. */
+char *hs_source_path(const char *dir, const char *file);
 
 /* Frames for vaddr (an ELF virtual address), innermost first, in out[0..max). Returns how many
  * (0: no function of the debug information covers vaddr; then, if out[0].file is not NULL, it
