@@ -86,6 +86,7 @@ struct path_frame {
 
 struct builder {
 	const struct hs_output_opts *lanes; /* flame charts: roots of threads with a tid */
+	struct hs_thread_names names;
 	HS_VEC(struct path_frame) path;
 	struct hs_strbuf arena, label;
 	struct hs_frame *frames;
@@ -121,7 +122,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	b->path.n = 0;
 	hs_strbuf_reset(&b->arena);
 	hs_strbuf_reset(&b->label);
-	hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
+	hs_folded_root(p, ro, &b->names, s, &b->label);
 	if (!o->reverse)
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	for (size_t i = 0; i < nf; i++) {
@@ -134,7 +135,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	}
 	if (o->reverse) {
 		hs_strbuf_reset(&b->label);
-		hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
+		hs_folded_root(p, ro, &b->names, s, &b->label);
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	}
 	/* the arena may have moved while it grew: names point into it only now */
@@ -242,7 +243,7 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, root_opts(b, o, s), s->comm, s->pid, s->tid, &sb);
+		hs_folded_root(p, root_opts(b, o, s), &b->names, s, &sb);
 		k.labels = labels.v;
 		k.want = hs_strbuf_str(&sb);
 		h = hs_hash_bytes(k.want, sb.len, 0);
@@ -298,6 +299,7 @@ void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, cons
 
 	if (!p->types.n)
 		return;
+	hs_thread_names_init(&b.names, p);
 	if (o->flamechart) {
 		/* each thread its own lane, named with its tid: threads of one name (a pool, an
 		 * interpreter's) would otherwise share a lane and stripe it sample by sample; threads
@@ -311,6 +313,7 @@ void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, cons
 	} else {
 		add_merged(t, &b, p, o, vi, base);
 	}
+	hs_thread_names_release(&b.names);
 	hs_vec_free(&b.path);
 	hs_strbuf_release(&b.arena);
 	hs_strbuf_release(&b.label);

@@ -64,6 +64,9 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 {
 	HS_VEC(struct json_thread) th = {0};
 	struct hs_u64map ix = {0};
+	struct hs_thread_names names;
+
+	hs_thread_names_init(&names, p);
 
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
@@ -73,10 +76,9 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 			continue;
 		if (!hs_u64map_get(&ix, key, &i)) {
 			i = th.n;
-			hs_vec_push(&th, ((struct json_thread){s->pid, s->tid, s->comm, 0}));
+			hs_vec_push(&th, ((struct json_thread){s->pid, s->tid, hs_thread_name(&names, p, s), 0}));
 			hs_u64map_put(&ix, key, i);
 		}
-		th.v[i].comm = s->comm; /* the latest: a thread is named after it started */
 		th.v[i].value = hs_add_sat(th.v[i].value, hs_profile_sample_values(p, (uint32_t)si)[vi]);
 	}
 	if (th.n)
@@ -91,6 +93,7 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 	}
 	hs_outfile_puts(out, th.n ? "\n ]" : "]");
 	hs_u64map_release(&ix);
+	hs_thread_names_release(&names);
 	hs_vec_free(&th);
 }
 

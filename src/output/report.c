@@ -219,7 +219,7 @@ struct group {
 	int64_t self, total;
 	uint64_t seen;
 	size_t order;  /* of first appearance: ties keep it */
-	uint32_t comm; /* the thread's latest name (--sort tid shows it): set after it started */
+	uint32_t comm; /* the thread's name (--sort tid shows it): hs_thread_name() */
 };
 
 struct group_key {
@@ -311,7 +311,6 @@ static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t
 		hs_vec_push(rows, g);
 		hs_index_insert(ix, h, id);
 	}
-	rows->v[id].comm = comm;
 	if (self)
 		rows->v[id].self = hs_add_sat(rows->v[id].self, v);
 	if (rows->v[id].seen != sample) {
@@ -327,6 +326,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 	struct group_vec rows = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
+	struct hs_thread_names names;
 	size_t nkeys = 0, width[HS_SORT_MAX] = {0};
 	bool frame_keys = false, totals = o->children != HS_CHILDREN_OFF; /* --no-children: self only */
 
@@ -334,6 +334,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		frame_keys |= o->sort[nkeys] == HS_SORT_DSO || o->sort[nkeys] == HS_SORT_SYM;
 		nkeys++;
 	}
+	hs_thread_names_init(&names, p);
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
 		const struct hs_stack *st = &p->stacks.v[s->stack];
@@ -357,7 +358,8 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 					default: key[k] = line_name(p, l, j); break;
 					}
 				}
-				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si, s->comm);
+				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si,
+					  hs_thread_name(&names, p, s));
 			}
 		}
 	}
@@ -398,6 +400,7 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 	}
 	hs_strbuf_release(&sb);
 	hs_index_release(&ix);
+	hs_thread_names_release(&names);
 	hs_vec_free(&rows);
 }
 

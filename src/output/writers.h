@@ -48,6 +48,21 @@ void hs_xml_add(struct hs_strbuf *sb, const char *s, size_t maxchars);
  * written \u003c, so the text can sit inside an HTML <script> element. */
 void hs_json_add(struct hs_strbuf *sb, const char *s);
 
+/* ---- thread names (frames.c) ---- */
+
+/* Where an output names a thread by its tid (report --sort tid, the JSON report's threads,
+ * --root tid, flame chart lanes, speedscope profiles), it names it after its latest sample (by
+ * time, then by order in the profile): a thread names itself (pthread_setname_np, prctl) after
+ * it starts, so its first name is usually its creator's. */
+struct hs_thread_names {
+	struct hs_u64map latest; /* pid << 32 | tid -> the thread's latest sample */
+};
+
+void hs_thread_names_init(struct hs_thread_names *t, const struct hs_profile *p);
+/* The name (string id) of s's thread; s's own comm when s has no tid. */
+uint32_t hs_thread_name(const struct hs_thread_names *t, const struct hs_profile *p, const struct hs_sample *s);
+void hs_thread_names_release(struct hs_thread_names *t);
+
 /* ---- folded lines ---- */
 
 struct hs_folded_line {

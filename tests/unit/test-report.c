@@ -40,9 +40,9 @@ static uint32_t location(struct hs_profile *p, const char *name, const char *fil
 	return hs_profile_location(p, hs_profile_mapping(p, &m), 0x1000 + (uint64_t)line, HS_KIND_USER, &l, 1);
 }
 
-/* Adds a sample of thread comm (pid 100, tid) with the stack "root;...;leaf" ("name@line": in
- * app.c at that line), v samples and v ms off-CPU. */
-static void add(struct hs_profile *p, const char *comm, int32_t tid, const char *stack, int64_t v)
+/* Adds a sample of thread comm (pid 100, tid) at time with the stack "root;...;leaf"
+ * ("name@line": in app.c at that line), v samples and v ms off-CPU. */
+static void add_at(struct hs_profile *p, const char *comm, int32_t tid, uint64_t time, const char *stack, int64_t v)
 {
 	uint32_t locs[64];
 	uint32_t n = 0;
@@ -61,8 +61,13 @@ static void add(struct hs_profile *p, const char *comm, int32_t tid, const char 
 		locs[i] = locs[n - 1 - i];
 		locs[n - 1 - i] = t;
 	}
-	hs_profile_add_sample(p, hs_profile_stack(p, locs, n), hs_profile_intern_str(p, comm), 100, tid, 0, vals);
+	hs_profile_add_sample(p, hs_profile_stack(p, locs, n), hs_profile_intern_str(p, comm), 100, tid, time, vals);
 	free(copy);
+}
+
+static void add(struct hs_profile *p, const char *comm, int32_t tid, const char *stack, int64_t v)
+{
+	add_at(p, comm, tid, 0, stack, v);
 }
 
 static void test_value_fmt(void **state)
@@ -127,11 +132,68 @@ static void test_report_units(void **state)
 	hs_profile_free(p);
 }
 
+/* A thread that names itself after it starts is sampled under two names: wherever a thread is
+ * named by its tid, it is one thread under its latest name (by time, not profile order). */
+static void test_thread_renamed(void **state)
+{
+	struct hs_profile *p = new_profile();
+	struct hs_output_opts o = {0};
+	struct hs_flame_tree t;
+	char *out;
+	int lanes = 0;
+
+	(void)state;
+	add_at(p, "spin-1", 101, 3000, "main;run;spin", 5);
+	add_at(p, "app", 101, 1000, "main;run", 1);
+	add_at(p, "app", 100, 2000, "main;parse", 2);
+	o.root_tid = true;
+	out = hs_test_write_format(p, "folded", &o);
+	assert_string_equal(out,
+			    "app-100/100;main;parse 2\nspin-1-100/101;main;run 1\nspin-1-100/101;main;run;spin 5\n");
+	free(out);
+
+	/* a flame chart: a lane per thread */
+	memset(&o, 0, sizeof(o));
+	o.flamechart = true;
+	hs_flame_tree_init(&t);
+	hs_flame_tree_add(&t, p, &o, 0, false);
+	for (size_t i = 1; i < t.nodes.n; i++) {
+		if (t.nodes.v[i].parent != 0)
+			continue;
+		lanes++;
+		assert_true(!strcmp(t.nodes.v[i].name, "app-100/100") || !strcmp(t.nodes.v[i].name, "spin-1-100/101"));
+	}
+	assert_int_equal(lanes, 2);
+	hs_flame_tree_release(&t);
+
+	memset(&o, 0, sizeof(o));
+	out = hs_test_write_format(p, "speedscope", &o);
+	assert_non_null(strstr(out, "\"name\":\"spin-1 (100/101)\""));
+	assert_null(strstr(out, "app (100/101)"));
+	free(out);
+	out = hs_test_write_format(p, "json", &o);
+	assert_non_null(strstr(out, "{\"pid\":100,\"tid\":101,\"name\":\"spin-1\","));
+	free(out);
+	o.sort[0] = HS_SORT_TID;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, "  101:spin-1\n"));
+	assert_null(strstr(out, "101:app"));
+	free(out);
+
+	/* by command name: each name the thread had */
+	memset(&o, 0, sizeof(o));
+	out = hs_test_write_format(p, "folded", &o);
+	assert_string_equal(out, "app;main;parse 2\napp;main;run 1\nspin-1;main;run;spin 5\n");
+	free(out);
+	hs_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_value_fmt),
 		cmocka_unit_test(test_report_units),
+		cmocka_unit_test(test_thread_renamed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
