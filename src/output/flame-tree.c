@@ -575,23 +575,6 @@ const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi)
 	return *type ? type : "samples";
 }
 
-const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb)
-{
-	int ti = hs_profile_find_type(p, "samples");
-	int64_t n = ti >= 0 ? hs_profile_total(p, (uint32_t)ti) : (int64_t)p->samples.n;
-	char digits[24];
-	size_t len = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)HS_MAX(n, 0));
-
-	hs_strbuf_reset(sb);
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			hs_strbuf_addc(sb, ',');
-		hs_strbuf_addc(sb, digits[i]);
-	}
-	hs_strbuf_adds(sb, n == 1 ? " sample" : " samples");
-	return hs_strbuf_str(sb);
-}
-
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw)
 {
@@ -601,12 +584,12 @@ int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, st
 	uint32_t vi = hs_output_value_index(p, o);
 	int rc;
 
-	/* unless told otherwise, the graph says what ran and how many samples it drew on: a
-	 * file opened later, or beside others, tells which it is */
+	/* unless told otherwise, the graph says what ran and the total it draws (as the report's
+	 * header does): a file opened later, or beside others, tells which it is */
 	if (!o->title) {
 		named.title = hs_profile_command(p, &cmd);
 		if (!o->subtitle)
-			named.subtitle = hs_sample_count_text(p, &count);
+			named.subtitle = hs_value_total_text(p, vi, &count);
 	}
 	hs_flame_tree_init(&t);
 	hs_flame_tree_add(&t, p, o, vi, false);

@@ -206,16 +206,18 @@ void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit);
 /* What a value is called in titles: its unit, or its type when the unit is a bare count. */
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
 
-/* "1,234 samples": the profile's samples (its "samples" values, else its sample entries), in
- * sb, and returned. */
-const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb);
+/* The total of value vi as the report's header states it, in sb, and returned: a time with
+ * its type ("498 ms wall", "1.15 s off-cpu"), else the count with thousands separated and its
+ * type ("1,234 samples", "16 page-faults"; a unit that is not a count after it in
+ * parentheses). A profile without values counts its sample entries. */
+const char *hs_value_total_text(const struct hs_profile *p, uint32_t vi, struct hs_strbuf *sb);
 
 /* SVG and HTML documents from a finished tree; diff colours by change (hs_flame_delta). */
 /* Draws profile p's flame graph with draw (hs_svg_from_tree, hs_html_from_tree). */
 typedef int hs_tree_drawer(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
 			   struct hs_outfile *out);
 /* Unless o has a title, the graph is titled with the recorded command (hs_profile_command())
- * and subtitled with the sample count (hs_sample_count_text()). */
+ * and subtitled with the total of the value drawn (hs_value_total_text()). */
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw);
 int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,

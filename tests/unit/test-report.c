@@ -132,6 +132,37 @@ static void test_report_units(void **state)
 	hs_profile_free(p);
 }
 
+/* The flame graph's subtitle states the total of the value drawn, as the report's header. */
+static void test_flame_subtitle(void **state)
+{
+	struct hs_profile *p = two_threads();
+	struct hs_output_opts o = {0};
+	struct hs_strbuf sb = {0};
+	int64_t many[2] = {1234566, 0};
+	char *out;
+
+	(void)state;
+	out = hs_test_write_format(p, "svg", &o);
+	assert_non_null(strstr(out, "<text id=\"subtitle\" x=\"600\" y=\"44\">10 samples</text>"));
+	free(out);
+	o.value_index = 1;
+	out = hs_test_write_format(p, "svg", &o);
+	assert_non_null(strstr(out, "<text id=\"subtitle\" x=\"600\" y=\"44\">10.0 ms off-cpu</text>"));
+	free(out);
+	out = hs_test_write_format(p, "html", &o);
+	assert_non_null(strstr(out, "<div id=\"subtitle\">10.0 ms off-cpu</div>"));
+	free(out);
+
+	hs_profile_add_sample(p, p->samples.v[0].stack, p->samples.v[0].comm, 100, 101, 0, many);
+	assert_string_equal(hs_value_total_text(p, 0, &sb), "1,234,576 samples");
+	p->types.v[0].type = hs_profile_intern_str(p, "page-faults");
+	assert_string_equal(hs_value_total_text(p, 0, &sb), "1,234,576 page-faults");
+	p->types.v[0].unit = hs_profile_intern_str(p, "bytes");
+	assert_string_equal(hs_value_total_text(p, 0, &sb), "1,234,576 page-faults (bytes)");
+	hs_strbuf_release(&sb);
+	hs_profile_free(p);
+}
+
 /* A thread that names itself after it starts is sampled under two names: wherever a thread is
  * named by its tid, it is one thread under its latest name (by time, not profile order). */
 static void test_thread_renamed(void **state)
@@ -194,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_value_fmt),
 		cmocka_unit_test(test_report_units),
 		cmocka_unit_test(test_thread_renamed),
+		cmocka_unit_test(test_flame_subtitle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
