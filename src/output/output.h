@@ -35,8 +35,9 @@ int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
 
 /* Report call trees (--tree, -g), in perf report's orders: caller, from the callers down (the
  * outermost frame first, callees under their callers); callee, from the leaves up (the
- * innermost frame first, callers under the functions they called). */
-enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLER, HS_TREE_CALLEE };
+ * innermost frame first, callers under the functions they called). NONE: none asked for (the
+ * text report has none, the JSON report its caller tree); OFF: -g none, no tree in either. */
+enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLER, HS_TREE_CALLEE, HS_TREE_OFF };
 
 /* The report tree called name ("caller", "callee") in *ret: 0, or -EINVAL (ret untouched). */
 int hs_tree_from_name(const char *name, enum hs_tree *ret);

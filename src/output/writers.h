@@ -153,17 +153,21 @@ void hs_report_fns_sort(struct hs_report_fns *f, bool self_first);
 struct hs_report_node {
 	uint32_t name, module, parent; /* string ids; parent UINT32_MAX for the root */
 	int64_t total, self;
+	uint32_t file; /* by line: string id of the source file, 0 when unknown */
+	int64_t line;  /* by line: the line sampled (innermost) or the call site, 0 when unknown */
 };
 
-/* The call tree of functions: node 0 the root (every sample), callees under their callers, or
- * (callers) callers under the functions they called with self on the innermost; the children
- * of n, largest total first, are child_ids[child_start[n] .. child_start[n + 1]]. */
+/* The call tree of functions (by_line: of functions and source lines): node 0 the root (every
+ * sample), callees under their callers, or (callers) callers under the functions they called
+ * with self on the innermost; the children of n, largest total first, are
+ * child_ids[child_start[n] .. child_start[n + 1]]. */
 struct hs_report_tree {
 	HS_VEC(struct hs_report_node) nodes;
 	uint32_t *child_start, *child_ids;
 };
 
-void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, struct hs_report_tree *ret);
+void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, bool by_line,
+			  struct hs_report_tree *ret);
 void hs_report_tree_release(struct hs_report_tree *t);
 
 /* ---- colours ---- */

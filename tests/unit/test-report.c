@@ -132,6 +132,67 @@ static void test_report_units(void **state)
 	hs_profile_free(p);
 }
 
+/* The JSON report honours -g none and --lines (tree nodes with their lines); the text report's
+ * --sort sym and tree with --lines go by function and line; annotate names the kernel's module
+ * as the report does. */
+static void test_report_lines_tree(void **state)
+{
+	struct hs_profile *p = two_threads();
+	struct hs_mapping km = {0xffff0000, 0xffffffff, 0, 0, 0, HS_KIND_KERNEL};
+	struct hs_line kl = {0, 7};
+	struct hs_output_opts o = {0};
+	int64_t one[2] = {1, 0};
+	uint32_t loc;
+	char *out;
+
+	(void)state;
+	out = hs_test_write_format(p, "json", &o);
+	assert_non_null(strstr(out, "\"tree_order\":\"caller\",\n \"tree\":{\"name\":\"all\","));
+	free(out);
+	assert_int_equal(hs_report_callgraph_set(&o, "none"), 0);
+	out = hs_test_write_format(p, "json", &o);
+	assert_non_null(strstr(out, "\"tree_order\":\"none\",\n \"tree\":null}\n"));
+	free(out);
+	out = hs_test_write_format(p, "txt", &o);
+	assert_null(strstr(out, "Call tree"));
+	free(out);
+
+	memset(&o, 0, sizeof(o));
+	o.lines = true;
+	out = hs_test_write_format(p, "json", &o);
+	assert_non_null(strstr(out, "{\"name\":\"run\",\"module\":\"/usr/bin/app\",\"file\":\"app.c\",\"line\":20,"
+				    "\"self\":0,\"total\":8,\"total_percent\":80.0000,\"children\":["
+				    "{\"name\":\"spin\",\"module\":\"/usr/bin/app\",\"file\":\"app.c\",\"line\":21,"
+				    "\"self\":6,\"total\":6,"));
+	free(out);
+	o.sort[0] = HS_SORT_SYM;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, "  60.00%            6   60.00%            6  spin app.c:21\n"
+				    "  20.00%            2   20.00%            2  spin app.c:22\n"));
+	free(out);
+	o.sort[0] = 0;
+	o.tree = HS_TREE_CALLER;
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, " 100.00%    0.00%  main app.c:10  [app]\n"
+				    "  80.00%    0.00%  |-- run app.c:20\n"
+				    "  60.00%   60.00%  |   |-- spin app.c:21\n"
+				    "  20.00%   20.00%  |   `-- spin app.c:22\n"));
+	free(out);
+
+	/* a kernel function: "[kernel.kallsyms]", not "[[kernel.kallsyms]]" */
+	km.file = hs_profile_intern_str(p, "[kernel.kallsyms]");
+	kl.function =
+		hs_profile_function(p, hs_profile_intern_str(p, "schedule"), 0, hs_profile_intern_str(p, "core.c"), 0);
+	loc = hs_profile_location(p, hs_profile_mapping(p, &km), 0xffff1000, HS_KIND_KERNEL, &kl, 1);
+	hs_profile_add_sample(p, hs_profile_stack(p, &loc, 1), p->samples.v[0].comm, 100, 101, 0, one);
+	memset(&o, 0, sizeof(o));
+	o.annotate = "schedule";
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, "schedule  [kernel.kallsyms]  core.c\n"));
+	free(out);
+	hs_profile_free(p);
+}
+
 /* The flame graph's subtitle states the total of the value drawn, as the report's header. */
 static void test_flame_subtitle(void **state)
 {
@@ -222,10 +283,9 @@ static void test_thread_renamed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_value_fmt),
-		cmocka_unit_test(test_report_units),
-		cmocka_unit_test(test_thread_renamed),
-		cmocka_unit_test(test_flame_subtitle),
+		cmocka_unit_test(test_value_fmt),         cmocka_unit_test(test_report_units),
+		cmocka_unit_test(test_thread_renamed),    cmocka_unit_test(test_flame_subtitle),
+		cmocka_unit_test(test_report_lines_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
