@@ -356,8 +356,8 @@ static void annotate_one(struct annotation *a, const struct hs_report_fn *fn, co
 		if (p->functions.v[i].name == fn->name && p->functions.v[i].start_line > 0)
 			start_line = p->functions.v[i].start_line;
 	hs_outfile_printf(a->out, "%s", hs_profile_str(p, fn->name));
-	if (*mod)
-		hs_outfile_printf(a->out, "  [%s]", mod);
+	if (*mod) /* as the report: "[kernel.kallsyms]" is bracketed already */
+		hs_outfile_printf(a->out, *mod == '[' ? "  %s" : "  [%s]", mod);
 	for (size_t k = 0; k < files.n; k++)
 		hs_outfile_printf(a->out, "%s%s", k ? ", " : "  ", hs_profile_str(p, files.v[k]));
 	hs_outfile_printf(a->out, "\n  self %s (%.2f%%), total %s (%.2f%%) of %s %s\n",

@@ -86,6 +86,7 @@ struct path_frame {
 
 struct builder {
 	const struct hs_output_opts *lanes; /* flame charts: roots of threads with a tid */
+	struct hs_thread_names names;
 	HS_VEC(struct path_frame) path;
 	struct hs_strbuf arena, label;
 	struct hs_frame *frames;
@@ -121,7 +122,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	b->path.n = 0;
 	hs_strbuf_reset(&b->arena);
 	hs_strbuf_reset(&b->label);
-	hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
+	hs_folded_root(p, ro, &b->names, s, &b->label);
 	if (!o->reverse)
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	for (size_t i = 0; i < nf; i++) {
@@ -134,7 +135,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	}
 	if (o->reverse) {
 		hs_strbuf_reset(&b->label);
-		hs_folded_root(p, ro, s->comm, s->pid, s->tid, &b->label);
+		hs_folded_root(p, ro, &b->names, s, &b->label);
 		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
 	}
 	/* the arena may have moved while it grew: names point into it only now */
@@ -242,7 +243,7 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, root_opts(b, o, s), s->comm, s->pid, s->tid, &sb);
+		hs_folded_root(p, root_opts(b, o, s), &b->names, s, &sb);
 		k.labels = labels.v;
 		k.want = hs_strbuf_str(&sb);
 		h = hs_hash_bytes(k.want, sb.len, 0);
@@ -298,6 +299,7 @@ void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, cons
 
 	if (!p->types.n)
 		return;
+	hs_thread_names_init(&b.names, p);
 	if (o->flamechart) {
 		/* each thread its own lane, named with its tid: threads of one name (a pool, an
 		 * interpreter's) would otherwise share a lane and stripe it sample by sample; threads
@@ -311,6 +313,7 @@ void hs_flame_tree_add(struct hs_flame_tree *t, const struct hs_profile *p, cons
 	} else {
 		add_merged(t, &b, p, o, vi, base);
 	}
+	hs_thread_names_release(&b.names);
 	hs_vec_free(&b.path);
 	hs_strbuf_release(&b.arena);
 	hs_strbuf_release(&b.label);
@@ -572,23 +575,6 @@ const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi)
 	return *type ? type : "samples";
 }
 
-const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb)
-{
-	int ti = hs_profile_find_type(p, "samples");
-	int64_t n = ti >= 0 ? hs_profile_total(p, (uint32_t)ti) : (int64_t)p->samples.n;
-	char digits[24];
-	size_t len = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)HS_MAX(n, 0));
-
-	hs_strbuf_reset(sb);
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			hs_strbuf_addc(sb, ',');
-		hs_strbuf_addc(sb, digits[i]);
-	}
-	hs_strbuf_adds(sb, n == 1 ? " sample" : " samples");
-	return hs_strbuf_str(sb);
-}
-
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw)
 {
@@ -598,12 +584,12 @@ int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, st
 	uint32_t vi = hs_output_value_index(p, o);
 	int rc;
 
-	/* unless told otherwise, the graph says what ran and how many samples it drew on: a
-	 * file opened later, or beside others, tells which it is */
+	/* unless told otherwise, the graph says what ran and the total it draws (as the report's
+	 * header does): a file opened later, or beside others, tells which it is */
 	if (!o->title) {
 		named.title = hs_profile_command(p, &cmd);
 		if (!o->subtitle)
-			named.subtitle = hs_sample_count_text(p, &count);
+			named.subtitle = hs_value_total_text(p, vi, &count);
 	}
 	hs_flame_tree_init(&t);
 	hs_flame_tree_add(&t, p, o, vi, false);

@@ -37,19 +37,19 @@ static void add_name(struct hs_strbuf *sb, const char *s)
 	}
 }
 
-void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t comm, int32_t pid,
-		    int32_t tid, struct hs_strbuf *sb)
+void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, const struct hs_thread_names *names,
+		    const struct hs_sample *s, struct hs_strbuf *sb)
 {
-	const char *c = hs_profile_str(p, comm);
+	const char *c = hs_profile_str(p, o->root_tid ? hs_thread_name(names, p, s) : s->comm);
 
 	if (!*c)
 		c = "[unknown]";
 	for (; *c; c++)
 		hs_strbuf_addc(sb, *c == ' ' ? '_' : *c == ';' ? ':' : *c);
 	if (o->root_tid)
-		hs_strbuf_addf(sb, "-%d/%d", (int)pid, (int)tid);
+		hs_strbuf_addf(sb, "-%d/%d", (int)s->pid, (int)s->tid);
 	else if (o->root_pid)
-		hs_strbuf_addf(sb, "-%d", (int)pid);
+		hs_strbuf_addf(sb, "-%d", (int)s->pid);
 }
 
 size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi,
@@ -58,8 +58,11 @@ size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *
 	HS_VEC(struct hs_folded_line) lines = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0}, label = {0};
+	struct hs_thread_names names;
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
+
+	hs_thread_names_init(&names, p);
 
 	/* Stacks that differ only in addresses read the same: merge by the text of the line. */
 	for (size_t i = 0; i < p->samples.n; i++) {
@@ -70,7 +73,7 @@ size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, o, s->comm, s->pid, s->tid, &sb);
+		hs_folded_root(p, o, &names, s, &sb);
 		for (size_t f = 0; f < nf; f++) {
 			hs_strbuf_addc(&sb, ';');
 			add_name(&sb, hs_frame_label(&frames[f], o, &label));
@@ -101,6 +104,7 @@ size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *
 	hs_strbuf_release(&sb);
 	hs_strbuf_release(&label);
 	hs_index_release(&ix);
+	hs_thread_names_release(&names);
 	*ret = lines.v;
 	return lines.n;
 }

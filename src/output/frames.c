@@ -1,5 +1,5 @@
-/* Stack expansion shared by the writers that merge stacks: frames as people see them. */
-#include "output.h"
+/* Stack expansion shared by the writers that merge stacks: frames and threads as people see them. */
+#include "writers.h"
 
 #include "util/strbuf.h"
 
@@ -47,4 +47,37 @@ size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_fra
 		}
 	}
 	return n;
+}
+
+static uint64_t thread_key(const struct hs_sample *s)
+{
+	return (uint64_t)(uint32_t)s->pid << 32 | (uint32_t)s->tid;
+}
+
+void hs_thread_names_init(struct hs_thread_names *t, const struct hs_profile *p)
+{
+	*t = (struct hs_thread_names){0};
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct hs_sample *s = &p->samples.v[i];
+		uint64_t prev;
+
+		if (s->tid < 0)
+			continue;
+		if (!hs_u64map_get(&t->latest, thread_key(s), &prev) || p->samples.v[prev].time <= s->time)
+			hs_u64map_put(&t->latest, thread_key(s), i);
+	}
+}
+
+uint32_t hs_thread_name(const struct hs_thread_names *t, const struct hs_profile *p, const struct hs_sample *s)
+{
+	uint64_t latest;
+
+	if (s->tid < 0 || !hs_u64map_get(&t->latest, thread_key(s), &latest))
+		return s->comm;
+	return p->samples.v[latest].comm;
+}
+
+void hs_thread_names_release(struct hs_thread_names *t)
+{
+	hs_u64map_release(&t->latest);
 }

@@ -64,6 +64,9 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 {
 	HS_VEC(struct json_thread) th = {0};
 	struct hs_u64map ix = {0};
+	struct hs_thread_names names;
+
+	hs_thread_names_init(&names, p);
 
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
@@ -73,10 +76,9 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 			continue;
 		if (!hs_u64map_get(&ix, key, &i)) {
 			i = th.n;
-			hs_vec_push(&th, ((struct json_thread){s->pid, s->tid, s->comm, 0}));
+			hs_vec_push(&th, ((struct json_thread){s->pid, s->tid, hs_thread_name(&names, p, s), 0}));
 			hs_u64map_put(&ix, key, i);
 		}
-		th.v[i].comm = s->comm; /* the latest: a thread is named after it started */
 		th.v[i].value = hs_add_sat(th.v[i].value, hs_profile_sample_values(p, (uint32_t)si)[vi]);
 	}
 	if (th.n)
@@ -91,6 +93,7 @@ static void add_threads(const struct hs_profile *p, struct hs_outfile *out, stru
 	}
 	hs_outfile_puts(out, th.n ? "\n ]" : "]");
 	hs_u64map_release(&ix);
+	hs_thread_names_release(&names);
 	hs_vec_free(&th);
 }
 
@@ -107,7 +110,7 @@ static void add_tree(const struct hs_profile *p, const struct hs_output_opts *o,
 	HS_VEC(struct json_frame) work = {0};
 	double limit = o->tree_min > 0 ? o->tree_min : o->tree_min < 0 ? 0 : 0.5;
 
-	hs_report_tree_build(p, vi, o->tree == HS_TREE_CALLEE, &t);
+	hs_report_tree_build(p, vi, o->tree == HS_TREE_CALLEE, o->lines, &t);
 	hs_vec_push(&work, ((struct json_frame){0, true}));
 	while (work.n) {
 		struct json_frame f = work.v[--work.n];
@@ -124,6 +127,11 @@ static void add_tree(const struct hs_profile *p, const struct hs_output_opts *o,
 		add_str(out, sb, f.node ? (n->name ? hs_profile_str(p, n->name) : "[unknown]") : "all");
 		hs_outfile_puts(out, ",\"module\":");
 		add_str(out, sb, hs_profile_str(p, n->module));
+		if (n->line) {
+			hs_outfile_puts(out, ",\"file\":");
+			add_str(out, sb, hs_profile_str(p, n->file));
+			hs_outfile_printf(out, ",\"line\":%lld", (long long)n->line);
+		}
 		hs_outfile_printf(out, ",\"self\":%lld,\"total\":%lld,\"total_percent\":%.4f,\"children\":[",
 				  (long long)n->self, (long long)n->total, share(n->total, sum));
 		hs_vec_push(&work, ((struct json_frame){UINT32_MAX, false}));
@@ -171,9 +179,13 @@ int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, st
 	add_fns(p, out, &sb, &fns, false, top, sum);
 	hs_outfile_puts(out, ",\n \"threads\":");
 	add_threads(p, out, &sb, vi, top, sum);
-	hs_outfile_printf(out,
-			  ",\n \"tree_order\":\"%s\",\n \"tree\":", o->tree == HS_TREE_CALLEE ? "callee" : "caller");
-	add_tree(p, o, out, &sb, vi, sum);
+	if (o->tree == HS_TREE_OFF) { /* -g none */
+		hs_outfile_puts(out, ",\n \"tree_order\":\"none\",\n \"tree\":null");
+	} else {
+		hs_outfile_printf(out, ",\n \"tree_order\":\"%s\",\n \"tree\":",
+				  o->tree == HS_TREE_CALLEE ? "callee" : "caller");
+		add_tree(p, o, out, &sb, vi, sum);
+	}
 	hs_outfile_puts(out, "}\n");
 	hs_strbuf_release(&sb);
 	hs_vec_free(&fns);

@@ -105,7 +105,7 @@ int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 			return -EINVAL;
 		p += len + (p[len] == ',');
 	}
-	o->tree = none ? HS_TREE_NONE : tree;
+	o->tree = none ? HS_TREE_OFF : tree;
 	o->tree_min = min;
 	return 0;
 }

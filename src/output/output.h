@@ -35,8 +35,9 @@ int hs_sort_parse(const char *keys, uint8_t ret[HS_SORT_MAX]);
 
 /* Report call trees (--tree, -g), in perf report's orders: caller, from the callers down (the
  * outermost frame first, callees under their callers); callee, from the leaves up (the
- * innermost frame first, callers under the functions they called). */
-enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLER, HS_TREE_CALLEE };
+ * innermost frame first, callers under the functions they called). NONE: none asked for (the
+ * text report has none, the JSON report its caller tree); OFF: -g none, no tree in either. */
+enum hs_tree { HS_TREE_NONE = 0, HS_TREE_CALLER, HS_TREE_CALLEE, HS_TREE_OFF };
 
 /* The report tree called name ("caller", "callee") in *ret: 0, or -EINVAL (ret untouched). */
 int hs_tree_from_name(const char *name, enum hs_tree *ret);
@@ -207,10 +208,12 @@ const char *hs_frame_label(const struct hs_frame *f, const struct hs_output_opts
  * (outermost first). Returns the number of frames; *frames is reused across calls and must be
  * freed by the caller. The thread's command name is not included. */
 size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_frame **frames, size_t *cap);
-/* The root frame of a stack as folded output names it: the command name with spaces made
- * underscores, then "-pid" (o->root_pid) or "-pid/tid" (o->root_tid). Appends to sb. */
-void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t comm, int32_t pid,
-		    int32_t tid, struct hs_strbuf *sb);
+struct hs_thread_names;
+/* The root frame of sample s as folded output names it: the command name with spaces made
+ * underscores, then "-pid" (o->root_pid) or "-pid/tid" (o->root_tid, where the name is the
+ * thread's latest in names: hs_thread_names_init()). Appends to sb. */
+void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, const struct hs_thread_names *names,
+		    const struct hs_sample *s, struct hs_strbuf *sb);
 /* The value index o asks for, resolved against p (the first when out of range). */
 uint32_t hs_output_value_index(const struct hs_profile *p, const struct hs_output_opts *o);
 

@@ -93,27 +93,31 @@ void hs_report_fns_sort(struct hs_report_fns *f, bool self_first)
 
 struct node_key {
 	const struct hs_report_node *nodes;
-	uint32_t name, module, parent;
+	struct hs_report_node n; /* name, module, parent, file, line */
 };
 
 static bool node_eq(const void *ctx, uint32_t id)
 {
 	const struct node_key *k = ctx;
 	const struct hs_report_node *n = &k->nodes[id];
-	return n->name == k->name && n->module == k->module && n->parent == k->parent;
+	return n->name == k->n.name && n->module == k->n.module && n->parent == k->n.parent && n->file == k->n.file &&
+	       n->line == k->n.line;
 }
 
-static uint32_t node_child(struct hs_report_tree *t, struct hs_index *ix, uint32_t parent, uint32_t name,
-			   uint32_t module)
+static uint32_t node_child(struct hs_report_tree *t, struct hs_index *ix, uint32_t parent,
+			   const struct hs_report_node *frame)
 {
-	struct node_key k = {t->nodes.v, name, module, parent};
-	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), name), module);
-	uint32_t id = hs_index_find(ix, h, node_eq, &k);
+	struct node_key k = {t->nodes.v, *frame};
+	uint64_t h;
+	uint32_t id;
 
+	k.n.parent = parent;
+	h = hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), k.n.name),
+			    hs_hash_combine(k.n.module, hs_hash_combine(k.n.file, (uint64_t)k.n.line)));
+	id = hs_index_find(ix, h, node_eq, &k);
 	if (id == UINT32_MAX) {
-		struct hs_report_node n = {name, module, parent, 0, 0};
 		id = (uint32_t)t->nodes.n;
-		hs_vec_push(&t->nodes, n);
+		hs_vec_push(&t->nodes, k.n);
 		hs_index_insert(ix, h, id);
 	}
 	return id;
@@ -129,14 +133,14 @@ static int node_cmp(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, struct hs_report_tree *t)
+void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, bool by_line, struct hs_report_tree *t)
 {
-	HS_VEC(uint32_t) path = {0};
+	HS_VEC(struct hs_report_node) path = {0}; /* the frames, leaf first */
 	struct hs_index ix = {0};
 	uint32_t *fill;
 
 	memset(t, 0, sizeof(*t));
-	hs_vec_push(&t->nodes, ((struct hs_report_node){0, 0, UINT32_MAX, hs_profile_total(p, vi), 0}));
+	hs_vec_push(&t->nodes, ((struct hs_report_node){0, 0, UINT32_MAX, hs_profile_total(p, vi), 0, 0, 0}));
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
 		const struct hs_stack *st = &p->stacks.v[s->stack];
@@ -144,19 +148,25 @@ void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers,
 		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
 		uint32_t node = 0;
 
-		/* frames leaf first */
 		path.n = 0;
 		for (uint32_t li = 0; li < st->nlocs; li++) {
 			const struct hs_location *l = &p->locations.v[locs[li]];
 			for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
-				hs_vec_push(&path,
-					    l->nlines ? p->functions.v[p->lines.v[l->line0 + j].function].name : 0);
-				hs_vec_push(&path, l->mapping ? p->mappings.v[l->mapping].file : 0);
+				const struct hs_line *ln = l->nlines ? &p->lines.v[l->line0 + j] : NULL;
+				struct hs_report_node n = {0};
+
+				n.name = ln ? p->functions.v[ln->function].name : 0;
+				n.module = l->mapping ? p->mappings.v[l->mapping].file : 0;
+				if (by_line && ln && ln->line) {
+					n.file = p->functions.v[ln->function].filename;
+					n.line = ln->line;
+				}
+				hs_vec_push(&path, n);
 			}
 		}
-		for (size_t f = 0; f < path.n / 2; f++) {
-			size_t at = callers ? f : path.n / 2 - 1 - f;
-			node = node_child(t, &ix, node, path.v[2 * at], path.v[2 * at + 1]);
+		for (size_t f = 0; f < path.n; f++) {
+			size_t at = callers ? f : path.n - 1 - f;
+			node = node_child(t, &ix, node, &path.v[at]);
 			t->nodes.v[node].total = hs_add_sat(t->nodes.v[node].total, v);
 			if (callers && f == 0)
 				t->nodes.v[node].self = hs_add_sat(t->nodes.v[node].self, v); /* the innermost frame */

@@ -215,11 +215,11 @@ static void print_landing(const struct hs_profile *p, struct hs_outfile *out, ui
 /* ---- --sort: rows grouped by keys ---- */
 
 struct group {
-	int64_t key[HS_SORT_MAX];
+	int64_t key[HS_SORT_MAX + 1]; /* the keys, then with --lines and sym the source line (srcline()) */
 	int64_t self, total;
 	uint64_t seen;
 	size_t order;  /* of first appearance: ties keep it */
-	uint32_t comm; /* the thread's latest name (--sort tid shows it): set after it started */
+	uint32_t comm; /* the thread's name (--sort tid shows it): hs_thread_name() */
 };
 
 struct group_key {
@@ -264,8 +264,20 @@ static const char *sort_key_title(uint8_t k)
 	}
 }
 
-/* The text of key k of a row, in sb. */
-static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, uint32_t comm, struct hs_strbuf *sb)
+/* A frame's source line as one key (perf's srcline beside sym): the file's string id and the
+ * line; 0 when unknown. */
+static int64_t srcline(const struct hs_profile *p, const struct hs_location *l, uint32_t j)
+{
+	const struct hs_line *ln = l->nlines ? &p->lines.v[l->line0 + j] : NULL;
+
+	if (!ln || !ln->line)
+		return 0;
+	return (int64_t)((uint64_t)p->functions.v[ln->function].filename << 32 | (uint32_t)ln->line);
+}
+
+/* The text of key k of a row (of a symbol with line, a srcline() or 0), in sb. */
+static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, uint32_t comm, int64_t line,
+			      struct hs_strbuf *sb)
 {
 	const char *s;
 
@@ -287,7 +299,13 @@ static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, 
 		s = hs_profile_str(p, (uint32_t)v);
 		return *s ? basename_of(s) : "[unknown]";
 	default:
-		return v ? hs_profile_str(p, (uint32_t)v) : "[unknown]";
+		s = v ? hs_profile_str(p, (uint32_t)v) : "[unknown]";
+		if (!line)
+			return s;
+		s = hs_profile_str(p, (uint32_t)((uint64_t)line >> 32));
+		hs_strbuf_addf(sb, "%s %s:%u", v ? hs_profile_str(p, (uint32_t)v) : "[unknown]",
+			       *s ? basename_of(s) : "??", (unsigned)line);
+		return hs_strbuf_str(sb);
 	}
 }
 
@@ -311,7 +329,6 @@ static void group_add(struct group_vec *rows, struct hs_index *ix, const int64_t
 		hs_vec_push(rows, g);
 		hs_index_insert(ix, h, id);
 	}
-	rows->v[id].comm = comm;
 	if (self)
 		rows->v[id].self = hs_add_sat(rows->v[id].self, v);
 	if (rows->v[id].seen != sample) {
@@ -327,19 +344,23 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 	struct group_vec rows = {0};
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
+	struct hs_thread_names names;
 	size_t nkeys = 0, width[HS_SORT_MAX] = {0};
-	bool frame_keys = false, totals = o->children != HS_CHILDREN_OFF; /* --no-children: self only */
+	bool frame_keys = false, by_line = false,
+	     totals = o->children != HS_CHILDREN_OFF; /* --no-children: self only */
 
 	while (nkeys < HS_SORT_MAX && o->sort[nkeys]) {
 		frame_keys |= o->sort[nkeys] == HS_SORT_DSO || o->sort[nkeys] == HS_SORT_SYM;
+		by_line |= o->lines && o->sort[nkeys] == HS_SORT_SYM; /* perf's -s sym,srcline */
 		nkeys++;
 	}
+	hs_thread_names_init(&names, p);
 	for (size_t si = 0; si < p->samples.n; si++) {
 		const struct hs_sample *s = &p->samples.v[si];
 		const struct hs_stack *st = &p->stacks.v[s->stack];
 		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
 		int64_t v = hs_profile_sample_values(p, (uint32_t)si)[vi];
-		int64_t key[HS_SORT_MAX];
+		int64_t key[HS_SORT_MAX + 1];
 		uint32_t nl0 = 1;
 
 		/* every frame gives a row (self for the innermost), or the sample one row when no key
@@ -357,7 +378,10 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 					default: key[k] = line_name(p, l, j); break;
 					}
 				}
-				group_add(&rows, &ix, key, nkeys, v, li == 0 && j == 0, si, s->comm);
+				if (by_line)
+					key[nkeys] = srcline(p, l, j);
+				group_add(&rows, &ix, key, nkeys + by_line, v, li == 0 && j == 0, si,
+					  hs_thread_name(&names, p, s));
 			}
 		}
 	}
@@ -367,10 +391,10 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 		width[k] = strlen(sort_key_title(o->sort[k]));
 	for (size_t i = 0; i < rows.n && (int)i < top; i++)
 		for (size_t k = 0; k + 1 < nkeys; k++)
-			width[k] =
-				HS_MAX(width[k],
-				       HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], rows.v[i].comm, &sb)),
-					      40));
+			width[k] = HS_MAX(width[k],
+					  HS_MIN(strlen(group_cell(p, o->sort[k], rows.v[i].key[k], rows.v[i].comm,
+								   by_line ? rows.v[i].key[nkeys] : 0, &sb)),
+						 40));
 
 	hs_outfile_puts(out, "\nGrouped by ");
 	for (size_t k = 0; k < nkeys; k++)
@@ -393,11 +417,13 @@ static void print_groups(const struct hs_profile *p, const struct hs_output_opts
 			hs_outfile_printf(out, " %7.2f%% %12s", pct(g->total, sum), hs_value_fmt(b2, g->total, unit));
 		for (size_t k = 0; k < nkeys; k++)
 			hs_outfile_printf(out, "  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
-					  group_cell(p, o->sort[k], g->key[k], g->comm, &sb));
+					  group_cell(p, o->sort[k], g->key[k], g->comm, by_line ? g->key[nkeys] : 0,
+						     &sb));
 		hs_outfile_puts(out, "\n");
 	}
 	hs_strbuf_release(&sb);
 	hs_index_release(&ix);
+	hs_thread_names_release(&names);
 	hs_vec_free(&rows);
 }
 
@@ -421,7 +447,7 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 	const struct hs_report_node *nodes;
 	const uint32_t *child_start, *child_ids;
 
-	hs_report_tree_build(p, vi, callers, &tree);
+	hs_report_tree_build(p, vi, callers, o->lines, &tree);
 	nodes = tree.nodes.v;
 	child_start = tree.child_start;
 	child_ids = tree.child_ids;
@@ -449,6 +475,10 @@ static void print_tree(const struct hs_profile *p, const struct hs_output_opts *
 			if (t.depth > 0 && n->parent)
 				hs_outfile_puts(out, t.last ? "`-- " : "|-- ");
 			hs_outfile_puts(out, n->name ? hs_profile_str(p, n->name) : "[unknown]");
+			if (n->line)
+				hs_outfile_printf(out, " %s:%lld",
+						  n->file ? basename_of(hs_profile_str(p, n->file)) : "??",
+						  (long long)n->line);
 			if (*mod && (!n->parent || par->module != n->module))
 				hs_outfile_printf(out, *mod == '[' ? "  %s" : "  [%s]", basename_of(mod));
 			hs_outfile_puts(out, "\n");
@@ -523,7 +553,7 @@ int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, 
 			print_table(p, out, &fns, top, sum, false, true, unit);
 		}
 	}
-	if (o->tree)
+	if (o->tree == HS_TREE_CALLER || o->tree == HS_TREE_CALLEE)
 		print_tree(p, o, out, vi, sum);
 	if (o->stats) {
 		print_endings(p, out, vi, sum, unit);

@@ -75,11 +75,13 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	struct hs_strbuf keys = {0}, sb = {0}, label = {0};
 	struct hs_u64map thread_ix = {0}; /* pid << 32 | tid, or the comm for threads without ids */
 	struct hs_index frame_ix = {0};
+	struct hs_thread_names names;
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0, heaviest = 0;
 	const char *title;
 
 	/* samples in time order, grouped by thread */
+	hs_thread_names_init(&names, p);
 	for (size_t i = 0; i < p->samples.n; i++)
 		if (p->types.n && hs_profile_sample_values(p, (uint32_t)i)[vi] > 0)
 			hs_vec_push(&order, ((struct order){timed ? p->samples.v[i].time : i, (uint32_t)i}));
@@ -91,7 +93,7 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 		uint64_t t;
 
 		if (!hs_u64map_get(&thread_ix, key, &t)) {
-			struct thread th = {s->pid, s->tid, s->comm, order.v[i].time, 0, {0}};
+			struct thread th = {s->pid, s->tid, hs_thread_name(&names, p, s), order.v[i].time, 0, {0}};
 			t = threads.n;
 			hs_vec_push(&threads, th);
 			hs_u64map_put(&thread_ix, key, t);
@@ -201,6 +203,7 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	hs_strbuf_release(&sb);
 	hs_strbuf_release(&label);
 	hs_u64map_release(&thread_ix);
+	hs_thread_names_release(&names);
 	hs_index_release(&frame_ix);
 	free(frames);
 	return out->err ? -out->err : 0;

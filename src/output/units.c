@@ -57,3 +57,33 @@ void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit)
 		hs_xml_add(sb, unit, SIZE_MAX);
 	}
 }
+
+const char *hs_value_total_text(const struct hs_profile *p, uint32_t vi, struct hs_strbuf *sb)
+{
+	int64_t n = p->types.n ? hs_profile_total(p, vi) : (int64_t)p->samples.n;
+	const char *type = p->types.n ? hs_profile_str(p, p->types.v[vi].type) : "";
+	const char *unit = p->types.n ? hs_profile_str(p, p->types.v[vi].unit) : "";
+	char buf[HS_VALUE_BUF], digits[24];
+	uint64_t mag = n < 0 ? -(uint64_t)n : (uint64_t)n;
+	size_t len = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
+
+	hs_strbuf_reset(sb);
+	if (hs_unit_ns(unit)) {
+		hs_strbuf_addf(sb, "%s %s", hs_value_fmt(buf, n, unit), *type ? type : "time");
+		return hs_strbuf_str(sb);
+	}
+	if (n < 0)
+		hs_strbuf_addc(sb, '-');
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			hs_strbuf_addc(sb, ',');
+		hs_strbuf_addc(sb, digits[i]);
+	}
+	if (!*type || !strcmp(type, "samples"))
+		hs_strbuf_adds(sb, n == 1 ? " sample" : " samples");
+	else
+		hs_strbuf_addf(sb, " %s", type);
+	if (*unit && strcmp(unit, "count"))
+		hs_strbuf_addf(sb, " (%s)", unit);
+	return hs_strbuf_str(sb);
+}

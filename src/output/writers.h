@@ -48,6 +48,21 @@ void hs_xml_add(struct hs_strbuf *sb, const char *s, size_t maxchars);
  * written \u003c, so the text can sit inside an HTML <script> element. */
 void hs_json_add(struct hs_strbuf *sb, const char *s);
 
+/* ---- thread names (frames.c) ---- */
+
+/* Where an output names a thread by its tid (report --sort tid, the JSON report's threads,
+ * --root tid, flame chart lanes, speedscope profiles), it names it after its latest sample (by
+ * time, then by order in the profile): a thread names itself (pthread_setname_np, prctl) after
+ * it starts, so its first name is usually its creator's. */
+struct hs_thread_names {
+	struct hs_u64map latest; /* pid << 32 | tid -> the thread's latest sample */
+};
+
+void hs_thread_names_init(struct hs_thread_names *t, const struct hs_profile *p);
+/* The name (string id) of s's thread; s's own comm when s has no tid. */
+uint32_t hs_thread_name(const struct hs_thread_names *t, const struct hs_profile *p, const struct hs_sample *s);
+void hs_thread_names_release(struct hs_thread_names *t);
+
 /* ---- folded lines ---- */
 
 struct hs_folded_line {
@@ -138,17 +153,21 @@ void hs_report_fns_sort(struct hs_report_fns *f, bool self_first);
 struct hs_report_node {
 	uint32_t name, module, parent; /* string ids; parent UINT32_MAX for the root */
 	int64_t total, self;
+	uint32_t file; /* by line: string id of the source file, 0 when unknown */
+	int64_t line;  /* by line: the line sampled (innermost) or the call site, 0 when unknown */
 };
 
-/* The call tree of functions: node 0 the root (every sample), callees under their callers, or
- * (callers) callers under the functions they called with self on the innermost; the children
- * of n, largest total first, are child_ids[child_start[n] .. child_start[n + 1]]. */
+/* The call tree of functions (by_line: of functions and source lines): node 0 the root (every
+ * sample), callees under their callers, or (callers) callers under the functions they called
+ * with self on the innermost; the children of n, largest total first, are
+ * child_ids[child_start[n] .. child_start[n + 1]]. */
 struct hs_report_tree {
 	HS_VEC(struct hs_report_node) nodes;
 	uint32_t *child_start, *child_ids;
 };
 
-void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, struct hs_report_tree *ret);
+void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers, bool by_line,
+			  struct hs_report_tree *ret);
 void hs_report_tree_release(struct hs_report_tree *t);
 
 /* ---- colours ---- */
@@ -191,16 +210,18 @@ void hs_value_xml_add(struct hs_strbuf *sb, int64_t v, const char *unit);
 /* What a value is called in titles: its unit, or its type when the unit is a bare count. */
 const char *hs_value_unit_name(const struct hs_profile *p, uint32_t vi);
 
-/* "1,234 samples": the profile's samples (its "samples" values, else its sample entries), in
- * sb, and returned. */
-const char *hs_sample_count_text(const struct hs_profile *p, struct hs_strbuf *sb);
+/* The total of value vi as the report's header states it, in sb, and returned: a time with
+ * its type ("498 ms wall", "1.15 s off-cpu"), else the count with thousands separated and its
+ * type ("1,234 samples", "16 page-faults"; a unit that is not a count after it in
+ * parentheses). A profile without values counts its sample entries. */
+const char *hs_value_total_text(const struct hs_profile *p, uint32_t vi, struct hs_strbuf *sb);
 
 /* SVG and HTML documents from a finished tree; diff colours by change (hs_flame_delta). */
 /* Draws profile p's flame graph with draw (hs_svg_from_tree, hs_html_from_tree). */
 typedef int hs_tree_drawer(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
 			   struct hs_outfile *out);
 /* Unless o has a title, the graph is titled with the recorded command (hs_profile_command())
- * and subtitled with the sample count (hs_sample_count_text()). */
+ * and subtitled with the total of the value drawn (hs_value_total_text()). */
 int hs_flame_draw(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out,
 		  hs_tree_drawer *draw);
 int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,

@@ -4,7 +4,8 @@
 # by default: the hottest line is the loop body of alpha_inner_spin with its source text and
 # most of the samples; a pattern annotates each function it names, hottest first; an unknown
 # name is one error line with the closest names; filters, -o and --stdio work; a source file
-# gone since is said once; and a perf.data (the default when there is no hotstack.pb.gz)
+# gone since is said once; a kernel function's header names "[kernel.kallsyms]" as the report
+# does (dd reading /dev/zero spends its time there); and a perf.data (the default when there is no hotstack.pb.gz)
 # annotates the same where perf is installed.
 set -eu
 # shellcheck source=lib.sh
@@ -88,6 +89,14 @@ mv "$dir/src/spin.c" "$dir/src/spin.c.moved"
 grep '^=>' gone.txt | awk -v l="$hot" '$6 == l { ok = 1 } END { exit !ok }' ||
 	fail "without the source, the hottest line is not line $hot: $(cat gone.txt)"
 mv "$dir/src/spin.c.moved" "$dir/src/spin.c"
+
+# a kernel function: its module as the report names it, not "[[kernel.kallsyms]]"
+"$HOTSTACK" record -q -o dd.pb.gz -- dd if=/dev/zero of=/dev/null bs=1M count=2000 2>/dev/null || fail "record of dd failed"
+kfn=$("$HOTSTACK" report dd.pb.gz -s dso,sym | awk '$5 == "[kernel.kallsyms]" { print $6; exit }')
+[ -n "$kfn" ] || fail "no kernel function in dd's report: $("$HOTSTACK" report dd.pb.gz -s dso,sym | head -12)"
+"$HOTSTACK" annotate "$kfn" dd.pb.gz >kernel.txt || fail "annotate $kfn failed"
+head -n1 kernel.txt | grep -q "^$kfn  \[kernel\.kallsyms\]\( \|\$\)" ||
+	fail "the header does not name the kernel's module as the report does: $(head -n1 kernel.txt)"
 
 # a perf.data, read by default where there is no hotstack.pb.gz
 if ! command -v perf >/dev/null 2>&1; then

@@ -3,7 +3,9 @@
 # and as JSON gives the same total, the same top function by self and by total with the same
 # values; --top 3 keeps three functions; --min-percent 10 leaves no tree node under 10%; the
 # tree's children add up to no more than their parent; -o FILE.json writes the same document
-# while -o FILE.speedscope.json stays speedscope.
+# while -o FILE.speedscope.json stays speedscope; -g none writes no tree, --lines puts the source
+# line on tree nodes as on the functions, and the text report's --lines -s sym rows are
+# functions with their lines (perf's -s sym,srcline).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +17,11 @@ require_perf_events
 "$HOTSTACK" report "$dir/rec.pb.gz" --format json --top 3 --min-percent 10 >"$dir/top3.json" ||
 	fail "report --format json --top 3 failed"
 "$HOTSTACK" convert "$dir/rec.pb.gz" -o "$dir/out.json" -o "$dir/out.speedscope.json" || fail "convert failed"
+"$HOTSTACK" report "$dir/rec.pb.gz" --format json -g none >"$dir/none.json" || fail "report --format json -g none failed"
+"$HOTSTACK" report "$dir/rec.pb.gz" --format json --lines >"$dir/lines.json" || fail "report --format json --lines failed"
+"$HOTSTACK" report "$dir/rec.pb.gz" --lines -s sym >"$dir/lines.txt" || fail "report --lines -s sym failed"
+grep -Eq '^ +[0-9.]+% +[0-9]+ +[0-9.]+% +[0-9]+  leaf calltree\.c:[0-9]+$' "$dir/lines.txt" ||
+	fail "report --lines -s sym has no row of leaf with its line: $(cat "$dir/lines.txt")"
 
 python3 - "$dir" <<'PY' || fail "the JSON report does not match the text report"
 import json, re, sys
@@ -78,6 +85,21 @@ if json.load(open(f"{d}/out.json"))["total"] != total:
     bad("-o FILE.json is not the JSON report")
 if "$schema" not in json.load(open(f"{d}/out.speedscope.json")):
     bad("-o FILE.speedscope.json is no longer speedscope")
+none = json.load(open(f"{d}/none.json"))
+if none["tree"] is not None or none["tree_order"] != "none":
+    bad(f"-g none still writes a tree: {none['tree_order']} {str(none['tree'])[:80]}")
+lj = json.load(open(f"{d}/lines.json"))
+if not all("line" in f and f["file"].endswith("calltree.c") for f in lj["top_self"] if f["name"] == "leaf"):
+    bad(f"--lines: top_self's leaf has no line: {lj['top_self'][:2]}")
+leaves = []
+def lines_of(n):
+    if n["name"] == "leaf":
+        leaves.append(n)
+    for c in n["children"]:
+        lines_of(c)
+lines_of(lj["tree"])
+if not leaves or not all(n.get("line", 0) > 0 and n["file"].endswith("calltree.c") for n in leaves):
+    bad(f"--lines: the tree's leaf nodes have no file and line: {leaves[:2]}")
 sys.exit(0 if ok else 1)
 PY
 exit 0

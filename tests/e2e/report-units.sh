@@ -3,7 +3,9 @@
 # 10 ms of spinning) reported with --value off-cpu and --wall prints times ("1.15 s", "89.4 ms")
 # in every value column, never raw nanoseconds; the header's time is the exact total it shows
 # in brackets, rounded; the sleeping path's blocked time is about the 300 ms the naps took;
-# sample counts stay counts; the flame graph's tooltips say times too.
+# sample counts stay counts; the flame graph's tooltips say times too, and its subtitle the
+# total of the value it draws, as the report's header does ("207 ms off-cpu", "498 ms wall",
+# "111 samples"), not the sample count under a graph of time.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,4 +80,18 @@ if not titles or not all(re.fullmatch(time_re, t) for t in titles):
     bad(f"flame graph tooltips are not times: {titles[:5]}")
 sys.exit(0 if ok else 1)
 PY
+
+# the subtitle of each view is its report's total: "# 207 ms off-cpu (207253686 nanoseconds)"
+"$HOTSTACK" flame "$dir/rec.pb.gz" --wall -o "$dir/wall.svg" -o "$dir/wall.html" || fail "flame --wall failed"
+"$HOTSTACK" flame "$dir/rec.pb.gz" -o "$dir/samples.svg" || fail "flame failed"
+for v in off:off wall:wall wall:wall.html samples:samples; do
+	txt=$dir/${v%%:*}.txt
+	graph=$dir/${v#*:}
+	case $graph in *.html) ;; *) graph=$graph.svg ;; esac
+	want=$(sed -n '1s/^# \([0-9.]* [a-z]* [a-z-]*\) (.*/\1/p; 1s/^# \([0-9]*\) samples .*/\1 samples/p' "$txt" |
+		sed ':a; s/^\([0-9]\{1,\}\)\([0-9]\{3\}\) samples/\1,\2 samples/; ta')
+	[ -n "$want" ] || fail "no total in the header of $txt: $(head -1 "$txt")"
+	grep -Eq "(<text id=\"subtitle\"[^>]*>|<div id=\"subtitle\">)$want<" "$graph" ||
+		fail "${graph##*/}'s subtitle is not '$want': $(grep -Eo 'id="subtitle"[^<]*' "$graph")"
+done
 exit 0

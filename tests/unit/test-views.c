@@ -649,7 +649,7 @@ static void test_option_tree_root(void **state)
 	assert_int_equal(hs_report_callgraph_set(&o, "0,callee"), 0);
 	assert_true(o.tree == HS_TREE_CALLEE && o.tree_min < 0); /* 0: every line */
 	assert_int_equal(hs_report_callgraph_set(&o, "none"), 0);
-	assert_int_equal(o.tree, HS_TREE_NONE);
+	assert_int_equal(o.tree, HS_TREE_OFF);
 	/* perf's other types and keys are refused, o untouched */
 	o.tree = HS_TREE_CALLER;
 	assert_int_equal(hs_report_callgraph_set(&o, "flat"), -EINVAL);

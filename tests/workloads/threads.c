@@ -1,9 +1,12 @@
 /* A multi-threaded process for attach tests: N threads (default 4), each spinning in a function
  * named after its number, until killed or the given seconds pass. Prints "ready" once every
- * thread runs. */
+ * thread runs. Threads are named spin-N as they start, or with "late" as the third argument
+ * halfway through the seconds, so that each is sampled under the process's name first. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,23 +43,37 @@ SPINNER(7)
 static void *(*const spinners[])(void *) = {spin_thread_0, spin_thread_1, spin_thread_2, spin_thread_3,
 					    spin_thread_4, spin_thread_5, spin_thread_6, spin_thread_7};
 
+static void name_thread(pthread_t t, int i)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "spin-%d", i);
+	pthread_setname_np(t, name);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 4;
 	double secs = argc > 2 ? atof(argv[2]) : 60;
+	bool late = argc > 3 && !strcmp(argv[3], "late");
 	pthread_t t[8];
 
 	if (n < 1 || n > 8)
 		n = 4;
 	deadline = now() + secs;
 	for (int i = 0; i < n; i++) {
-		char name[16];
 		pthread_create(&t[i], NULL, spinners[i], NULL);
-		snprintf(name, sizeof(name), "spin-%d", i);
-		pthread_setname_np(t[i], name);
+		if (!late)
+			name_thread(t[i], i);
 	}
 	printf("ready\n");
 	fflush(stdout);
+	if (late) {
+		struct timespec half = {(time_t)(secs / 2), (long)((secs / 2 - (time_t)(secs / 2)) * 1e9)};
+		nanosleep(&half, NULL);
+		for (int i = 0; i < n; i++)
+			name_thread(t[i], i);
+	}
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	return 0;
