@@ -78,12 +78,17 @@ int hs_root_set(struct hs_output_opts *o, const char *name)
 	return 0;
 }
 
+/* perf report's -g words (perf-report(1): print_type, order, sort_key, branch), hotstack's or not */
+static const char *const callgraph_words[] = {"graph",    "none",     "caller", "callee", "function",
+					      "flat",     "fractal",  "folded", "address", "branch"};
+
 int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 {
 	enum hs_tree tree = HS_TREE_CALLER;
 	double min = o->tree_min;
 	const char *p = arg ? arg : "";
 	bool none = false;
+	int types = 0, orders = 0, mins = 0, keys = 0;
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -93,21 +98,36 @@ int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 			return -EINVAL;
 		memcpy(word, p, len);
 		word[len] = 0;
-		if (!strcmp(word, "graph"))
-			none = false;
-		else if (!strcmp(word, "none"))
-			none = true;
+		if (!strcmp(word, "graph") || !strcmp(word, "none"))
+			none = !strcmp(word, "none"), types++;
 		else if (!strcmp(word, "caller") || !strcmp(word, "callee"))
-			hs_tree_from_name(word, &tree);
+			hs_tree_from_name(word, &tree), orders++;
+		else if (!strcmp(word, "function")) /* the key hotstack's tree has: functions, not addresses */
+			keys++;
 		else if (word[0] >= '0' && word[0] <= '9' && (min = strtod(word, &end), !*end) && min <= 100)
-			min = min > 0 ? min : -1; /* 0: every line */
+			min = min > 0 ? min : -1, mins++; /* 0: every line */
 		else
 			return -EINVAL;
 		p += len + (p[len] == ',');
 	}
+	/* one of each: a second number would be perf's print_limit, which the tree does not take */
+	if (types > 1 || orders > 1 || mins > 1 || keys > 1)
+		return -EINVAL;
 	o->tree = none ? HS_TREE_NONE : tree;
 	o->tree_min = min;
 	return 0;
+}
+
+bool hs_report_callgraph_like(const char *arg)
+{
+	struct hs_output_opts o = {0};
+
+	if (strchr(arg, ',') || !hs_report_callgraph_set(&o, arg))
+		return true;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(callgraph_words); i++)
+		if (!strcmp(arg, callgraph_words[i]))
+			return true;
+	return false;
 }
 
 #define FLAME "svg html"

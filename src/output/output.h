@@ -74,13 +74,20 @@ struct hs_output_opts {
 				* (exactly, else by an extended regular expression): hotstack annotate */
 };
 
-/* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER" (each optional, in any order:
- * "caller", "graph,0.5,callee", "none"), set in o: type graph (a tree) or none, a threshold
- * percent (o->tree_min; 0: every line), order caller or callee. NULL (a bare -g) is "graph,caller".
- * Returns 0, or -EINVAL for another word (o untouched). */
+/* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER,KEY" (each optional, at most one
+ * of each, in any order: "caller", "graph,0.5,callee", "none", "caller,function"), set in o: type
+ * graph (a tree) or none, a threshold percent (o->tree_min; 0: every line), order caller or
+ * callee, key function (the only key the tree has). NULL (a bare -g) is "graph,caller". Returns
+ * 0, or -EINVAL for another word (perf's flat, fractal, folded, address, branch, a print limit)
+ * or one given twice (o untouched). */
 int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg);
+/* Whether arg is meant as a -g value rather than a file's name: it has a comma, or it is one
+ * hs_report_callgraph_set() takes, or it is one of perf's -g words. */
+bool hs_report_callgraph_like(const char *arg);
 /* What -g takes, for messages. */
-#define HS_REPORT_CALLGRAPH_WORDS "graph or none, a threshold percent, caller or callee; e.g. -g graph,0.5,caller"
+#define HS_REPORT_CALLGRAPH_WORDS                                                                  \
+	"graph or none, a threshold percent, caller or callee, function, each once; e.g. -g "       \
+	"graph,0.5,caller,function"
 /* The keys --sort takes, for messages. */
 #define HS_SORT_WORDS "comm, pid, tid, dso, sym or symbol"
 

@@ -64,6 +64,20 @@ grep -q 'main$' t.tree || fail "-g graph,60,caller lost main: $(cat t.tree)"
 expect_status 2 "$HOTSTACK" report -g flat
 expect_stderr "^hotstack: invalid -g 'flat' \\(graph or none, a threshold percent, caller or callee"
 one_line
+# perf's fourth field (the sort key): function is what the tree is; with a FILE after it too
+for args in "-g graph,0.5,caller,function" "-g graph,0.5,caller,function hotstack.pb.gz" "-g caller,function"; do
+	# shellcheck disable=SC2086
+	"$HOTSTACK" report $args </dev/null >x.txt || fail "report $args failed"
+	cmp -s caller.txt x.txt || fail "report $args differs from -g caller: $(diff caller.txt x.txt)"
+done
+# what the tree cannot honour, and an order given twice: refused as -g values, not read as files
+for g in graph,0.5,caller,address graph,0.5,10,caller fractal caller,0.5,callee; do
+	for file in "" hotstack.pb.gz; do
+		expect_status 2 "$HOTSTACK" report -g "$g" $file
+		expect_stderr "^hotstack: invalid -g '$g' \\(graph or none, a threshold percent, caller or callee, function"
+		one_line
+	done
+done
 
 # --children: one table, by total (perf's Children); --no-children: self only, by self
 "$HOTSTACK" report --children >ch.txt

@@ -657,6 +657,26 @@ static void test_option_tree_root(void **state)
 	assert_int_equal(hs_report_callgraph_set(&o, "graph,,caller"), -EINVAL);
 	assert_int_equal(hs_report_callgraph_set(&o, "200"), -EINVAL);
 	assert_true(o.tree == HS_TREE_CALLER && o.tree_min < 0);
+	/* perf's fourth field: the function key is what the tree has; other keys, types, a print
+	 * limit (a second number) and a field given twice are refused, o untouched */
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,0.5,callee,function"), 0);
+	assert_true(o.tree == HS_TREE_CALLEE && o.tree_min == 0.5);
+	o.tree = HS_TREE_CALLER;
+	assert_int_equal(hs_report_callgraph_set(&o, "caller,0.5,callee"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,0.5,1,caller"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,none"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "function,function"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "fractal,0.5,caller,function,branch"), -EINVAL);
+	assert_true(o.tree == HS_TREE_CALLER && o.tree_min == 0.5);
+	/* a -g value, not a file: a comma, a word -g takes, or one of perf's -g words */
+	assert_true(hs_report_callgraph_like("graph,0.5,caller,address"));
+	assert_true(hs_report_callgraph_like("caller"));
+	assert_true(hs_report_callgraph_like("0.5"));
+	assert_true(hs_report_callgraph_like("folded"));
+	assert_true(hs_report_callgraph_like("a,b"));
+	assert_false(hs_report_callgraph_like("perf.data"));
+	assert_false(hs_report_callgraph_like("hotstack.pb.gz"));
+	assert_false(hs_report_callgraph_like("callers"));
 	assert_int_equal(hs_root_set(&o, "tid"), 0);
 	assert_true(o.root_tid && !o.root_pid);
 	assert_int_equal(hs_root_set(&o, "process"), -EINVAL);
