@@ -14,18 +14,19 @@ enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT, VIEW_ANNOTATE };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE | -i FILE] [options]\n"
-			"Text report of the profile in FILE (default hotstack.pb.gz, else perf.data) on standard\n"
-			"output, as perf report --stdio.\n",
+			"Text report of the profile in FILE (default: a pipe on standard input, else hotstack.pb.gz,\n"
+			"else perf.data) on standard output, as perf report --stdio.\n",
 	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg|OUT.html] [options]\n"
-		       "Interactive flame graph of FILE (default hotstack.pb.gz, else perf.data): SVG, or\n"
-		       "HTML (a canvas, for profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
-	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
-			 "Reads any profile hotstack reads (perf.data, pprof, folded, speedscope) and writes each OUT\n"
-			 "in the format its extension names.\n",
+		       "Interactive flame graph of FILE (default: a pipe on stdin, else hotstack.pb.gz, else\n"
+		       "perf.data): SVG, or HTML (a canvas, for profiles too large for an SVG); OUT: FILE's\n"
+		       "name with .svg.\n",
+	[VIEW_CONVERT] = "usage: hotstack convert [FILE] -o OUT [-o OUT...] [options]\n"
+			 "Reads FILE (default as report's), any profile hotstack reads (perf.data, pprof, folded,\n"
+			 "speedscope), and writes each OUT in the format its extension names.\n",
 	[VIEW_SCRIPT] = "usage: hotstack script [FILE] [-o OUT]\n"
-			"Every sample of FILE (default perf.data) as perf script prints it: a header line, then\n"
-			"an 'address symbol+offset (module)' line per frame. Stacks are unwound and named by\n"
-			"hotstack.\n",
+			"Every sample of FILE (default: a pipe on stdin, else perf.data) as perf script prints it: a\n"
+			"header line, then an 'address symbol+offset (module)' line per frame. Stacks are unwound and\n"
+			"named by hotstack.\n",
 	[VIEW_ANNOTATE] = "usage: hotstack annotate FUNCTION [FILE] [options]\n"
 			  "Samples per source line of FUNCTION (name, else regex); FILE: hotstack.pb.gz|perf.data\n",
 };
@@ -45,7 +46,7 @@ static int cmd_view(enum view view, int argc, char **argv)
 	struct cli_view_opts v = {0};
 	struct hs_strbuf sb = {0};
 	struct hs_profile *p;
-	const char *in = "hotstack.pb.gz";
+	const char *in;
 	char *deflt = NULL;
 	int rc;
 
@@ -72,13 +73,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if (v.input)
 		in = v.input;
-	else if (view == VIEW_SCRIPT)
-		in = "perf.data";
-	else if (view != VIEW_CONVERT && !(in = hs_profile_default_input())) {
+	else if (!(in = hs_profile_default_input(view == VIEW_SCRIPT))) {
 		cli_error("%s: no hotstack.pb.gz or perf.data here: give a FILE", argv[0]);
 		goto usage_error;
-	} else if (view != VIEW_CONVERT)
-		cli_info("reading %s", in);
+	} else
+		cli_info("reading %s", strcmp(in, "-") ? in : "standard input");
 	if (!v.outs.n) {
 		switch (view) {
 		case VIEW_SCRIPT:

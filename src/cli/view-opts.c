@@ -143,7 +143,8 @@ int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_v
 		}
 		/* perf's "-g caller": the value in the next word, where it is one or no file's name */
 		if (c == 'g' && !optarg && optind < argc &&
-		    (hs_report_callgraph_like(argv[optind]) || (!strpbrk(argv[optind], "./-") && access(argv[optind], F_OK))))
+		    (hs_report_callgraph_like(argv[optind]) ||
+		     (!strpbrk(argv[optind], "./-") && access(argv[optind], F_OK))))
 			optarg = argv[optind++];
 		rc = view_option(c, optarg, v);
 		if (rc == 1)

@@ -79,8 +79,8 @@ int hs_root_set(struct hs_output_opts *o, const char *name)
 }
 
 /* perf report's -g words (perf-report(1): print_type, order, sort_key, branch), hotstack's or not */
-static const char *const callgraph_words[] = {"graph",    "none",     "caller", "callee", "function",
-					      "flat",     "fractal",  "folded", "address", "branch"};
+static const char *const callgraph_words[] = {"graph", "none",    "caller", "callee",  "function",
+					      "flat",  "fractal", "folded", "address", "branch"};
 
 int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 {

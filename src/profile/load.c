@@ -43,10 +43,16 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
 	return HS_INPUT_UNKNOWN;
 }
 
-const char *hs_profile_default_input(void)
+const char *hs_profile_default_input(bool perf_data)
 {
 	static const char *const names[] = {"hotstack.pb.gz", "perf.data"};
+	struct stat st;
 
+	/* perf report's rule: a pipe on standard input is the input ("perf record -o - | perf report") */
+	if (!fstat(STDIN_FILENO, &st) && S_ISFIFO(st.st_mode))
+		return "-";
+	if (perf_data)
+		return "perf.data";
 	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
 		if (!access(names[i], F_OK))
 			return names[i];

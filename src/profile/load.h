@@ -25,9 +25,11 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
 /* What an input that nothing recognised is told. */
 #define HS_NOT_A_PROFILE "not a profile hotstack reads (perf.data, pprof, folded stacks, speedscope)"
 
-/* The input the views read when given none: "hotstack.pb.gz" where it exists, else "perf.data"
- * where that exists (perf's), else NULL. */
-const char *hs_profile_default_input(void);
+/* The input the views read when given none: "-" (standard input) when it is a pipe, as perf
+ * report reads it; else "hotstack.pb.gz" where it exists, else "perf.data" where that exists
+ * (perf's), else NULL; with perf_data (hotstack script, which needs perf.data's samples),
+ * "perf.data" whether it exists or not. */
+const char *hs_profile_default_input(bool perf_data);
 
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
  * file system, -EBADMSG/-ENODATA/-EOVERFLOW/-EOPNOTSUPP from the parser (err says where;

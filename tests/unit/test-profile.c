@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -424,23 +426,52 @@ static void test_input_recognised(void **state)
 	assert_true(unknown >= 196);
 }
 
-/* The input the views read without a FILE: hotstack's, else perf's, else none. */
+/* The input the views read without a FILE: a pipe on standard input, else hotstack's, else
+ * perf's, else none. */
 static void test_default_input(void **state)
 {
 	char dir[] = "/tmp/hs-default-XXXXXX", cwd[4096];
+	int saved = dup(STDIN_FILENO), null = open("/dev/null", O_RDONLY), pfd[2];
 	FILE *f;
 
 	(void)state;
+	assert_true(saved >= 0 && null >= 0);
+	assert_int_equal(dup2(null, STDIN_FILENO), STDIN_FILENO); /* whatever ran the test gave */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chdir(dir), 0);
-	assert_null(hs_profile_default_input());
+	assert_null(hs_profile_default_input(false));
+	assert_string_equal(hs_profile_default_input(true), "perf.data");
 	assert_non_null(f = fopen("perf.data", "w"));
 	fclose(f);
-	assert_string_equal(hs_profile_default_input(), "perf.data");
+	assert_string_equal(hs_profile_default_input(false), "perf.data");
 	assert_non_null(f = fopen("hotstack.pb.gz", "w"));
 	fclose(f);
-	assert_string_equal(hs_profile_default_input(), "hotstack.pb.gz");
+	assert_string_equal(hs_profile_default_input(false), "hotstack.pb.gz");
+	assert_string_equal(hs_profile_default_input(true), "perf.data");
+	/* a pipe on standard input comes first, as in perf report; a FIFO too */
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	assert_string_equal(hs_profile_default_input(false), "-");
+	assert_string_equal(hs_profile_default_input(true), "-");
+	close(pfd[0]);
+	close(pfd[1]);
+	assert_int_equal(mkfifo("fifo", 0600), 0);
+	pfd[0] = open("fifo", O_RDONLY | O_NONBLOCK);
+	assert_true(pfd[0] >= 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	assert_string_equal(hs_profile_default_input(false), "-");
+	close(pfd[0]);
+	unlink("fifo");
+	/* a regular file on standard input is not taken: perf report does not either */
+	pfd[0] = open("perf.data", O_RDONLY);
+	assert_true(pfd[0] >= 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	close(pfd[0]);
+	assert_string_equal(hs_profile_default_input(false), "hotstack.pb.gz");
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	close(null);
 	unlink("perf.data");
 	unlink("hotstack.pb.gz");
 	assert_int_equal(chdir(cwd), 0);
