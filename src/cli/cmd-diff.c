@@ -58,6 +58,7 @@ int cmd_diff(int argc, char **argv)
 	struct cli_view_opts v = {0};
 	struct hs_profile *a = NULL, *b = NULL;
 	char *deflt = NULL;
+	bool folded = false;
 	int rc;
 
 	rc = cli_view_parse(argc, argv, own, &v, diff_usage, NULL);
@@ -82,6 +83,7 @@ int cmd_diff(int argc, char **argv)
 	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, NULL, argv[0]))
 		goto out;
 	for (int i = 0; i < v.outs.n; i++) {
+		folded |= !strcmp(cli_output_format(&v.outs, i)->name, "folded");
 		if (!cli_output_format(&v.outs, i)->write_diff) {
 			struct hs_strbuf sb = {0};
 			hs_formats_diff_help(&sb);
@@ -94,6 +96,13 @@ int cmd_diff(int argc, char **argv)
 		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
 		goto out;
 	}
+	if (normalize && !folded) {
+		cli_error("diff: --normalize does not apply to %s (it scales A's counts in .folded output)",
+			  hs_format_noun(cli_output_format(&v.outs, 0)));
+		goto out;
+	}
+	if (cli_outputs_refuse(&v.outs, &hs_diff_format, argv[0]))
+		goto out;
 	v.lo.keep_time = v.f.time;
 	rc = 1;
 	a = load_side(argv[optind], &v.lo, &v.f, &v.o);

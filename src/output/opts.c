@@ -133,28 +133,29 @@ bool hs_report_callgraph_like(const char *arg)
 #define FLAME "svg html"
 #define REPORT "txt"
 #define REPORTS "txt json" /* the text report and its JSON form */
+/* "annotate" (hs_annotate_format) and "diff" (hs_diff_format) name what those commands write */
 
 const struct hs_output_option hs_output_options[] = {
-	{"root", FLAME " folded", "the roots of folded stacks and flame graphs",
+	{"root", FLAME " folded diff", "the roots of folded stacks and flame graphs",
 	 "      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n"},
-	{"no-annotate", "folded", "the suffixes of folded stacks",
+	{"no-annotate", "folded diff", "the suffixes of folded stacks",
 	 "      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"},
-	{"inline-annotate", "folded", "the suffixes of folded stacks",
+	{"inline-annotate", "folded diff", "the suffixes of folded stacks",
 	 "      --inline-annotate   _[i] after inlined functions in folded output\n"},
 	{"lines", NULL, NULL, "      --lines             frames as function:file:line where debug information tells\n"},
-	{"title", FLAME " speedscope", "the flame graph's title", "      --title TEXT        flame graph title\n"},
-	{"width", FLAME, "the flame graph's width", "      --width PIXELS      flame graph width (default 1200)\n"},
-	{"min-width", FLAME, "the flame graph's narrowest frame",
+	{"title", FLAME " speedscope diff", "the flame graph's title", "      --title TEXT        flame graph title\n"},
+	{"width", FLAME " diff", "the flame graph's width", "      --width PIXELS      flame graph width (default 1200)\n"},
+	{"min-width", FLAME " diff", "the flame graph's narrowest frame",
 	 "      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"},
-	{"inverted", FLAME, "the flame graph's direction",
+	{"inverted", FLAME " diff", "the flame graph's direction",
 	 "      --inverted          icicle graph: roots at the top\n"},
-	{"reverse", FLAME, "how the flame graph merges stacks",
+	{"reverse", FLAME " diff", "how the flame graph merges stacks",
 	 "      --reverse           flame graph of stacks merged from the leaves\n"},
 	{"flamechart", FLAME, "the flame graph's order",
 	 "      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"},
 	{"palette", FLAME, "the flame graph's colours",
 	 "      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"},
-	{"top", REPORTS " annotate", "how many rows the text report lists",
+	{"top", REPORTS " annotate diff", "how many rows the text report lists",
 	 "      --top N             report: number of functions listed (default 20)\n"},
 	{"tree", REPORTS, "the text report's call tree",
 	 "      --tree[=caller|callee]\n"
@@ -213,6 +214,7 @@ const char *hs_format_noun(const struct hs_format *f)
 		{"txt", "a text report"},
 		{"json", "a JSON report"},
 		{"annotate", "an annotation"},
+		{"diff", "a differential view"},
 		{"script", "perf script text"},
 	};
 

@@ -125,6 +125,9 @@ int hs_annotate_check(const struct hs_profile *p, const struct hs_output_opts *o
 /* What annotate writes, to the table of writer options (hs_output_option_applies()): no format of
  * hs_formats[], only its name. */
 extern const struct hs_format hs_annotate_format;
+/* What diff writes, to the same table: its writers (hs_format.write_diff) take fewer options than
+ * the formats' own (no report tables, tree or statistics; no palette: colours are the change). */
+extern const struct hs_format hs_diff_format;
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

@@ -690,6 +690,9 @@ static void test_option_tree_root(void **state)
 /* Which writer option applies to which format, and the options set by name. */
 static void test_option_table(void **state)
 {
+	static const char *const diff_takes[] = {"width", "root", "top", "lines", "title", "inverted"},
+				 *const diff_refuses[] = {"sort", "stats", "children", "no-children", "tree", "call-graph",
+							  "palette", "flamechart"};
 	const struct hs_format *svg = hs_format_from_name("svg"), *txt = hs_format_from_name("txt"),
 			       *folded = hs_format_from_name("folded"), *script = hs_format_from_name("script");
 	struct hs_output_opts o = {0};
@@ -714,17 +717,25 @@ static void test_option_table(void **state)
 		const struct hs_output_option *h = &hs_output_options[i];
 		assert_non_null(strstr(h->help, h->name));
 		assert_true(!h->formats || h->sets);
-		/* each word a format's name, or annotate's */
+		/* each word a format's name, or annotate's or diff's */
 		for (const char *w = h->formats; w && *w; w += strcspn(w, " "), w += *w == ' ') {
 			char name[32];
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, " "), w);
-			assert_true(hs_format_from_name(name) || !strcmp(name, hs_annotate_format.name));
+			assert_true(hs_format_from_name(name) || !strcmp(name, hs_annotate_format.name) ||
+				    !strcmp(name, hs_diff_format.name));
 		}
 	}
 	/* annotate takes --top, and no option of the report's tables or tree */
 	assert_true(hs_output_option_applies(hs_output_option_find("top"), &hs_annotate_format));
 	assert_false(hs_output_option_applies(hs_output_option_find("tree"), &hs_annotate_format));
 	assert_false(hs_output_option_applies(hs_output_option_find("sort"), &hs_annotate_format));
+	/* diff's writers take the flame graph's and folded stacks' shape, and --top; not the report's
+	 * tables, tree or statistics, nor a palette (their colours are the change) */
+	for (size_t i = 0; i < HS_ARRAY_SIZE(diff_takes); i++)
+		assert_true(hs_output_option_applies(hs_output_option_find(diff_takes[i]), &hs_diff_format));
+	for (size_t i = 0; i < HS_ARRAY_SIZE(diff_refuses); i++)
+		assert_false(hs_output_option_applies(hs_output_option_find(diff_refuses[i]), &hs_diff_format));
+	assert_string_equal(hs_format_noun(&hs_diff_format), "a differential view");
 	hs_output_options_help(&sb, false);
 	assert_non_null(strstr(hs_strbuf_str(&sb), "--width PIXELS"));
 	assert_null(strstr(hs_strbuf_str(&sb), "--children"));
