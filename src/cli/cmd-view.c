@@ -113,10 +113,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
 	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
 	 * order, pprof's timestamp labels) */
-	v.lo.keep_time = view == VIEW_SCRIPT || v.f.time || v.o.flamechart;
-	for (int i = 0; i < v.outs.n; i++)
-		if (cli_output_format(&v.outs, i)->times != HS_TIMES_UNUSED)
-			v.lo.keep_time = true;
+	v.lo.keep_time = view == VIEW_SCRIPT || v.f.time || v.o.flamechart ||
+			 hs_outputs_times(v.outs.path, (size_t)v.outs.n, v.outs.format) != HS_TIMES_UNUSED;
 	p = cli_load_ex(in, &v.lo);
 	if (!p) {
 		free(deflt);

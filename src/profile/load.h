@@ -31,6 +31,14 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
  * "perf.data" whether it exists or not. */
 const char *hs_profile_default_input(bool perf_data);
 
+struct hs_error;
+/* The two profiles diff compares (A, the baseline, then B) from the n it was given, as perf diff:
+ * two: those; none: "hotstack.pb.gz.old" and "hotstack.pb.gz" where both exist, else
+ * "perf.data.old" and "perf.data" where both exist; one: the given one (B) against the first
+ * of "hotstack.pb.gz.old", "perf.data.old" that exists. Returns 0 with ret set, borrowed from
+ * given or static; -ENOENT when no pair is here, -E2BIG for more than two (err says which). */
+int hs_profile_diff_inputs(int n, char *const *given, const char *ret[2], struct hs_error *err);
+
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
  * file system, -EBADMSG/-ENODATA/-EOVERFLOW/-EOPNOTSUPP from the parser (err says where;
  * format/format.h), -EFBIG for an input over a cap (err says which), or -EPROTONOSUPPORT when

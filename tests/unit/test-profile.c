@@ -478,6 +478,64 @@ static void test_default_input(void **state)
 	rmdir(dir);
 }
 
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fclose(f);
+}
+
+/* The profiles diff compares when given fewer than two: perf diff's rule, hotstack's pair first. */
+static void test_diff_inputs(void **state)
+{
+	char dir[] = "/tmp/hs-diff-XXXXXX", cwd[4096], b[] = "b.pb.gz", a[] = "a.pb.gz", c[] = "c";
+	char *two[] = {a, b, c}, *one[] = {b};
+	const char *ab[2] = {NULL, NULL};
+	struct hs_error err = {0};
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(hs_profile_diff_inputs(2, two, ab, &err), 0);
+	assert_true(ab[0] == a && ab[1] == b);
+	assert_int_equal(hs_profile_diff_inputs(3, two, ab, &err), -E2BIG);
+	assert_string_equal(err.detail, "unexpected argument 'c'");
+	/* nothing here: none to compare, one line that says what was looked for */
+	ab[0] = ab[1] = NULL;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), -ENOENT);
+	assert_non_null(
+		strstr(err.detail, "no hotstack.pb.gz.old and hotstack.pb.gz, nor perf.data.old and perf.data"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), -ENOENT);
+	assert_non_null(strstr(err.detail, "to compare 'b.pb.gz' with"));
+	assert_null(ab[0]);
+	/* perf's pair, then hotstack's, which comes first; one .old alone is no pair */
+	touch("perf.data.old");
+	touch("perf.data");
+	touch("hotstack.pb.gz.old");
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), 0);
+	assert_string_equal(ab[0], "perf.data.old");
+	assert_string_equal(ab[1], "perf.data");
+	touch("hotstack.pb.gz");
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), 0);
+	assert_string_equal(ab[0], "hotstack.pb.gz.old");
+	assert_string_equal(ab[1], "hotstack.pb.gz");
+	/* one: the new profile, against the old one here */
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), 0);
+	assert_true(!strcmp(ab[0], "hotstack.pb.gz.old") && ab[1] == b);
+	unlink("hotstack.pb.gz.old");
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), 0);
+	assert_true(!strcmp(ab[0], "perf.data.old") && ab[1] == b);
+	unlink("hotstack.pb.gz");
+	unlink("perf.data.old");
+	unlink("perf.data");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+}
+
 /* What is no profile is refused from its first bytes, gzipped or not; a gzip bomb that starts as
  * a pprof file is refused once it expands past the ratio, not at the 2 GiB cap. */
 static void test_load_refuses_early(void **state)
@@ -748,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_load_refuses_early),
 		cmocka_unit_test(test_input_recognised),
 		cmocka_unit_test(test_default_input),
+		cmocka_unit_test(test_diff_inputs),
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),
