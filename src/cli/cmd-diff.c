@@ -62,7 +62,6 @@ int cmd_diff(int argc, char **argv)
 	const char *ab[2];
 	struct hs_error err = {0};
 	char *deflt = NULL;
-	bool folded = false;
 	int rc;
 
 	rc = cli_view_parse(argc, argv, own, &v, diff_usage, NULL);
@@ -84,23 +83,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, NULL, argv[0]))
 		goto out;
-	for (int i = 0; i < v.outs.n; i++) {
-		folded |= !strcmp(cli_output_format(&v.outs, i)->name, "folded");
-		if (!cli_output_format(&v.outs, i)->write_diff) {
-			struct hs_strbuf sb = {0};
-			hs_formats_diff_help(&sb);
-			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), v.outs.path[i]);
-			hs_strbuf_release(&sb);
-			goto out;
-		}
+	if (hs_diff_outputs_check(v.outs.path, (size_t)v.outs.n, v.outs.format, normalize, &err)) {
+		cli_error("%s", err.detail);
+		goto out;
 	}
 	if (v.o.flamechart) {
 		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
-		goto out;
-	}
-	if (normalize && !folded) {
-		cli_error("diff: --normalize does not apply to %s (it scales A's counts in .folded output)",
-			  hs_format_noun(cli_output_format(&v.outs, 0)));
 		goto out;
 	}
 	if (cli_outputs_refuse(&v.outs, &hs_diff_format, argv[0]))

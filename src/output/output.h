@@ -128,6 +128,11 @@ extern const struct hs_format hs_annotate_format;
 /* What diff writes, to the same table: its writers (hs_format.write_diff) take fewer options than
  * the formats' own (no report tables, tree or statistics; no palette: colours are the change). */
 extern const struct hs_format hs_diff_format;
+/* Whether diff can write the n outputs (paths with --format, each with a format, as
+ * hs_format_for_output() takes them): each format has a diff writer, and normalize (--normalize)
+ * changes one of them (.folded). 0, or -EINVAL (err says why, for a person). */
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize,
+			  struct hs_error *err);
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

@@ -736,6 +736,19 @@ static void test_option_table(void **state)
 	for (size_t i = 0; i < HS_ARRAY_SIZE(diff_refuses); i++)
 		assert_false(hs_output_option_applies(hs_output_option_find(diff_refuses[i]), &hs_diff_format));
 	assert_string_equal(hs_format_noun(&hs_diff_format), "a differential view");
+	{
+		const char *outs[] = {"d.svg", "d.folded", "d.pb.gz"};
+		struct hs_error e = {0};
+
+		assert_int_equal(hs_diff_outputs_check(outs, 2, NULL, true, &e), 0);
+		assert_int_equal(hs_diff_outputs_check(outs, 1, NULL, false, &e), 0);
+		/* --normalize changes .folded only; a format without a diff writer is refused */
+		assert_int_equal(hs_diff_outputs_check(outs, 1, NULL, true, &e), -EINVAL);
+		assert_non_null(strstr(e.detail, "--normalize does not apply to a flame graph"));
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(hs_diff_outputs_check(outs, 3, NULL, false, &e), -EINVAL);
+		assert_non_null(strstr(e.detail, ", not 'd.pb.gz'"));
+	}
 	hs_output_options_help(&sb, false);
 	assert_non_null(strstr(hs_strbuf_str(&sb), "--width PIXELS"));
 	assert_null(strstr(hs_strbuf_str(&sb), "--children"));
