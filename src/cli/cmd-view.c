@@ -27,8 +27,8 @@ static const char *const view_usage[] = {
 			"Every sample of FILE (default: a pipe on stdin, else perf.data) as perf script prints it: a\n"
 			"header line, then an 'address symbol+offset (module)' line per frame. Stacks are unwound and\n"
 			"named by hotstack.\n",
-	[VIEW_ANNOTATE] = "usage: hotstack annotate FUNCTION [FILE] [options]\n"
-			  "Samples per source line of FUNCTION (name, else regex); FILE: hotstack.pb.gz|perf.data\n",
+	[VIEW_ANNOTATE] = "usage: hotstack annotate [-s|--symbol] FUNCTION [FILE] [options]\n"
+			  "Samples per source line of FUNCTION (name, else regex); FILE (default) as report's\n",
 };
 
 static void view_usage_print(FILE *fp, const void *ctx)
@@ -39,19 +39,24 @@ static void view_usage_print(FILE *fp, const void *ctx)
 static int cmd_view(enum view view, int argc, char **argv)
 {
 	static int tui; /* perf's --stdio is what the report is; --tui, --gtk are not */
-	static const struct option own[] = {{0, 0, 0, 0}}, report_own[] = {{"stdio", no_argument, &tui, 0},
-									   {"tui", no_argument, &tui, 1},
-									   {"gtk", no_argument, &tui, 1},
-									   {0, 0, 0, 0}};
-	struct cli_view_opts v = {0};
+	/* annotate's: perf annotate's -s/--symbol FUNCTION, then report's */
+	static const struct option own[] = {{0, 0, 0, 0}}, view_own[] = {{"symbol", required_argument, NULL, 's'},
+									 {"stdio", no_argument, &tui, 0},
+									 {"tui", no_argument, &tui, 1},
+									 {"gtk", no_argument, &tui, 1},
+									 {0, 0, 0, 0}};
+	struct cli_view_opts v = {.symbol = view == VIEW_ANNOTATE ? "" : NULL};
 	struct hs_strbuf sb = {0};
 	struct hs_profile *p;
 	const char *in;
 	char *deflt = NULL;
 	int rc;
 
-	rc = cli_view_parse(argc, argv, view == VIEW_REPORT || view == VIEW_ANNOTATE ? report_own : own, &v,
-			    view_usage_print, &view);
+	rc = cli_view_parse(argc, argv,
+			    view == VIEW_ANNOTATE ? view_own
+			    : view == VIEW_REPORT ? &view_own[1]
+						  : own,
+			    &v, view_usage_print, &view);
 	if (rc >= 0) {
 		hs_filter_release(&v.f);
 		return rc;
@@ -60,11 +65,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 		cli_error("%s: no --tui or --gtk: the report is text on standard output (perf report --stdio)", argv[0]);
 		goto usage_error;
 	}
-	if (view == VIEW_ANNOTATE && optind == argc) {
+	if (view == VIEW_ANNOTATE && optind == argc && !*v.symbol) {
 		cli_error("annotate needs a FUNCTION");
 		goto usage_error;
 	}
-	v.o.annotate = view == VIEW_ANNOTATE ? argv[optind++] : NULL;
+	v.o.annotate = view != VIEW_ANNOTATE ? NULL : *v.symbol ? v.symbol : argv[optind++];
 	if (optind < argc && !v.input)
 		v.input = argv[optind++];
 	if (optind < argc) {
@@ -81,13 +86,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 	if (!v.outs.n) {
 		switch (view) {
 		case VIEW_SCRIPT:
-			cli_outputs_add(&v.outs, "-");
-			v.outs.format = "script";
-			break;
 		case VIEW_REPORT:
 		case VIEW_ANNOTATE:
 			cli_outputs_add(&v.outs, "-");
-			v.outs.format = v.outs.format ? v.outs.format : "txt"; /* --format json */
+			if (view == VIEW_SCRIPT || !v.outs.format) /* else report's --format json */
+				v.outs.format = view == VIEW_SCRIPT ? "script" : "txt";
 			break;
 		case VIEW_FLAME:
 			deflt = hs_output_name(in, "hotstack",

@@ -105,6 +105,11 @@ static int view_option(int c, const char *arg, struct cli_view_opts *v)
 	case 'i':
 		v->input = arg;
 		return 1;
+	case 's':
+		if (!v->symbol)
+			break; /* --sort's */
+		v->symbol = arg;
+		return 1;
 	}
 	if (cli_symbol_option(c, arg, &s)) {
 		/* a view checks --symfs as it comes */

@@ -3,7 +3,8 @@
 # -O2 -g from a copy of its source) recorded with hotstack, then annotated from hotstack.pb.gz
 # by default: the hottest line is the loop body of alpha_inner_spin with its source text and
 # most of the samples; a pattern annotates each function it names, hottest first; an unknown
-# name is one error line with the closest names; filters, -o and --stdio work; a source file
+# name is one error line with the closest names; filters, -o, --stdio and -s/--symbol (perf
+# annotate's) work; a source file
 # gone since is said once; and a perf.data (the default when there is no hotstack.pb.gz)
 # annotates the same where perf is installed.
 set -eu
@@ -53,6 +54,16 @@ for opt in --tree --stats --children "--sort dso" "-g caller"; do
 	expect_stderr "^hotstack: annotate: --[a-z-]* does not apply to an annotation"
 done
 "$HOTSTACK" annotate alpha_inner_spin --top 1 >/dev/null || fail "annotate --top 1 failed"
+# perf annotate's -s/--symbol SYMBOL names the function as the first word does; --sort stays
+# refused
+for args in "-s alpha_inner_spin" "--symbol alpha_inner_spin" "--symbol=alpha_inner_spin" \
+	"-s alpha_inner_spin hotstack.pb.gz" "--stdio -s alpha_inner_spin -i hotstack.pb.gz"; do
+	# shellcheck disable=SC2086 # the words of the options
+	"$HOTSTACK" annotate $args >sym.txt || fail "annotate $args failed"
+	cmp -s out.txt sym.txt || fail "annotate $args differs from annotate alpha_inner_spin"
+done
+expect_status 2 "$HOTSTACK" annotate --symbol alpha_inner_spin --sort dso
+expect_stderr "^hotstack: annotate: --sort does not apply to an annotation"
 
 # a pattern: every function it names, hottest first, after a one-line note
 "$HOTSTACK" annotate '^alpha_.*_spin$' >both.txt || fail "annotate of a regular expression failed"
