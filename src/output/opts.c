@@ -173,7 +173,8 @@ const struct hs_output_option hs_output_options[] = {
 	{"no-children", REPORT, "the text report's function table",
 	 "      --no-children       report: one table of self values, by self\n", true},
 	{"sort", REPORT, "the text report's rows",
-	 "  -s, --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (symbol), in the order given\n"},
+	 "  -s, --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (symbol), in the order given\n"
+	 "                          (pid: a row per process; tid: a row per thread, as perf's -s pid)\n"},
 	{"stats", REPORT, "the text report's statistics",
 	 "      --stats             report: how stacks end, where samples land\n"},
 	{"value", NULL, NULL,
