@@ -15,7 +15,9 @@ enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT, VIEW_ANNOTATE };
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE | -i FILE] [options]\n"
 			"Text report of the profile in FILE (default: a pipe on standard input, else hotstack.pb.gz,\n"
-			"else perf.data) on standard output, as perf report --stdio.\n",
+			"else perf.data) on standard output, as perf report --stdio.\n"
+			"  -i, --input FILE        the profile read, as FILE (perf report -i)\n"
+			"      --stdio             taken: the report is text (perf report --stdio; --tui refused)\n",
 	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg|OUT.html] [options]\n"
 		       "Interactive flame graph of FILE (default: a pipe on stdin, else hotstack.pb.gz, else\n"
 		       "perf.data): SVG, or HTML (a canvas, for profiles too large for an SVG); OUT: FILE's\n"
@@ -28,7 +30,8 @@ static const char *const view_usage[] = {
 			"header line, then an 'address symbol+offset (module)' line per frame. Stacks are unwound and\n"
 			"named by hotstack.\n",
 	[VIEW_ANNOTATE] = "usage: hotstack annotate [-s|--symbol] FUNCTION [FILE] [options]\n"
-			  "Samples per source line of FUNCTION (name, else regex); FILE (default) as report's\n",
+			  "Samples per source line of FUNCTION (name, else regex); FILE (default) as report's\n"
+			  "  -s, --symbol FUNCTION   FUNCTION (perf annotate -s); -i FILE, --stdio as in report\n",
 };
 
 static void view_usage_print(FILE *fp, const void *ctx)
