@@ -113,7 +113,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	for (int i = 0; view == VIEW_ANNOTATE && i < v.outs.n; i++)
 		if (strcmp(cli_output_format(&v.outs, i)->name, "txt")) {
-			cli_error("annotate writes text: '%s' is no .txt file", v.outs.path[i]);
+			cli_error("annotate writes text only, not %s ('%s')",
+				  hs_format_noun(cli_output_format(&v.outs, i)), v.outs.path[i]);
 			goto usage_error;
 		}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples

@@ -45,7 +45,9 @@ cmp -s out.txt stdio.txt || fail "--stdio changed the output"
 "$HOTSTACK" annotate alpha_inner_spin -o written.txt 2>/dev/null || fail "-o written.txt failed"
 cmp -s out.txt written.txt || fail "-o FILE.txt did not write the annotation"
 expect_status 2 "$HOTSTACK" annotate alpha_inner_spin -o flame.svg
-expect_stderr "^hotstack: annotate writes text: 'flame.svg'"
+expect_stderr "^hotstack: annotate writes text only, not a flame graph \\('flame.svg'\\)$"
+expect_status 2 "$HOTSTACK" annotate alpha_inner_spin --format json
+expect_stderr "^hotstack: annotate writes text only, not a JSON report \\('-'\\)$"
 [ ! -e flame.svg ] || fail "-o flame.svg was written"
 # report's options that do not change an annotation are refused, not ignored; --top is taken
 for opt in --tree --stats --children "--sort dso" "-g caller"; do
