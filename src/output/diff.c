@@ -12,8 +12,7 @@
 
 const struct hs_format hs_diff_format = {.name = "diff"};
 
-int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize,
-			  struct hs_error *err)
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize, struct hs_error *err)
 {
 	bool folded = false;
 
