@@ -2,40 +2,12 @@
  * each frame coloured by how its share of the total changed from the first, as Brendan
  * Gregg's differential flame graphs, and the two-column folded text FlameGraph's
  * difffolded.pl writes ("stack count_a count_b") for flamegraph.pl to draw. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/error.h"
-#include "util/strbuf.h"
 #include "writers.h"
 
 const struct hs_format hs_diff_format = {.name = "diff"};
-
-int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize, struct hs_error *err)
-{
-	bool folded = false;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct hs_format *f = hs_format_for_output(paths[i], format);
-
-		if (!f->write_diff) {
-			struct hs_strbuf sb = {0};
-
-			hs_formats_diff_help(&sb);
-			hs_error_set(err, -EINVAL, "diff writes %s, not '%s'", hs_strbuf_str(&sb), paths[i]);
-			hs_strbuf_release(&sb);
-			return -EINVAL;
-		}
-		folded |= f->write_diff == hs_write_folded_diff;
-	}
-	/* shares (flame graphs, the text diff) are the same scaled or not */
-	if (normalize && !folded && n)
-		return hs_error_set(err, -EINVAL,
-				    "diff: --normalize does not apply to %s (it scales A's counts in .folded output)",
-				    hs_format_noun(hs_format_for_output(paths[0], format)));
-	return 0;
-}
 
 static uint32_t base_index(const struct hs_profile *a, const struct hs_output_opts *o)
 {

@@ -225,6 +225,31 @@ const char *hs_format_noun(const struct hs_format *f)
 	return f->name;
 }
 
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize, struct hs_error *err)
+{
+	bool folded = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct hs_format *f = hs_format_for_output(paths[i], format);
+
+		if (!f->write_diff) {
+			struct hs_strbuf sb = {0};
+
+			hs_formats_diff_help(&sb);
+			hs_error_set(err, -EINVAL, "diff writes %s, not '%s'", hs_strbuf_str(&sb), paths[i]);
+			hs_strbuf_release(&sb);
+			return -EINVAL;
+		}
+		folded |= !strcmp(f->name, "folded");
+	}
+	/* shares (flame graphs, the text diff) are the same scaled or not */
+	if (normalize && !folded && n)
+		return hs_error_set(err, -EINVAL,
+				    "diff: --normalize does not apply to %s (it scales A's counts in .folded output)",
+				    hs_format_noun(hs_format_for_output(paths[0], format)));
+	return 0;
+}
+
 /* A number from lo to hi in *ret: 0, or -EINVAL after saying so in err. */
 static int number(const char *arg, const char *what, long lo, long hi, bool integer, double *ret, struct hs_error *err)
 {
