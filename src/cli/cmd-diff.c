@@ -10,6 +10,7 @@
 #include "view-opts.h"
 #include "profile/filter.h"
 #include "profile/load.h"
+#include "util/error.h"
 #include "util/strbuf.h"
 
 /* After the usage line, which lists the formats diff writes. */
@@ -17,7 +18,8 @@ static const char diff_help[] =
 	"Differential flame graph of profile B against profile A: frames as wide as in B, red where\n"
 	"their share of the total grew since A, blue where it shrank, the deepest colour for the\n"
 	"largest change. .folded writes 'stack count_a count_b' lines (FlameGraph's difffolded.pl).\n"
-	"OUT defaults to B's name with .diff.svg.\n"
+	"OUT defaults to B's name with .diff.svg. With no A and B, as perf diff: hotstack.pb.gz.old and\n"
+	"hotstack.pb.gz, else perf.data.old and perf.data; with B alone, A is the first .old file of those.\n"
 	"\n"
 	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
 	"  -q, --quiet             no warnings\n";
@@ -29,7 +31,7 @@ static void diff_usage(FILE *fp, const void *ctx)
 	struct hs_strbuf sb = {0};
 
 	hs_formats_list(&sb, true, true, "OUT", "|");
-	fprintf(fp, "usage: hotstack diff A B [-o %s] [options]\n%s", hs_strbuf_str(&sb), diff_help);
+	fprintf(fp, "usage: hotstack diff [[A] B] [-o %s] [options]\n%s", hs_strbuf_str(&sb), diff_help);
 	hs_strbuf_release(&sb);
 }
 
@@ -57,6 +59,8 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct cli_view_opts v = {0};
 	struct hs_profile *a = NULL, *b = NULL;
+	const char *ab[2];
+	struct hs_error err = {0};
 	char *deflt = NULL;
 	int rc;
 
@@ -69,38 +73,33 @@ int cmd_diff(int argc, char **argv)
 		cli_error("diff: -i does not apply: diff reads two profiles, A and B");
 		goto out;
 	}
-	if (argc - optind != 2) {
-		cli_error(argc - optind < 2 ? "diff needs two profiles, A and B" : "unexpected argument '%s'",
-			  argv[HS_MIN(optind + 2, argc - 1)]);
+	if (hs_profile_diff_inputs(argc - optind, argv + optind, ab, &err)) {
+		cli_error("diff: %s%s", err.detail, argc - optind < 2 ? ": give A and B" : "");
 		goto out;
 	}
 	if (!v.outs.n) {
-		deflt = strcmp(argv[optind + 1], "-") ? hs_output_name(argv[optind + 1], "", ".diff.svg")
-						      : hs_xstrdup("diff.svg");
+		deflt = strcmp(ab[1], "-") ? hs_output_name(ab[1], "", ".diff.svg") : hs_xstrdup("diff.svg");
 		cli_outputs_add(&v.outs, deflt);
 	}
 	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, NULL, argv[0]))
 		goto out;
-	for (int i = 0; i < v.outs.n; i++) {
-		if (!cli_output_format(&v.outs, i)->write_diff) {
-			struct hs_strbuf sb = {0};
-			hs_formats_diff_help(&sb);
-			cli_error("diff writes %s, not '%s'", hs_strbuf_str(&sb), v.outs.path[i]);
-			hs_strbuf_release(&sb);
-			goto out;
-		}
+	if (hs_diff_outputs_check(v.outs.path, (size_t)v.outs.n, v.outs.format, normalize, &err)) {
+		cli_error("%s", err.detail);
+		goto out;
 	}
 	if (v.o.flamechart) {
 		cli_error("--flamechart does not apply to diff: the time orders of two profiles do not line up");
 		goto out;
 	}
+	if (cli_outputs_refuse(&v.outs, &hs_diff_format, argv[0]))
+		goto out;
 	v.lo.keep_time = v.f.time;
 	rc = 1;
-	a = load_side(argv[optind], &v.lo, &v.f, &v.o);
+	a = load_side(ab[0], &v.lo, &v.f, &v.o);
 	if (!a)
 		goto out;
 	v.o.base_value_index = v.o.value_index;
-	b = load_side(argv[optind + 1], &v.lo, &v.f, &v.o);
+	b = load_side(ab[1], &v.lo, &v.f, &v.o);
 	if (!b)
 		goto out;
 	rc = cli_outputs_write(&v.outs, a, b, &v.o) ? 1 : 0;

@@ -14,20 +14,24 @@ enum view { VIEW_REPORT, VIEW_FLAME, VIEW_CONVERT, VIEW_SCRIPT, VIEW_ANNOTATE };
 
 static const char *const view_usage[] = {
 	[VIEW_REPORT] = "usage: hotstack report [FILE | -i FILE] [options]\n"
-			"Text report of the profile in FILE (default hotstack.pb.gz, else perf.data) on standard\n"
-			"output, as perf report --stdio.\n",
+			"Text report of the profile in FILE (default: a pipe on standard input, else hotstack.pb.gz,\n"
+			"else perf.data) on standard output, as perf report --stdio.\n"
+			"  -i, --input FILE        the profile read, as FILE (perf report -i)\n"
+			"      --stdio             taken: the report is text (perf report --stdio; --tui refused)\n",
 	[VIEW_FLAME] = "usage: hotstack flame [FILE] [-o OUT.svg|OUT.html] [options]\n"
-		       "Interactive flame graph of FILE (default hotstack.pb.gz, else perf.data): SVG, or\n"
-		       "HTML (a canvas, for profiles too large for an SVG); OUT defaults to FILE's name with .svg.\n",
-	[VIEW_CONVERT] = "usage: hotstack convert FILE -o OUT [-o OUT...] [options]\n"
-			 "Reads any profile hotstack reads (perf.data, pprof, folded, speedscope) and writes each OUT\n"
-			 "in the format its extension names.\n",
+		       "Interactive flame graph of FILE (default: a pipe on stdin, else hotstack.pb.gz, else\n"
+		       "perf.data): SVG, or HTML (a canvas, for profiles too large for an SVG); OUT: FILE's\n"
+		       "name with .svg.\n",
+	[VIEW_CONVERT] = "usage: hotstack convert [FILE] -o OUT [-o OUT...] [options]\n"
+			 "Reads FILE (default as report's), any profile hotstack reads (perf.data, pprof, folded,\n"
+			 "speedscope), and writes each OUT in the format its extension names.\n",
 	[VIEW_SCRIPT] = "usage: hotstack script [FILE] [-o OUT]\n"
-			"Every sample of FILE (default perf.data) as perf script prints it: a header line, then\n"
-			"an 'address symbol+offset (module)' line per frame. Stacks are unwound and named by\n"
-			"hotstack.\n",
-	[VIEW_ANNOTATE] = "usage: hotstack annotate FUNCTION [FILE] [options]\n"
-			  "Samples per source line of FUNCTION (name, else regex); FILE: hotstack.pb.gz|perf.data\n",
+			"Every sample of FILE (default: a pipe on stdin, else perf.data) as perf script prints it: a\n"
+			"header line, then an 'address symbol+offset (module)' line per frame. Stacks are unwound and\n"
+			"named by hotstack.\n",
+	[VIEW_ANNOTATE] = "usage: hotstack annotate [-s|--symbol] FUNCTION [FILE] [options]\n"
+			  "Samples per source line of FUNCTION (name, else regex); FILE (default) as report's\n"
+			  "  -s, --symbol FUNCTION   FUNCTION (perf annotate -s); -i FILE, --stdio as in report\n",
 };
 
 static void view_usage_print(FILE *fp, const void *ctx)
@@ -38,19 +42,24 @@ static void view_usage_print(FILE *fp, const void *ctx)
 static int cmd_view(enum view view, int argc, char **argv)
 {
 	static int tui; /* perf's --stdio is what the report is; --tui, --gtk are not */
-	static const struct option own[] = {{0, 0, 0, 0}}, report_own[] = {{"stdio", no_argument, &tui, 0},
-									   {"tui", no_argument, &tui, 1},
-									   {"gtk", no_argument, &tui, 1},
-									   {0, 0, 0, 0}};
-	struct cli_view_opts v = {0};
+	/* annotate's: perf annotate's -s/--symbol FUNCTION, then report's */
+	static const struct option own[] = {{0, 0, 0, 0}}, view_own[] = {{"symbol", required_argument, NULL, 's'},
+									 {"stdio", no_argument, &tui, 0},
+									 {"tui", no_argument, &tui, 1},
+									 {"gtk", no_argument, &tui, 1},
+									 {0, 0, 0, 0}};
+	struct cli_view_opts v = {.symbol = view == VIEW_ANNOTATE ? "" : NULL};
 	struct hs_strbuf sb = {0};
 	struct hs_profile *p;
-	const char *in = "hotstack.pb.gz";
+	const char *in;
 	char *deflt = NULL;
 	int rc;
 
-	rc = cli_view_parse(argc, argv, view == VIEW_REPORT || view == VIEW_ANNOTATE ? report_own : own, &v,
-			    view_usage_print, &view);
+	rc = cli_view_parse(argc, argv,
+			    view == VIEW_ANNOTATE ? view_own
+			    : view == VIEW_REPORT ? &view_own[1]
+						  : own,
+			    &v, view_usage_print, &view);
 	if (rc >= 0) {
 		hs_filter_release(&v.f);
 		return rc;
@@ -59,11 +68,11 @@ static int cmd_view(enum view view, int argc, char **argv)
 		cli_error("%s: no --tui or --gtk: the report is text on standard output (perf report --stdio)", argv[0]);
 		goto usage_error;
 	}
-	if (view == VIEW_ANNOTATE && optind == argc) {
+	if (view == VIEW_ANNOTATE && optind == argc && !*v.symbol) {
 		cli_error("annotate needs a FUNCTION");
 		goto usage_error;
 	}
-	v.o.annotate = view == VIEW_ANNOTATE ? argv[optind++] : NULL;
+	v.o.annotate = view != VIEW_ANNOTATE ? NULL : *v.symbol ? v.symbol : argv[optind++];
 	if (optind < argc && !v.input)
 		v.input = argv[optind++];
 	if (optind < argc) {
@@ -72,23 +81,19 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if (v.input)
 		in = v.input;
-	else if (view == VIEW_SCRIPT)
-		in = "perf.data";
-	else if (view != VIEW_CONVERT && !(in = hs_profile_default_input())) {
+	else if (!(in = hs_profile_default_input(view == VIEW_SCRIPT))) {
 		cli_error("%s: no hotstack.pb.gz or perf.data here: give a FILE", argv[0]);
 		goto usage_error;
-	} else if (view != VIEW_CONVERT)
-		cli_info("reading %s", in);
+	} else
+		cli_info("reading %s", strcmp(in, "-") ? in : "standard input");
 	if (!v.outs.n) {
 		switch (view) {
 		case VIEW_SCRIPT:
-			cli_outputs_add(&v.outs, "-");
-			v.outs.format = "script";
-			break;
 		case VIEW_REPORT:
 		case VIEW_ANNOTATE:
 			cli_outputs_add(&v.outs, "-");
-			v.outs.format = v.outs.format ? v.outs.format : "txt"; /* --format json */
+			if (view == VIEW_SCRIPT || !v.outs.format) /* else report's --format json */
+				v.outs.format = view == VIEW_SCRIPT ? "script" : "txt";
 			break;
 		case VIEW_FLAME:
 			deflt = hs_output_name(in, "hotstack",
@@ -108,16 +113,15 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	for (int i = 0; view == VIEW_ANNOTATE && i < v.outs.n; i++)
 		if (strcmp(cli_output_format(&v.outs, i)->name, "txt")) {
-			cli_error("annotate writes text: '%s' is no .txt file", v.outs.path[i]);
+			cli_error("annotate writes text only, not %s ('%s')",
+				  hs_format_noun(cli_output_format(&v.outs, i)), v.outs.path[i]);
 			goto usage_error;
 		}
 	/* perf.data keeps every sample's time where a view uses it: the order of samples
 	 * (flame charts, script), time windows, and the formats whose rows use them (speedscope's
 	 * order, pprof's timestamp labels) */
-	v.lo.keep_time = view == VIEW_SCRIPT || v.f.time || v.o.flamechart;
-	for (int i = 0; i < v.outs.n; i++)
-		if (cli_output_format(&v.outs, i)->times != HS_TIMES_UNUSED)
-			v.lo.keep_time = true;
+	v.lo.keep_time = view == VIEW_SCRIPT || v.f.time || v.o.flamechart ||
+			 hs_outputs_times(v.outs.path, (size_t)v.outs.n, v.outs.format) != HS_TIMES_UNUSED;
 	p = cli_load_ex(in, &v.lo);
 	if (!p) {
 		free(deflt);

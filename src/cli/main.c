@@ -43,10 +43,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help")) { /* git's "help CMD" */
 		char *av[] = {argv[2], "--help", NULL};
-		for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
+		for (size_t i = 0; i < HS_ARRAY_SIZE(commands) && argc == 3; i++)
 			if (!strcmp(argv[2], commands[i].name))
 				return commands[i].fn(2, av);
-		cli_error("help: '%s' is not a hotstack command (see 'hotstack --help')", argv[2]);
+		cli_error(argc > 3 ? "help: one command, no more words: '%s'"
+				   : "help: '%s' is not a hotstack command (see 'hotstack --help')",
+			  argv[argc > 3 ? 3 : 2]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -105,6 +105,11 @@ static int view_option(int c, const char *arg, struct cli_view_opts *v)
 	case 'i':
 		v->input = arg;
 		return 1;
+	case 's':
+		if (!v->symbol)
+			break; /* --sort's */
+		v->symbol = arg;
+		return 1;
 	}
 	if (cli_symbol_option(c, arg, &s)) {
 		/* a view checks --symfs as it comes */
@@ -129,8 +134,6 @@ int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_v
 
 	view_longopts(longopts, HS_ARRAY_SIZE(longopts), own);
 	while ((c = getopt_long(argc, argv, ":o:hqi:g::s:", longopts, NULL)) != -1) {
-		struct hs_output_opts probe = {0};
-
 		if (c == 0) /* a flag of the command's own */
 			continue;
 		if (c == '?' || c == ':')
@@ -145,7 +148,7 @@ int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_v
 		}
 		/* perf's "-g caller": the value in the next word, where it is one or no file's name */
 		if (c == 'g' && !optarg && optind < argc &&
-		    (!hs_report_callgraph_set(&probe, argv[optind]) ||
+		    (hs_report_callgraph_like(argv[optind]) ||
 		     (!strpbrk(argv[optind], "./-") && access(argv[optind], F_OK))))
 			optarg = argv[optind++];
 		rc = view_option(c, optarg, v);

@@ -16,6 +16,7 @@ struct cli_view_opts {
 	struct cli_outputs outs;
 	struct hs_load_opts lo;
 	const char *input; /* -i FILE (perf's), or NULL */
+	const char *symbol; /* not NULL: -s is annotate's -s/--symbol FUNCTION, set here ("": not given) */
 };
 
 /* What --help says of the perf.data options. */
@@ -40,8 +41,8 @@ int cli_symfs_check(const char *symfs);
  * new n, one short of cap at most (room for the terminator). */
 size_t cli_longopts_append(struct option *to, size_t n, size_t cap, const struct option *from);
 /* Reads the options of a command that reads profiles into v: the shared ones, -h, and own
- * (long options only, each a flag that getopt_long sets itself; terminated by an all-zero
- * entry). usage(fp, ctx) prints the command's own usage. Returns -1 to go on, else what the
+ * (long options only, each a flag that getopt_long sets itself, or 's' where v->symbol is set;
+ * terminated by an all-zero entry). usage(fp, ctx) prints the command's own usage. Returns -1 to go on, else what the
  * command exits with: 0 after --help, 2 after a wrong option (said in one line). */
 int cli_view_parse(int argc, char **argv, const struct option *own, struct cli_view_opts *v,
 		   void (*usage)(FILE *fp, const void *ctx), const void *ctx);

@@ -7,6 +7,8 @@
 
 #include "writers.h"
 
+const struct hs_format hs_diff_format = {.name = "diff"};
+
 static uint32_t base_index(const struct hs_profile *a, const struct hs_output_opts *o)
 {
 	struct hs_output_opts ao = *o;

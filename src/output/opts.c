@@ -78,12 +78,17 @@ int hs_root_set(struct hs_output_opts *o, const char *name)
 	return 0;
 }
 
+/* perf report's -g words (perf-report(1): print_type, order, sort_key, branch), hotstack's or not */
+static const char *const callgraph_words[] = {"graph", "none",    "caller", "callee",  "function",
+					      "flat",  "fractal", "folded", "address", "branch"};
+
 int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 {
 	enum hs_tree tree = HS_TREE_CALLER;
 	double min = o->tree_min;
 	const char *p = arg ? arg : "";
 	bool none = false;
+	int types = 0, orders = 0, mins = 0, keys = 0;
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -93,48 +98,65 @@ int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg)
 			return -EINVAL;
 		memcpy(word, p, len);
 		word[len] = 0;
-		if (!strcmp(word, "graph"))
-			none = false;
-		else if (!strcmp(word, "none"))
-			none = true;
+		if (!strcmp(word, "graph") || !strcmp(word, "none"))
+			none = !strcmp(word, "none"), types++;
 		else if (!strcmp(word, "caller") || !strcmp(word, "callee"))
-			hs_tree_from_name(word, &tree);
+			hs_tree_from_name(word, &tree), orders++;
+		else if (!strcmp(word, "function")) /* the key hotstack's tree has: functions, not addresses */
+			keys++;
 		else if (word[0] >= '0' && word[0] <= '9' && (min = strtod(word, &end), !*end) && min <= 100)
-			min = min > 0 ? min : -1; /* 0: every line */
+			min = min > 0 ? min : -1, mins++; /* 0: every line */
 		else
 			return -EINVAL;
 		p += len + (p[len] == ',');
 	}
+	/* one of each: a second number would be perf's print_limit, which the tree does not take */
+	if (types > 1 || orders > 1 || mins > 1 || keys > 1)
+		return -EINVAL;
 	o->tree = none ? HS_TREE_OFF : tree;
 	o->tree_min = min;
 	return 0;
 }
 
+bool hs_report_callgraph_like(const char *arg)
+{
+	struct hs_output_opts o = {0};
+
+	if (strchr(arg, ',') || !hs_report_callgraph_set(&o, arg))
+		return true;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(callgraph_words); i++)
+		if (!strcmp(arg, callgraph_words[i]))
+			return true;
+	return false;
+}
+
 #define FLAME "svg html"
 #define REPORT "txt"
 #define REPORTS "txt json" /* the text report and its JSON form */
+/* "annotate" (hs_annotate_format) and "diff" (hs_diff_format) name what those commands write */
 
 const struct hs_output_option hs_output_options[] = {
-	{"root", FLAME " folded", "the roots of folded stacks and flame graphs",
+	{"root", FLAME " folded diff", "the roots of folded stacks and flame graphs",
 	 "      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n"},
-	{"no-annotate", "folded", "the suffixes of folded stacks",
+	{"no-annotate", "folded diff", "the suffixes of folded stacks",
 	 "      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"},
-	{"inline-annotate", "folded", "the suffixes of folded stacks",
+	{"inline-annotate", "folded diff", "the suffixes of folded stacks",
 	 "      --inline-annotate   _[i] after inlined functions in folded output\n"},
 	{"lines", NULL, NULL, "      --lines             frames as function:file:line where debug information tells\n"},
-	{"title", FLAME " speedscope", "the flame graph's title", "      --title TEXT        flame graph title\n"},
-	{"width", FLAME, "the flame graph's width", "      --width PIXELS      flame graph width (default 1200)\n"},
-	{"min-width", FLAME, "the flame graph's narrowest frame",
+	{"title", FLAME " speedscope diff", "the flame graph's title", "      --title TEXT        flame graph title\n"},
+	{"width", FLAME " diff", "the flame graph's width",
+	 "      --width PIXELS      flame graph width (default 1200)\n"},
+	{"min-width", FLAME " diff", "the flame graph's narrowest frame",
 	 "      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"},
-	{"inverted", FLAME, "the flame graph's direction",
+	{"inverted", FLAME " diff", "the flame graph's direction",
 	 "      --inverted          icicle graph: roots at the top\n"},
-	{"reverse", FLAME, "how the flame graph merges stacks",
+	{"reverse", FLAME " diff", "how the flame graph merges stacks",
 	 "      --reverse           flame graph of stacks merged from the leaves\n"},
 	{"flamechart", FLAME, "the flame graph's order",
 	 "      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"},
 	{"palette", FLAME, "the flame graph's colours",
 	 "      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"},
-	{"top", REPORTS " annotate", "how many rows the text report lists",
+	{"top", REPORTS " annotate diff", "how many rows the text report lists",
 	 "      --top N             report: number of functions listed (default 20)\n"},
 	{"tree", REPORTS, "the text report's call tree",
 	 "      --tree[=caller|callee]\n"
@@ -152,7 +174,8 @@ const struct hs_output_option hs_output_options[] = {
 	{"no-children", REPORT, "the text report's function table",
 	 "      --no-children       report: one table of self values, by self\n", true},
 	{"sort", REPORT, "the text report's rows",
-	 "  -s, --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (symbol), in the order given\n"},
+	 "  -s, --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (symbol), in the order given\n"
+	 "                          (pid: a row per process; tid: a row per thread, as perf's -s pid)\n"},
 	{"stats", REPORT, "the text report's statistics",
 	 "      --stats             report: how stacks end, where samples land\n"},
 	{"value", NULL, NULL,
@@ -193,6 +216,7 @@ const char *hs_format_noun(const struct hs_format *f)
 		{"txt", "a text report"},
 		{"json", "a JSON report"},
 		{"annotate", "an annotation"},
+		{"diff", "a differential view"},
 		{"script", "perf script text"},
 	};
 
@@ -200,6 +224,31 @@ const char *hs_format_noun(const struct hs_format *f)
 		if (!strcmp(nouns[i][0], f->name))
 			return nouns[i][1];
 	return f->name;
+}
+
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize, struct hs_error *err)
+{
+	bool folded = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct hs_format *f = hs_format_for_output(paths[i], format);
+
+		if (!f->write_diff) {
+			struct hs_strbuf sb = {0};
+
+			hs_formats_diff_help(&sb);
+			hs_error_set(err, -EINVAL, "diff writes %s, not '%s'", hs_strbuf_str(&sb), paths[i]);
+			hs_strbuf_release(&sb);
+			return -EINVAL;
+		}
+		folded |= !strcmp(f->name, "folded");
+	}
+	/* shares (flame graphs, the text diff) are the same scaled or not */
+	if (normalize && !folded && n)
+		return hs_error_set(err, -EINVAL,
+				    "diff: --normalize does not apply to %s (it scales A's counts in .folded output)",
+				    hs_format_noun(hs_format_for_output(paths[0], format)));
+	return 0;
 }
 
 /* A number from lo to hi in *ret: 0, or -EINVAL after saying so in err. */

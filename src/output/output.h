@@ -75,13 +75,20 @@ struct hs_output_opts {
 				* (exactly, else by an extended regular expression): hotstack annotate */
 };
 
-/* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER" (each optional, in any order:
- * "caller", "graph,0.5,callee", "none"), set in o: type graph (a tree) or none, a threshold
- * percent (o->tree_min; 0: every line), order caller or callee. NULL (a bare -g) is "graph,caller".
- * Returns 0, or -EINVAL for another word (o untouched). */
+/* perf report's -g/--call-graph value, "TYPE,THRESHOLD,ORDER,KEY" (each optional, at most one
+ * of each, in any order: "caller", "graph,0.5,callee", "none", "caller,function"), set in o: type
+ * graph (a tree) or none, a threshold percent (o->tree_min; 0: every line), order caller or
+ * callee, key function (the only key the tree has). NULL (a bare -g) is "graph,caller". Returns
+ * 0, or -EINVAL for another word (perf's flat, fractal, folded, address, branch, a print limit)
+ * or one given twice (o untouched). */
 int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg);
+/* Whether arg is meant as a -g value rather than a file's name: it has a comma, or it is one
+ * hs_report_callgraph_set() takes, or it is one of perf's -g words. */
+bool hs_report_callgraph_like(const char *arg);
 /* What -g takes, for messages. */
-#define HS_REPORT_CALLGRAPH_WORDS "graph or none, a threshold percent, caller or callee; e.g. -g graph,0.5,caller"
+#define HS_REPORT_CALLGRAPH_WORDS                                                                  \
+	"graph or none, a threshold percent, caller or callee, function, each once; e.g. -g "       \
+	"graph,0.5,caller,function"
 /* The keys --sort takes, for messages. */
 #define HS_SORT_WORDS "comm, pid, tid, dso, sym or symbol"
 
@@ -119,6 +126,14 @@ int hs_annotate_check(const struct hs_profile *p, const struct hs_output_opts *o
 /* What annotate writes, to the table of writer options (hs_output_option_applies()): no format of
  * hs_formats[], only its name. */
 extern const struct hs_format hs_annotate_format;
+/* What diff writes, to the same table: its writers (hs_format.write_diff) take fewer options than
+ * the formats' own (no report tables, tree or statistics; no palette: colours are the change). */
+extern const struct hs_format hs_diff_format;
+/* Whether diff can write the n outputs (paths with --format, each with a format, as
+ * hs_format_for_output() takes them): each format has a diff writer, and normalize (--normalize)
+ * changes one of them (.folded). 0, or -EINVAL (err says why, for a person). */
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize,
+			  struct hs_error *err);
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

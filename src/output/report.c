@@ -288,7 +288,7 @@ static const char *group_cell(const struct hs_profile *p, uint8_t k, int64_t v, 
 		if (v < 0)
 			return "?";
 		hs_strbuf_addf(sb, "%lld", (long long)v);
-		/* as perf's tid key: the thread's own name (pthread_setname_np, prctl) */
+		/* as perf's -s pid (a row per thread, TID:comm): the thread's own name (pthread_setname_np, prctl) */
 		if (k == HS_SORT_TID && *hs_profile_str(p, comm))
 			hs_strbuf_addf(sb, ":%s", hs_profile_str(p, comm));
 		return hs_strbuf_str(sb);

@@ -43,14 +43,47 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more)
 	return HS_INPUT_UNKNOWN;
 }
 
-const char *hs_profile_default_input(void)
+const char *hs_profile_default_input(bool perf_data)
 {
 	static const char *const names[] = {"hotstack.pb.gz", "perf.data"};
+	struct stat st;
 
+	/* perf report's rule: a pipe on standard input is the input ("perf record -o - | perf report") */
+	if (!fstat(STDIN_FILENO, &st) && S_ISFIFO(st.st_mode))
+		return "-";
+	if (perf_data)
+		return "perf.data";
 	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
 		if (!access(names[i], F_OK))
 			return names[i];
 	return NULL;
+}
+
+int hs_profile_diff_inputs(int n, char *const *given, const char *ret[2], struct hs_error *err)
+{
+	static const char *const pairs[][2] = {{"hotstack.pb.gz.old", "hotstack.pb.gz"},
+					       {"perf.data.old", "perf.data"}};
+
+	if (n == 2) {
+		ret[0] = given[0];
+		ret[1] = given[1];
+		return 0;
+	}
+	/* perf diff's rule: with one file, that is the new one, against the old recording here */
+	for (size_t i = 0; n < 2 && i < HS_ARRAY_SIZE(pairs); i++) {
+		if (!access(pairs[i][0], F_OK) && (n == 1 || !access(pairs[i][1], F_OK))) {
+			ret[0] = pairs[i][0];
+			ret[1] = n == 1 ? given[0] : pairs[i][1];
+			return 0;
+		}
+	}
+	if (n > 2)
+		return hs_error_set(err, -E2BIG, "unexpected argument '%s'", given[2]);
+	if (n == 1)
+		return hs_error_set(err, -ENOENT, "no hotstack.pb.gz.old or perf.data.old here to compare '%s' with",
+				    given[0]);
+	return hs_error_set(err, -ENOENT,
+			    "no hotstack.pb.gz.old and hotstack.pb.gz, nor perf.data.old and perf.data here");
 }
 
 void hs_load_info_release(struct hs_load_info *info)

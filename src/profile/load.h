@@ -25,9 +25,19 @@ enum hs_input_kind hs_input_sniff(const void *buf, size_t len, bool more);
 /* What an input that nothing recognised is told. */
 #define HS_NOT_A_PROFILE "not a profile hotstack reads (perf.data, pprof, folded stacks, speedscope)"
 
-/* The input the views read when given none: "hotstack.pb.gz" where it exists, else "perf.data"
- * where that exists (perf's), else NULL. */
-const char *hs_profile_default_input(void);
+/* The input the views read when given none: "-" (standard input) when it is a pipe, as perf
+ * report reads it; else "hotstack.pb.gz" where it exists, else "perf.data" where that exists
+ * (perf's), else NULL; with perf_data (hotstack script, which needs perf.data's samples),
+ * "perf.data" whether it exists or not. */
+const char *hs_profile_default_input(bool perf_data);
+
+struct hs_error;
+/* The two profiles diff compares (A, the baseline, then B) from the n it was given, as perf diff:
+ * two: those; none: "hotstack.pb.gz.old" and "hotstack.pb.gz" where both exist, else
+ * "perf.data.old" and "perf.data" where both exist; one: the given one (B) against the first
+ * of "hotstack.pb.gz.old", "perf.data.old" that exists. Returns 0 with ret set, borrowed from
+ * given or static; -ENOENT when no pair is here, -E2BIG for more than two (err says which). */
+int hs_profile_diff_inputs(int n, char *const *given, const char *ret[2], struct hs_error *err);
 
 /* Reads path ("-" for standard input) and parses it into *ret. Returns 0, -errno from the
  * file system, -EBADMSG/-ENODATA/-EOVERFLOW/-EOPNOTSUPP from the parser (err says where;

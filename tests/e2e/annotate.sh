@@ -3,9 +3,10 @@
 # -O2 -g from a copy of its source) recorded with hotstack, then annotated from hotstack.pb.gz
 # by default: the hottest line is the loop body of alpha_inner_spin with its source text and
 # most of the samples; a pattern annotates each function it names, hottest first; an unknown
-# name is one error line with the closest names; filters, -o and --stdio work; a source file
-# gone since is said once; a kernel function's header names "[kernel.kallsyms]" as the report
-# does (dd reading /dev/zero spends its time there); and a perf.data (the default when there is no hotstack.pb.gz)
+# name is one error line with the closest names; filters, -o, --stdio and -s/--symbol (perf
+# annotate's) work; a source file gone since is said once; a kernel function's header names
+# "[kernel.kallsyms]" as the report does (dd reading /dev/zero spends its time there); and a
+# perf.data (the default when there is no hotstack.pb.gz)
 # annotates the same where perf is installed.
 set -eu
 # shellcheck source=lib.sh
@@ -45,7 +46,9 @@ cmp -s out.txt stdio.txt || fail "--stdio changed the output"
 "$HOTSTACK" annotate alpha_inner_spin -o written.txt 2>/dev/null || fail "-o written.txt failed"
 cmp -s out.txt written.txt || fail "-o FILE.txt did not write the annotation"
 expect_status 2 "$HOTSTACK" annotate alpha_inner_spin -o flame.svg
-expect_stderr "^hotstack: annotate writes text: 'flame.svg'"
+expect_stderr "^hotstack: annotate writes text only, not a flame graph \\('flame.svg'\\)$"
+expect_status 2 "$HOTSTACK" annotate alpha_inner_spin --format json
+expect_stderr "^hotstack: annotate writes text only, not a JSON report \\('-'\\)$"
 [ ! -e flame.svg ] || fail "-o flame.svg was written"
 # report's options that do not change an annotation are refused, not ignored; --top is taken
 for opt in --tree --stats --children "--sort dso" "-g caller"; do
@@ -54,6 +57,16 @@ for opt in --tree --stats --children "--sort dso" "-g caller"; do
 	expect_stderr "^hotstack: annotate: --[a-z-]* does not apply to an annotation"
 done
 "$HOTSTACK" annotate alpha_inner_spin --top 1 >/dev/null || fail "annotate --top 1 failed"
+# perf annotate's -s/--symbol SYMBOL names the function as the first word does; --sort stays
+# refused
+for args in "-s alpha_inner_spin" "--symbol alpha_inner_spin" "--symbol=alpha_inner_spin" \
+	"-s alpha_inner_spin hotstack.pb.gz" "--stdio -s alpha_inner_spin -i hotstack.pb.gz"; do
+	# shellcheck disable=SC2086 # the words of the options
+	"$HOTSTACK" annotate $args >sym.txt || fail "annotate $args failed"
+	cmp -s out.txt sym.txt || fail "annotate $args differs from annotate alpha_inner_spin"
+done
+expect_status 2 "$HOTSTACK" annotate --symbol alpha_inner_spin --sort dso
+expect_stderr "^hotstack: annotate: --sort does not apply to an annotation"
 
 # a pattern: every function it names, hottest first, after a one-line note
 "$HOTSTACK" annotate '^alpha_.*_spin$' >both.txt || fail "annotate of a regular expression failed"

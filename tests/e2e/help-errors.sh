@@ -24,6 +24,17 @@ for c in $commands; do
 done
 expect_status 2 "$HOTSTACK" help nosuch
 expect_stderr "^hotstack: help: 'nosuch' is not a hotstack command"
+# one command: more words are refused, not ignored
+expect_status 2 "$HOTSTACK" help record --bogus
+expect_stderr "^hotstack: help: one command, no more words: '--bogus'$"
+expect_status 2 "$HOTSTACK" help record report
+expect_stderr "^hotstack: help: one command, no more words: 'report'$"
+[ ! -s "$dir/.out" ] || fail "help with more words printed help"
+# report's and annotate's help list the perf options their usage lines show
+"$HOTSTACK" report --help >"$dir/rh"
+grep -qE '^  -i, --input FILE ' "$dir/rh" && grep -qE '^      --stdio ' "$dir/rh" ||
+	fail "report --help lists no -i or --stdio: $(head -n8 "$dir/rh")"
+"$HOTSTACK" annotate --help | grep -qE '^  -s, --symbol FUNCTION ' || fail "annotate --help lists no -s"
 one_line
 
 # unknown options, missing values, ambiguous abbreviations: one line, for every command

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `hotstack report` as a perf user types it: no FILE (hotstack.pb.gz, else perf.data), -i,
 # --stdio, -g caller|callee with perf's meaning and its comma form, --children and
-# --no-children, -s with perf's keys; --tui and unknown -g or -s words refused in one line.
+# --no-children, -s with perf's keys; --tui and unknown -g or -s words refused in one line; a
+# pipe on standard input read when no FILE is given; convert's FILE as report's.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,20 @@ grep -q 'main$' t.tree || fail "-g graph,60,caller lost main: $(cat t.tree)"
 expect_status 2 "$HOTSTACK" report -g flat
 expect_stderr "^hotstack: invalid -g 'flat' \\(graph or none, a threshold percent, caller or callee"
 one_line
+# perf's fourth field (the sort key): function is what the tree is; with a FILE after it too
+for args in "-g graph,0.5,caller,function" "-g graph,0.5,caller,function hotstack.pb.gz" "-g caller,function"; do
+	# shellcheck disable=SC2086
+	"$HOTSTACK" report $args </dev/null >x.txt || fail "report $args failed"
+	cmp -s caller.txt x.txt || fail "report $args differs from -g caller: $(diff caller.txt x.txt)"
+done
+# what the tree cannot honour, and an order given twice: refused as -g values, not read as files
+for g in graph,0.5,caller,address graph,0.5,10,caller fractal caller,0.5,callee; do
+	for file in "" hotstack.pb.gz; do
+		expect_status 2 "$HOTSTACK" report -g "$g" $file
+		expect_stderr "^hotstack: invalid -g '$g' \\(graph or none, a threshold percent, caller or callee, function"
+		one_line
+	done
+done
 
 # --children: one table, by total (perf's Children); --no-children: self only, by self
 "$HOTSTACK" report --children >ch.txt
@@ -105,9 +120,29 @@ if command -v script >/dev/null 2>&1; then
 	(cd perf && script -qec "'$HOTSTACK' report >/dev/null" /dev/null) >tty.txt 2>&1 || true
 	grep -q 'hotstack: reading perf.data' tty.txt || fail "no note of the file read on a terminal: $(cat tty.txt)"
 fi
+# a pipe on standard input is the input, before the files here (perf report's rule, for
+# "perf record -o - | perf report"): report, flame, annotate and script
+cat hotstack.pb.gz | (cd perf && "$HOTSTACK" report) >pipe.txt || fail "report of a pipe failed"
+cmp -s pos.txt pipe.txt || fail "report with a pipe on stdin did not read it: $(head -n3 pipe.txt)"
+cat hotstack.pb.gz | (cd perf && "$HOTSTACK" flame -q) || fail "flame of a pipe failed"
+grep -q '>leaf ' perf/hotstack.svg || fail "flame of a pipe wrote no hotstack.svg of it"
+"$HOTSTACK" annotate leaf hotstack.pb.gz >ann.txt || fail "annotate leaf failed"
+cat hotstack.pb.gz | (cd perf && "$HOTSTACK" annotate leaf) >ann-pipe.txt || fail "annotate of a pipe failed"
+cmp -s ann.txt ann-pipe.txt || fail "annotate with a pipe on stdin did not read it"
+"$HOTSTACK" script "$SRCDIR/tests/fixtures/perf-data/pipe.data" >script.txt
+cat "$SRCDIR/tests/fixtures/perf-data/pipe.data" | (cd perf && "$HOTSTACK" script) >script-pipe.txt ||
+	fail "script of a pipe failed"
+cmp -s script.txt script-pipe.txt || fail "script with a pipe on stdin did not read it"
+# convert with no FILE reads what report reads: perf.data here
+(cd perf && "$HOTSTACK" convert -o conv.folded) || fail "convert with no FILE in a perf.data directory failed"
+"$HOTSTACK" convert perf/perf.data -o conv.folded
+cmp -s conv.folded perf/conv.folded || fail "convert with no FILE did not read perf.data"
 mkdir empty
 cd empty
 expect_status 2 "$HOTSTACK" report
 expect_stderr "^hotstack: report: no hotstack.pb.gz or perf.data here"
+one_line
+expect_status 2 "$HOTSTACK" convert -o x.folded
+expect_stderr "^hotstack: convert: no hotstack.pb.gz or perf.data here"
 one_line
 echo "report-perf-habits: -i, -g caller|callee|graph,MIN,ORDER|none, --children, -s, perf.data by default"

@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -424,25 +426,112 @@ static void test_input_recognised(void **state)
 	assert_true(unknown >= 196);
 }
 
-/* The input the views read without a FILE: hotstack's, else perf's, else none. */
+/* The input the views read without a FILE: a pipe on standard input, else hotstack's, else
+ * perf's, else none. */
 static void test_default_input(void **state)
 {
 	char dir[] = "/tmp/hs-default-XXXXXX", cwd[4096];
+	int saved = dup(STDIN_FILENO), null = open("/dev/null", O_RDONLY), pfd[2];
 	FILE *f;
+
+	(void)state;
+	assert_true(saved >= 0 && null >= 0);
+	assert_int_equal(dup2(null, STDIN_FILENO), STDIN_FILENO); /* whatever ran the test gave */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	assert_null(hs_profile_default_input(false));
+	assert_string_equal(hs_profile_default_input(true), "perf.data");
+	assert_non_null(f = fopen("perf.data", "w"));
+	fclose(f);
+	assert_string_equal(hs_profile_default_input(false), "perf.data");
+	assert_non_null(f = fopen("hotstack.pb.gz", "w"));
+	fclose(f);
+	assert_string_equal(hs_profile_default_input(false), "hotstack.pb.gz");
+	assert_string_equal(hs_profile_default_input(true), "perf.data");
+	/* a pipe on standard input comes first, as in perf report; a FIFO too */
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	assert_string_equal(hs_profile_default_input(false), "-");
+	assert_string_equal(hs_profile_default_input(true), "-");
+	close(pfd[0]);
+	close(pfd[1]);
+	assert_int_equal(mkfifo("fifo", 0600), 0);
+	pfd[0] = open("fifo", O_RDONLY | O_NONBLOCK);
+	assert_true(pfd[0] >= 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	assert_string_equal(hs_profile_default_input(false), "-");
+	close(pfd[0]);
+	unlink("fifo");
+	/* a regular file on standard input is not taken: perf report does not either */
+	pfd[0] = open("perf.data", O_RDONLY);
+	assert_true(pfd[0] >= 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	close(pfd[0]);
+	assert_string_equal(hs_profile_default_input(false), "hotstack.pb.gz");
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	close(null);
+	unlink("perf.data");
+	unlink("hotstack.pb.gz");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fclose(f);
+}
+
+/* The profiles diff compares when given fewer than two: perf diff's rule, hotstack's pair first. */
+static void test_diff_inputs(void **state)
+{
+	char dir[] = "/tmp/hs-diff-XXXXXX", cwd[4096], b[] = "b.pb.gz", a[] = "a.pb.gz", c[] = "c";
+	char *two[] = {a, b, c}, *one[] = {b};
+	const char *ab[2] = {NULL, NULL};
+	struct hs_error err = {0};
 
 	(void)state;
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chdir(dir), 0);
-	assert_null(hs_profile_default_input());
-	assert_non_null(f = fopen("perf.data", "w"));
-	fclose(f);
-	assert_string_equal(hs_profile_default_input(), "perf.data");
-	assert_non_null(f = fopen("hotstack.pb.gz", "w"));
-	fclose(f);
-	assert_string_equal(hs_profile_default_input(), "hotstack.pb.gz");
-	unlink("perf.data");
+	assert_int_equal(hs_profile_diff_inputs(2, two, ab, &err), 0);
+	assert_true(ab[0] == a && ab[1] == b);
+	assert_int_equal(hs_profile_diff_inputs(3, two, ab, &err), -E2BIG);
+	assert_string_equal(err.detail, "unexpected argument 'c'");
+	/* nothing here: none to compare, one line that says what was looked for */
+	ab[0] = ab[1] = NULL;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), -ENOENT);
+	assert_non_null(
+		strstr(err.detail, "no hotstack.pb.gz.old and hotstack.pb.gz, nor perf.data.old and perf.data"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), -ENOENT);
+	assert_non_null(strstr(err.detail, "to compare 'b.pb.gz' with"));
+	assert_null(ab[0]);
+	/* perf's pair, then hotstack's, which comes first; one .old alone is no pair */
+	touch("perf.data.old");
+	touch("perf.data");
+	touch("hotstack.pb.gz.old");
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), 0);
+	assert_string_equal(ab[0], "perf.data.old");
+	assert_string_equal(ab[1], "perf.data");
+	touch("hotstack.pb.gz");
+	assert_int_equal(hs_profile_diff_inputs(0, NULL, ab, &err), 0);
+	assert_string_equal(ab[0], "hotstack.pb.gz.old");
+	assert_string_equal(ab[1], "hotstack.pb.gz");
+	/* one: the new profile, against the old one here */
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), 0);
+	assert_true(!strcmp(ab[0], "hotstack.pb.gz.old") && ab[1] == b);
+	unlink("hotstack.pb.gz.old");
+	assert_int_equal(hs_profile_diff_inputs(1, one, ab, &err), 0);
+	assert_true(!strcmp(ab[0], "perf.data.old") && ab[1] == b);
 	unlink("hotstack.pb.gz");
+	unlink("perf.data.old");
+	unlink("perf.data");
 	assert_int_equal(chdir(cwd), 0);
 	rmdir(dir);
 }
@@ -717,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_load_refuses_early),
 		cmocka_unit_test(test_input_recognised),
 		cmocka_unit_test(test_default_input),
+		cmocka_unit_test(test_diff_inputs),
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),

@@ -657,6 +657,26 @@ static void test_option_tree_root(void **state)
 	assert_int_equal(hs_report_callgraph_set(&o, "graph,,caller"), -EINVAL);
 	assert_int_equal(hs_report_callgraph_set(&o, "200"), -EINVAL);
 	assert_true(o.tree == HS_TREE_CALLER && o.tree_min < 0);
+	/* perf's fourth field: the function key is what the tree has; other keys, types, a print
+	 * limit (a second number) and a field given twice are refused, o untouched */
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,0.5,callee,function"), 0);
+	assert_true(o.tree == HS_TREE_CALLEE && o.tree_min == 0.5);
+	o.tree = HS_TREE_CALLER;
+	assert_int_equal(hs_report_callgraph_set(&o, "caller,0.5,callee"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,0.5,1,caller"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "graph,none"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "function,function"), -EINVAL);
+	assert_int_equal(hs_report_callgraph_set(&o, "fractal,0.5,caller,function,branch"), -EINVAL);
+	assert_true(o.tree == HS_TREE_CALLER && o.tree_min == 0.5);
+	/* a -g value, not a file: a comma, a word -g takes, or one of perf's -g words */
+	assert_true(hs_report_callgraph_like("graph,0.5,caller,address"));
+	assert_true(hs_report_callgraph_like("caller"));
+	assert_true(hs_report_callgraph_like("0.5"));
+	assert_true(hs_report_callgraph_like("folded"));
+	assert_true(hs_report_callgraph_like("a,b"));
+	assert_false(hs_report_callgraph_like("perf.data"));
+	assert_false(hs_report_callgraph_like("hotstack.pb.gz"));
+	assert_false(hs_report_callgraph_like("callers"));
 	assert_int_equal(hs_root_set(&o, "tid"), 0);
 	assert_true(o.root_tid && !o.root_pid);
 	assert_int_equal(hs_root_set(&o, "process"), -EINVAL);
@@ -670,6 +690,9 @@ static void test_option_tree_root(void **state)
 /* Which writer option applies to which format, and the options set by name. */
 static void test_option_table(void **state)
 {
+	static const char *const diff_takes[] = {"width", "root", "top", "lines", "title", "inverted"},
+				 *const diff_refuses[] = {"sort", "stats", "children", "no-children", "tree", "call-graph",
+							  "palette", "flamechart"};
 	const struct hs_format *svg = hs_format_from_name("svg"), *txt = hs_format_from_name("txt"),
 			       *folded = hs_format_from_name("folded"), *script = hs_format_from_name("script");
 	struct hs_output_opts o = {0};
@@ -694,17 +717,38 @@ static void test_option_table(void **state)
 		const struct hs_output_option *h = &hs_output_options[i];
 		assert_non_null(strstr(h->help, h->name));
 		assert_true(!h->formats || h->sets);
-		/* each word a format's name, or annotate's */
+		/* each word a format's name, or annotate's or diff's */
 		for (const char *w = h->formats; w && *w; w += strcspn(w, " "), w += *w == ' ') {
 			char name[32];
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, " "), w);
-			assert_true(hs_format_from_name(name) || !strcmp(name, hs_annotate_format.name));
+			assert_true(hs_format_from_name(name) || !strcmp(name, hs_annotate_format.name) ||
+				    !strcmp(name, hs_diff_format.name));
 		}
 	}
 	/* annotate takes --top, and no option of the report's tables or tree */
 	assert_true(hs_output_option_applies(hs_output_option_find("top"), &hs_annotate_format));
 	assert_false(hs_output_option_applies(hs_output_option_find("tree"), &hs_annotate_format));
 	assert_false(hs_output_option_applies(hs_output_option_find("sort"), &hs_annotate_format));
+	/* diff's writers take the flame graph's and folded stacks' shape, and --top; not the report's
+	 * tables, tree or statistics, nor a palette (their colours are the change) */
+	for (size_t i = 0; i < HS_ARRAY_SIZE(diff_takes); i++)
+		assert_true(hs_output_option_applies(hs_output_option_find(diff_takes[i]), &hs_diff_format));
+	for (size_t i = 0; i < HS_ARRAY_SIZE(diff_refuses); i++)
+		assert_false(hs_output_option_applies(hs_output_option_find(diff_refuses[i]), &hs_diff_format));
+	assert_string_equal(hs_format_noun(&hs_diff_format), "a differential view");
+	{
+		const char *outs[] = {"d.svg", "d.folded", "d.pb.gz"};
+		struct hs_error e = {0};
+
+		assert_int_equal(hs_diff_outputs_check(outs, 2, NULL, true, &e), 0);
+		assert_int_equal(hs_diff_outputs_check(outs, 1, NULL, false, &e), 0);
+		/* --normalize changes .folded only; a format without a diff writer is refused */
+		assert_int_equal(hs_diff_outputs_check(outs, 1, NULL, true, &e), -EINVAL);
+		assert_non_null(strstr(e.detail, "--normalize does not apply to a flame graph"));
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(hs_diff_outputs_check(outs, 3, NULL, false, &e), -EINVAL);
+		assert_non_null(strstr(e.detail, ", not 'd.pb.gz'"));
+	}
 	hs_output_options_help(&sb, false);
 	assert_non_null(strstr(hs_strbuf_str(&sb), "--width PIXELS"));
 	assert_null(strstr(hs_strbuf_str(&sb), "--children"));
