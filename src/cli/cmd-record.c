@@ -235,6 +235,8 @@ int cmd_record(int argc, char **argv)
 	ro.freq = 999;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
 	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
+		if (c == ':' && optopt == 'g' && argv[optind - 1][1] != '-') /* -g last on the line */
+			c = 'g', optarg = NULL;
 		switch (c) {
 		case 'p':
 		case 't':
@@ -267,11 +269,8 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			event = optarg;
 			break;
-		case 'g': /* -g alone (perf's): the default, and the next word not its mode unless it is one */
-			if (optarg == argv[optind - 1] && argv[optind - 2][1] != '-' && !hs_callgraph_is_mode(optarg))
-				optind--;
-			else
-				cg = optarg;
+		case 'g': /* perf's -g takes no value: alone, it is the default */
+			cg = hs_callgraph_getopt(argv, &optind, optarg) ?: cg;
 			break;
 		case 'o':
 			if (cli_outputs_add(&outs, optarg))

@@ -54,6 +54,27 @@ bool hs_callgraph_is_mode(const char *word)
 	return hs_callgraph_parse(word, &cg) != -EINVAL;
 }
 
+const char *hs_callgraph_getopt(char **argv, int *optind, char *arg)
+{
+	const char *word = argv[*optind - 1];
+
+	if (!arg)
+		return NULL;
+	if (arg == word) { /* the next word: a mode after -g only if it names one */
+		if (argv[*optind - 2][1] != '-' && !hs_callgraph_is_mode(arg)) {
+			(*optind)--;
+			return NULL;
+		}
+		return arg;
+	}
+	if (word[1] == '-' || hs_callgraph_is_mode(arg)) /* --call-graph=MODE, -gMODE */
+		return arg;
+	/* -gXY: more options after -g alone; "-XY" read again in place of the cluster */
+	arg[-1] = '-';
+	argv[--*optind] = arg - 1;
+	return NULL;
+}
+
 bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event)
 {
 	return cg->lbr_repair && event->hardware;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # record as a perf user types it: -g alone (the default call graph, the word after it a mode
-# only when it names one), -t TID (those threads only), -C CPUS (system-wide on those CPUs, an
-# offline one refused), the last default output kept as hotstack.pb.gz.old, and -o DIR refused
-# as a directory by every command before any work.
+# only when it names one; last on the line, and in clusters as -ga, -ag), -t TID (those
+# threads only), -C CPUS (system-wide on those CPUs, an offline one refused), the last default
+# output kept as hotstack.pb.gz.old, and -o DIR refused as a directory by every command before
+# any work.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,21 @@ grep -q . none.folded || fail "-g none recorded nothing"
 if grep -q ';main;' none.folded; then fail "-g none was not taken as a mode: $(head -3 none.folded)"; fi
 expect_status 0 "$HOTSTACK" record -q --call-graph=dwarf,16384 -o dw.folded -- "$WORKLOADS/calltree" 1
 grep -q ';main;' dw.folded || fail "--call-graph=dwarf,16384: stacks do not reach main"
+# -g last on the line (perf's -g takes no value), and in a cluster before or after others;
+# the rest of a cluster is a mode only when it names one (-gfp)
+"$WORKLOADS/calltree" 30 >/dev/null &
+gp=$!
+pids="$pids $gp"
+expect_status 0 "$HOTSTACK" record -q -o gt.folded -p "$gp" -d 1 -g
+grep -q ';main;' gt.folded || fail "-p PID -g: stacks do not reach main: $(head -3 gt.folded)"
+for cluster in -gq -qg; do
+	expect_status 0 "$HOTSTACK" record "$cluster" -o "g$cluster.folded" -- "$WORKLOADS/calltree" 1
+	[ ! -s "$dir/.err" ] || fail "record $cluster: -q not taken: $(cat "$dir/.err")"
+	grep -q ';main;' "g$cluster.folded" || fail "record $cluster: stacks do not reach main"
+done
+expect_status 0 "$HOTSTACK" record -q -gfp -o gfp.folded -- "$WORKLOADS/calltree" 1
+grep -q ';main;' gfp.folded || fail "-gfp: stacks do not reach main"
+kill "$gp"
 expect_status 2 "$HOTSTACK" record --call-graph foo -- true
 expect_stderr "^hotstack: unknown call-graph mode 'foo'"
 expect_status 2 "$HOTSTACK" record -g dwarf,3 -- true
@@ -74,6 +90,11 @@ if [ "$ncpu" -ge 2 ] && [ "$online" = "0-$((ncpu - 1))" ]; then
 	# -C with -a, and a range
 	expect_status 0 "$HOTSTACK" record -q -a -C "0-$((ncpu - 1))" -d 0.5 --root pid -o c2.folded
 	grep -q "^spin-0-$on0;" c2.folded || fail "-a -C 0-$((ncpu - 1)): CPU 0's process not sampled"
+	# -g in a cluster with -a, on either side of it
+	for cluster in -ga -ag; do
+		expect_status 0 "$HOTSTACK" record -q "$cluster" -d 0.5 --root pid -o "c$cluster.folded"
+		grep -qE "^spin-0-$on0;[^ ]+;spin_thread_0" "c$cluster.folded" || fail "record $cluster: CPU 0's process not sampled with stacks"
+	done
 fi
 expect_status 2 "$HOTSTACK" record -C "$ncpu" -d 1 -o x.folded
 expect_stderr "^hotstack: CPU $ncpu is not online \(online: $online\)$"

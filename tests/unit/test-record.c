@@ -2,6 +2,7 @@
  * the time-ordering queue, the sample parser for every sample_type layout, the side-band
  * records, PERF_CONTEXT handling in kernel call chains, and the call-graph modes of -g. */
 #include <errno.h>
+#include <getopt.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -660,6 +661,74 @@ static void test_callgraph_sizes(void **state)
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
 }
 
+/* record's option loop, cut down to -a, -q, -d S, -g as cmd-record.c reads it: what it
+ * saw, as "a q d=S g=MODE g" in out, and the first word after the options. */
+static const char *getopt_g(const char *line, char *out, size_t cap)
+{
+	static const struct option lo[] = {{"call-graph", required_argument, NULL, 'g'}, {0, 0, 0, 0}};
+	static char buf[256];
+	char *argv[16], *save = NULL;
+	int argc = 0, c;
+
+	snprintf(buf, sizeof(buf), "record %s", line);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 15; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	out[0] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ag:qd:", lo, NULL)) != -1) {
+		const char *mode;
+		size_t n = strlen(out);
+		if (c == ':' && optopt == 'g' && argv[optind - 1][1] != '-')
+			c = 'g', optarg = NULL;
+		if (c == 'g') {
+			mode = hs_callgraph_getopt(argv, &optind, optarg);
+			snprintf(out + n, cap - n, "g%s%s ", mode ? "=" : "", mode ? mode : "");
+		} else if (c == 'd') {
+			snprintf(out + n, cap - n, "d=%s ", optarg);
+		} else {
+			snprintf(out + n, cap - n, "%c ", c);
+		}
+	}
+	return optind < argc ? argv[optind] : "";
+}
+
+/* perf's -g takes no value: alone anywhere, in clusters, with a mode only when one follows */
+static void test_callgraph_getopt(void **state)
+{
+	static const struct {
+		const char *line, *seen, *next;
+	} cases[] = {
+		{"-g", "g ", ""},
+		{"-a -d 1 -g", "a d=1 g ", ""},
+		{"-ga -d 1", "g a d=1 ", ""},
+		{"-ag -d 1", "a g d=1 ", ""},
+		{"-gad 1", "g a d=1 ", ""},
+		{"-agq", "a g q ", ""},
+		{"-g fp -a", "g=fp a ", ""},
+		{"-g dwarf,8x", "g=dwarf,8x ", ""}, /* a mode, with a bad size: said so */
+		{"-gfp -a", "g=fp a ", ""},
+		{"-ag none", "a g=none ", ""},
+		{"-g -- ls", "g ", "ls"},
+		{"-g ls -l", "g ", "ls"},
+		{"--call-graph fp -a", "g=fp a ", ""},
+		{"--call-graph ls", "g=ls ", ""}, /* the long option always takes its value */
+		{"--call-graph=dwarf", "g=dwarf ", ""},
+		{"-a --call-graph", "a : ", ""}, /* which needs one */
+		{"-gx", "g ? ", ""},             /* -x, unknown */
+	};
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *next = getopt_g(cases[i].line, out, sizeof(out));
+		if (strcmp(out, cases[i].seen) || strcmp(next, cases[i].next))
+			fail_msg("'%s': saw '%s' then '%s', expected '%s' then '%s'", cases[i].line, out, next,
+				 cases[i].seen, cases[i].next);
+	}
+}
+
 /* What an event allows and how its samples count. */
 static void test_event_policy(void **state)
 {
@@ -882,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_callgraph_is_mode),
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_record_numbers),
+		cmocka_unit_test(test_callgraph_getopt),
 		cmocka_unit_test(test_record_status),
 		cmocka_unit_test(test_names_layout),
 		cmocka_unit_test(test_event_lookup),
