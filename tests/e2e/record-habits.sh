@@ -1,9 +1,9 @@
 #!/bin/sh
 # record as a perf user types it: -g alone (the default call graph, the word after it a mode
-# only when it names one; last on the line, and in clusters as -ga, -ag), -t TID (those
-# threads only), -C CPUS (system-wide on those CPUs, an offline one refused), the last default
-# output kept as hotstack.pb.gz.old, and -o DIR refused as a directory by every command before
-# any work.
+# only when it names one; last on the line, and in clusters as -ga, -ag), -s KEYS for the
+# text report it writes, -t TID (those threads only), -C CPUS (system-wide on those CPUs, an
+# offline one refused), the last default output kept as hotstack.pb.gz.old, and -o DIR refused
+# as a directory by every command before any work.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,6 +39,10 @@ done
 expect_status 0 "$HOTSTACK" record -q -gfp -o gfp.folded -- "$WORKLOADS/calltree" 1
 grep -q ';main;' gfp.folded || fail "-gfp: stacks do not reach main"
 kill "$gp"
+# -s KEYS, as --sort, for the text report record writes (perf record's -s is --stat)
+expect_status 0 "$HOTSTACK" record -q -o s.txt -s dso -- "$WORKLOADS/calltree" 1
+grep -q 'shared object$' s.txt || fail "record -s dso: the report is not by shared object: $(head -8 s.txt)"
+grep -qE '^ +[0-9.]+% .* calltree$' s.txt || fail "record -s dso: no row for calltree: $(head -8 s.txt)"
 expect_status 2 "$HOTSTACK" record --call-graph foo -- true
 expect_stderr "^hotstack: unknown call-graph mode 'foo'"
 expect_status 2 "$HOTSTACK" record -g dwarf,3 -- true
