@@ -218,7 +218,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL, *w;
 	struct hs_callgraph_opts cgo;
 	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
@@ -386,6 +386,8 @@ int cmd_record(int argc, char **argv)
 	ro.npids = pids.n;
 	ro.tids = tids.v;
 	ro.ntids = tids.n;
+	if ((w = hs_record_targets_settle(&ro))) /* -p/-t win over -a/-C, as in perf */
+		cli_warn("%s", w);
 	if (!ro.argv && !ro.npids && !ro.ntids && !ro.all_cpus) {
 		cli_error("nothing to record: give a command after --, -p PID, or -a");
 		goto usage_error;

@@ -75,6 +75,10 @@ struct hs_record_pids {
 /* Appends the pids of list "1,2,3" (each from 1 to 0x3fffffff, the most a thread id can be) to
  * pids. Returns 0, or -EINVAL for a malformed list, with pids as it was. */
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list);
+/* As perf: threads named by -p or -t (o->npids, o->ntids) are recorded on every CPU, and -a
+ * and -C are dropped from o. Returns what was dropped, as a line for a person ("-p overrides
+ * -a: ..."), or NULL when nothing was. */
+const char *hs_record_targets_settle(struct hs_record_opts *o);
 
 /* A CPU list as perf and /sys/devices/system/cpu/online write it, "0-3,5,7-8". */
 struct hs_record_cpus {

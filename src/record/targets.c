@@ -451,6 +451,24 @@ int hs_record_ring_pages_parse(const char *arg, size_t *ret)
 	return 0;
 }
 
+const char *hs_record_targets_settle(struct hs_record_opts *o)
+{
+	static char line[160];
+	const char *given = o->npids && o->ntids ? "-p and -t" : o->npids ? "-p" : "-t";
+
+	if (!o->all_cpus || (!o->npids && !o->ntids))
+		return NULL;
+	/* perf: "PID/TID switch overriding CPU" (or SYSTEM) */
+	snprintf(line, sizeof(line), "%s %s %s: only the given %s recorded, on every CPU, as perf does", given,
+		 o->npids && o->ntids ? "override" : "overrides", o->cpu_list ? "-C" : "-a",
+		 o->npids && o->ntids ? "processes and threads are"
+		 : o->ntids           ? "threads are"
+				      : "processes are");
+	o->all_cpus = false;
+	o->cpu_list = NULL;
+	return line;
+}
+
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list)
 {
 	const char *p = list;

@@ -729,6 +729,36 @@ static void test_callgraph_getopt(void **state)
 	}
 }
 
+/* -p and -t win over -a and -C, as in perf, with a line saying so */
+static void test_targets_settle(void **state)
+{
+	int32_t one = 1;
+	struct hs_record_opts o = {.all_cpus = true, .cpu_list = "0", .pids = &one, .npids = 1};
+	const char *w;
+
+	(void)state;
+	w = hs_record_targets_settle(&o);
+	assert_non_null(w);
+	assert_string_equal(w, "-p overrides -C: only the given processes are recorded, on every CPU, as perf does");
+	assert_false(o.all_cpus);
+	assert_null(o.cpu_list);
+	assert_int_equal(o.npids, 1);
+	o = (struct hs_record_opts){.all_cpus = true, .tids = &one, .ntids = 1};
+	assert_string_equal(hs_record_targets_settle(&o),
+			    "-t overrides -a: only the given threads are recorded, on every CPU, as perf does");
+	assert_false(o.all_cpus);
+	o = (struct hs_record_opts){.all_cpus = true, .pids = &one, .npids = 1, .tids = &one, .ntids = 1};
+	assert_non_null(strstr(hs_record_targets_settle(&o), "-p and -t override -a: "));
+	/* nothing to settle: -a alone, -C alone, -p alone, -a with a command */
+	o = (struct hs_record_opts){.all_cpus = true, .cpu_list = "0-1"};
+	assert_null(hs_record_targets_settle(&o));
+	assert_true(o.all_cpus);
+	assert_string_equal(o.cpu_list, "0-1");
+	o = (struct hs_record_opts){.pids = &one, .npids = 1};
+	assert_null(hs_record_targets_settle(&o));
+	assert_false(o.all_cpus);
+}
+
 /* What an event allows and how its samples count. */
 static void test_event_policy(void **state)
 {
@@ -952,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_record_numbers),
 		cmocka_unit_test(test_callgraph_getopt),
+		cmocka_unit_test(test_targets_settle),
 		cmocka_unit_test(test_record_status),
 		cmocka_unit_test(test_names_layout),
 		cmocka_unit_test(test_event_lookup),
