@@ -97,7 +97,7 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		cli_warn("%s: the ring buffers overflowed: record with bigger ones (-m %zu) or %s%s",
 			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
 			 rec->o.period ? "a larger -c" : "a lower -F",
-			 rec->o.callgraph == HS_CG_STACK ? ", or -g fp (no stack copies)" : "");
+			 rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)" : "");
 	if (!cli_quiet)
 		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
 			rec->bad_records ? " (some records were unreadable)" : "");
@@ -190,6 +190,9 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	case HS_RECORD_OFF_CPU_EVENT:
 		cli_error("%s for --off-cpu: %s", d, strerror(-err->code));
 		break;
+	case HS_RECORD_RING_SMALL:
+		cli_error("%s: use a bigger -m (or none), a smaller --stack-size, or -g fp (no stack copies)", d);
+		break;
 	case HS_RECORD_RING_LOCKED:
 		cli_error("%s; use a smaller -m, or run as root", d);
 		break;
@@ -199,5 +202,7 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	}
 	if (err->cause == HS_RECORD_EXEC)
 		return err->code == -ENOENT ? 127 : 126;
-	return err->cause == HS_RECORD_USER ? 126 : err->cause == HS_RECORD_BAD_CPUS ? 2 : 1;
+	if (err->cause == HS_RECORD_BAD_CPUS || err->cause == HS_RECORD_RING_SMALL)
+		return 2; /* what was asked for cannot work */
+	return err->cause == HS_RECORD_USER ? 126 : 1;
 }

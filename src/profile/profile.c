@@ -457,9 +457,14 @@ uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost)
 {
 	struct hs_strbuf sb = {0};
 	uint32_t id;
+	double pct = got + lost ? 100.0 * (double)lost / (double)(got + lost) : 0.0;
 
-	hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
-		       got + lost ? 100.0 * (double)lost / (double)(got + lost) : 0.0);
+	/* every sample lost is said in words; a share under 100% never rounds up to it */
+	if (!got && lost)
+		hs_strbuf_addf(&sb, "lost all %llu samples (100%%)", (unsigned long long)lost);
+	else
+		hs_strbuf_addf(&sb, "lost %llu samples (%s%.1f%%)", (unsigned long long)lost, pct > 99.9 ? "over " : "",
+			       pct > 99.9 ? 99.9 : pct);
 	id = hs_profile_intern_str(p, hs_strbuf_str(&sb));
 	hs_vec_push(&p->comments, id);
 	hs_strbuf_release(&sb);

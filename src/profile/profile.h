@@ -190,7 +190,8 @@ bool hs_profile_has_time(const struct hs_profile *p);
 uint32_t hs_profile_main_mapping(const struct hs_profile *p);
 
 /* Notes in p's comments that lost samples were not recorded, "lost N samples (P%)" (P of got +
- * lost), where the report shows it; returns the note's string id. */
+ * lost, "over 99.9%" rather than a rounded 100.0%), or "lost all N samples (100%)" when none
+ * was got, where the report shows it; returns the note's string id. */
 uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost);
 
 /* Where names are missing: of the samples whose leaf is user code in a mapped file (a location

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #define DEFAULT_RING_PAGES 128
+/* A sample's bytes besides its stack copy, at most: its fields, a chain of the kernel's
+ * maximum depth (127 frames), the user registers */
+#define SAMPLE_OVERHEAD 2048
 
 int hs_callgraph_stack_bytes(const char *arg, uint32_t *ret)
 {
@@ -83,6 +86,17 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg)
 {
 	return cg->callgraph != HS_CG_LBR;
+}
+
+size_t hs_callgraph_min_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)
+{
+	/* the kernel keeps a sample within 64 KiB, shortening the stack copy where it must */
+	size_t sample = cg == HS_CG_STACK ? (size_t)stack_bytes + SAMPLE_OVERHEAD : SAMPLE_OVERHEAD, pages = 1;
+
+	sample = sample < 65535 ? sample : 65535;
+	while (pages * page_size < 2 * sample)
+		pages *= 2;
+	return pages;
 }
 
 size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)

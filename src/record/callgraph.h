@@ -63,6 +63,9 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 /* Whether off-CPU time (struct hs_record_opts.off_cpu) can be recorded with these chains: not
  * from branch records, which the CPU does not take for a thread switched out. */
 bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg);
+/* The fewest data pages per ring (a power of two) that hold two of the largest samples these
+ * chains make: a ring smaller than one loses every sample. */
+size_t hs_callgraph_min_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size);
 /* Data pages per ring (a power of two) when none were asked for: room for about 256 samples
  * of stack_bytes each when copying stacks, else 128. */
 size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size);

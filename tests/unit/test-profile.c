@@ -696,6 +696,10 @@ static void test_note_lost(void **state)
 	assert_int_equal(p->comments.n, 1);
 	assert_string_equal(hs_profile_str(p, p->comments.v[0]), "lost 250 samples (25.0%)");
 	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 0, 0)), "lost 0 samples (0.0%)");
+	/* all lost is said in words; nearly all never rounds up to 100% */
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 0, 19466)), "lost all 19466 samples (100%)");
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 1, 19838)), "lost 19838 samples (over 99.9%)");
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 1, 999)), "lost 999 samples (99.9%)");
 	hs_profile_free(p);
 }
 

@@ -659,6 +659,17 @@ static void test_callgraph_sizes(void **state)
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8, 4096), 16);
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8192, 4096), 512);
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
+
+	/* the fewest pages that hold two of the largest samples (64 KiB at most, the kernel's cap) */
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096), 32);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, 8192, 4096), 8);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, 8, 4096), 2);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 65536), 2);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_FP, 0, 4096), 1);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_NONE, 0, 4096), 1);
+	/* and the default rings hold more than that */
+	assert_true(hs_callgraph_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096) >
+		    hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096));
 }
 
 /* record's option loop, cut down to -a, -q, -d S, -g as cmd-record.c reads it: what it
@@ -904,6 +915,18 @@ static void test_record_status(void **state)
 	assert_int_equal(hs_record_bigger_ring(&r), 256);
 	r.o.mmap_pages = HS_RECORD_MAX_RING_PAGES;
 	assert_int_equal(hs_record_bigger_ring(&r), HS_RECORD_MAX_RING_PAGES);
+	/* with stack copies, at least the default ring: twice -m 32 would still lose most */
+	r.o.callgraph = HS_CG_STACK;
+	r.o.stack_bytes = HS_DEFAULT_STACK_BYTES;
+	r.o.mmap_pages = 32;
+	assert_int_equal(hs_record_bigger_ring(&r),
+			 hs_callgraph_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, (size_t)sysconf(_SC_PAGESIZE)));
+	assert_true(hs_record_bigger_ring(&r) >= 256);
+	r.o.mmap_pages = 16384;
+	assert_int_equal(hs_record_bigger_ring(&r), 32768);
+	r.o.callgraph = HS_CG_FP;
+	r.o.mmap_pages = 1;
+	assert_int_equal(hs_record_bigger_ring(&r), 128);
 }
 
 /* -e list: names filled into lines, or one a line */
