@@ -235,9 +235,7 @@ int cmd_record(int argc, char **argv)
 	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
-	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g:o:m:s:qvh", longopts, NULL)) != -1) {
-		if (c == ':' && optopt == 'g' && argv[optind - 1][1] != '-') /* -g last on the line */
-			c = 'g', optarg = NULL;
+	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g::o:m:s:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':

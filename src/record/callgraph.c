@@ -61,16 +61,9 @@ const char *hs_callgraph_getopt(char **argv, int *optind, char *arg)
 {
 	const char *word = argv[*optind - 1];
 
-	if (!arg)
-		return NULL;
-	if (arg == word) { /* the next word: a mode after -g only if it names one */
-		if (argv[*optind - 2][1] != '-' && !hs_callgraph_is_mode(arg)) {
-			(*optind)--;
-			return NULL;
-		}
-		return arg;
-	}
-	if (word[1] == '-' || hs_callgraph_is_mode(arg)) /* --call-graph=MODE, -gMODE */
+	if (!arg) /* -g at the end of its word: the next word is its mode only if it names one */
+		return argv[*optind] && hs_callgraph_is_mode(argv[*optind]) ? argv[(*optind)++] : NULL;
+	if (arg == word || word[1] == '-' || hs_callgraph_is_mode(arg)) /* --call-graph [=]MODE, -gMODE */
 		return arg;
 	/* -gXY: more options after -g alone; "-XY" read again in place of the cluster */
 	arg[-1] = '-';

@@ -47,12 +47,12 @@ int hs_callgraph_parse(const char *mode, struct hs_callgraph_opts *ret);
 /* Whether word is meant as a mode (a valid one, or dwarf,BYTES with bad BYTES): perf's -g
  * takes no mode, so "record -g -- cmd" and "-g -F 99" are -g alone, while "-g fp" is a mode. */
 bool hs_callgraph_is_mode(const char *word);
-/* -g as getopt_long() returned it, with "g:" among the short options: arg is its optarg
- * (NULL when -g ended the line). perf's -g takes no value, so -g is alone (the default mode)
- * unless the word after it, or the rest of its cluster (-gfp), names a mode; otherwise
- * *optind is moved back so that getopt reads that word again, and a cluster's rest becomes
- * one of argv's words ("-ga" is read again as "-a", written over its 'g'). Returns the mode
- * given, or NULL for -g alone. */
+/* -g as getopt_long() returned it, with "g::" among the short options and a long option
+ * that requires its value: arg is its optarg. perf's -g takes no value, so -g is alone (the
+ * default mode) unless the word after it (taken, *optind moved past it) or the rest of its
+ * cluster (-gfp) names a mode; the rest of a cluster that names none is more options, written
+ * over -g's letter as a word of its own ("-ga" read again as "-a", *optind moved back).
+ * Returns the mode given, or NULL for -g alone. */
 const char *hs_callgraph_getopt(char **argv, int *optind, char *arg);
 /* A stack copy size (--stack-size BYTES), rounded up to whole words. Returns 0, or -ERANGE
  * as hs_callgraph_parse(). */

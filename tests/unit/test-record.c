@@ -688,11 +688,9 @@ static const char *getopt_g(const char *line, char *out, size_t cap)
 	out[0] = '\0';
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ag:qd:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ag::qd:", lo, NULL)) != -1) {
 		const char *mode;
 		size_t n = strlen(out);
-		if (c == ':' && optopt == 'g' && argv[optind - 1][1] != '-')
-			c = 'g', optarg = NULL;
 		if (c == 'g') {
 			mode = hs_callgraph_getopt(argv, &optind, optarg);
 			snprintf(out + n, cap - n, "g%s%s ", mode ? "=" : "", mode ? mode : "");
