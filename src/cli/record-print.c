@@ -190,9 +190,6 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	case HS_RECORD_OFF_CPU_EVENT:
 		cli_error("%s for --off-cpu: %s", d, strerror(-err->code));
 		break;
-	case HS_RECORD_RING_SMALL:
-		cli_error("%s: use a bigger -m (or none), a smaller --stack-size, or -g fp (no stack copies)", d);
-		break;
 	case HS_RECORD_RING_LOCKED:
 		cli_error("%s; use a smaller -m, or run as root", d);
 		break;
