@@ -176,31 +176,24 @@ const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 }
 
 /* What the profile could not hold as the input had it, said once before it is written. */
-static void warn_held(const struct hs_profile *q)
+static void warn_held(const struct hs_profile *q, struct hs_strbuf *sb)
 {
-	int t;
-
-	if (q->stacks_over_cap && q->frames_over_cap)
-		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
-			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
-			 (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
-	else if (q->stacks_over_cap)
-		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
-			 "' frame",
-			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	if ((t = hs_profile_saturated_type(q)) >= 0)
-		cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
-			 hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
+	hs_strbuf_reset(sb);
+	hs_profile_held_notes(q, sb);
+	for (const char *l = hs_strbuf_str(sb); *l; l += strcspn(l, "\n") + 1)
+		cli_warn("%.*s", (int)strcspn(l, "\n"), l);
 }
 
 int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
 		      const struct hs_output_opts *o)
 {
+	struct hs_strbuf sb = {0};
 	int failed = 0;
 
 	for (int k = 0; k < 2; k++)
 		if (k ? p : a)
-			warn_held(k ? p : a);
+			warn_held(k ? p : a, &sb);
+	hs_strbuf_release(&sb);
 	for (int i = 0; i < outs->n; i++) {
 		const char *path = outs->path[i];
 		int rc = hs_format_write_path(hs_format_for_output(path, outs->format), path, a, p, o);

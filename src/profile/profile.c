@@ -422,6 +422,30 @@ int hs_profile_saturated_type(const struct hs_profile *p)
 	return -1;
 }
 
+size_t hs_profile_held_notes(const struct hs_profile *q, struct hs_strbuf *sb)
+{
+	size_t n = 0;
+	int t;
+
+	if (q->stacks_over_cap && q->frames_over_cap && ++n)
+		hs_strbuf_addf(sb,
+			       "the stacks have more than %llu frames in all, the most an input of this size may ask "
+			       "for: %llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			       "' frame\n",
+			       (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
+	else if (q->stacks_over_cap && ++n)
+		hs_strbuf_addf(sb,
+			       "more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			       "' frame\n",
+			       (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
+	if ((t = hs_profile_saturated_type(q)) >= 0 && ++n)
+		hs_strbuf_addf(sb,
+			       "'%s' values add up past %lld: sums are held there, so totals and shares are not "
+			       "exact\n",
+			       hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
+	return n;
+}
+
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes)
 {
 	uint64_t per = HS_MIN(input_bytes, UINT64_MAX / 2 / HS_PROFILE_FRAMES_PER_BYTE);

@@ -178,6 +178,9 @@ int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
 bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi);
 /* The first value type whose sums saturate (hs_profile_sums_saturate()), or -1 for none. */
 int hs_profile_saturated_type(const struct hs_profile *p);
+/* What p could not hold as its input had it (stacks over its caps, sums held at INT64_MAX),
+ * appended to sb a line each ("\n" after each), for a person; returns how many lines. */
+size_t hs_profile_held_notes(const struct hs_profile *p, struct hs_strbuf *sb);
 /* Sets max_frames for a profile read from a file of input_bytes bytes (compressed, as read):
  * HS_PROFILE_FRAMES_MIN + HS_PROFILE_FRAMES_PER_BYTE * input_bytes. */
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes);
