@@ -99,7 +99,8 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			 rec->o.period ? "a larger -c" : "a lower -F",
 			 rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)" : "");
 	if (!cli_quiet)
-		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
+		fprintf(stderr, "hotstack: %llu sample%s in %zu stack%s%s\n", (unsigned long long)got,
+			got == 1 ? "" : "s", p->stacks.n - 1, p->stacks.n == 2 ? "" : "s",
 			rec->bad_records ? " (some records were unreadable)" : "");
 	if (cli_verbose)
 		fprintf(stderr,

@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,6 +540,16 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
 		}
 	}
 	hs_u64map_release(&by_file);
+	if (u.file) {
+		const char *f = hs_profile_str(p, u.file);
+		/* /usr/..., /lib/, /lib64/, /libx32/: where a distribution's packages put files */
+		u.distro = (!strncmp(f, "/usr/", 5) && strncmp(f, "/usr/local/", 11)) ||
+			   (!strncmp(f, "/lib", 4) && f[4 + strspn(f + 4, "0123456789x")] == '/');
+	}
+	if (u.build_id) {
+		const char *id = hs_profile_str(p, u.build_id);
+		snprintf(u.debug_file, sizeof(u.debug_file), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	}
 	*ret = u;
 	return u.unnamed > u.user / 2 && u.file;
 }

@@ -206,6 +206,10 @@ struct hs_unnamed_share {
 	uint32_t file;     /* string id: the mapped file with the most of them, 0 for none */
 	uint32_t build_id; /* string id: its build-id (lower-case hex), 0 when unknown */
 	int64_t top;       /* value of the unnamed leaves in that file */
+	bool distro;       /* that file is the distribution's (under /usr or /lib*, not
+	                    * /usr/local), whose debug packages may have its symbols */
+	char debug_file[160]; /* where its debug file is looked for by build-id
+	                       * (/usr/lib/debug/.build-id/xx/yyyy.debug), "" without one */
 };
 /* Fills ret; returns whether over half the user-space samples have no name at the leaf. */
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret);
