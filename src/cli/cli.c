@@ -98,7 +98,7 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 			cli_warn("%s: %llu %s more than %u frames: the frames past it are left out", name,
 				 (unsigned long long)li.folded_lines_cut, li.folded_lines_cut == 1 ? "line has" : "lines have",
 				 HS_FOLDED_MAX_FRAMES);
-		if (!info->mismatched.n) /* else said above: the file changed */
+		if (!info->mismatched.n && li.named_here) /* else said above, or names no install adds */
 			cli_warn_unnamed(p);
 		hs_load_info_release(&li);
 		return p;
@@ -119,17 +119,25 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 void cli_warn_unnamed(const struct hs_profile *p)
 {
 	struct hs_unnamed_share u;
-	const char *f, *bid;
+	const char *f, *dfd = (getenv("DEBUGINFOD_URLS") ?: "")[0] ? "" : ", or set DEBUGINFOD_URLS";
+	char share[96];
+	bool bid;
 
 	if (!hs_profile_unnamed_share(p, 0, &u))
 		return;
 	f = hs_profile_str(p, u.file);
-	bid = u.build_id ? hs_profile_str(p, u.build_id) : "xxyyyy";
-	cli_warn("%.0f%% of the user-space samples are in code without function names, %.0f%% in %s: install its "
-		 "debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug archive, PACKAGE as 'dpkg -S %s' "
-		 "names it; or a debug file at /usr/lib/debug/.build-id/%.2s/%s.debug)%s",
-		 100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user, f, f, bid, bid + 2,
-		 (getenv("DEBUGINFOD_URLS") ?: "")[0] ? "" : ", or set DEBUGINFOD_URLS (https://debuginfod.debian.net)");
+	bid = u.debug_file[0]; /* never a placeholder path */
+	snprintf(share, sizeof(share), "%.0f%% of the user-space samples are in code without function names, %.0f%%",
+		 100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user);
+	if (u.distro) /* the distribution's file: its debug package */
+		cli_warn("%s in %s: install its debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug "
+			 "archive, PACKAGE as 'dpkg -S %s' names it%s%s)%s%s",
+			 share, f, f, bid ? "; or a debug file at " : "", u.debug_file, dfd,
+			 *dfd ? " (https://debuginfod.debian.net)" : "");
+	else /* one's own, built or installed without symbols */
+		cli_warn("%s in %s, which has no symbols (stripped?): build it with -g and keep its symbols, or give "
+			 "hotstack a debug file for it (%s%s%swhere its .gnu_debuglink says, or under --symfs DIR)",
+			 share, f, bid ? "at " : "", u.debug_file, bid ? ", " : "");
 }
 
 int cli_outputs_add(struct cli_outputs *outs, const char *path)
@@ -176,31 +184,24 @@ const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i)
 }
 
 /* What the profile could not hold as the input had it, said once before it is written. */
-static void warn_held(const struct hs_profile *q)
+static void warn_held(const struct hs_profile *q, struct hs_strbuf *sb)
 {
-	int t;
-
-	if (q->stacks_over_cap && q->frames_over_cap)
-		cli_warn("the stacks have more than %llu frames in all, the most an input of this size may ask for: "
-			 "%llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME "' frame",
-			 (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
-	else if (q->stacks_over_cap)
-		cli_warn("more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
-			 "' frame",
-			 (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
-	if ((t = hs_profile_saturated_type(q)) >= 0)
-		cli_warn("'%s' values add up past %lld: sums are held there, so totals and shares are not exact",
-			 hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
+	hs_strbuf_reset(sb);
+	hs_profile_held_notes(q, sb);
+	for (const char *l = hs_strbuf_str(sb); *l; l += strcspn(l, "\n") + 1)
+		cli_warn("%.*s", (int)strcspn(l, "\n"), l);
 }
 
 int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
 		      const struct hs_output_opts *o)
 {
+	struct hs_strbuf sb = {0};
 	int failed = 0;
 
 	for (int k = 0; k < 2; k++)
 		if (k ? p : a)
-			warn_held(k ? p : a);
+			warn_held(k ? p : a, &sb);
+	hs_strbuf_release(&sb);
 	for (int i = 0; i < outs->n; i++) {
 		const char *path = outs->path[i];
 		int rc = hs_format_write_path(hs_format_for_output(path, outs->format), path, a, p, o);

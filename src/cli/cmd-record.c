@@ -46,7 +46,8 @@ static const char record_usage[] =
 	"      --no-demangle       C++ and Rust symbols as they are in the symbol table\n"
 	"      --no-inline         no DWARF debug information: no inline frames, no source lines\n"
 	"      --symfs DIR         look the sampled files up under DIR first (DIR/PATH)\n"
-	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default 128)\n"
+	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default: room for 256\n"
+	"                          samples: 4096 pages, 16 MiB, with auto/dwarf stack copies; else 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
@@ -218,7 +219,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL;
+	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL, *w;
 	struct hs_callgraph_opts cgo;
 	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
@@ -234,7 +235,7 @@ int cmd_record(int argc, char **argv)
 	longopts[n] = (struct option){0, 0, 0, 0};
 	ro.freq = 999;
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
-	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g:o:m:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g::o:m:s:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -267,11 +268,8 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			event = optarg;
 			break;
-		case 'g': /* -g alone (perf's): the default, and the next word not its mode unless it is one */
-			if (optarg == argv[optind - 1] && argv[optind - 2][1] != '-' && !hs_callgraph_is_mode(optarg))
-				optind--;
-			else
-				cg = optarg;
+		case 'g': /* perf's -g takes no value: alone, it is the default */
+			cg = hs_callgraph_getopt(argv, &optind, optarg) ?: cg;
 			break;
 		case 'o':
 			if (cli_outputs_add(&outs, optarg))
@@ -387,6 +385,8 @@ int cmd_record(int argc, char **argv)
 	ro.npids = pids.n;
 	ro.tids = tids.v;
 	ro.ntids = tids.n;
+	if ((w = hs_record_targets_settle(&ro))) /* -p/-t win over -a/-C, as in perf */
+		cli_warn("%s", w);
 	if (!ro.argv && !ro.npids && !ro.ntids && !ro.all_cpus) {
 		cli_error("nothing to record: give a command after --, -p PID, or -a");
 		goto usage_error;

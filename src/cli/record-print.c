@@ -97,9 +97,10 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		cli_warn("%s: the ring buffers overflowed: record with bigger ones (-m %zu) or %s%s",
 			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
 			 rec->o.period ? "a larger -c" : "a lower -F",
-			 rec->o.callgraph == HS_CG_STACK ? ", or -g fp (no stack copies)" : "");
+			 rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)" : "");
 	if (!cli_quiet)
-		fprintf(stderr, "hotstack: %llu samples in %zu stacks%s\n", (unsigned long long)got, p->stacks.n - 1,
+		fprintf(stderr, "hotstack: %llu sample%s in %zu stack%s%s\n", (unsigned long long)got,
+			got == 1 ? "" : "s", p->stacks.n - 1, p->stacks.n == 2 ? "" : "s",
 			rec->bad_records ? " (some records were unreadable)" : "");
 	if (cli_verbose)
 		fprintf(stderr,
@@ -199,5 +200,7 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	}
 	if (err->cause == HS_RECORD_EXEC)
 		return err->code == -ENOENT ? 127 : 126;
-	return err->cause == HS_RECORD_USER ? 126 : err->cause == HS_RECORD_BAD_CPUS ? 2 : 1;
+	if (err->cause == HS_RECORD_BAD_CPUS || err->cause == HS_RECORD_RING_SMALL)
+		return 2; /* what was asked for cannot work */
+	return err->cause == HS_RECORD_USER ? 126 : 1;
 }

@@ -384,6 +384,8 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 							    opts && opts->no_demangle, opts && opts->no_inline,
 							    opts ? opts->symfs : NULL};
 			rc = hs_perf_data_load(buf, len, &po, ret, info ? &info->perf : NULL, err);
+			if (info)
+				info->named_here = true;
 		} else if (json) {
 			rc = hs_speedscope_read(buf, len, len, ret, err);
 		} else {

@@ -58,6 +58,9 @@ struct hs_load_opts {
 struct hs_load_info {
 	struct hs_perf_data_load_info perf; /* a perf.data: what reading it found */
 	uint64_t folded_lines_cut;          /* folded lines with frames past HS_FOLDED_MAX_FRAMES */
+	bool named_here;                    /* a perf.data: names were looked up in loading it, where debug symbols
+	                  * installed since can still add them (a pprof or folded file keeps the
+	                  * names it was written with) */
 };
 void hs_load_info_release(struct hs_load_info *info);
 

@@ -261,12 +261,8 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	*ret = hs_builder_take(&l->b);
 	if (l->d.cmdline)
 		hs_vec_push(&(*ret)->comments, hs_profile_intern_str(*ret, l->d.cmdline));
-	if (l->b.stats.lost) {
-		char line[96];
-		snprintf(line, sizeof(line), "lost %llu samples (%.1f%%)", (unsigned long long)l->b.stats.lost,
-			 100.0 * (double)l->b.stats.lost / (double)(l->b.stats.lost + l->b.stats.samples));
-		hs_vec_push(&(*ret)->comments, hs_profile_intern_str(*ret, line));
-	}
+	if (l->b.stats.lost)
+		hs_profile_note_lost(*ret, l->b.stats.samples, l->b.stats.lost);
 	if (info) {
 		memset(info, 0, sizeof(*info));
 		info->records = records;

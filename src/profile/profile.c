@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -422,6 +423,30 @@ int hs_profile_saturated_type(const struct hs_profile *p)
 	return -1;
 }
 
+size_t hs_profile_held_notes(const struct hs_profile *q, struct hs_strbuf *sb)
+{
+	size_t n = 0;
+	int t;
+
+	if (q->stacks_over_cap && q->frames_over_cap && ++n)
+		hs_strbuf_addf(sb,
+			       "the stacks have more than %llu frames in all, the most an input of this size may ask "
+			       "for: %llu more distinct stacks are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			       "' frame\n",
+			       (unsigned long long)q->max_frames, (unsigned long long)q->stacks_over_cap);
+	else if (q->stacks_over_cap && ++n)
+		hs_strbuf_addf(sb,
+			       "more than %u distinct stacks: %llu more are counted as one '" HS_PROFILE_OVER_CAP_NAME
+			       "' frame\n",
+			       (unsigned)(q->stacks.n - 2), (unsigned long long)q->stacks_over_cap);
+	if ((t = hs_profile_saturated_type(q)) >= 0 && ++n)
+		hs_strbuf_addf(sb,
+			       "'%s' values add up past %lld: sums are held there, so totals and shares are not "
+			       "exact\n",
+			       hs_profile_str(q, q->types.v[t].type), (long long)INT64_MAX);
+	return n;
+}
+
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes)
 {
 	uint64_t per = HS_MIN(input_bytes, UINT64_MAX / 2 / HS_PROFILE_FRAMES_PER_BYTE);
@@ -457,9 +482,14 @@ uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost)
 {
 	struct hs_strbuf sb = {0};
 	uint32_t id;
+	double pct = got + lost ? 100.0 * (double)lost / (double)(got + lost) : 0.0;
 
-	hs_strbuf_addf(&sb, "lost %llu samples (%.1f%%)", (unsigned long long)lost,
-		       got + lost ? 100.0 * (double)lost / (double)(got + lost) : 0.0);
+	/* every sample lost is said in words; a share under 100% never rounds up to it */
+	if (!got && lost)
+		hs_strbuf_addf(&sb, "lost all %llu samples (100%%)", (unsigned long long)lost);
+	else
+		hs_strbuf_addf(&sb, "lost %llu samples (%s%.1f%%)", (unsigned long long)lost, pct > 99.9 ? "over " : "",
+			       pct > 99.9 ? 99.9 : pct);
 	id = hs_profile_intern_str(p, hs_strbuf_str(&sb));
 	hs_vec_push(&p->comments, id);
 	hs_strbuf_release(&sb);
@@ -510,6 +540,16 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
 		}
 	}
 	hs_u64map_release(&by_file);
+	if (u.file) {
+		const char *f = hs_profile_str(p, u.file);
+		/* /usr/..., /lib/, /lib64/, /libx32/: where a distribution's packages put files */
+		u.distro = (!strncmp(f, "/usr/", 5) && strncmp(f, "/usr/local/", 11)) ||
+			   (!strncmp(f, "/lib", 4) && f[4 + strspn(f + 4, "0123456789x")] == '/');
+	}
+	if (u.build_id) {
+		const char *id = hs_profile_str(p, u.build_id);
+		snprintf(u.debug_file, sizeof(u.debug_file), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	}
 	*ret = u;
 	return u.unnamed > u.user / 2 && u.file;
 }

@@ -178,6 +178,9 @@ int64_t hs_profile_total(const struct hs_profile *p, uint32_t vi);
 bool hs_profile_sums_saturate(const struct hs_profile *p, uint32_t vi);
 /* The first value type whose sums saturate (hs_profile_sums_saturate()), or -1 for none. */
 int hs_profile_saturated_type(const struct hs_profile *p);
+/* What p could not hold as its input had it (stacks over its caps, sums held at INT64_MAX),
+ * appended to sb a line each ("\n" after each), for a person; returns how many lines. */
+size_t hs_profile_held_notes(const struct hs_profile *p, struct hs_strbuf *sb);
 /* Sets max_frames for a profile read from a file of input_bytes bytes (compressed, as read):
  * HS_PROFILE_FRAMES_MIN + HS_PROFILE_FRAMES_PER_BYTE * input_bytes. */
 void hs_profile_bound_frames(struct hs_profile *p, uint64_t input_bytes);
@@ -190,7 +193,8 @@ bool hs_profile_has_time(const struct hs_profile *p);
 uint32_t hs_profile_main_mapping(const struct hs_profile *p);
 
 /* Notes in p's comments that lost samples were not recorded, "lost N samples (P%)" (P of got +
- * lost), where the report shows it; returns the note's string id. */
+ * lost, "over 99.9%" rather than a rounded 100.0%), or "lost all N samples (100%)" when none
+ * was got, where the report shows it; returns the note's string id. */
 uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost);
 
 /* Where names are missing: of the samples whose leaf is user code in a mapped file (a location
@@ -202,6 +206,10 @@ struct hs_unnamed_share {
 	uint32_t file;     /* string id: the mapped file with the most of them, 0 for none */
 	uint32_t build_id; /* string id: its build-id (lower-case hex), 0 when unknown */
 	int64_t top;       /* value of the unnamed leaves in that file */
+	bool distro;       /* that file is the distribution's (under /usr or /lib*, not
+	                    * /usr/local), whose debug packages may have its symbols */
+	char debug_file[160]; /* where its debug file is looked for by build-id
+	                       * (/usr/lib/debug/.build-id/xx/yyyy.debug), "" without one */
 };
 /* Fills ret; returns whether over half the user-space samples have no name at the leaf. */
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret);

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #define DEFAULT_RING_PAGES 128
+/* A sample's bytes besides its stack copy, at most: its fields, a chain of the kernel's
+ * maximum depth (127 frames), the user registers */
+#define SAMPLE_OVERHEAD 2048
 
 int hs_callgraph_stack_bytes(const char *arg, uint32_t *ret)
 {
@@ -54,6 +57,20 @@ bool hs_callgraph_is_mode(const char *word)
 	return hs_callgraph_parse(word, &cg) != -EINVAL;
 }
 
+const char *hs_callgraph_getopt(char **argv, int *optind, char *arg)
+{
+	const char *word = argv[*optind - 1];
+
+	if (!arg) /* -g at the end of its word: the next word is its mode only if it names one */
+		return argv[*optind] && hs_callgraph_is_mode(argv[*optind]) ? argv[(*optind)++] : NULL;
+	if (arg == word || word[1] == '-' || hs_callgraph_is_mode(arg)) /* --call-graph [=]MODE, -gMODE */
+		return arg;
+	/* -gXY: more options after -g alone; "-XY" read again in place of the cluster */
+	arg[-1] = '-';
+	argv[--*optind] = arg - 1;
+	return NULL;
+}
+
 bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event)
 {
 	return cg->lbr_repair && event->hardware;
@@ -62,6 +79,17 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg)
 {
 	return cg->callgraph != HS_CG_LBR;
+}
+
+size_t hs_callgraph_min_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)
+{
+	/* the kernel keeps a sample within 64 KiB, shortening the stack copy where it must */
+	size_t sample = cg == HS_CG_STACK ? (size_t)stack_bytes + SAMPLE_OVERHEAD : SAMPLE_OVERHEAD, pages = 1;
+
+	sample = sample < 65535 ? sample : 65535;
+	while (pages * page_size < 2 * sample)
+		pages *= 2;
+	return pages;
 }
 
 size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size)

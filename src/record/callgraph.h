@@ -47,6 +47,13 @@ int hs_callgraph_parse(const char *mode, struct hs_callgraph_opts *ret);
 /* Whether word is meant as a mode (a valid one, or dwarf,BYTES with bad BYTES): perf's -g
  * takes no mode, so "record -g -- cmd" and "-g -F 99" are -g alone, while "-g fp" is a mode. */
 bool hs_callgraph_is_mode(const char *word);
+/* -g as getopt_long() returned it, with "g::" among the short options and a long option
+ * that requires its value: arg is its optarg. perf's -g takes no value, so -g is alone (the
+ * default mode) unless the word after it (taken, *optind moved past it) or the rest of its
+ * cluster (-gfp) names a mode; the rest of a cluster that names none is more options, written
+ * over -g's letter as a word of its own ("-ga" read again as "-a", *optind moved back).
+ * Returns the mode given, or NULL for -g alone. */
+const char *hs_callgraph_getopt(char **argv, int *optind, char *arg);
 /* A stack copy size (--stack-size BYTES), rounded up to whole words. Returns 0, or -ERANGE
  * as hs_callgraph_parse(). */
 int hs_callgraph_stack_bytes(const char *arg, uint32_t *ret);
@@ -56,6 +63,9 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 /* Whether off-CPU time (struct hs_record_opts.off_cpu) can be recorded with these chains: not
  * from branch records, which the CPU does not take for a thread switched out. */
 bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg);
+/* The fewest data pages per ring (a power of two) that hold two of the largest samples these
+ * chains make: a ring smaller than one loses every sample. */
+size_t hs_callgraph_min_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size);
 /* Data pages per ring (a power of two) when none were asked for: room for about 256 samples
  * of stack_bytes each when copying stacks, else 128. */
 size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size);

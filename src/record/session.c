@@ -51,6 +51,15 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	if (r->o.callgraph == HS_CG_STACK && !r->o.stack_bytes)
 		r->o.stack_bytes = HS_DEFAULT_STACK_BYTES;
 	r->pages_explicit = r->o.mmap_pages != 0;
+	if (r->pages_explicit) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t least = hs_callgraph_min_ring_pages(r->o.callgraph, r->o.stack_bytes, page);
+		if (r->o.mmap_pages < least)
+			return hs_record_fail(err, -EINVAL, HS_RECORD_RING_SMALL,
+					      "-m %zu (%zu KiB a ring) is too small for two samples with %u-byte "
+					      "stack copies, which need -m %zu or more",
+					      r->o.mmap_pages, r->o.mmap_pages * page >> 10, r->o.stack_bytes, least);
+	}
 	if (!r->o.mmap_pages)
 		r->o.mmap_pages = hs_callgraph_ring_pages(r->o.callgraph, r->o.stack_bytes, (size_t)sysconf(_SC_PAGESIZE));
 	if (!r->o.max_stack || r->o.max_stack > hs_record_max_stack())

@@ -75,6 +75,10 @@ struct hs_record_pids {
 /* Appends the pids of list "1,2,3" (each from 1 to 0x3fffffff, the most a thread id can be) to
  * pids. Returns 0, or -EINVAL for a malformed list, with pids as it was. */
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list);
+/* As perf: threads named by -p or -t (o->npids, o->ntids) are recorded on every CPU, and -a
+ * and -C are dropped from o. Returns what was dropped, as a line for a person ("-p overrides
+ * -a: ..."), or NULL when nothing was. */
+const char *hs_record_targets_settle(struct hs_record_opts *o);
 
 /* A CPU list as perf and /sys/devices/system/cpu/online write it, "0-3,5,7-8". */
 struct hs_record_cpus {
@@ -133,6 +137,8 @@ enum hs_record_failure {
 	HS_RECORD_BAD_CPUS,          /* o.cpu_list: "invalid CPU list 'L' ..." or "CPU N is not
 	                              * online (online: 0-1)" */
 	HS_RECORD_NO_THREAD,         /* o.tids: "no such thread: N" */
+	HS_RECORD_RING_SMALL,        /* o.mmap_pages too few to hold two samples: "-m 16 (64 KiB a
+	                              * ring) is too small for two samples ... need -m 32 or more" */
 };
 
 struct hs_record_progress {
@@ -267,7 +273,8 @@ enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t i
 int hs_record_command_status(const struct hs_record *r);
 
 /* The ring size (data pages per CPU, a power of two) to suggest when samples were lost: twice
- * what the recording had, at most HS_RECORD_MAX_RING_PAGES. */
+ * what the recording had, and at least the default for its call graph (room for 256 samples,
+ * hs_callgraph_ring_pages()), at most HS_RECORD_MAX_RING_PAGES. */
 #define HS_RECORD_MAX_RING_PAGES (1UL << 20)
 size_t hs_record_bigger_ring(const struct hs_record *r);
 

@@ -356,8 +356,11 @@ int hs_record_command_status(const struct hs_record *r)
 size_t hs_record_bigger_ring(const struct hs_record *r)
 {
 	size_t pages = r->o.mmap_pages ? r->o.mmap_pages : 1;
+	size_t dflt = hs_callgraph_ring_pages(r->o.callgraph, r->o.stack_bytes, (size_t)sysconf(_SC_PAGESIZE));
 
-	return pages >= HS_RECORD_MAX_RING_PAGES / 2 ? HS_RECORD_MAX_RING_PAGES : pages * 2;
+	/* twice a ring far too small would still be too small: -m 1 loses all with stack copies */
+	pages = pages >= HS_RECORD_MAX_RING_PAGES / 2 ? HS_RECORD_MAX_RING_PAGES : pages * 2;
+	return pages > dflt ? pages : dflt;
 }
 
 /* ---- record --user ---- */
@@ -449,6 +452,24 @@ int hs_record_ring_pages_parse(const char *arg, size_t *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+const char *hs_record_targets_settle(struct hs_record_opts *o)
+{
+	static char line[160];
+	const char *given = o->npids && o->ntids ? "-p and -t" : o->npids ? "-p" : "-t";
+
+	if (!o->all_cpus || (!o->npids && !o->ntids))
+		return NULL;
+	/* perf: "PID/TID switch overriding CPU" (or SYSTEM) */
+	snprintf(line, sizeof(line), "%s %s %s: only the given %s recorded, on every CPU, as perf does", given,
+		 o->npids && o->ntids ? "override" : "overrides", o->cpu_list ? "-C" : "-a",
+		 o->npids && o->ntids ? "processes and threads are"
+		 : o->ntids           ? "threads are"
+				      : "processes are");
+	o->all_cpus = false;
+	o->cpu_list = NULL;
+	return line;
 }
 
 int hs_record_pids_add(struct hs_record_pids *pids, const char *list)

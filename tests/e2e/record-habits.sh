@@ -1,8 +1,10 @@
 #!/bin/sh
 # record as a perf user types it: -g alone (the default call graph, the word after it a mode
-# only when it names one), -t TID (those threads only), -C CPUS (system-wide on those CPUs, an
-# offline one refused), the last default output kept as hotstack.pb.gz.old, and -o DIR refused
-# as a directory by every command before any work.
+# only when it names one; last on the line, and in clusters as -ga, -ag), -s KEYS for the
+# text report it writes, -t TID (those threads only), -C CPUS (system-wide on those CPUs, an
+# offline one refused), -p and -t winning over -a and -C as in perf, the last default output
+# kept as hotstack.pb.gz.old, and -o DIR refused as a directory by every command before any
+# work.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +25,25 @@ grep -q . none.folded || fail "-g none recorded nothing"
 if grep -q ';main;' none.folded; then fail "-g none was not taken as a mode: $(head -3 none.folded)"; fi
 expect_status 0 "$HOTSTACK" record -q --call-graph=dwarf,16384 -o dw.folded -- "$WORKLOADS/calltree" 1
 grep -q ';main;' dw.folded || fail "--call-graph=dwarf,16384: stacks do not reach main"
+# -g last on the line (perf's -g takes no value), and in a cluster before or after others;
+# the rest of a cluster is a mode only when it names one (-gfp)
+"$WORKLOADS/calltree" 30 >/dev/null &
+gp=$!
+pids="$pids $gp"
+expect_status 0 "$HOTSTACK" record -q -o gt.folded -p "$gp" -d 1 -g
+grep -q ';main;' gt.folded || fail "-p PID -g: stacks do not reach main: $(head -3 gt.folded)"
+for cluster in -gq -qg; do
+	expect_status 0 "$HOTSTACK" record "$cluster" -o "g$cluster.folded" -- "$WORKLOADS/calltree" 1
+	[ ! -s "$dir/.err" ] || fail "record $cluster: -q not taken: $(cat "$dir/.err")"
+	grep -q ';main;' "g$cluster.folded" || fail "record $cluster: stacks do not reach main"
+done
+expect_status 0 "$HOTSTACK" record -q -gfp -o gfp.folded -- "$WORKLOADS/calltree" 1
+grep -q ';main;' gfp.folded || fail "-gfp: stacks do not reach main"
+kill "$gp"
+# -s KEYS, as --sort, for the text report record writes (perf record's -s is --stat)
+expect_status 0 "$HOTSTACK" record -q -o s.txt -s dso -- "$WORKLOADS/calltree" 1
+grep -q 'shared object$' s.txt || fail "record -s dso: the report is not by shared object: $(head -8 s.txt)"
+grep -qE '^ +[0-9.]+% .* calltree$' s.txt || fail "record -s dso: no row for calltree: $(head -8 s.txt)"
 expect_status 2 "$HOTSTACK" record --call-graph foo -- true
 expect_stderr "^hotstack: unknown call-graph mode 'foo'"
 expect_status 2 "$HOTSTACK" record -g dwarf,3 -- true
@@ -42,6 +63,16 @@ expect_status 0 "$HOTSTACK" record -q -t "$tid" -d 1.5 --root tid -o t.folded
 grep -q "^spin-1-$tp/$tid;.*spin_thread_1" t.folded || fail "-t $tid: spin-1 not sampled: $(cut -d';' -f1 t.folded | sort -u)"
 others=$(grep -vc "^spin-1-$tp/$tid;" t.folded || true)
 [ "$others" = 0 ] || fail "-t $tid recorded other threads: $(cut -d';' -f1 t.folded | sort -u)"
+# -a with -p or -t: those only (on every CPU), as perf ("PID/TID switch overriding SYSTEM")
+expect_status 0 "$HOTSTACK" record -a -p "$tp" -d 1 --root pid -o ap.folded
+expect_stderr "^hotstack: warning: -p overrides -a: only the given processes are recorded, on every CPU, as perf does$"
+grep -q "^spin-1-$tp;" ap.folded || fail "-a -p $tp: the process was not sampled: $(cut -d';' -f1 ap.folded | sort -u)"
+others=$(grep -vc "^spin-[0-9]-$tp;" ap.folded || true)
+[ "$others" = 0 ] || fail "-a -p $tp recorded other processes: $(cut -d';' -f1 ap.folded | sort -u)"
+expect_status 0 "$HOTSTACK" record -q -a -t "$tid" -d 1 --root tid -o at.folded
+grep -q "^spin-1-$tp/$tid;" at.folded || fail "-a -t $tid: the thread was not sampled"
+others=$(grep -vc "^spin-1-$tp/$tid;" at.folded || true)
+[ "$others" = 0 ] || fail "-a -t $tid recorded other threads: $(cut -d';' -f1 at.folded | sort -u)"
 expect_status 1 "$HOTSTACK" record -t 1073741823 -d 1 -o x.folded
 expect_stderr "^hotstack: no such thread: 1073741823$"
 expect_status 2 "$HOTSTACK" record -t 12x -d 1
@@ -74,6 +105,17 @@ if [ "$ncpu" -ge 2 ] && [ "$online" = "0-$((ncpu - 1))" ]; then
 	# -C with -a, and a range
 	expect_status 0 "$HOTSTACK" record -q -a -C "0-$((ncpu - 1))" -d 0.5 --root pid -o c2.folded
 	grep -q "^spin-0-$on0;" c2.folded || fail "-a -C 0-$((ncpu - 1)): CPU 0's process not sampled"
+	# -C with -p: the process on every CPU, as perf ("PID/TID switch overriding CPU")
+	expect_status 0 "$HOTSTACK" record -C 0 -p "$on1" -d 1 --root pid -o cp.folded
+	expect_stderr "^hotstack: warning: -p overrides -C: "
+	grep -q "^spin-0-$on1;" cp.folded || fail "-C 0 -p $on1: the process on CPU 1 was not sampled"
+	others=$(grep -vc "^spin-0-$on1;" cp.folded || true)
+	[ "$others" = 0 ] || fail "-C 0 -p $on1 recorded other processes: $(cut -d';' -f1 cp.folded | sort -u)"
+	# -g in a cluster with -a, on either side of it
+	for cluster in -ga -ag; do
+		expect_status 0 "$HOTSTACK" record -q "$cluster" -d 0.5 --root pid -o "c$cluster.folded"
+		grep -qE "^spin-0-$on0;[^ ]+;spin_thread_0" "c$cluster.folded" || fail "record $cluster: CPU 0's process not sampled with stacks"
+	done
 fi
 expect_status 2 "$HOTSTACK" record -C "$ncpu" -d 1 -o x.folded
 expect_stderr "^hotstack: CPU $ncpu is not online \(online: $online\)$"

@@ -1,10 +1,12 @@
 #!/bin/sh
 # A profile whose user-space samples mostly end in code without a function name (shown
-# [libhot.so]) says how to get names: record, and the views reading the recording, print one
-# warning naming the library, its share, and where its debug symbols would come from (the
-# distribution's -dbgsym package, the build-id path, DEBUGINFOD_URLS). The program's work is in
-# a static function of a shared library built here and stripped; the same library unstripped
-# has names, and no warning.
+# [libhot.so]) says how to get names, once: the program's work is in a static function of a
+# shared library built here and stripped, not the distribution's, so record (and a view of a
+# perf.data, whose names are looked up when it is read) say it has no symbols: build it with -g
+# and keep them, or give hotstack a debug file (its build-id path only when it has a build-id,
+# never a placeholder); a pprof keeps the names it was written with, so its views say nothing.
+# The same library unstripped has names, and no warning. And the summary's grammar: "1 sample
+# in 1 stack".
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -40,14 +42,17 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-mkdir "$dir/stripped" "$dir/named"
-for d in stripped named; do
-	cc -O1 -g -fPIC -shared -o "$dir/$d/libhot.so" "$dir/hot.c" || fail "cannot build libhot.so"
+mkdir "$dir/stripped" "$dir/named" "$dir/nobid"
+for d in stripped named nobid; do
+	bid=
+	[ "$d" != nobid ] || bid=-Wl,--build-id=none
+	cc -O1 -g -fPIC -shared $bid -o "$dir/$d/libhot.so" "$dir/hot.c" || fail "cannot build libhot.so"
 	cc -O1 -o "$dir/$d/main" "$dir/main.c" -L"$dir/$d" -lhot -Wl,-rpath,"$dir/$d" || fail "cannot build main"
 done
-strip "$dir/stripped/libhot.so"
+strip "$dir/stripped/libhot.so" "$dir/nobid/libhot.so"
 
-warning="^hotstack: warning: [0-9]+% of the user-space samples are in code without function names, [0-9]+% in $dir/stripped/libhot.so: install its debug symbols \\(Debian: 'apt install PACKAGE-dbgsym' from the debug archive, PACKAGE as 'dpkg -S $dir/stripped/libhot.so' names it; or a debug file at /usr/lib/debug/.build-id/[0-9a-fx]{2}/[0-9a-fy]+\\.debug\\), or set DEBUGINFOD_URLS"
+own="[0-9]+% of the user-space samples are in code without function names, [0-9]+% in $dir/stripped/libhot.so, which has no symbols \\(stripped\\?\\): build it with -g and keep its symbols, or give hotstack a debug file for it \\("
+warning="^hotstack: warning: ${own}at /usr/lib/debug/.build-id/[0-9a-f]{2}/[0-9a-f]+\\.debug, where its .gnu_debuglink says, or under --symfs DIR\\)$"
 
 "$HOTSTACK" record -o "$dir/s.pb.gz" -o "$dir/s.folded" -- "$dir/stripped/main" 1.5 2>"$dir/s.err" ||
 	fail "record failed: $(cat "$dir/s.err")"
@@ -57,12 +62,37 @@ grep -qE "$warning" "$dir/s.err" || fail "record did not say how to get names: $
 # the share is most of the samples in user space
 share=$(grep -oE 'warning: [0-9]+%' "$dir/s.err" | grep -oE '[0-9]+')
 [ "$share" -gt 50 ] || fail "a share of $share% was warned about"
-# a view of the recording says it too
+if grep -qE "apt install|dpkg -S|DEBUGINFOD_URLS" "$dir/s.err"; then
+	fail "a library built here was given the distribution's advice: $(cat "$dir/s.err")"
+fi
+# a view of the pprof says nothing: its names are the ones it was written with
 "$HOTSTACK" report "$dir/s.pb.gz" >/dev/null 2>"$dir/r.err" || fail "report failed: $(cat "$dir/r.err")"
-grep -qE "$warning" "$dir/r.err" || fail "report did not say how to get names: $(cat "$dir/r.err")"
+"$HOTSTACK" flame "$dir/s.pb.gz" -o "$dir/s.svg" 2>>"$dir/r.err" || fail "flame failed: $(cat "$dir/r.err")"
+if grep -q 'without function names' "$dir/r.err"; then
+	fail "a view of a pprof gave advice that cannot add names to it: $(cat "$dir/r.err")"
+fi
+# without a build-id: no build-id path, and no placeholder for one
+"$HOTSTACK" record -o "$dir/b.folded" -- "$dir/nobid/main" 1.5 2>"$dir/b.err" || fail "record failed: $(cat "$dir/b.err")"
+grep -qE "^hotstack: warning: $(echo "$own" | sed "s|/stripped/|/nobid/|")where its .gnu_debuglink says, or under --symfs DIR\\)$" "$dir/b.err" ||
+	fail "without a build-id: $(cat "$dir/b.err")"
+if grep -qE "build-id|xx|yyyy" "$dir/b.err"; then fail "a build-id path without a build-id: $(cat "$dir/b.err")"; fi
+# a perf.data is named when it is read: its views say it (when perf is here to write one)
+if command -v perf >/dev/null && perf record -q -o "$dir/s.data" -- "$dir/stripped/main" 1 >/dev/null 2>&1; then
+	"$HOTSTACK" report "$dir/s.data" >/dev/null 2>"$dir/p.err" || fail "report of perf.data failed: $(cat "$dir/p.err")"
+	grep -qE "$warning" "$dir/p.err" || fail "report of a perf.data did not say how to get names: $(cat "$dir/p.err")"
+fi
 
 # the same library with its symbols: named, no warning
 "$HOTSTACK" record -o "$dir/n.folded" -- "$dir/named/main" 1.5 2>"$dir/n.err" || fail "record failed: $(cat "$dir/n.err")"
 grep -q 'crunch' "$dir/n.folded" || fail "crunch not named in the unstripped library: $(head -3 "$dir/n.folded")"
 if grep -q 'without function names' "$dir/n.err"; then fail "warned with names present: $(cat "$dir/n.err")"; fi
+
+# one sample: "1 sample in 1 stack" (a task-clock sample a CPU second, the command using 1 to 1.9)
+expect_status 0 "$HOTSTACK" record -g none -e task-clock -c 1000000000 -o "$dir/one.folded" -- "$WORKLOADS/calltree" 1.9
+n=$(awk '{ s += $NF } END { print s + 0 }' "$dir/one.folded")
+if [ "$n" = 1 ]; then
+	expect_stderr "^hotstack: 1 sample in 1 stack$"
+else
+	expect_stderr "^hotstack: $n samples in [0-9]+ stacks?$"
+fi
 exit 0

@@ -762,6 +762,8 @@ static void test_unnamed_share(void **state)
 	assert_int_equal(u.top, 70);
 	assert_string_equal(hs_profile_str(p, u.file), "/usr/lib/liblzma.so.5");
 	assert_string_equal(hs_profile_str(p, u.build_id), "abcdef");
+	assert_true(u.distro);
+	assert_string_equal(u.debug_file, "/usr/lib/debug/.build-id/ab/cdef.debug");
 	/* kernel leaves, [unknown] (no mapping) and pseudo-frames are not user space */
 	m.file = hs_profile_intern_str(p, "[kernel.kallsyms]");
 	m.kind = HS_KIND_KERNEL;
@@ -776,6 +778,46 @@ static void test_unnamed_share(void **state)
 	hs_profile_free(p);
 }
 
+/* Whose file it is (the distribution's: its debug package helps; one's own: its build), and its
+ * build-id path only when there is a build-id */
+static void test_unnamed_origin(void **state)
+{
+	static const struct {
+		const char *file;
+		bool distro;
+	} cases[] = {
+		{"/usr/lib/x86_64-linux-gnu/liblzma.so.5", true},
+		{"/usr/bin/python3.11", true},
+		{"/lib/x86_64-linux-gnu/libc.so.6", true},
+		{"/lib64/ld-linux-x86-64.so.2", true},
+		{"/libx32/libc.so.6", true},
+		{"/usr/local/bin/spin", false},
+		{"/tmp/review/spin-stripped", false},
+		{"/home/me/build/libhot.so", false},
+		{"/library/x.so", false},
+		{"/lib", false},
+		{"/usr", false},
+		{"./a.out", false},
+	};
+	int64_t n = 10;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hs_profile *p = hs_profile_new();
+		struct hs_mapping m = {0x1000, 0x2000, 0, 0, 0, HS_KIND_USER};
+		struct hs_unnamed_share u;
+
+		hs_profile_add_type(p, "samples", "count");
+		m.file = hs_profile_intern_str(p, cases[i].file);
+		add_leaf(p, hs_profile_mapping(p, &m), "[x]", n);
+		assert_true(hs_profile_unnamed_share(p, 0, &u));
+		if (u.distro != cases[i].distro)
+			fail_msg("%s: distro %d, expected %d", cases[i].file, u.distro, cases[i].distro);
+		assert_string_equal(u.debug_file, ""); /* no build-id: no path, never a placeholder */
+		hs_profile_free(p);
+	}
+}
+
 static void test_note_lost(void **state)
 {
 	struct hs_profile *p = hs_profile_new();
@@ -785,6 +827,10 @@ static void test_note_lost(void **state)
 	assert_int_equal(p->comments.n, 1);
 	assert_string_equal(hs_profile_str(p, p->comments.v[0]), "lost 250 samples (25.0%)");
 	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 0, 0)), "lost 0 samples (0.0%)");
+	/* all lost is said in words; nearly all never rounds up to 100% */
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 0, 19466)), "lost all 19466 samples (100%)");
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 1, 19838)), "lost 19838 samples (over 99.9%)");
+	assert_string_equal(hs_profile_str(p, hs_profile_note_lost(p, 1, 999)), "lost 999 samples (99.9%)");
 	hs_profile_free(p);
 }
 
@@ -812,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_frame_budget),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_unnamed_share),
+		cmocka_unit_test(test_unnamed_origin),
 		cmocka_unit_test(test_note_lost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

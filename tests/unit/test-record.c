@@ -2,6 +2,7 @@
  * the time-ordering queue, the sample parser for every sample_type layout, the side-band
  * records, PERF_CONTEXT handling in kernel call chains, and the call-graph modes of -g. */
 #include <errno.h>
+#include <getopt.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -658,6 +659,113 @@ static void test_callgraph_sizes(void **state)
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8, 4096), 16);
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 8192, 4096), 512);
 	assert_int_equal(hs_callgraph_ring_pages(HS_CG_STACK, 65528, 1024), 8192); /* the cap */
+
+	/* the fewest pages that hold two of the largest samples (64 KiB at most, the kernel's cap) */
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096), 32);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, 8192, 4096), 8);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, 8, 4096), 2);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 65536), 2);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_FP, 0, 4096), 1);
+	assert_int_equal(hs_callgraph_min_ring_pages(HS_CG_NONE, 0, 4096), 1);
+	/* and the default rings hold more than that */
+	assert_true(hs_callgraph_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096) >
+		    hs_callgraph_min_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, 4096));
+}
+
+/* record's option loop, cut down to -a, -q, -d S, -g as cmd-record.c reads it: what it
+ * saw, as "a q d=S g=MODE g" in out, and the first word after the options. */
+static const char *getopt_g(const char *line, char *out, size_t cap)
+{
+	static const struct option lo[] = {{"call-graph", required_argument, NULL, 'g'}, {0, 0, 0, 0}};
+	static char buf[256];
+	char *argv[16], *save = NULL;
+	int argc = 0, c;
+
+	snprintf(buf, sizeof(buf), "record %s", line);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 15; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	out[0] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ag::qd:", lo, NULL)) != -1) {
+		const char *mode;
+		size_t n = strlen(out);
+		if (c == 'g') {
+			mode = hs_callgraph_getopt(argv, &optind, optarg);
+			snprintf(out + n, cap - n, "g%s%s ", mode ? "=" : "", mode ? mode : "");
+		} else if (c == 'd') {
+			snprintf(out + n, cap - n, "d=%s ", optarg);
+		} else {
+			snprintf(out + n, cap - n, "%c ", c);
+		}
+	}
+	return optind < argc ? argv[optind] : "";
+}
+
+/* perf's -g takes no value: alone anywhere, in clusters, with a mode only when one follows */
+static void test_callgraph_getopt(void **state)
+{
+	static const struct {
+		const char *line, *seen, *next;
+	} cases[] = {
+		{"-g", "g ", ""},
+		{"-a -d 1 -g", "a d=1 g ", ""},
+		{"-ga -d 1", "g a d=1 ", ""},
+		{"-ag -d 1", "a g d=1 ", ""},
+		{"-gad 1", "g a d=1 ", ""},
+		{"-agq", "a g q ", ""},
+		{"-g fp -a", "g=fp a ", ""},
+		{"-g dwarf,8x", "g=dwarf,8x ", ""}, /* a mode, with a bad size: said so */
+		{"-gfp -a", "g=fp a ", ""},
+		{"-ag none", "a g=none ", ""},
+		{"-g -- ls", "g ", "ls"},
+		{"-g ls -l", "g ", "ls"},
+		{"--call-graph fp -a", "g=fp a ", ""},
+		{"--call-graph ls", "g=ls ", ""}, /* the long option always takes its value */
+		{"--call-graph=dwarf", "g=dwarf ", ""},
+		{"-a --call-graph", "a : ", ""}, /* which needs one */
+		{"-gx", "g ? ", ""},             /* -x, unknown */
+	};
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *next = getopt_g(cases[i].line, out, sizeof(out));
+		if (strcmp(out, cases[i].seen) || strcmp(next, cases[i].next))
+			fail_msg("'%s': saw '%s' then '%s', expected '%s' then '%s'", cases[i].line, out, next,
+				 cases[i].seen, cases[i].next);
+	}
+}
+
+/* -p and -t win over -a and -C, as in perf, with a line saying so */
+static void test_targets_settle(void **state)
+{
+	int32_t one = 1;
+	struct hs_record_opts o = {.all_cpus = true, .cpu_list = "0", .pids = &one, .npids = 1};
+	const char *w;
+
+	(void)state;
+	w = hs_record_targets_settle(&o);
+	assert_non_null(w);
+	assert_string_equal(w, "-p overrides -C: only the given processes are recorded, on every CPU, as perf does");
+	assert_false(o.all_cpus);
+	assert_null(o.cpu_list);
+	assert_int_equal(o.npids, 1);
+	o = (struct hs_record_opts){.all_cpus = true, .tids = &one, .ntids = 1};
+	assert_string_equal(hs_record_targets_settle(&o),
+			    "-t overrides -a: only the given threads are recorded, on every CPU, as perf does");
+	assert_false(o.all_cpus);
+	o = (struct hs_record_opts){.all_cpus = true, .pids = &one, .npids = 1, .tids = &one, .ntids = 1};
+	assert_non_null(strstr(hs_record_targets_settle(&o), "-p and -t override -a: "));
+	/* nothing to settle: -a alone, -C alone, -p alone, -a with a command */
+	o = (struct hs_record_opts){.all_cpus = true, .cpu_list = "0-1"};
+	assert_null(hs_record_targets_settle(&o));
+	assert_true(o.all_cpus);
+	assert_string_equal(o.cpu_list, "0-1");
+	o = (struct hs_record_opts){.pids = &one, .npids = 1};
+	assert_null(hs_record_targets_settle(&o));
+	assert_false(o.all_cpus);
 }
 
 /* What an event allows and how its samples count. */
@@ -805,6 +913,18 @@ static void test_record_status(void **state)
 	assert_int_equal(hs_record_bigger_ring(&r), 256);
 	r.o.mmap_pages = HS_RECORD_MAX_RING_PAGES;
 	assert_int_equal(hs_record_bigger_ring(&r), HS_RECORD_MAX_RING_PAGES);
+	/* with stack copies, at least the default ring: twice -m 32 would still lose most */
+	r.o.callgraph = HS_CG_STACK;
+	r.o.stack_bytes = HS_DEFAULT_STACK_BYTES;
+	r.o.mmap_pages = 32;
+	assert_int_equal(hs_record_bigger_ring(&r),
+			 hs_callgraph_ring_pages(HS_CG_STACK, HS_DEFAULT_STACK_BYTES, (size_t)sysconf(_SC_PAGESIZE)));
+	assert_true(hs_record_bigger_ring(&r) >= 256);
+	r.o.mmap_pages = 16384;
+	assert_int_equal(hs_record_bigger_ring(&r), 32768);
+	r.o.callgraph = HS_CG_FP;
+	r.o.mmap_pages = 1;
+	assert_int_equal(hs_record_bigger_ring(&r), 128);
 }
 
 /* -e list: names filled into lines, or one a line */
@@ -882,6 +1002,8 @@ int main(void)
 		cmocka_unit_test(test_callgraph_is_mode),
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_record_numbers),
+		cmocka_unit_test(test_callgraph_getopt),
+		cmocka_unit_test(test_targets_settle),
 		cmocka_unit_test(test_record_status),
 		cmocka_unit_test(test_names_layout),
 		cmocka_unit_test(test_event_lookup),
