@@ -57,49 +57,35 @@ void cli_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+static bool debuginfod_set(void)
+{
+	return (getenv("DEBUGINFOD_URLS") ?: "")[0];
+}
+
+void cli_warn_lines(const char *lines)
+{
+	for (const char *l = lines; *l; l += strcspn(l, "\n") + 1)
+		cli_warn("%.*s", (int)strcspn(l, "\n"), l);
+}
+
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
 {
 	struct hs_error err = {0};
 	struct hs_load_info li;
-	struct hs_perf_data_load_info *info = &li.perf;
 	struct hs_profile *p = NULL;
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	int rc;
 
 	rc = hs_profile_load_ex(path, opts, &p, &li, &err);
 	if (!rc) {
-		if (info->truncated)
-			cli_warn("%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
-				 "samples before it",
-				 name, (unsigned long long)info->truncated_at, (unsigned long long)info->samples);
-		if (info->decompress_cut)
-			cli_warn("%s: compressed records expand to more than %llu MiB, over %u times their size: the "
-				 "records from offset 0x%llx on are not read (a decompression bomb?)",
-				 name, (unsigned long long)(info->decompressed >> 20), HS_DECOMPRESS_RATIO,
-				 (unsigned long long)info->decompress_cut_at);
-		if (info->queue_flushes)
-			cli_warn("%s: more than %u records (or %zu MiB) waited to be put in time order: the oldest were "
-				 "taken %llu times before their round ended, and may be out of order",
-				 name, HS_PERF_DATA_LOAD_MAX_QUEUED, HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES >> 20,
-				 (unsigned long long)info->queue_flushes);
-		for (size_t i = 0; i < info->mismatched.n; i++)
-			cli_warn("%s changed since the recording (its build-id differs) and perf's build-id cache "
-				 "has no copy: its frames are shown as [module]",
-				 info->mismatched.v[i]);
-		for (size_t i = 0; i < info->jit_warnings.n; i++)
-			cli_warn("%s", info->jit_warnings.v[i]);
-		if (info->kernel_note)
-			cli_warn("%s: no kernel symbols: %s", name, info->kernel_note);
-		if (info->unknown_records)
-			cli_info("%s: skipped %llu records of unknown types", name, (unsigned long long)info->unknown_records);
-		if (info->bad_records)
-			cli_warn("%s: %llu records could not be parsed", name, (unsigned long long)info->bad_records);
-		if (li.folded_lines_cut)
-			cli_warn("%s: %llu %s more than %u frames: the frames past it are left out", name,
-				 (unsigned long long)li.folded_lines_cut, li.folded_lines_cut == 1 ? "line has" : "lines have",
-				 HS_FOLDED_MAX_FRAMES);
-		if (!info->mismatched.n && li.named_here) /* else said above, or names no install adds */
-			cli_warn_unnamed(p);
+		struct hs_strbuf warn = {0}, note = {0};
+
+		hs_load_info_notes(&li, p, name, debuginfod_set(), &warn, &note);
+		cli_warn_lines(hs_strbuf_str(&warn));
+		for (const char *l = hs_strbuf_str(&note); *l; l += strcspn(l, "\n") + 1)
+			cli_info("%.*s", (int)strcspn(l, "\n"), l);
+		hs_strbuf_release(&warn);
+		hs_strbuf_release(&note);
 		hs_load_info_release(&li);
 		return p;
 	}
@@ -118,26 +104,11 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 
 void cli_warn_unnamed(const struct hs_profile *p)
 {
-	struct hs_unnamed_share u;
-	const char *f, *dfd = (getenv("DEBUGINFOD_URLS") ?: "")[0] ? "" : ", or set DEBUGINFOD_URLS";
-	char share[96];
-	bool bid;
+	struct hs_strbuf sb = {0};
 
-	if (!hs_profile_unnamed_share(p, 0, &u))
-		return;
-	f = hs_profile_str(p, u.file);
-	bid = u.debug_file[0]; /* never a placeholder path */
-	snprintf(share, sizeof(share), "%.0f%% of the user-space samples are in code without function names, %.0f%%",
-		 100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user);
-	if (u.distro) /* the distribution's file: its debug package */
-		cli_warn("%s in %s: install its debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug "
-			 "archive, PACKAGE as 'dpkg -S %s' names it%s%s)%s%s",
-			 share, f, f, bid ? "; or a debug file at " : "", u.debug_file, dfd,
-			 *dfd ? " (https://debuginfod.debian.net)" : "");
-	else /* one's own, built or installed without symbols */
-		cli_warn("%s in %s, which has no symbols (stripped?): build it with -g and keep its symbols, or give "
-			 "hotstack a debug file for it (%s%s%swhere its .gnu_debuglink says, or under --symfs DIR)",
-			 share, f, bid ? "at " : "", u.debug_file, bid ? ", " : "");
+	hs_profile_unnamed_note(p, debuginfod_set(), &sb);
+	cli_warn_lines(hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
 }
 
 int cli_outputs_add(struct cli_outputs *outs, const char *path)
@@ -188,8 +159,7 @@ static void warn_held(const struct hs_profile *q, struct hs_strbuf *sb)
 {
 	hs_strbuf_reset(sb);
 	hs_profile_held_notes(q, sb);
-	for (const char *l = hs_strbuf_str(sb); *l; l += strcspn(l, "\n") + 1)
-		cli_warn("%.*s", (int)strcspn(l, "\n"), l);
+	cli_warn_lines(hs_strbuf_str(sb));
 }
 
 int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,

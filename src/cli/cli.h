@@ -26,6 +26,8 @@ struct hs_load_opts;
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
 /* Says how to get function names when most user-space samples have none. */
 void cli_warn_unnamed(const struct hs_profile *p);
+/* cli_warn() of each line of lines (each ended by "\n"). */
+void cli_warn_lines(const char *lines);
 
 /* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
  * from LO to HI)". */

@@ -63,6 +63,13 @@ struct hs_load_info {
 	                  * names it was written with) */
 };
 void hs_load_info_release(struct hs_load_info *info);
+struct hs_strbuf;
+/* What loading p from the input called name found, for a person, as lines ("\n" after each):
+ * warnings (a perf.data cut short, records not read, files changed since the recording, JIT
+ * files refused, no kernel symbols, folded lines cut, how to get missing names: see
+ * hs_profile_unnamed_note()) appended to warn, notes (records of unknown types skipped) to note. */
+void hs_load_info_notes(const struct hs_load_info *li, const struct hs_profile *p, const char *name,
+			bool debuginfod_set, struct hs_strbuf *warn, struct hs_strbuf *note);
 
 /* hs_profile_load() with options, and what reading found (info may be NULL). */
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,

@@ -213,6 +213,10 @@ struct hs_unnamed_share {
 };
 /* Fills ret; returns whether over half the user-space samples have no name at the leaf. */
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret);
+/* When hs_profile_unnamed_share() finds most user-space samples without names, appends to sb a
+ * line ("\n" after it) saying where and how to get names: the debug package and debuginfod
+ * (unless debuginfod_set) for the distribution's files, symbols or a debug file for others. */
+void hs_profile_unnamed_note(const struct hs_profile *p, bool debuginfod_set, struct hs_strbuf *sb);
 
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
