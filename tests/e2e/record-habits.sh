@@ -102,18 +102,19 @@ if [ "$ncpu" -ge 2 ] && [ "$online" = "0-$((ncpu - 1))" ]; then
 	}
 	grep -q "^spin-0-$on1;" c.folded || fail "-C 1: the process pinned to CPU 1 was not sampled"
 	if grep -q -- "-$on0;" c.folded; then fail "-C 1: the process pinned to CPU 0 was sampled"; fi
-	# -C with -a, and a range
-	expect_status 0 "$HOTSTACK" record -q -a -C "0-$((ncpu - 1))" -d 0.5 --root pid -o c2.folded
+	# -C with -a, and a range (2 s: a system-wide start reads every process's maps first, which
+	# in a sanitizer build on a busy machine can take most of a shorter window)
+	expect_status 0 "$HOTSTACK" record -q -a -C "0-$((ncpu - 1))" -d 2 --root pid -o c2.folded
 	grep -q "^spin-0-$on0;" c2.folded || fail "-a -C 0-$((ncpu - 1)): CPU 0's process not sampled"
 	# -C with -p: the process on every CPU, as perf ("PID/TID switch overriding CPU")
-	expect_status 0 "$HOTSTACK" record -C 0 -p "$on1" -d 1 --root pid -o cp.folded
+	expect_status 0 "$HOTSTACK" record -C 0 -p "$on1" -d 2 --root pid -o cp.folded
 	expect_stderr "^hotstack: warning: -p overrides -C: "
 	grep -q "^spin-0-$on1;" cp.folded || fail "-C 0 -p $on1: the process on CPU 1 was not sampled"
 	others=$(grep -vc "^spin-0-$on1;" cp.folded || true)
 	[ "$others" = 0 ] || fail "-C 0 -p $on1 recorded other processes: $(cut -d';' -f1 cp.folded | sort -u)"
 	# -g in a cluster with -a, on either side of it
 	for cluster in -ga -ag; do
-		expect_status 0 "$HOTSTACK" record -q "$cluster" -d 0.5 --root pid -o "c$cluster.folded"
+		expect_status 0 "$HOTSTACK" record -q "$cluster" -d 2 --root pid -o "c$cluster.folded"
 		grep -qE "^spin-0-$on0;[^ ]+;spin_thread_0" "c$cluster.folded" || fail "record $cluster: CPU 0's process not sampled with stacks"
 	done
 fi
