@@ -62,10 +62,19 @@ static bool debuginfod_set(void)
 	return (getenv("DEBUGINFOD_URLS") ?: "")[0];
 }
 
+/* say() of each line of lines, a line without its "\n" */
+static void say_lines(void (*say)(const char *fmt, ...), const char *lines)
+{
+	for (const char *l = lines ? lines : ""; *l;) {
+		int n = (int)strcspn(l, "\n");
+		say("%.*s", n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
 void cli_warn_lines(const char *lines)
 {
-	for (const char *l = lines; *l; l += strcspn(l, "\n") + 1)
-		cli_warn("%.*s", (int)strcspn(l, "\n"), l);
+	say_lines(cli_warn, lines);
 }
 
 struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
@@ -82,8 +91,7 @@ struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts
 
 		hs_load_info_notes(&li, p, name, debuginfod_set(), &warn, &note);
 		cli_warn_lines(hs_strbuf_str(&warn));
-		for (const char *l = hs_strbuf_str(&note); *l; l += strcspn(l, "\n") + 1)
-			cli_info("%.*s", (int)strcspn(l, "\n"), l);
+		say_lines(cli_info, hs_strbuf_str(&note));
 		hs_strbuf_release(&warn);
 		hs_strbuf_release(&note);
 		hs_load_info_release(&li);
