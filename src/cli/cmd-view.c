@@ -65,7 +65,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 		return rc;
 	}
 	if (tui) {
-		cli_error("%s: no --tui or --gtk: the report is text on standard output (perf report --stdio)", argv[0]);
+		cli_error("%s: no --tui or --gtk: the report is text on standard output (perf report --stdio)",
+			  argv[0]);
 		goto usage_error;
 	}
 	if (view == VIEW_ANNOTATE && optind == argc && !*v.symbol) {
@@ -107,7 +108,8 @@ static int cmd_view(enum view view, int argc, char **argv)
 	}
 	if ((view == VIEW_FLAME || view == VIEW_ANNOTATE) && !v.outs.format)
 		v.outs.format = view == VIEW_FLAME ? "svg" : "txt";
-	if (cli_outputs_check(&v.outs) || cli_outputs_refuse(&v.outs, view == VIEW_ANNOTATE ? &hs_annotate_format : NULL, argv[0])) {
+	if (cli_outputs_check(&v.outs) ||
+	    cli_outputs_refuse(&v.outs, view == VIEW_ANNOTATE ? &hs_annotate_format : NULL, argv[0])) {
 		free(deflt);
 		goto usage_error;
 	}

@@ -15,7 +15,7 @@ struct cli_view_opts {
 	struct hs_filter f;
 	struct cli_outputs outs;
 	struct hs_load_opts lo;
-	const char *input; /* -i FILE (perf's), or NULL */
+	const char *input;  /* -i FILE (perf's), or NULL */
 	const char *symbol; /* not NULL: -s is annotate's -s/--symbol FUNCTION, set here ("": not given) */
 };
 

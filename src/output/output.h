@@ -86,8 +86,8 @@ int hs_report_callgraph_set(struct hs_output_opts *o, const char *arg);
  * hs_report_callgraph_set() takes, or it is one of perf's -g words. */
 bool hs_report_callgraph_like(const char *arg);
 /* What -g takes, for messages. */
-#define HS_REPORT_CALLGRAPH_WORDS                                                                  \
-	"graph or none, a threshold percent, caller or callee, function, each once; e.g. -g "       \
+#define HS_REPORT_CALLGRAPH_WORDS                                                             \
+	"graph or none, a threshold percent, caller or callee, function, each once; e.g. -g " \
 	"graph,0.5,caller,function"
 /* The keys --sort takes, for messages. */
 #define HS_SORT_WORDS "comm, pid, tid, dso, sym or symbol"
@@ -132,8 +132,7 @@ extern const struct hs_format hs_diff_format;
 /* Whether diff can write the n outputs (paths with --format, each with a format, as
  * hs_format_for_output() takes them): each format has a diff writer, and normalize (--normalize)
  * changes one of them (.folded). 0, or -EINVAL (err says why, for a person). */
-int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize,
-			  struct hs_error *err);
+int hs_diff_outputs_check(const char *const *paths, size_t n, const char *format, bool normalize, struct hs_error *err);
 
 /* The root of folded stacks (--root): "comm" (the default), "pid" (comm-pid) or "tid"
  * (comm-pid/tid), set in o. Returns 0, or -EINVAL for another name, with o untouched. */

@@ -419,21 +419,25 @@ void hs_load_info_notes(const struct hs_load_info *li, const struct hs_profile *
 	const struct hs_perf_data_load_info *info = &li->perf;
 
 	if (info->truncated)
-		hs_strbuf_addf(warn, "%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
+		hs_strbuf_addf(warn,
+			       "%s: the file ends inside a record at offset 0x%llx (cut short?): read the %llu "
 			       "samples before it\n",
 			       name, (unsigned long long)info->truncated_at, (unsigned long long)info->samples);
 	if (info->decompress_cut)
-		hs_strbuf_addf(warn, "%s: compressed records expand to more than %llu MiB, over %u times their size: the "
+		hs_strbuf_addf(warn,
+			       "%s: compressed records expand to more than %llu MiB, over %u times their size: the "
 			       "records from offset 0x%llx on are not read (a decompression bomb?)\n",
 			       name, (unsigned long long)(info->decompressed >> 20), HS_DECOMPRESS_RATIO,
 			       (unsigned long long)info->decompress_cut_at);
 	if (info->queue_flushes)
-		hs_strbuf_addf(warn, "%s: more than %u records (or %zu MiB) waited to be put in time order: the oldest "
+		hs_strbuf_addf(warn,
+			       "%s: more than %u records (or %zu MiB) waited to be put in time order: the oldest "
 			       "were taken %llu times before their round ended, and may be out of order\n",
 			       name, HS_PERF_DATA_LOAD_MAX_QUEUED, HS_PERF_DATA_LOAD_MAX_QUEUED_BYTES >> 20,
 			       (unsigned long long)info->queue_flushes);
 	for (size_t i = 0; i < info->mismatched.n; i++)
-		hs_strbuf_addf(warn, "%s changed since the recording (its build-id differs) and perf's build-id cache "
+		hs_strbuf_addf(warn,
+			       "%s changed since the recording (its build-id differs) and perf's build-id cache "
 			       "has no copy: its frames are shown as [module]\n",
 			       info->mismatched.v[i]);
 	for (size_t i = 0; i < info->jit_warnings.n; i++)
@@ -444,7 +448,8 @@ void hs_load_info_notes(const struct hs_load_info *li, const struct hs_profile *
 		hs_strbuf_addf(note, "%s: skipped %llu records of unknown types\n", name,
 			       (unsigned long long)info->unknown_records);
 	if (info->bad_records)
-		hs_strbuf_addf(warn, "%s: %llu records could not be parsed\n", name, (unsigned long long)info->bad_records);
+		hs_strbuf_addf(warn, "%s: %llu records could not be parsed\n", name,
+			       (unsigned long long)info->bad_records);
 	if (li->folded_lines_cut)
 		hs_strbuf_addf(warn, "%s: %llu %s more than %u frames: the frames past it are left out\n", name,
 			       (unsigned long long)li->folded_lines_cut,

@@ -617,13 +617,15 @@ void hs_profile_unnamed_note(const struct hs_profile *p, bool debuginfod_set, st
 		       100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user, f);
 	if (u.distro) /* the distribution's file: its debug package */
 		hs_strbuf_addf(sb,
-			       ": install its debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug archive, "
+			       ": install its debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug "
+			       "archive, "
 			       "PACKAGE as 'dpkg -S %s' names it%s%s)%s%s\n",
 			       f, bid ? "; or a debug file at " : "", u.debug_file, dfd,
 			       *dfd ? " (https://debuginfod.debian.net)" : "");
 	else /* one's own, built or installed without symbols */
 		hs_strbuf_addf(sb,
-			       ", which has no symbols (stripped?): build it with -g and keep its symbols, or give hotstack a "
+			       ", which has no symbols (stripped?): build it with -g and keep its symbols, or give "
+			       "hotstack a "
 			       "debug file for it (%s%s%swhere its .gnu_debuglink says, or under --symfs DIR)\n",
 			       bid ? "at " : "", u.debug_file, bid ? ", " : "");
 }

@@ -201,12 +201,12 @@ uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost)
  * of kind HS_KIND_USER with a mapping), those whose leaf has no function name (shown
  * "[module]"), and the file most of them are in. Sums of value index vi. */
 struct hs_unnamed_share {
-	int64_t user;      /* value of the samples with a user-space leaf */
-	int64_t unnamed;   /* ... of those with no function name at the leaf */
-	uint32_t file;     /* string id: the mapped file with the most of them, 0 for none */
-	uint32_t build_id; /* string id: its build-id (lower-case hex), 0 when unknown */
-	int64_t top;       /* value of the unnamed leaves in that file */
-	bool distro;       /* that file is the distribution's (under /usr or /lib*, not
+	int64_t user;         /* value of the samples with a user-space leaf */
+	int64_t unnamed;      /* ... of those with no function name at the leaf */
+	uint32_t file;        /* string id: the mapped file with the most of them, 0 for none */
+	uint32_t build_id;    /* string id: its build-id (lower-case hex), 0 when unknown */
+	int64_t top;          /* value of the unnamed leaves in that file */
+	bool distro;          /* that file is the distribution's (under /usr or /lib*, not
 	                    * /usr/local), whose debug packages may have its symbols */
 	char debug_file[160]; /* where its debug file is looked for by build-id
 	                       * (/usr/lib/debug/.build-id/xx/yyyy.debug), "" without one */
