@@ -377,10 +377,11 @@ static void annotate_one(struct annotation *a, const struct hs_report_fn *fn, co
 				hs_vec_push(&rows, ((struct row){l->line, l->self, l->total}));
 		}
 		qsort(rows.v, rows.n, sizeof(*rows.v), row_cmp);
-		/* the hottest line: most self, else most total (a caller's call site) */
+		/* the hottest line: most total (the line's own samples and its callees': a caller's
+		 * costly call site, not a line with a stray sample of its own), then most self */
 		for (size_t i = 1; i < rows.n; i++)
-			if (rows.v[i].self > rows.v[hot].self ||
-			    (rows.v[i].self == rows.v[hot].self && rows.v[i].total > rows.v[hot].total))
+			if (rows.v[i].total > rows.v[hot].total ||
+			    (rows.v[i].total == rows.v[hot].total && rows.v[i].self > rows.v[hot].self))
 				hot = i;
 		if (files.n > 1)
 			hs_outfile_printf(a->out, "%45s %7s  %s:\n", "", "", hs_profile_str(p, files.v[k]));

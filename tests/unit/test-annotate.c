@@ -131,6 +131,12 @@ static void test_lines_and_source(void **state)
 	out = hs_test_write_format(p, "txt", &o);
 	assert_non_null(strstr(out, "=>   0.00%            0  100.00%          101       5          spin(n);\n"));
 	free(out);
+	/* a stray sample of main's own on another line does not take the mark from the call */
+	add(p, src, "main@7", 1);
+	out = hs_test_write_format(p, "txt", &o);
+	assert_non_null(strstr(out, "=>   0.00%            0   99.02%          101       5          spin(n);\n"));
+	assert_non_null(strstr(out, "\n     0.98%            1    0.98%            1       7  line 7\n"));
+	free(out);
 	hs_profile_free(p);
 }
 
