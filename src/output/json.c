@@ -18,6 +18,21 @@ static void add_str(struct hs_outfile *out, struct hs_strbuf *sb, const char *s)
 	hs_outfile_write(out, sb->buf, sb->len);
 }
 
+/* A function's place: "name", "module" and, where it has one, "file" and "line". */
+static void add_place(const struct hs_profile *p, struct hs_outfile *out, struct hs_strbuf *sb, const char *name,
+		      uint32_t module, uint32_t file, int64_t line)
+{
+	hs_outfile_puts(out, "\"name\":");
+	add_str(out, sb, name);
+	hs_outfile_puts(out, ",\"module\":");
+	add_str(out, sb, hs_profile_str(p, module));
+	if (line) {
+		hs_outfile_puts(out, ",\"file\":");
+		add_str(out, sb, hs_profile_str(p, file));
+		hs_outfile_printf(out, ",\"line\":%lld", (long long)line);
+	}
+}
+
 static void add_fns(const struct hs_profile *p, struct hs_outfile *out, struct hs_strbuf *sb, struct hs_report_fns *fns,
 		    bool self_first, int top, int64_t sum)
 {
@@ -30,15 +45,8 @@ static void add_fns(const struct hs_profile *p, struct hs_outfile *out, struct h
 
 		if ((self_first ? f->self : f->total) <= 0)
 			break;
-		hs_outfile_puts(out, shown++ ? ",\n  {\"name\":" : "\n  {\"name\":");
-		add_str(out, sb, f->name ? hs_profile_str(p, f->name) : "[unknown]");
-		hs_outfile_puts(out, ",\"module\":");
-		add_str(out, sb, hs_profile_str(p, f->module));
-		if (f->line) {
-			hs_outfile_puts(out, ",\"file\":");
-			add_str(out, sb, hs_profile_str(p, f->file));
-			hs_outfile_printf(out, ",\"line\":%lld", (long long)f->line);
-		}
+		hs_outfile_puts(out, shown++ ? ",\n  {" : "\n  {");
+		add_place(p, out, sb, f->name ? hs_profile_str(p, f->name) : "[unknown]", f->module, f->file, f->line);
 		hs_outfile_printf(out, ",\"self\":%lld,\"self_percent\":%.4f,\"total\":%lld,\"total_percent\":%.4f}",
 				  (long long)f->self, share(f->self, sum), (long long)f->total, share(f->total, sum));
 	}
@@ -123,15 +131,9 @@ static void add_tree(const struct hs_profile *p, const struct hs_output_opts *o,
 			continue;
 		}
 		n = &t.nodes.v[f.node];
-		hs_outfile_puts(out, f.first ? "{\"name\":" : ",{\"name\":");
-		add_str(out, sb, f.node ? (n->name ? hs_profile_str(p, n->name) : "[unknown]") : "all");
-		hs_outfile_puts(out, ",\"module\":");
-		add_str(out, sb, hs_profile_str(p, n->module));
-		if (n->line) {
-			hs_outfile_puts(out, ",\"file\":");
-			add_str(out, sb, hs_profile_str(p, n->file));
-			hs_outfile_printf(out, ",\"line\":%lld", (long long)n->line);
-		}
+		hs_outfile_puts(out, f.first ? "{" : ",{");
+		add_place(p, out, sb, f.node ? (n->name ? hs_profile_str(p, n->name) : "[unknown]") : "all", n->module,
+			  n->file, n->line);
 		hs_outfile_printf(out, ",\"self\":%lld,\"total\":%lld,\"total_percent\":%.4f,\"children\":[",
 				  (long long)n->self, (long long)n->total, share(n->total, sum));
 		hs_vec_push(&work, ((struct json_frame){UINT32_MAX, false}));
