@@ -20,6 +20,7 @@ enum hs_kind {
 	HS_KIND_KERNEL,
 	HS_KIND_JIT,
 	HS_KIND_PSEUDO, /* [unknown], [module] without symbol, stop reasons */
+	HS_KIND_PYTHON, /* a Python function, read from the interpreter at sample time */
 	HS_KIND_COUNT
 };
 

@@ -1,0 +1,97 @@
+/* What the BPF program that reads Python frames at sample time and the user space that loads it
+ * share: the offsets it walks an interpreter with, the process table's values, and the record it
+ * hands on for each sample. Compiled both by clang for the BPF target and by the C compiler, so
+ * it uses only fixed-width types. */
+#ifndef HS_PY_ABI_H
+#define HS_PY_ABI_H
+
+#ifdef __bpf__
+typedef __u8 hs_u8;
+typedef __u16 hs_u16;
+typedef __u32 hs_u32;
+typedef __u64 hs_u64;
+#else
+#include <stdint.h>
+typedef uint8_t hs_u8;
+typedef uint16_t hs_u16;
+typedef uint32_t hs_u32;
+typedef uint64_t hs_u64;
+#endif
+
+#define HS_PY_MAX_FRAMES 128 /* Python frames read per sample; deeper stacks are cut */
+#define HS_PY_MAX_THREADS 256 /* thread states looked at to find the sampled thread's */
+#define HS_PY_NONE 0xffff     /* an offset the version does not have */
+#define HS_PY_ENTRY_BIT 0x80000000u
+
+/* How a frame says which instruction runs in it. */
+enum hs_py_instr {
+	HS_PY_INSTR_LASTI_BYTES = 1, /* int f_lasti, a byte offset into co_code (3.8, 3.9) */
+	HS_PY_INSTR_LASTI_UNITS,     /* int f_lasti, in 2-byte code units (3.10) */
+	HS_PY_INSTR_PTR,             /* a pointer to the instruction running, inside the code
+	                              * object at code_code (3.11 prev_instr, 3.12 prev_instr, 3.13
+	                              * instr_ptr) */
+};
+
+/* How one run of the eval loop is told apart from the next. */
+enum hs_py_entry {
+	HS_PY_ENTRY_EVERY = 1, /* each frame is a run of its own (3.8-3.10) */
+	HS_PY_ENTRY_FLAG,      /* the frame a run started with has a flag at frame_owner (3.11
+	                        * is_entry) */
+	HS_PY_ENTRY_SHIM,      /* each run starts with a shim frame whose owner (a byte at
+	                        * frame_owner) is owner_cstack (3.12, 3.13) */
+};
+
+/* Offsets the frame walk uses, per interpreter version (python/layouts.c), all in bytes. */
+struct hs_py_offsets {
+	hs_u16 runtime_interp_head;  /* _PyRuntime.interpreters.head: the main interpreter */
+	hs_u16 interp_tstate_head;   /* PyInterpreterState.tstate_head (threads.head from 3.12) */
+	hs_u16 tstate_next;          /* PyThreadState.next */
+	hs_u16 tstate_thread_id;     /* PyThreadState.thread_id: the thread's pthread_t */
+	hs_u16 tstate_frame;         /* frame (3.8-3.10), cframe (3.11, 3.12), current_frame (3.13) */
+	hs_u16 cframe_current_frame; /* _PyCFrame.current_frame (3.11, 3.12), else HS_PY_NONE */
+	hs_u16 frame_back;           /* f_back (3.8-3.10), previous (3.11+) */
+	hs_u16 frame_code;           /* f_code (3.8-3.12), f_executable (3.13) */
+	hs_u16 frame_instr;          /* f_lasti, prev_instr or instr_ptr: see instr */
+	hs_u16 frame_owner;          /* is_entry (3.11), owner (3.12+), else HS_PY_NONE */
+	hs_u16 code_firstlineno;     /* PyCodeObject.co_firstlineno (an int) */
+	hs_u16 code_code;            /* offsetof(PyCodeObject, co_code_adaptive) (3.11+) */
+	hs_u8 instr;                 /* enum hs_py_instr */
+	hs_u8 entry;                 /* enum hs_py_entry */
+	hs_u8 owner_cstack;          /* the shim's owner value (HS_PY_ENTRY_SHIM) */
+	hs_u8 pad;
+};
+
+/* The process table's value, keyed by the process id as the kernel's root namespace sees it. */
+struct hs_py_proc_info {
+	hs_u64 runtime;   /* address of _PyRuntime */
+	hs_u64 code_type; /* address of PyCode_Type: a frame whose code has another type ends the walk */
+	struct hs_py_offsets off;
+};
+
+/* One Python frame of a sample. */
+struct hs_py_frame {
+	hs_u64 code;        /* the code object's address */
+	hs_u32 instr;       /* byte offset of the running instruction in the code (0: unknown) */
+	hs_u32 line_entry;  /* low 31 bits: the code's co_firstlineno (with code, the cache key);
+	                     * HS_PY_ENTRY_BIT: the outermost frame of its run of the eval loop */
+};
+
+enum hs_py_sample_flag {
+	HS_PY_TRUNCATED = 1,   /* more frames than HS_PY_MAX_FRAMES */
+	HS_PY_BAD_CODE = 2,    /* a frame's code object failed the type check: the walk stopped */
+	HS_PY_READ_FAULT = 4,  /* a read of the interpreter's memory failed: the walk stopped */
+	HS_PY_NO_THREAD = 8,   /* no thread state belongs to the sampled thread */
+};
+
+/* The record the program writes for each sample it reads frames for, just before the kernel
+ * writes the sample itself; time is bpf_ktime_get_ns(), CLOCK_MONOTONIC like the samples'. */
+struct hs_py_sample {
+	hs_u64 time;
+	hs_u32 pid, tid; /* root namespace */
+	hs_u32 cpu;
+	hs_u16 nframes;
+	hs_u16 flags;    /* enum hs_py_sample_flag */
+	struct hs_py_frame frames[HS_PY_MAX_FRAMES]; /* innermost first; only nframes are sent */
+};
+
+#endif

@@ -1,0 +1,79 @@
+/* CPython's interpreters as a profiler sees them from outside: which version a process runs
+ * and where its runtime state is (to hand to the BPF program that reads frames at sample
+ * time), and code objects read from the process's memory turned into a name, a file and the
+ * line of an instruction. Versions 3.8 to 3.13; per-version layouts in layouts.c, 3.13's read
+ * from the interpreter's own _Py_DebugOffsets. */
+#ifndef HS_PYTHON_H
+#define HS_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "python/py-abi.h"
+
+#define HS_PY_VERSION(major, minor) ((major) << 8 | (minor))
+
+/* Reads n bytes at addr of the process into buf: 0, or -1 when any of them cannot be read. */
+struct hs_py_mem {
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	void *ctx;
+};
+/* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
+struct hs_py_mem hs_py_mem_pid(int32_t pid);
+
+/* The user-space half of a version's layout: the code object and the strings and bytes it
+ * points to. */
+struct hs_py_code_layout {
+	uint16_t code_name, code_qualname; /* co_name; co_qualname (3.11+, else HS_PY_NONE) */
+	uint16_t code_filename, code_linetable; /* co_lnotab (3.8, 3.9) or co_linetable */
+	uint16_t code_firstlineno;
+	uint16_t code_size; /* bytes read of a code object: past the last of these fields */
+	uint16_t unicode_state, unicode_length, unicode_ascii_data, unicode_compact_data;
+	uint16_t bytes_size, bytes_data;
+};
+
+/* A process's interpreter. */
+struct hs_py_interp {
+	unsigned version;    /* HS_PY_VERSION(3, 11) */
+	char path[256];      /* the ELF file that holds the runtime: python3.X or libpython3.X.so */
+	struct hs_py_proc_info info; /* for the BPF program: addresses in the process, offsets */
+	struct hs_py_code_layout code;
+};
+
+enum hs_py_found {
+	HS_PY_NOT_PYTHON = 0, /* no CPython runtime mapped (yet) */
+	HS_PY_SUPPORTED,      /* *ret describes it */
+	HS_PY_UNSUPPORTED,    /* a CPython outside 3.8-3.13, or whose layout check failed: why says
+	                       * which, in one line without newline ("python 3.14 is not supported") */
+};
+
+/* Looks for a CPython runtime mapped in process pid (its /proc maps and ELF files). */
+enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, size_t whylen);
+/* Whether a mapped file's name is one a CPython runtime can be in (python3.X, libpython3.X.so):
+ * the cheap test before hs_py_find(). */
+bool hs_py_maybe_runtime(const char *path);
+
+/* A code object, read. */
+struct hs_py_code {
+	char *name;     /* co_qualname where the version has it, else co_name; UTF-8 */
+	char *file;     /* co_filename */
+	int firstlineno;
+	uint8_t *linetable; /* the line table's bytes, in the version's format */
+	size_t linetable_size;
+	unsigned version;
+};
+
+/* Reads the code object at addr: 0, or -1 when it cannot be read or does not look like one
+ * (a name or file that is not a string, sizes out of bounds). */
+int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr,
+		    struct hs_py_code *ret);
+void hs_py_code_release(struct hs_py_code *c);
+/* The source line of the instruction at byte offset instr in the code; 0 when unknown. */
+int hs_py_code_line(const struct hs_py_code *c, uint32_t instr);
+
+/* The layout of a version, or NULL when it has none here. For 3.13, hs_py_find() reads the
+ * offsets from the process instead (its _Py_DebugOffsets), and checks them against this. */
+const struct hs_py_interp *hs_py_layout(unsigned version);
+
+#endif
