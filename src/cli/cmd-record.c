@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "profile/builder.h"
 #include "profile/off-cpu.h"
+#include "python/names.h"
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/session.h"
@@ -52,6 +53,8 @@ static const char record_usage[] =
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
+	"      --no-python         Python code as the interpreter's frames (docs/python.md);\n"
+	"      --python-internals  ... or with them left between the Python functions\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n";
@@ -65,7 +68,7 @@ enum {
 
 static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
-static int no_kernel, keep_time, no_jvm_perfmap, off_cpu;
+static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, py_internals;
 
 struct record_ctx {
 	struct hs_builder b;
@@ -198,6 +201,8 @@ int cmd_record(int argc, char **argv)
 	static const struct option own_late[] = {
 		{"keep-time", no_argument, &keep_time, 1},
 		{"no-jvm-perfmap", no_argument, &no_jvm_perfmap, 1},
+		{"no-python", no_argument, &no_python, 1},
+		{"python-internals", no_argument, &py_internals, 1},
 		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"user", required_argument, NULL, OPT_USER},
@@ -414,11 +419,14 @@ int cmd_record(int argc, char **argv)
 	}
 
 	hs_record_block_signals();
+	ro.py_names = bo.py_names = no_python ? NULL : hs_py_names_new();
+	bo.python_internals = py_internals;
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
 		status = cli_record_error(&err, &ro);
 		goto closed;
 	}
+	cli_record_python_notes(&rec);
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");
@@ -483,6 +491,7 @@ released:
 	hs_builder_release(&ctx.b);
 closed:
 	hs_record_close(&rec);
+	hs_py_names_free(bo.py_names);
 	goto out;
 
 usage_error:

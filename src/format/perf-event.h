@@ -99,6 +99,16 @@ struct hs_perf_lost {
 	uint64_t id, lost;
 };
 
+/* hotstack's own record type, never in a file: the Python frames of the sample that follows
+ * it in time on the same thread (struct hs_py_sample, src/python/py-abi.h), put in the stream
+ * by a live recording. Its payload starts with the time (u64), pid and tid (u32 each). */
+#define HS_RECORD_PY_STACK 0x48530001u
+
+struct hs_perf_raw {
+	const void *data;
+	size_t size;
+};
+
 struct hs_perf_event {
 	uint32_t type; /* PERF_RECORD_* */
 	uint16_t misc;
@@ -109,6 +119,7 @@ struct hs_perf_event {
 		struct hs_perf_comm comm;
 		struct hs_perf_task task;
 		struct hs_perf_lost lost;
+		struct hs_perf_raw raw; /* HS_RECORD_PY_STACK: the payload */
 	};
 };
 

@@ -1,5 +1,5 @@
 /* Events to profile. */
-#include "builder.h"
+#include "profile/builder-private.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,6 +79,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_off_cpu_release(&b->off_cpu);
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
+	hs_builder_py_release(b);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
 	hs_callchain_release(&b->cc);
@@ -570,6 +571,8 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		return; /* the idle task: its "blocked" time is everybody's CPU time */
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
+	if (!off_cpu)
+		hs_builder_py_merge(b, s, pid);
 	if (off_cpu) {
 		hs_off_cpu_out(&b->off_cpu, pid, tid, s->sid.time, thread_name(b, tid, name), b->locs.v, b->locs.n);
 		return;
@@ -685,6 +688,9 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (b->off_cpu_ev != UINT32_MAX)
 			hs_off_cpu_switch(&b->off_cpu, ev);
+		break;
+	case HS_RECORD_PY_STACK:
+		hs_builder_py_stack(b, ev);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:

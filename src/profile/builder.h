@@ -63,10 +63,29 @@ struct hs_builder_opts {
 	 * the kernel fetched the caller's registers, and leading frames of the tracing machinery
 	 * (perf_*, trace_*, __traceiter_*, ftrace_*), should a kernel give them, are left out */
 	bool strip_tracing;
+	/* Python frames (HS_RECORD_PY_STACK records) named from these code objects, merged into
+	 * the native stacks of their samples; NULL: such records are ignored. python_internals:
+	 * the interpreter's frames between Python frames are kept (python/merge.h) */
+	struct hs_py_names *py_names;
+	bool python_internals;
+};
+
+/* The Python side of a builder (builder-python.c). */
+struct hs_builder_py {
+	struct hs_u64map pending;  /* tid -> index in stacks + 1: its latest Python stack */
+	HS_VEC(struct hs_py_sample *) stacks;
+	struct hs_u64map locs;     /* (code read, line) -> location */
+	struct hs_u64map classes;  /* location -> enum hs_py_native + 1 */
+	HS_VEC(int32_t) merged;    /* scratch */
+	HS_VEC(uint8_t) native;    /* scratch */
+	HS_VEC(bool) entry;        /* scratch */
+	HS_VEC(uint32_t) out;      /* scratch */
 };
 
 struct hs_builder_stats {
 	uint64_t samples;        /* added to the profile */
+	uint64_t py_samples;     /* with Python frames merged in */
+	uint64_t py_unnamed;     /* Python frames whose code object could not be read */
 	uint64_t own_samples;    /* of hotstack itself, dropped */
 	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
 	uint64_t lost;           /* samples the kernel could not write (LOST, LOST_SAMPLES) */
@@ -129,6 +148,7 @@ struct hs_builder {
 	uint32_t off_cpu_ev;
 	uint32_t cpu_ix;
 	struct hs_off_cpu off_cpu;
+	struct hs_builder_py py;
 };
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);

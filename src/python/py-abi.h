@@ -66,6 +66,9 @@ struct hs_py_proc_info {
 	hs_u64 runtime;   /* address of _PyRuntime */
 	hs_u64 code_type; /* address of PyCode_Type: a frame whose code has another type ends the walk */
 	struct hs_py_offsets off;
+	hs_u16 frame_read; /* bytes read of a frame: to the end of the last field used */
+	hs_u16 code_read;  /* bytes read of a code object: likewise */
+	hs_u32 version;    /* HS_PY_VERSION(major, minor) */
 };
 
 /* One Python frame of a sample. */
@@ -91,6 +94,8 @@ struct hs_py_sample {
 	hs_u32 cpu;
 	hs_u16 nframes;
 	hs_u16 flags;    /* enum hs_py_sample_flag */
+	hs_u32 version;  /* the interpreter's, HS_PY_VERSION(major, minor) */
+	hs_u32 pad;
 	struct hs_py_frame frames[HS_PY_MAX_FRAMES]; /* innermost first; only nframes are sent */
 };
 

@@ -32,4 +32,15 @@ void hs_record_end_command(struct hs_record *r);
 /* -t alone: whether every thread asked for has exited. */
 bool hs_record_threads_gone(const struct hs_record *r);
 
+/* python.c */
+void hs_record_py_open(struct hs_record *r);  /* loads the frame reader, or notes why not */
+void hs_record_py_close(struct hs_record *r);
+void hs_record_py_attach(struct hs_record *r, int fd); /* to a sampling event just opened */
+void hs_record_py_probe(struct hs_record *r, int32_t pid); /* is it a CPython? */
+/* On the reader thread, for each record drained: a runtime mapped, a process gone. */
+void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev);
+/* Hands each stack the reader wrote since the last call to push, as a record of its own. */
+void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
+			void *ctx);
+
 #endif

@@ -106,6 +106,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
 	}
 	hs_record_setup_attr(r);
+	hs_record_py_open(r); /* before the events: each is given the frame reader as it opens */
 	if ((rc = hs_record_open_targets(r, err)))
 		return rc;
 	hs_record_measure_tsc(r);
@@ -168,6 +169,7 @@ void hs_record_close(struct hs_record *r)
 	hs_vec_free(&r->pidfds);
 	hs_vec_free(&r->captures);
 	hs_u64map_release(&r->off_cpu_ids);
+	hs_record_py_close(r);
 	r->epfd = r->sigfd = r->timerfd = -1;
 }
 
@@ -298,11 +300,21 @@ static void on_record(void *ctx, const struct perf_event_header *rec)
 		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
+	hs_record_py_event(r, &ev);
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
 	d.rec = hs_record_copy(rec, &ev);
 	__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
+	hs_vec_push(&rr->got, d);
+}
+
+static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time)
+{
+	struct reader_round *rr = ctx;
+	struct hs_drained d = {time, rec};
+
+	__atomic_add_fetch(&rr->r->backlog, rec->size, __ATOMIC_RELAXED);
 	hs_vec_push(&rr->got, d);
 }
 
@@ -323,6 +335,9 @@ static void reader_round(struct reader_round *rr, bool last)
 	rr->got.n = 0;
 	for (size_t i = 0; i < r->rings.n; i++)
 		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	/* after the rings: the Python frames of every sample drained are in the frame reader's
+	 * ring by now, since it writes them before the kernel writes the sample */
+	hs_record_py_drain(r, push_drained, rr);
 	/* a round after an empty one with nothing new says nothing the last mark did not: no mark,
 	 * so that a main thread busy for long (a big file to read) does not find millions of them */
 	if (!rr->got.n && rr->idle)

@@ -58,6 +58,9 @@ struct hs_record_opts {
 	const gid_t *groups;                /* supplementary groups, ngroups of them */
 	size_t ngroups;
 	char **envp;                        /* the command's environment; NULL: ours */
+	/* Python frames: read at each sample by a BPF program, for every CPython process, their
+	 * code objects read into this (which the caller owns); NULL: none */
+	struct hs_py_names *py_names;
 };
 
 /* -d SECONDS: a number of seconds over 0 and at most 1e7, into ret. Returns 0 or -EINVAL. */
@@ -235,6 +238,7 @@ struct hs_record {
 	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
 	const struct hs_record_sink *sink;
 	struct hs_error perr;
+	struct hs_record_py *py; /* o.py_names: python.c */
 };
 
 /* Sets up everything (starts the command, stopped before exec; opens the events). Returns 0 or
@@ -277,5 +281,12 @@ int hs_record_command_status(const struct hs_record *r);
  * hs_callgraph_ring_pages()), at most HS_RECORD_MAX_RING_PAGES. */
 #define HS_RECORD_MAX_RING_PAGES (1UL << 20)
 size_t hs_record_bigger_ring(const struct hs_record *r);
+
+/* Python frames (o.py_names): whether the frame reader runs; lines for a person about what
+ * it could not do (no permission, an unsupported version), each once, valid until
+ * hs_record_close(); and the stacks it had no room for. */
+bool hs_record_python_active(const struct hs_record *r);
+size_t hs_record_python_notes(const struct hs_record *r, const char ***lines);
+uint64_t hs_record_python_dropped(const struct hs_record *r);
 
 #endif

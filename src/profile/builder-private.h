@@ -1,0 +1,15 @@
+/* Between the files of the profile builder: builder.c and builder-python.c. Not for use
+ * outside src/profile/. */
+#ifndef HS_BUILDER_PRIVATE_H
+#define HS_BUILDER_PRIVATE_H
+
+#include "profile/builder.h"
+
+/* builder-python.c */
+void hs_builder_py_release(struct hs_builder *b);
+/* An HS_RECORD_PY_STACK record: kept as its thread's latest Python stack. */
+void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev);
+/* The sample's native stack in b->locs gets the Python stack read with it merged in. */
+void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid);
+
+#endif

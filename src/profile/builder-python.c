@@ -1,0 +1,134 @@
+/* The builder's Python side: each thread's latest Python stack (what the frame reader read at
+ * its latest sample) kept until the sample it belongs to comes, its code objects named, and the
+ * Python frames merged into that sample's native stack (python/merge.h). */
+#include "profile/builder-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/merge.h"
+#include "python/names.h"
+
+/* The frame reader writes its record just before the kernel writes the sample, on the same
+ * CPU: microseconds apart. A stack older than this belongs to a sample that was lost. */
+#define PY_STACK_MAX_AGE_NS 2000000ULL
+
+void hs_builder_py_release(struct hs_builder *b)
+{
+	struct hs_builder_py *py = &b->py;
+
+	for (size_t i = 0; i < py->stacks.n; i++)
+		free(py->stacks.v[i]);
+	hs_vec_free(&py->stacks);
+	hs_u64map_release(&py->pending);
+	hs_u64map_release(&py->locs);
+	hs_u64map_release(&py->classes);
+	hs_vec_free(&py->merged);
+	hs_vec_free(&py->native);
+	hs_vec_free(&py->entry);
+	hs_vec_free(&py->out);
+}
+
+void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev)
+{
+	struct hs_builder_py *py = &b->py;
+	const struct hs_py_sample *s = ev->raw.data;
+	size_t head = offsetof(struct hs_py_sample, frames);
+	uint64_t ix;
+
+	if (!b->opts.py_names || ev->raw.size < head || s->nframes > HS_PY_MAX_FRAMES ||
+	    ev->raw.size < head + s->nframes * sizeof(s->frames[0]))
+		return;
+	if (!hs_u64map_get(&py->pending, s->tid, &ix)) {
+		hs_vec_push(&py->stacks, hs_xmalloc(sizeof(struct hs_py_sample)));
+		ix = py->stacks.n;
+		hs_u64map_put(&py->pending, s->tid, ix);
+	}
+	memcpy(py->stacks.v[ix - 1], s, head + s->nframes * sizeof(s->frames[0]));
+}
+
+/* What a native location is to the merge, worked out once per location. */
+static uint8_t native_class(struct hs_builder *b, uint32_t loc)
+{
+	const struct hs_location *l = &b->p->locations.v[loc];
+	uint64_t c;
+
+	if (hs_u64map_get(&b->py.classes, loc, &c))
+		return (uint8_t)(c - 1);
+	if (l->kind == HS_KIND_KERNEL)
+		c = HS_PY_NATIVE_OTHER;
+	else if (l->kind == HS_KIND_PSEUDO && !l->mapping)
+		/* a stop reason ends the stack; [unknown] and [signal] are frames like others */
+		c = strcmp(hs_profile_location_name(b->p, loc), "[unknown]") &&
+				    strcmp(hs_profile_location_name(b->p, loc), "[signal]")
+			    ? HS_PY_NATIVE_STOP
+			    : HS_PY_NATIVE_OTHER;
+	else
+		c = hs_py_native_class(hs_profile_location_name(b->p, loc), l->kind == HS_KIND_JIT);
+	hs_u64map_put(&b->py.classes, loc, c + 1);
+	return (uint8_t)c;
+}
+
+/* The location of a Python frame: one per code object and line. */
+static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
+{
+	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, nm, file;
+	const struct hs_py_code *c = hs_py_names_get(b->opts.py_names, pid, f->code, firstlineno);
+	struct hs_line ln;
+	uint64_t key, loc;
+	int line;
+
+	if (!c) {
+		b->stats.py_unnamed++;
+		nm = hs_profile_intern_str(b->p, "[python]");
+		ln.function = hs_profile_function(b->p, nm, nm, 0, 0);
+		ln.line = 0;
+		return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
+	}
+	line = hs_py_code_line(c, f->instr);
+	key = ((uint64_t)(uintptr_t)c * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(uint32_t)line;
+	if (hs_u64map_get(&b->py.locs, key, &loc) && loc >> 32 == (uint32_t)line &&
+	    b->p->locations.v[(uint32_t)loc].kind == HS_KIND_PYTHON)
+		return (uint32_t)loc;
+	nm = hs_profile_intern_str(b->p, c->name);
+	file = hs_profile_intern_str(b->p, c->file);
+	ln.function = hs_profile_function(b->p, nm, nm, file, c->firstlineno);
+	ln.line = line;
+	loc = hs_profile_location(b->p, 0, 0, HS_KIND_PYTHON, &ln, 1);
+	hs_u64map_put(&b->py.locs, key, (uint64_t)(uint32_t)line << 32 | loc);
+	return (uint32_t)loc;
+}
+
+void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)
+{
+	struct hs_builder_py *py = &b->py;
+	struct hs_py_sample *ps;
+	uint64_t ix;
+	size_t n, np;
+
+	if (!b->opts.py_names || !hs_u64map_get(&py->pending, s->sid.tid, &ix))
+		return;
+	ps = py->stacks.v[ix - 1];
+	if (!ps->nframes || ps->pid != (uint32_t)pid || ps->time > s->sid.time ||
+	    s->sid.time - ps->time > PY_STACK_MAX_AGE_NS)
+		return;
+	np = ps->nframes;
+	ps->nframes = 0; /* taken */
+	hs_vec_reserve(&py->native, b->locs.n);
+	hs_vec_reserve(&py->entry, np);
+	hs_vec_reserve(&py->merged, b->locs.n + np);
+	hs_vec_reserve(&py->out, b->locs.n + np);
+	for (size_t i = 0; i < b->locs.n; i++)
+		py->native.v[i] = native_class(b, b->locs.v[i]);
+	for (size_t j = 0; j < np; j++)
+		py->entry.v[j] = !!(ps->frames[j].line_entry & HS_PY_ENTRY_BIT);
+	n = hs_py_merge(py->native.v, b->locs.n, py->entry.v, np, b->opts.python_internals, py->merged.v);
+	for (size_t k = 0; k < n; k++) {
+		int32_t m = py->merged.v[k];
+		py->out.v[k] = m >= 0 ? b->locs.v[m] : py_location(b, pid, &ps->frames[-1 - m]);
+	}
+	hs_vec_reserve(&b->locs, n);
+	memcpy(b->locs.v, py->out.v, n * sizeof(*b->locs.v));
+	b->locs.n = n;
+	b->stats.py_samples++;
+}

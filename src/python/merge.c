@@ -1,0 +1,126 @@
+/* Merging Python frames into native stacks (merge.h). */
+#include "python/merge.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+/* The interpreter's own frames between a Python function and the next, or between the
+ * interpreter's start and the first: calls, vectorcall, generators resumed, the run of a
+ * module. Matched on the name up to a compiler suffix (".constprop.0", ".lto_priv.0", ".cold").
+ * Builtins a Python function calls (builtin_sum, list_sort) and extension code stay. */
+static const char *const plumbing_exact[] = {
+	"PyObject_Call", "PyObject_CallObject", "PyObject_CallOneArg", "PyObject_CallNoArgs",
+	"PyObject_CallFunction", "PyObject_CallFunctionObjArgs", "PyObject_CallMethod",
+	"PyObject_CallMethodObjArgs", "PyObject_VectorcallMethod", "PyObject_Vectorcall",
+	"PyObject_VectorcallDict", "PyVectorcall_Call", "PyIter_Next", "PyIter_Send", "call_function",
+	"do_call_core", "function_code_fastcall", "object_vacall", "callmethod", "vectorcall_method",
+	"vectorcall_unbound", "vectorcall_maybe", "type_call", "method_vectorcall", "run_mod",
+	"run_eval_code_obj", "run_pyc_file", "py_trampoline_evaluator", "builtin_exec_impl",
+	"builtin_exec", "exec_code_in_module", "gen_iternext", "gen_send",
+	"gen_send_ex", "gen_send_ex2", "coro_wrapper_iternext", "slot_mp_subscript",
+	"slot_sq_item", "slot_nb_add", "call_unbound", "call_unbound_noarg", "call_method",
+	"lookup_maybe_method", "vgetargs1_impl", "PyEval_EvalCode", "PyEval_EvalCodeEx",
+	"property_descr_get", "wrapperdescr_call", "wrapper_call", "partial_vectorcall",
+	"partial_call", "partial_call_impl", "bounded_lru_cache_wrapper", "lru_cache_call",
+	"context_run", "meth_vectorcall", "PyCFunction_Call", "builtin___build_class__",
+};
+
+/* ...and by prefix. */
+static const char *const plumbing_prefix[] = {
+	"_PyEval_", "PyEval_EvalFrame", "_PyFunction_", "_PyObject_Call", "_PyObject_Vectorcall",
+	"_PyObject_FastCall", "_PyObject_MakeTpCall", "_PyVectorcall_", "_PyCFunction_",
+	"_PyMethodDef_Raw", "cfunction_call", "cfunction_vectorcall", "_PyMethodDescr_",
+	"method_vectorcall_", "_PyRun_", "PyRun_", "pymain_", "_PyGen_", "_PyCoro_", "_PyPerfTrampoline",
+	"_Py_call_", "slot_tp_", "_PyStack_", "_PyEval_Vector",
+};
+
+/* Py_RunMain is where a program starts running Python: it stays, as the base the Python
+ * frames stand on; thread_run/t_bootstrap likewise for threads. */
+static const char *const kept[] = {"Py_RunMain", "thread_run", "t_bootstrap", "Py_BytesMain"};
+
+static size_t base_len(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+static bool is(const char *name, size_t n, const char *word)
+{
+	return strlen(word) == n && !strncmp(name, word, n);
+}
+
+enum hs_py_native hs_py_native_class(const char *name, bool jit)
+{
+	size_t n;
+
+	if (!name)
+		return HS_PY_NATIVE_OTHER;
+	if (jit)
+		return !strncmp(name, "py::", 4) ? HS_PY_NATIVE_TRAMPOLINE : HS_PY_NATIVE_OTHER;
+	n = base_len(name);
+	if (is(name, n, "_PyEval_EvalFrameDefault"))
+		return HS_PY_NATIVE_EVAL;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(kept); i++)
+		if (is(name, n, kept[i]))
+			return HS_PY_NATIVE_OTHER;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(plumbing_exact); i++)
+		if (is(name, n, plumbing_exact[i]))
+			return HS_PY_NATIVE_PLUMBING;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(plumbing_prefix); i++)
+		if (!strncmp(name, plumbing_prefix[i], strlen(plumbing_prefix[i])))
+			return HS_PY_NATIVE_PLUMBING;
+	return HS_PY_NATIVE_OTHER;
+}
+
+/* Python frames [from, to) into out at *n. */
+static void put_run(int32_t *out, size_t *n, size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++)
+		out[(*n)++] = -1 - (int32_t)j;
+}
+
+/* End (exclusive) of the run of Python frames that starts at from. */
+static size_t run_end(const bool *entry, size_t npy, size_t from)
+{
+	while (from < npy && !entry[from])
+		from++;
+	return from < npy ? from + 1 : npy;
+}
+
+size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, size_t npy, bool internals, int32_t *out)
+{
+	size_t n = 0, next = 0, nevals = 0, placed = 0;
+	bool stop_seen = false;
+
+	for (size_t i = 0; i < nnative; i++)
+		nevals += native[i] == HS_PY_NATIVE_EVAL;
+	for (size_t i = 0; i < nnative; i++) {
+		uint8_t c = native[i];
+		if (c == HS_PY_NATIVE_EVAL && next < npy) {
+			size_t end = run_end(entry, npy, next);
+			put_run(out, &n, next, end);
+			next = end;
+			if (++placed == nevals) {
+				/* the native stack has no eval-loop frame left for the outer runs: they
+				 * go here, outside the last one placed */
+				put_run(out, &n, next, npy);
+				next = npy;
+			}
+			if (internals)
+				out[n++] = (int32_t)i;
+			continue;
+		}
+		if (c == HS_PY_NATIVE_STOP && next < npy && !nevals && !stop_seen) {
+			put_run(out, &n, next, npy);
+			next = npy;
+			stop_seen = true;
+		}
+		if (!internals && npy && (c == HS_PY_NATIVE_PLUMBING || c == HS_PY_NATIVE_TRAMPOLINE))
+			continue;
+		out[n++] = (int32_t)i;
+	}
+	put_run(out, &n, next, npy);
+	return n;
+}

@@ -1,0 +1,32 @@
+/* Python frames into a native stack: where each run of the eval loop's Python frames goes, and
+ * which of the interpreter's own frames are left out (docs/python.md). */
+#ifndef HS_PY_MERGE_H
+#define HS_PY_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hs_py_native {
+	HS_PY_NATIVE_OTHER = 0, /* anything else: kept */
+	HS_PY_NATIVE_EVAL,      /* _PyEval_EvalFrameDefault: a run of the eval loop */
+	HS_PY_NATIVE_PLUMBING,  /* the interpreter's calling machinery between Python frames */
+	HS_PY_NATIVE_TRAMPOLINE, /* a -X perf trampoline (py::NAME:FILE): the Python frame again */
+	HS_PY_NATIVE_STOP,      /* the pseudo-frame that ends a stack that could not be finished */
+};
+
+/* What a native frame of function name is to the merge (never HS_PY_NATIVE_STOP: the caller
+ * knows its pseudo-frames); jit: in JIT code (a perf map). */
+enum hs_py_native hs_py_native_class(const char *name, bool jit);
+
+/* Merges: native[] classes of the native frames, leaf first; entry[] for each Python frame,
+ * innermost first, whether it is the outermost of its run of the eval loop. Writes to out (room
+ * for nnative + npy) the merged stack, leaf first: i >= 0 for native frame i, -1 - j for
+ * Python frame j. The k-th eval-loop frame from the leaf takes the k-th run of Python frames
+ * from the innermost; runs left over (the native stack ended early) go just outside the last
+ * one placed, or, with no eval-loop frame at all, just inside the stop pseudo-frame (else at the
+ * end). Unless internals, plumbing and trampolines are left out, and the eval-loop frames that
+ * Python frames replace. Returns the merged length. */
+size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, size_t npy, bool internals, int32_t *out);
+
+#endif

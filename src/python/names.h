@@ -1,0 +1,25 @@
+/* Code objects read once per process and kept: what the recording reads as soon as the frame
+ * reader hands a code object on (while its process surely lives), and what the profile builder
+ * names Python frames from later. Safe to use from two threads. */
+#ifndef HS_PY_NAMES_H
+#define HS_PY_NAMES_H
+
+#include <stdint.h>
+
+#include "python/python.h"
+
+struct hs_py_names;
+
+struct hs_py_names *hs_py_names_new(void);
+void hs_py_names_free(struct hs_py_names *n);
+/* Process pid runs interpreter in (copied), from now until hs_py_names_forget(). */
+void hs_py_names_add_proc(struct hs_py_names *n, int32_t pid, const struct hs_py_interp *in);
+/* Reads the code objects of a sample's frames that are not read yet (a struct hs_py_sample). */
+void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s);
+/* The code object, read now if it was not before; NULL when it cannot be (its process is gone,
+ * or the address holds no code object). The code stays valid until hs_py_names_free(). */
+const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno);
+/* Counts: code objects read, and reads that failed. */
+void hs_py_names_stats(struct hs_py_names *n, uint64_t *read, uint64_t *failed);
+
+#endif

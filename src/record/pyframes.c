@@ -1,0 +1,144 @@
+/* Loading and feeding the Python frame reader (pyframes.h), with libbpf and the skeleton
+ * bpftool generates from bpf/pyframes.bpf.c at build time. */
+#include "record/pyframes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "pyframes.skel.h"
+#include "util/util.h"
+
+struct hs_pyframes {
+	struct pyframes *skel;
+	struct ring_buffer *rb;
+	void (*cb)(void *ctx, const void *data, size_t size);
+	void *cb_ctx;
+};
+
+/* libbpf prints its own diagnostics to stderr by default: hotstack words the one error that
+ * matters itself. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static int on_stack(void *ctx, void *data, size_t size)
+{
+	struct hs_pyframes *pf = ctx;
+
+	pf->cb(pf->cb_ctx, data, size);
+	return 0;
+}
+
+int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen)
+{
+	struct hs_pyframes *pf = hs_xcalloc(1, sizeof(*pf));
+	int e;
+
+	*ret = NULL;
+	libbpf_set_print(quiet);
+	pf->skel = pyframes__open();
+	if (!pf->skel) {
+		e = -errno;
+		snprintf(why, whylen, "cannot open the Python frame reader: %s", strerror(-e));
+		free(pf);
+		return e;
+	}
+	if ((e = pyframes__load(pf->skel))) {
+		if (e == -EPERM || e == -EACCES)
+			snprintf(why, whylen, "reading Python frames needs root, or CAP_BPF and CAP_PERFMON");
+		else
+			snprintf(why, whylen, "the kernel refused the Python frame reader: %s", strerror(-e));
+		pyframes__destroy(pf->skel);
+		free(pf);
+		return e == -EACCES ? -EPERM : e;
+	}
+	pf->rb = ring_buffer__new(bpf_map__fd(pf->skel->maps.stacks), on_stack, pf, NULL);
+	if (!pf->rb) {
+		e = -errno;
+		snprintf(why, whylen, "cannot map the Python frame reader's ring: %s", strerror(-e));
+		pyframes__destroy(pf->skel);
+		free(pf);
+		return e;
+	}
+	*ret = pf;
+	return 0;
+}
+
+void hs_pyframes_close(struct hs_pyframes *pf)
+{
+	if (!pf)
+		return;
+	ring_buffer__free(pf->rb);
+	pyframes__destroy(pf->skel);
+	free(pf);
+}
+
+int hs_pyframes_attach(struct hs_pyframes *pf, int perf_fd)
+{
+	if (ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(pf->skel->progs.hs_py_read_frames)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Bytes of a frame the program reads: to the end of the last field it uses. */
+static uint16_t frame_read(const struct hs_py_offsets *o)
+{
+	uint16_t end = HS_MAX(o->frame_back, o->frame_code) + 8;
+
+	end = HS_MAX(end, o->frame_instr + (o->instr == HS_PY_INSTR_PTR ? 8 : 4));
+	if (o->frame_owner != HS_PY_NONE)
+		end = HS_MAX(end, o->frame_owner + 1);
+	return end;
+}
+
+int hs_pyframes_add(struct hs_pyframes *pf, uint32_t pid, const struct hs_py_interp *in)
+{
+	struct hs_py_proc_info info = in->info;
+
+	info.frame_read = frame_read(&info.off);
+	info.code_read = (uint16_t)HS_MAX(16, info.off.code_firstlineno + 4);
+	info.version = in->version;
+	/* the program reads at most 128 bytes of each, and fields 8-aligned within them */
+	if (info.frame_read > 128 || info.code_read > 128)
+		return -EINVAL;
+	if (bpf_map__update_elem(pf->skel->maps.procs, &pid, sizeof(pid), &info, sizeof(info), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void hs_pyframes_remove(struct hs_pyframes *pf, uint32_t pid)
+{
+	bpf_map__delete_elem(pf->skel->maps.procs, &pid, sizeof(pid), 0);
+}
+
+int hs_pyframes_drain(struct hs_pyframes *pf, void (*cb)(void *ctx, const void *data, size_t size), void *ctx)
+{
+	pf->cb = cb;
+	pf->cb_ctx = ctx;
+	return ring_buffer__consume(pf->rb);
+}
+
+uint64_t hs_pyframes_dropped(struct hs_pyframes *pf)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *v;
+	uint32_t zero = 0;
+
+	if (ncpus <= 0)
+		return 0;
+	v = hs_xcalloc((size_t)ncpus, sizeof(*v));
+	if (!bpf_map__lookup_elem(pf->skel->maps.dropped, &zero, sizeof(zero), v, sizeof(*v) * (size_t)ncpus, 0))
+		for (int i = 0; i < ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}

@@ -1,0 +1,31 @@
+/* The BPF program that reads Python frames at sample time (bpf/pyframes.bpf.c): loading it,
+ * attaching it to the sampling events, telling it which processes are which CPython, and
+ * draining what it writes. */
+#ifndef HS_RECORD_PYFRAMES_H
+#define HS_RECORD_PYFRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "python/python.h"
+
+struct hs_pyframes;
+
+/* Loads the program (the kernel's verifier checks it here). Returns 0, or a negative errno with
+ * why filled in one line: -EPERM when this user may not load BPF programs. */
+int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen);
+void hs_pyframes_close(struct hs_pyframes *pf);
+/* Runs the program on each overflow of the perf event perf_fd, before its sample is written.
+ * Returns 0 or a negative errno (-EINVAL for events that take another kind of program, such
+ * as tracepoints). */
+int hs_pyframes_attach(struct hs_pyframes *pf, int perf_fd);
+/* Reads the frames of process pid (root namespace) with in's layout from now on. */
+int hs_pyframes_add(struct hs_pyframes *pf, uint32_t pid, const struct hs_py_interp *in);
+void hs_pyframes_remove(struct hs_pyframes *pf, uint32_t pid);
+/* Hands each record written since the last call (a struct hs_py_sample, of size bytes, with
+ * only its nframes frames) to cb. Returns how many. */
+int hs_pyframes_drain(struct hs_pyframes *pf, void (*cb)(void *ctx, const void *data, size_t size), void *ctx);
+/* Records the program could not write: the ring was full. */
+uint64_t hs_pyframes_dropped(struct hs_pyframes *pf);
+
+#endif

@@ -1,0 +1,182 @@
+/* The Python side of a live recording: the frame reader loaded and attached to the sampling
+ * events, each CPython process found (at attach, at the mmap of its runtime) and described to
+ * it, and what it writes put in the record stream, time-ordered with the samples it belongs
+ * to (as HS_RECORD_PY_STACK records). */
+#include "session-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "python/names.h"
+#include "record/pyframes.h"
+
+struct hs_record_py {
+	struct hs_pyframes *pf;
+	struct hs_py_names *names; /* borrowed: o.py_names */
+	pthread_mutex_t lock;
+	struct hs_u64map pids; /* pid -> 1 reading its frames, 2 another version (said once) */
+	HS_VEC(char *) notes;  /* lines for a person, each once */
+	uint64_t stacks;
+};
+
+static void note(struct hs_record_py *py, const char *line)
+{
+	for (size_t i = 0; i < py->notes.n; i++)
+		if (!strcmp(py->notes.v[i], line))
+			return;
+	hs_vec_push(&py->notes, hs_xstrdup(line));
+}
+
+void hs_record_py_open(struct hs_record *r)
+{
+	struct hs_record_py *py;
+	char why[160];
+
+	if (!r->o.py_names)
+		return;
+	py = hs_xcalloc(1, sizeof(*py));
+	pthread_mutex_init(&py->lock, NULL);
+	py->names = r->o.py_names;
+	r->py = py;
+	if (hs_pyframes_open(&py->pf, why, sizeof(why)) < 0) {
+		char line[320];
+		snprintf(line, sizeof(line), "%s: Python code shows as the interpreter's native frames "
+			 "(on Python 3.12 and later, python -X perf still names its functions)", why);
+		note(py, line);
+	}
+}
+
+void hs_record_py_close(struct hs_record *r)
+{
+	struct hs_record_py *py = r->py;
+
+	if (!py)
+		return;
+	hs_pyframes_close(py->pf);
+	for (size_t i = 0; i < py->notes.n; i++)
+		free(py->notes.v[i]);
+	hs_vec_free(&py->notes);
+	hs_u64map_release(&py->pids);
+	pthread_mutex_destroy(&py->lock);
+	free(py);
+	r->py = NULL;
+}
+
+void hs_record_py_attach(struct hs_record *r, int fd)
+{
+	if (r->py && r->py->pf)
+		hs_pyframes_attach(r->py->pf, fd);
+}
+
+void hs_record_py_probe(struct hs_record *r, int32_t pid)
+{
+	struct hs_record_py *py = r->py;
+	struct hs_py_interp in;
+	char why[160];
+	uint64_t state;
+	enum hs_py_found f;
+
+	if (!py || !py->pf)
+		return;
+	pthread_mutex_lock(&py->lock);
+	if (hs_u64map_get(&py->pids, (uint64_t)pid, &state) && state) {
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
+	f = hs_py_find(pid, &in, why, sizeof(why));
+	if (f == HS_PY_SUPPORTED) {
+		hs_py_names_add_proc(py->names, pid, &in);
+		if (hs_pyframes_add(py->pf, (uint32_t)pid, &in) == 0)
+			hs_u64map_put(&py->pids, (uint64_t)pid, 1);
+	} else if (f == HS_PY_UNSUPPORTED) {
+		char line[256];
+		snprintf(line, sizeof(line), "%s: its code shows as the interpreter's native frames", why);
+		note(py, line);
+		hs_u64map_put(&py->pids, (uint64_t)pid, 2);
+	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
+{
+	struct hs_record_py *py = r->py;
+
+	if (!py || !py->pf)
+		return;
+	if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
+	    hs_py_maybe_runtime(ev->mmap.filename)) {
+		hs_record_py_probe(r, (int32_t)ev->mmap.pid);
+	} else if (ev->type == PERF_RECORD_EXIT && ev->task.pid == ev->task.tid) {
+		pthread_mutex_lock(&py->lock);
+		hs_u64map_put(&py->pids, ev->task.pid, 0);
+		pthread_mutex_unlock(&py->lock);
+		hs_pyframes_remove(py->pf, ev->task.pid);
+	} else if (ev->type == PERF_RECORD_COMM && ev->comm.exec) {
+		/* a new program in the process: whatever it was, it is looked at again */
+		pthread_mutex_lock(&py->lock);
+		hs_u64map_put(&py->pids, ev->comm.pid, 0);
+		pthread_mutex_unlock(&py->lock);
+		hs_pyframes_remove(py->pf, ev->comm.pid);
+	}
+}
+
+struct drain_ctx {
+	struct hs_record *r;
+	void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time);
+	void *push_ctx;
+};
+
+static void on_stack(void *ctx, const void *data, size_t size)
+{
+	struct drain_ctx *dc = ctx;
+	const struct hs_py_sample *s = data;
+	struct perf_event_header *h;
+	size_t want;
+
+	if (size < offsetof(struct hs_py_sample, frames))
+		return;
+	want = offsetof(struct hs_py_sample, frames) + (size_t)HS_MIN(s->nframes, HS_PY_MAX_FRAMES) * sizeof(s->frames[0]);
+	if (size > want)
+		size = want;
+	/* read the code objects now, while the process surely still has them */
+	hs_py_names_prefetch(dc->r->py->names, s);
+	h = hs_xmalloc(sizeof(*h) + size);
+	h->type = HS_RECORD_PY_STACK;
+	h->misc = 0;
+	h->size = (uint16_t)(sizeof(*h) + size);
+	memcpy(h + 1, data, size);
+	dc->r->py->stacks++;
+	dc->push(dc->push_ctx, h, s->time);
+}
+
+void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
+			void *ctx)
+{
+	struct drain_ctx dc = {r, push, ctx};
+
+	if (r->py && r->py->pf)
+		hs_pyframes_drain(r->py->pf, on_stack, &dc);
+}
+
+size_t hs_record_python_notes(const struct hs_record *r, const char ***lines)
+{
+	if (!r->py) {
+		*lines = NULL;
+		return 0;
+	}
+	*lines = (const char **)r->py->notes.v;
+	return r->py->notes.n;
+}
+
+bool hs_record_python_active(const struct hs_record *r)
+{
+	return r->py && r->py->pf;
+}
+
+uint64_t hs_record_python_dropped(const struct hs_record *r)
+{
+	return r->py && r->py->pf ? hs_pyframes_dropped(r->py->pf) : 0;
+}
