@@ -39,6 +39,9 @@ struct hs_py_interp {
 	char path[256];      /* the ELF file that holds the runtime: python3.X or libpython3.X.so */
 	struct hs_py_proc_info info; /* for the BPF program: addresses in the process, offsets */
 	struct hs_py_code_layout code;
+	/* addresses of PyUnicode_Type and PyBytes_Type in the process: a code object's name,
+	 * file or line table of another type is refused (0: not checked) */
+	uint64_t str_type, bytes_type;
 };
 
 enum hs_py_found {
@@ -71,6 +74,13 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, 
 void hs_py_code_release(struct hs_py_code *c);
 /* The source line of the instruction at byte offset instr in the code; 0 when unknown. */
 int hs_py_code_line(const struct hs_py_code *c, uint32_t instr);
+
+/* The Python frames of the thread whose pthread_t (its fs base on x86_64 glibc) is fsbase, as
+ * the BPF program reads them at sample time (the algorithm is written out at the top of
+ * walk.c): at most max frames into out, innermost first; returns how many, with the walk's
+ * enum hs_py_sample_flag bits in *flags. For tests and for checking the BPF program. */
+size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t fsbase,
+		  struct hs_py_frame *out, size_t max, uint16_t *flags);
 
 /* The layout of a version, or NULL when it has none here. For 3.13, hs_py_find() reads the
  * offsets from the process instead (its _Py_DebugOffsets), and checks them against this. */
