@@ -330,7 +330,6 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		memcpy(&ev.sid.time, b, 8);
 		memcpy(&ev.sid.pid, b + 8, 4);
 		memcpy(&ev.sid.tid, b + 12, 4);
-		ev.sid.has_time = true;
 		ev.raw.data = (const unsigned char *)rec + sizeof(*h);
 		ev.raw.size = size - sizeof(*h);
 		*ret = ev;

@@ -101,7 +101,8 @@ struct hs_perf_lost {
 
 /* hotstack's own record type, never in a file: the Python frames of the sample that follows
  * it in time on the same thread (struct hs_py_sample, src/python/py-abi.h), put in the stream
- * by a live recording. Its payload starts with the time (u64), pid and tid (u32 each). */
+ * by a live recording. Its payload starts with the time (u64), pid and tid (u32 each), which
+ * sid has (but not has_time: that time may be a little after its sample's). */
 #define HS_RECORD_PY_STACK 0x48530001u
 
 struct hs_perf_raw {

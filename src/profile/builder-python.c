@@ -9,9 +9,11 @@
 #include "python/merge.h"
 #include "python/names.h"
 
-/* The frame reader writes its record just before the kernel writes the sample, on the same
- * CPU: microseconds apart. A stack older than this belongs to a sample that was lost. */
-#define PY_STACK_MAX_AGE_NS 2000000ULL
+/* The frame reader's record and its sample are taken microseconds apart, in either order (the
+ * kernel may stamp the sample before the program runs): a stack further than this from a
+ * sample is another sample's (one lost, or not taken). The recording queues the stacks this
+ * much early, so that each comes before its sample (record/python.c). */
+#define PY_STACK_WINDOW_NS HS_PY_STACK_EARLY_NS
 
 void hs_builder_py_release(struct hs_builder *b)
 {
@@ -63,6 +65,12 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc)
 				    strcmp(hs_profile_location_name(b->p, loc), "[signal]")
 			    ? HS_PY_NATIVE_STOP
 			    : HS_PY_NATIVE_OTHER;
+	else if (l->kind == HS_KIND_USER && hs_profile_location_name(b->p, loc)[0] == '[')
+		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
+		 * its machinery; elsewhere (an extension, a library) it is kept */
+		c = l->mapping && hs_py_maybe_runtime(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))
+			    ? HS_PY_NATIVE_PLUMBING
+			    : HS_PY_NATIVE_OTHER;
 	else
 		c = hs_py_native_class(hs_profile_location_name(b->p, loc), l->kind == HS_KIND_JIT);
 	hs_u64map_put(&b->py.classes, loc, c + 1);
@@ -109,8 +117,8 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	if (!b->opts.py_names || !hs_u64map_get(&py->pending, s->sid.tid, &ix))
 		return;
 	ps = py->stacks.v[ix - 1];
-	if (!ps->nframes || ps->pid != (uint32_t)pid || ps->time > s->sid.time ||
-	    s->sid.time - ps->time > PY_STACK_MAX_AGE_NS)
+	if (!ps->nframes || ps->pid != (uint32_t)pid || ps->time > s->sid.time + PY_STACK_WINDOW_NS ||
+	    s->sid.time > ps->time + PY_STACK_WINDOW_NS)
 		return;
 	np = ps->nframes;
 	ps->nframes = 0; /* taken */

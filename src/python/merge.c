@@ -75,52 +75,60 @@ enum hs_py_native hs_py_native_class(const char *name, bool jit)
 }
 
 /* Python frames [from, to) into out at *n. */
-static void put_run(int32_t *out, size_t *n, size_t from, size_t to)
+static void put_frames(int32_t *out, size_t *n, size_t from, size_t to)
 {
 	for (size_t j = from; j < to; j++)
 		out[(*n)++] = -1 - (int32_t)j;
 }
 
-/* End (exclusive) of the run of Python frames that starts at from. */
-static size_t run_end(const bool *entry, size_t npy, size_t from)
-{
-	while (from < npy && !entry[from])
-		from++;
-	return from < npy ? from + 1 : npy;
-}
-
 size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, size_t npy, bool internals, int32_t *out)
 {
-	size_t n = 0, next = 0, nevals = 0, placed = 0;
-	bool stop_seen = false;
+	size_t n = 0, nevals = 0, ngroups = 0, rank = 0, next = 0, bounds[HS_PY_MERGE_MAX_GROUPS + 1];
+	bool complete = true, placed_all = false;
+	ptrdiff_t offset;
 
-	for (size_t i = 0; i < nnative; i++)
+	/* the runs of the eval loop, innermost first: run g is frames [bounds[g], bounds[g + 1]) */
+	bounds[0] = 0;
+	for (size_t j = 0; j < npy && ngroups < HS_PY_MERGE_MAX_GROUPS; j++)
+		if (entry[j] || j + 1 == npy)
+			bounds[++ngroups] = j + 1;
+	if (ngroups && bounds[ngroups] < npy)
+		bounds[ngroups] = npy; /* past the cap: the outermost run takes the rest */
+	for (size_t i = 0; i < nnative; i++) {
 		nevals += native[i] == HS_PY_NATIVE_EVAL;
+		complete &= native[i] != HS_PY_NATIVE_STOP;
+	}
+	/* A whole native stack pairs its eval-loop frames with the runs from the outermost in: a
+	 * sample taken as a run starts or ends has one more (or one fewer) inside. A stack cut
+	 * short pairs them from the innermost out, and the runs left over go outside the last. */
+	offset = complete ? (ptrdiff_t)ngroups - (ptrdiff_t)nevals : 0;
 	for (size_t i = 0; i < nnative; i++) {
 		uint8_t c = native[i];
-		if (c == HS_PY_NATIVE_EVAL && next < npy) {
-			size_t end = run_end(entry, npy, next);
-			put_run(out, &n, next, end);
-			next = end;
-			if (++placed == nevals) {
-				/* the native stack has no eval-loop frame left for the outer runs: they
-				 * go here, outside the last one placed */
-				put_run(out, &n, next, npy);
-				next = npy;
+		if (c == HS_PY_NATIVE_EVAL) {
+			ptrdiff_t g = (ptrdiff_t)rank++ + offset;
+			if (g >= 0 && (size_t)g < ngroups) {
+				/* runs inside the first one paired (none of their own) come first */
+				size_t to = rank == nevals && !complete ? ngroups : (size_t)g + 1;
+				put_frames(out, &n, next, bounds[to]);
+				next = bounds[to];
+				placed_all = next == npy;
 			}
 			if (internals)
 				out[n++] = (int32_t)i;
 			continue;
 		}
-		if (c == HS_PY_NATIVE_STOP && next < npy && !nevals && !stop_seen) {
-			put_run(out, &n, next, npy);
+		if (c == HS_PY_NATIVE_STOP && !nevals && !placed_all) {
+			put_frames(out, &n, next, npy);
 			next = npy;
-			stop_seen = true;
+			placed_all = true;
 		}
 		if (!internals && npy && (c == HS_PY_NATIVE_PLUMBING || c == HS_PY_NATIVE_TRAMPOLINE))
 			continue;
 		out[n++] = (int32_t)i;
 	}
-	put_run(out, &n, next, npy);
+	if (!placed_all) {
+		/* no eval-loop frame took the outer runs: they go at the base */
+		put_frames(out, &n, next, npy);
+	}
 	return n;
 }

@@ -15,6 +15,8 @@ enum hs_py_native {
 	HS_PY_NATIVE_STOP,      /* the pseudo-frame that ends a stack that could not be finished */
 };
 
+#define HS_PY_MERGE_MAX_GROUPS 256 /* runs of the eval loop told apart in one stack */
+
 /* What a native frame of function name is to the merge (never HS_PY_NATIVE_STOP: the caller
  * knows its pseudo-frames); jit: in JIT code (a perf map). */
 enum hs_py_native hs_py_native_class(const char *name, bool jit);
@@ -22,11 +24,11 @@ enum hs_py_native hs_py_native_class(const char *name, bool jit);
 /* Merges: native[] classes of the native frames, leaf first; entry[] for each Python frame,
  * innermost first, whether it is the outermost of its run of the eval loop. Writes to out (room
  * for nnative + npy) the merged stack, leaf first: i >= 0 for native frame i, -1 - j for
- * Python frame j. The k-th eval-loop frame from the leaf takes the k-th run of Python frames
- * from the innermost; runs left over (the native stack ended early) go just outside the last
- * one placed, or, with no eval-loop frame at all, just inside the stop pseudo-frame (else at the
- * end). Unless internals, plumbing and trampolines are left out, and the eval-loop frames that
- * Python frames replace. Returns the merged length. */
+ * Python frame j. Each eval-loop frame takes a run of Python frames (paired from the base when
+ * the native stack is whole, from the leaf when it ends in a stop pseudo-frame); runs with no
+ * eval-loop frame go next to the nearest run placed, or, with no eval-loop frame at all, just
+ * inside the stop pseudo-frame (else at the base). Unless internals, plumbing, trampolines and
+ * the eval-loop frames themselves are left out. Returns the merged length. */
 size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, size_t npy, bool internals, int32_t *out);
 
 #endif

@@ -22,6 +22,9 @@ typedef uint64_t hs_u64;
 #define HS_PY_MAX_THREADS 256 /* thread states looked at to find the sampled thread's */
 #define HS_PY_NONE 0xffff     /* an offset the version does not have */
 #define HS_PY_ENTRY_BIT 0x80000000u
+/* A record and its sample are stamped this close together (either may be first); records are
+ * put this much before their time in the stream, so that each precedes its sample. */
+#define HS_PY_STACK_EARLY_NS 200000
 
 /* How a frame says which instruction runs in it. */
 enum hs_py_instr {

@@ -149,7 +149,7 @@ static void on_stack(void *ctx, const void *data, size_t size)
 	h->size = (uint16_t)(sizeof(*h) + size);
 	memcpy(h + 1, data, size);
 	dc->r->py->stacks++;
-	dc->push(dc->push_ctx, h, s->time);
+	dc->push(dc->push_ctx, h, s->time - HS_PY_STACK_EARLY_NS);
 }
 
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
