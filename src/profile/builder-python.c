@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "python/merge.h"
+#include "symbolize/dwarf-lines.h"
 #include "python/names.h"
 
 /* The frame reader's record and its sample are taken microseconds apart, in either order (the
@@ -49,31 +50,46 @@ void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 	memcpy(py->stacks.v[ix - 1], s, head + s->nframes * sizeof(s->frames[0]));
 }
 
-/* What a native location is to the merge, worked out once per location. */
-static uint8_t native_class(struct hs_builder *b, uint32_t loc)
+/* What a native location is to the merge, worked out once per location, and the location to
+ * show instead when some of its inlined functions are machinery and some not (0: itself). */
+static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instead)
 {
 	const struct hs_location *l = &b->p->locations.v[loc];
+	struct hs_line kept[HS_DWARF_MAX_INLINE];
+	const char *name = hs_profile_location_name(b->p, loc);
+	uint32_t nkept = 0, nlines = l->nlines;
 	uint64_t c;
 
-	if (hs_u64map_get(&b->py.classes, loc, &c))
+	*instead = 0;
+	if (hs_u64map_get(&b->py.classes, loc, &c)) {
+		*instead = (uint32_t)(c >> 32);
 		return (uint8_t)(c - 1);
+	}
 	if (l->kind == HS_KIND_KERNEL)
 		c = HS_PY_NATIVE_OTHER;
 	else if (l->kind == HS_KIND_PSEUDO && !l->mapping)
 		/* a stop reason ends the stack; [unknown] and [signal] are frames like others */
-		c = strcmp(hs_profile_location_name(b->p, loc), "[unknown]") &&
-				    strcmp(hs_profile_location_name(b->p, loc), "[signal]")
-			    ? HS_PY_NATIVE_STOP
-			    : HS_PY_NATIVE_OTHER;
-	else if (l->kind == HS_KIND_USER && hs_profile_location_name(b->p, loc)[0] == '[')
+		c = strcmp(name, "[unknown]") && strcmp(name, "[signal]") ? HS_PY_NATIVE_STOP : HS_PY_NATIVE_OTHER;
+	else if (l->kind == HS_KIND_USER && name[0] == '[')
 		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
 		 * its machinery; elsewhere (an extension, a library) it is kept */
 		c = l->mapping && hs_py_maybe_runtime(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))
 			    ? HS_PY_NATIVE_PLUMBING
 			    : HS_PY_NATIVE_OTHER;
 	else
-		c = hs_py_native_class(hs_profile_location_name(b->p, loc), l->kind == HS_KIND_JIT);
-	hs_u64map_put(&b->py.classes, loc, c + 1);
+		c = hs_py_native_class(name, l->kind == HS_KIND_JIT);
+	if (c == HS_PY_NATIVE_OTHER && nlines > 1 && nlines <= HS_DWARF_MAX_INLINE && l->kind == HS_KIND_USER) {
+		/* functions inlined into one that stays: those that are machinery go */
+		for (uint32_t i = 0; i < nlines; i++) {
+			struct hs_line ln = b->p->lines.v[l->line0 + i];
+			const char *fn = hs_profile_str(b->p, b->p->functions.v[ln.function].name);
+			if (hs_py_native_class(fn, false) == HS_PY_NATIVE_OTHER)
+				kept[nkept++] = ln;
+		}
+		if (nkept < nlines)
+			*instead = hs_profile_location(b->p, l->mapping, l->address, l->kind, kept, nkept);
+	}
+	hs_u64map_put(&b->py.classes, loc, (c + 1) | (uint64_t)*instead << 32);
 	return (uint8_t)c;
 }
 
@@ -126,8 +142,12 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	hs_vec_reserve(&py->entry, np);
 	hs_vec_reserve(&py->merged, b->locs.n + np);
 	hs_vec_reserve(&py->out, b->locs.n + np);
-	for (size_t i = 0; i < b->locs.n; i++)
-		py->native.v[i] = native_class(b, b->locs.v[i]);
+	for (size_t i = 0; i < b->locs.n; i++) {
+		uint32_t instead;
+		py->native.v[i] = native_class(b, b->locs.v[i], &instead);
+		if (instead && !b->opts.python_internals)
+			b->locs.v[i] = instead; /* read only after the merge, which keeps it */
+	}
 	for (size_t j = 0; j < np; j++)
 		py->entry.v[j] = !!(ps->frames[j].line_entry & HS_PY_ENTRY_BIT);
 	n = hs_py_merge(py->native.v, b->locs.n, py->entry.v, np, b->opts.python_internals, py->merged.v);
