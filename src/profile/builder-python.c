@@ -70,6 +70,8 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instea
 	else if (l->kind == HS_KIND_PSEUDO && !l->mapping)
 		/* a stop reason ends the stack; [unknown] and [signal] are frames like others */
 		c = strcmp(name, "[unknown]") && strcmp(name, "[signal]") ? HS_PY_NATIVE_STOP : HS_PY_NATIVE_OTHER;
+	else if (l->kind == HS_KIND_JIT && name[0] == '[')
+		c = HS_PY_NATIVE_JIT; /* named at the end: a trampoline where it calls the eval loop */
 	else if (l->kind == HS_KIND_USER && name[0] == '[')
 		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
 		 * its machinery; elsewhere (an extension, a library) it is kept */

@@ -122,7 +122,8 @@ size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, siz
 			next = npy;
 			placed_all = true;
 		}
-		if (!internals && npy && (c == HS_PY_NATIVE_PLUMBING || c == HS_PY_NATIVE_TRAMPOLINE))
+		if (!internals && npy &&
+		    (c == HS_PY_NATIVE_PLUMBING || c == HS_PY_NATIVE_TRAMPOLINE || (c == HS_PY_NATIVE_JIT && rank)))
 			continue;
 		out[n++] = (int32_t)i;
 	}

@@ -13,6 +13,8 @@ enum hs_py_native {
 	HS_PY_NATIVE_PLUMBING,  /* the interpreter's calling machinery between Python frames */
 	HS_PY_NATIVE_TRAMPOLINE, /* a -X perf trampoline (py::NAME:FILE): the Python frame again */
 	HS_PY_NATIVE_STOP,      /* the pseudo-frame that ends a stack that could not be finished */
+	HS_PY_NATIVE_JIT,       /* JIT code not named yet: outside the innermost eval-loop frame,
+	                         * where the interpreter's calls run, a -X perf trampoline */
 };
 
 #define HS_PY_MERGE_MAX_GROUPS 256 /* runs of the eval loop told apart in one stack */
@@ -27,8 +29,9 @@ enum hs_py_native hs_py_native_class(const char *name, bool jit);
  * Python frame j. Each eval-loop frame takes a run of Python frames (paired from the base when
  * the native stack is whole, from the leaf when it ends in a stop pseudo-frame); runs with no
  * eval-loop frame go next to the nearest run placed, or, with no eval-loop frame at all, just
- * inside the stop pseudo-frame (else at the base). Unless internals, plumbing, trampolines and
- * the eval-loop frames themselves are left out. Returns the merged length. */
+ * inside the stop pseudo-frame (else at the base). Unless internals, plumbing, trampolines
+ * (HS_PY_NATIVE_JIT too, outside the innermost eval-loop frame) and the eval-loop frames
+ * themselves are left out. Returns the merged length. */
 size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, size_t npy, bool internals, int32_t *out);
 
 #endif

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Python frames read at sample time, under every CPython 3.8-3.13 here and Debian's python3.11:
+# a program with a known call tree (recursion, a method, zlib, a second thread), started with
+# no flag and attached to with -p, and once system-wide: at least 95% of the leaf function's
+# samples carry the exact Python chain from <module> down, zlib's frames sit under their Python
+# caller, the thread shows its function (python-check.py). Then --python-internals, -X perf's
+# trampolines left out, a version outside 3.8-3.13 and a user without BPF rights: one line each.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+prog="$SRCDIR/tests/workloads/calltree.py"
+check="$SRCDIR/tests/e2e/python-check.py"
+[ -x /usr/bin/python3.11 ] || fail "Debian's python3.11 is missing (scripts/install-deps installs it)"
+
+pids=""
+trap 'kill $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+run_one() { # NAME VERSION PYTHON
+	name=$1 version=$2 py=$3
+	"$HOTSTACK" record -q -o "$dir/$name.folded" -- "$py" "$prog" 2.5 2>"$dir/$name.err" ||
+		fail "$name: record failed: $(cat "$dir/$name.err")"
+	[ ! -s "$dir/$name.err" ] || fail "$name: record said: $(cat "$dir/$name.err")"
+	/usr/bin/python3.11 "$check" "$dir/$name.folded" "$version" || fail "$name: started"
+	# attached to the same program started without hotstack
+	rm -f "$dir/ready"
+	"$py" "$prog" 4 "$dir/ready" &
+	pid=$!
+	pids="$pids $pid"
+	wait_until 100 test -s "$dir/ready" || fail "$name: the program did not start"
+	"$HOTSTACK" record -q -p "$pid" -d 2 -o "$dir/$name-p.folded" 2>"$dir/$name-p.err" ||
+		fail "$name: record -p failed: $(cat "$dir/$name-p.err")"
+	/usr/bin/python3.11 "$check" "$dir/$name-p.folded" "$version" || fail "$name: attached with -p"
+	wait "$pid" || true
+}
+
+run_one debian 3.11 /usr/bin/python3.11
+tested="debian-3.11"
+for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+	py=$(ls -d "$HOME"/.pyenv/versions/"$v".*/bin/python"$v" 2>/dev/null | tail -n1 || true)
+	if [ -z "$py" ]; then
+		echo "$test_name: no pyenv CPython $v here: not tested" >&2
+		continue
+	fi
+	run_one "py$v" "$v" "$py"
+	tested="$tested $v"
+done
+
+# system-wide: the Python process among all the others
+rm -f "$dir/ready"
+/usr/bin/python3.11 "$prog" 4 "$dir/ready" &
+pids="$pids $!"
+wait_until 100 test -s "$dir/ready" || fail "the program did not start for -a"
+"$HOTSTACK" record -q -a -d 2 -o "$dir/all.folded" || fail "record -a failed"
+grep '^python3.11;' "$dir/all.folded" >"$dir/all-py.folded" || fail "-a: no python3.11 samples"
+/usr/bin/python3.11 "$check" "$dir/all-py.folded" 3.11 || fail "system-wide"
+
+# --python-internals keeps the eval loop between the Python frames
+"$HOTSTACK" record -q --python-internals -o "$dir/int.folded" -- /usr/bin/python3.11 "$prog" 2 ||
+	fail "record --python-internals failed"
+/usr/bin/python3.11 "$check" "$dir/int.folded" 3.11 --internals || fail "--python-internals"
+
+# -X perf: the interpreter's perf map names trampolines too; only one frame per function shows
+py312=$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3.12 2>/dev/null | tail -n1 || true)
+if [ -n "$py312" ]; then
+	"$HOTSTACK" record -q -o "$dir/xperf.folded" -- "$py312" -X perf "$prog" 2 || fail "record of -X perf failed"
+	/usr/bin/python3.11 "$check" "$dir/xperf.folded" 3.12 || fail "-X perf"
+fi
+
+# a version outside 3.8-3.13: one line naming it, and native frames
+old=$(ls -d "$HOME"/.pyenv/versions/3.7.*/bin/python3.7 "$HOME"/.pyenv/versions/3.6.*/bin/python3.6 2>/dev/null | head -n1 || true)
+if [ -n "$old" ]; then
+	expect_status 0 "$HOTSTACK" record -o "$dir/old.folded" -- "$old" -c 'sum(range(3000000))'
+	expect_stderr "python 3\.[67] is not supported"
+	[ "$(grep -c 'not supported' "$dir/.err")" = 1 ] || fail "the version warning is not one line: $(cat "$dir/.err")"
+else
+	echo "$test_name: no CPython before 3.8 here: the version warning is not tested" >&2
+fi
+
+# without the right to load BPF programs: one line, and the recording goes on
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	chmod 777 "$dir"
+	runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -- /usr/bin/python3.11 "$prog" 1 \
+		>"$dir/nobpf.out" 2>"$dir/nobpf.err" || fail "record as nobody failed: $(cat "$dir/nobpf.err")"
+	[ "$(grep -c 'Python frames needs root' "$dir/nobpf.err")" = 1 ] ||
+		fail "no one-line notice without BPF rights: $(cat "$dir/nobpf.err")"
+	grep -q '_PyEval_EvalFrameDefault' "$dir/nobpf.folded" || fail "no native stacks without BPF rights"
+	if grep -q 'leaf_work' "$dir/nobpf.folded"; then fail "Python frames without BPF rights?"; fi
+else
+	fail "no user 'nobody' or no runuser to test without BPF rights"
+fi
+echo "$test_name: tested $tested" >&2
+exit 0
