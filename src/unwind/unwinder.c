@@ -297,7 +297,7 @@ static uint32_t tramp_by_name(struct hs_unwinder *u, int32_t pid, uint64_t pc)
 /* The CFI of the trampoline at pc (anonymous memory of pid, no unwinding information of its
  * own), and pc's address in it; NULL when pc is in no trampoline. Its code is read from the
  * process while it runs: the perf map and the jitdump may come later than the code runs
- * (3.13's -X perf_jit writes its jitdump through a 4 KiB stdio buffer: the trampolines compiled
+ * (3.13's -X perf_jit buffers its jitdump writes 4 KiB at a time: the trampolines compiled
  * last are in no file until more fill it). Cached: the same return addresses come back. */
 static const struct hs_cfi_table *tramp_table(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t pc,
 					      uint64_t *vaddr)
