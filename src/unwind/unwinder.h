@@ -49,8 +49,8 @@ struct hs_unwinder_stats {
 	uint64_t tables_built, tables_evicted, tables_failed;
 	uint64_t unsupported_rows_hit;
 	uint64_t jit_tables;   /* JIT code unwinding information compiled */
-	/* steps through a runtime's trampoline (unwind/trampoline.h) found by its code, or by its
-	 * JIT symbol where the code could not be read */
+	/* steps through a runtime's trampoline (unwind/trampoline.h), and those of them whose
+	 * trampoline was known by its JIT symbol, its code being unreadable */
 	uint64_t tramp_steps, tramp_by_name;
 	/* frame-pointer steps refused (HS_STOP_BAD_FP), by what was wrong; and steps that took the
 	 * frame record of a frame that saved rbp without setting it */
