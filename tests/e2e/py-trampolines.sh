@@ -18,6 +18,18 @@ py312=$HOME/.pyenv/versions/3.12.1/bin/python3.12
 py313=$HOME/.pyenv/versions/3.13.0/bin/python3.13
 [ -x "$py312" ] || [ -x "$py313" ] || skip "neither $py312 nor $py313 is installed"
 
+# run PY ARGS...: the interpreter, its pid noted, so that the perf maps and jitdumps it leaves
+# in /tmp are removed at the end
+run=$dir/run.sh
+printf '#!/bin/sh\necho $$ >>"%s"\nexec "$@"\n' "$dir/pids" >"$run"
+chmod +x "$run"
+cleanup() {
+	while read -r pid; do rm -f "/tmp/perf-$pid.map" "/tmp/jit-$pid.dump"; done <"$dir/pids"
+	rm -rf "$dir"
+}
+: >"$dir/pids"
+trap cleanup EXIT
+
 # the py:: frames of a stack, without their files, ";"-joined
 # shellcheck disable=SC2016 # awk's $ fields, not the shell's
 py_awk='
@@ -62,13 +74,13 @@ $(worst "$dir/$1.bad")"
 
 ran=0
 if [ -x "$py312" ]; then
-	record 312-perf -g dwarf -- "$py312" -X perf "$prog" 2
+	record 312-perf -g dwarf -- "$run" "$py312" -X perf "$prog" 2
 	check 312-perf
-	record 312-auto -- "$py312" -X perf "$prog" 2
+	record 312-auto -- "$run" "$py312" -X perf "$prog" 2
 	check 312-auto
 
 	# -g fp: the kernel's walk from an rbp the interpreter uses as a register
-	record 312-fp -g fp -- "$py312" -X perf "$prog" 2
+	record 312-fp -g fp -- "$run" "$py312" -X perf "$prog" 2
 	awk "$unwind_awk$py_awk"'
 {
 	parse()
@@ -89,7 +101,7 @@ $(worst "$dir/fp.bad")"
 	if ! command -v perf >/dev/null 2>&1; then
 		echo "py-trampolines: SKIP perf.data: perf is not installed"
 	elif ! perf record -q -k 1 -F 999 --call-graph dwarf,65528 -o "$dir/perf.data" -- \
-		"$py312" -X perf "$prog" 2 >/dev/null 2>"$dir/perf.err"; then
+		"$run" "$py312" -X perf "$prog" 2 >/dev/null 2>"$dir/perf.err"; then
 		echo "py-trampolines: SKIP perf.data: perf record failed: $(head -n1 "$dir/perf.err")"
 	else
 		"$HOTSTACK" convert "$dir/perf.data" -o "$dir/312-perf-data.folded" 2>"$dir/convert.err" ||
@@ -101,9 +113,9 @@ else
 	echo "py-trampolines: SKIP 3.12: $py312 is not installed"
 fi
 if [ -x "$py313" ]; then
-	record 313-perf -g dwarf -- "$py313" -X perf "$prog" 2
+	record 313-perf -g dwarf -- "$run" "$py313" -X perf "$prog" 2
 	check 313-perf
-	record 313-perf-jit -g dwarf -- "$py313" -X perf_jit "$prog" 2
+	record 313-perf-jit -g dwarf -- "$run" "$py313" -X perf_jit "$prog" 2
 	check 313-perf-jit
 	ran=1
 else
