@@ -11,6 +11,7 @@
 
 #include "format/elf.h"
 #include "model/dso-file.h"
+#include "unwind/trampoline.h"
 
 #define MAX_SEGS 16
 
@@ -62,6 +63,7 @@ void hs_unwinder_release(struct hs_unwinder *u)
 	hs_vec_free(&u->files);
 	hs_u64map_release(&u->by_key);
 	hs_u64map_release(&u->ret_kinds);
+	hs_u64map_release(&u->tramps);
 }
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) to DWARF's. */
@@ -265,6 +267,69 @@ static const struct hs_cfi_table *jit_table(struct hs_unwinder *u, int32_t pid, 
 		return NULL;
 	*vaddr = JIT_BASE + (pc - c->start);
 	return w->table;
+}
+
+/* ---- trampolines ---- */
+
+#define TRAMP_NONE 0xff
+#define TRAMPS_MAX (1u << 16)
+
+/* The trampoline at pc by its JIT symbol, for code that cannot be read: the jitdump's code
+ * there at the sample's time, else the perf map's line (read again now and then: a recording
+ * read from a file has it read only at the end otherwise). Returns pc's offset in template 0,
+ * or TRAMP_NONE. */
+static uint32_t tramp_by_name(struct hs_unwinder *u, int32_t pid, uint64_t pc)
+{
+	struct hs_jit *j = &u->model->jit;
+	const struct hs_jit_code *c = hs_jit_find(j, pid, pc, u->model->now);
+	uint32_t len = hs_tramp_len(0);
+	uint64_t start;
+
+	if (c)
+		return hs_tramp_named(hs_jit_str(j, c->name)) && c->end - c->start == len ? (uint32_t)(pc - c->start)
+											  : TRAMP_NONE;
+	hs_jit_perfmap_read(j, pid, u->model->now, 1000000000ULL, false);
+	if (hs_tramp_named(hs_jit_perfmap_find(j, pid, pc, &start)) && pc - start < len)
+		return (uint32_t)(pc - start);
+	return TRAMP_NONE;
+}
+
+/* The CFI of the trampoline at pc (anonymous memory of pid, no unwinding information of its
+ * own), and pc's address in it; NULL when pc is in no trampoline. Its code is read from the
+ * process while it runs: the perf map and the jitdump may come later than the code runs
+ * (3.13's -X perf_jit buffers its jitdump writes 4 KiB at a time: the trampolines compiled
+ * last are in no file until more fill it). Cached: the same return addresses come back. */
+static const struct hs_cfi_table *tramp_table(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t pc,
+					      uint64_t *vaddr)
+{
+	uint64_t key = hs_hash_combine(hs_hash_u64((uint32_t)pid) ^ 0x7472616d70, pc), v;
+	uint64_t lo = pc - map->start < HS_TRAMP_MAX_LEN ? map->start : pc - (HS_TRAMP_MAX_LEN - 1);
+	uint64_t hi = HS_MIN(map->end, pc + HS_TRAMP_MAX_LEN);
+	uint8_t b[2 * HS_TRAMP_MAX_LEN];
+	struct iovec local = {b, hi - lo}, remote = {(void *)(uintptr_t)lo, hi - lo};
+	uint32_t code = TRAMP_NONE, off;
+	int ix;
+
+	if (key == UINT64_MAX)
+		key--;
+	if (hs_u64map_get(&u->tramps, key, &v) && v >> 8 == pc) {
+		code = v & 0xff;
+	} else if (u->opts.live && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)(hi - lo)) {
+		u->stats.code_reads++;
+		if ((ix = hs_tramp_match(b, hi - lo, pc - lo, &off)) >= 0)
+			code = (uint32_t)ix << 4 | off;
+		if (u->tramps.n >= TRAMPS_MAX)
+			hs_u64map_release(&u->tramps);
+		hs_u64map_put(&u->tramps, key, pc << 8 | code);
+	} else if ((off = tramp_by_name(u, pid, pc)) != TRAMP_NONE) {
+		/* not cached: a name may come later, and code at the address then too */
+		u->stats.tramp_by_name++;
+		code = off;
+	}
+	if (code == TRAMP_NONE)
+		return NULL;
+	*vaddr = code & 15;
+	return hs_tramp_table((int)(code >> 4));
 }
 
 /* ---- the walk ---- */
@@ -714,8 +779,10 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 			break;
 		}
 		if (map->dso->kind == HS_DSO_ANON) {
-			/* JIT code: CFI where its runtime gave some */
+			/* JIT code: CFI where its runtime gave some, else a trampoline's */
 			t = jit_table(u, pid, lookup, &vaddr);
+			if (!t && (t = tramp_table(u, pid, map, lookup, &vaddr)))
+				u->stats.tramp_steps++;
 		} else {
 			f = file_of(u, map->dso);
 			t = file_table(u, f);

@@ -49,6 +49,9 @@ struct hs_unwinder_stats {
 	uint64_t tables_built, tables_evicted, tables_failed;
 	uint64_t unsupported_rows_hit;
 	uint64_t jit_tables;   /* JIT code unwinding information compiled */
+	/* steps through a runtime's trampoline (unwind/trampoline.h), and those of them whose
+	 * trampoline was known by its JIT symbol, its code being unreadable */
+	uint64_t tramp_steps, tramp_by_name;
 	/* frame-pointer steps refused (HS_STOP_BAD_FP), by what was wrong; and steps that took the
 	 * frame record of a frame that saved rbp without setting it */
 	uint64_t fp_outside_stack, fp_not_code, fp_not_after_call, fp_own_records;
@@ -67,6 +70,9 @@ struct hs_unwinder {
 	/* what precedes return addresses met by frame-pointer steps: a hash of (pid, address) ->
 	 * address << 2 | what (a call, something else, unreadable); bounded */
 	struct hs_u64map ret_kinds;
+	/* the trampoline code at addresses in anonymous memory: a hash of (pid, address) ->
+	 * address << 8 | template << 4 | offset, or address << 8 | TRAMP_NONE; bounded */
+	struct hs_u64map tramps;
 	struct hs_unwinder_stats stats;
 };
 

@@ -680,6 +680,141 @@ static void test_fp_return_address(void **state)
 	assert_int_equal(r.stats.fp_not_code, 1);
 }
 
+/* ---- CPython's perf trampolines: anonymous code without CFI, known by its bytes ---- */
+
+/* A page of them: the trampoline at 0x100, its endbr64 variant at 0x200, the first 8 bytes of
+ * it at 0x300 (no whole copy: not one), int3 elsewhere. */
+static uint8_t *tramps;
+#define TR_PLAIN 0x100
+#define TR_CET 0x200
+#define TR_PART 0x300
+
+static void tramps_make(void)
+{
+	static const uint8_t t[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+	static const uint8_t endbr[] = {0xf3, 0x0f, 0x1e, 0xfa};
+	uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	memset(p, 0xcc, 4096);
+	memcpy(p + TR_PLAIN, t, sizeof(t));
+	memcpy(p + TR_CET, endbr, sizeof(endbr));
+	memcpy(p + TR_CET + sizeof(endbr), t, sizeof(t));
+	memcpy(p + TR_PART, t, 8);
+	assert_int_equal(mprotect(p, 4096, PROT_READ | PROT_EXEC), 0);
+	tramps = p;
+}
+
+/* Unwinds -g dwarf from pc, sampled there, with the stack words w from the stack pointer on; a
+ * perf map line (perfmap, "" for none) tells what the process's perf map would. */
+static void tramp_walk(uint64_t pc, const uint64_t *w, size_t nwords, bool live, const char *perfmap,
+		       struct fake_walk *ret)
+{
+	struct hs_model m;
+	struct hs_unwinder u;
+	struct hs_unwinder_opts uo = {false, 0, 0, live};
+	struct hs_regs regs;
+	struct hs_stack_copy copy = {ADDR(w), (const uint8_t *)w, nwords * 8, 0, 0};
+	struct hs_callchain cc = {{0}, HS_STOP_END};
+
+	hs_model_init(&m);
+	assert_int_equal(hs_model_from_proc(&m, getpid(), NULL, NULL), 0);
+	hs_jit_perfmap_feed(&m.jit, getpid(), perfmap, strlen(perfmap), true);
+	hs_unwinder_init(&u, &m, &uo);
+	memset(&regs, 0, sizeof(regs));
+	regs.r[HS_DWARF_RA] = pc;
+	regs.r[HS_DWARF_RSP] = ADDR(w);
+	regs.r[HS_DWARF_RBP] = 0x1234;
+	regs.valid = (1u << HS_DWARF_RA) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RBP);
+	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
+	ret->n = 0;
+	for (size_t i = 0; i < cc.frames.n && i < 16; i++)
+		ret->frames[ret->n++] = cc.frames.v[i].addr;
+	ret->stop = cc.stop;
+	ret->stats = u.stats;
+	hs_callchain_release(&cc);
+	hs_unwinder_release(&u);
+	hs_model_release(&m);
+}
+
+/* At each of its instructions, the trampoline's frame is found by its offset in the template:
+ * the return address at rsp before the sub and at the ret, at rsp+8 between them. */
+static void test_tramp_offsets(void **state)
+{
+	static const struct {
+		uint32_t at, ra_word;
+	} cases[] = {
+		{TR_PLAIN + 0, 0}, {TR_PLAIN + 4, 1}, {TR_PLAIN + 6, 1}, {TR_PLAIN + 10, 0},
+		{TR_CET + 0, 0},   {TR_CET + 4, 0},   {TR_CET + 8, 1},   {TR_CET + 14, 0},
+	};
+	uint64_t w[4] = {0};
+	struct fake_walk r;
+
+	(void)state;
+	if (!tramps)
+		tramps_make();
+	w[0] = ADDR(tramps + 0x800);
+	w[1] = ADDR(tramps + 0x900);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
+		tramp_walk(ADDR(tramps + cases[i].at), w, 4, true, "", &r);
+		assert_int_equal(r.n, 2);
+		assert_int_equal(r.frames[1], w[cases[i].ra_word]);
+		/* the caller, int3s in anonymous memory, has nothing to unwind it by */
+		assert_int_equal(r.stop, HS_STOP_NO_INFO);
+		assert_int_equal(r.stats.tramp_steps, 1);
+	}
+	/* not a whole copy: nothing known */
+	tramp_walk(ADDR(tramps + TR_PART + 4), w, 4, true, "", &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_NO_INFO);
+	assert_int_equal(r.stats.tramp_steps, 0);
+}
+
+/* A trampoline calling through another (a return address at the call's end, looked up one byte
+ * before it), down to a zero return address: the real end. */
+static void test_tramp_chain(void **state)
+{
+	uint64_t w[4] = {0};
+	struct fake_walk r;
+
+	(void)state;
+	if (!tramps)
+		tramps_make();
+	w[0] = ADDR(tramps + TR_PLAIN + 6);
+	w[1] = 0xdead; /* the sub's slot */
+	w[2] = 0;
+	tramp_walk(ADDR(tramps + TR_PLAIN), w, 4, true, "", &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[1], ADDR(tramps + TR_PLAIN + 6));
+	assert_int_equal(r.stop, HS_STOP_END);
+	assert_int_equal(r.stats.tramp_steps, 2);
+}
+
+/* Code that cannot be read (a recording read from a file) is known by its perf map name. */
+static void test_tramp_by_name(void **state)
+{
+	uint64_t w[4] = {0};
+	char line[128];
+	struct fake_walk r;
+
+	(void)state;
+	if (!tramps)
+		tramps_make();
+	w[1] = ADDR(tramps + 0x900);
+	tramp_walk(ADDR(tramps + TR_PLAIN + 6), w, 4, false, "", &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.stop, HS_STOP_NO_INFO);
+	snprintf(line, sizeof(line), "%llx b py::f:prog.py\n", (unsigned long long)ADDR(tramps + TR_PLAIN));
+	tramp_walk(ADDR(tramps + TR_PLAIN + 6), w, 4, false, line, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.frames[1], w[1]);
+	assert_int_equal(r.stats.tramp_by_name, 1);
+	/* another runtime's code: not a trampoline */
+	snprintf(line, sizeof(line), "%llx b LazyCompile:f\n", (unsigned long long)ADDR(tramps + TR_PLAIN));
+	tramp_walk(ADDR(tramps + TR_PLAIN + 6), w, 4, false, line, &r);
+	assert_int_equal(r.n, 1);
+}
+
 /* With room for no table at all, each one is dropped as the next is built and built again
  * when needed: the walk is the same, only slower. */
 static void test_bounded_cache(void **state)
@@ -724,6 +859,9 @@ int main(void)
 		cmocka_unit_test(test_cfa_on_popped_rbx),
 		cmocka_unit_test(test_cfa_off_stack),
 		cmocka_unit_test(test_bounded_cache),
+		cmocka_unit_test(test_tramp_offsets),
+		cmocka_unit_test(test_tramp_chain),
+		cmocka_unit_test(test_tramp_by_name),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
