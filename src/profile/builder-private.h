@@ -9,6 +9,8 @@
 void hs_builder_py_release(struct hs_builder *b);
 /* An HS_RECORD_PY_STACK record: kept as its thread's latest Python stack. */
 void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev);
+/* A location the unwinder found to be a trampoline of the interpreter's (-X perf). */
+void hs_builder_py_tramp(struct hs_builder *b, uint32_t loc);
 /* The sample's native stack in b->locs gets the Python stack read with it merged in. */
 void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid);
 

@@ -95,6 +95,11 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instea
 	return (uint8_t)c;
 }
 
+void hs_builder_py_tramp(struct hs_builder *b, uint32_t loc)
+{
+	hs_u64map_put(&b->py.classes, loc, HS_PY_NATIVE_TRAMPOLINE + 1);
+}
+
 /* The location of a Python frame: one per code object and line. */
 static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
 {

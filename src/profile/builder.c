@@ -472,6 +472,8 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			continue;
 		}
 		strip = false;
+		if (f->tramp)
+			hs_builder_py_tramp(b, loc);
 		hs_vec_push(&b->locs, loc);
 	}
 	if (!b->locs.n) {

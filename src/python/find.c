@@ -35,9 +35,10 @@ struct hs_py_mem hs_py_mem_pid(int32_t pid)
 	return (struct hs_py_mem){pid_read, (void *)(intptr_t)pid};
 }
 
-/* "python3.11", "python3.13t", "libpython3.8.so.1.0", "libpython3.7m.so": the minor version
- * in *minor (-1 for a bare "python3"), or false when the name is none of these. */
-static bool runtime_name(const char *path, int *minor)
+/* "python3.11", "python3.13t", "libpython3.8.so.1.0", "libpython3.7m.so", "python2.7": the
+ * major version in *major, the minor in *minor (-1 for a bare "python3"), or false when the
+ * name is none of these. */
+static bool runtime_name(const char *path, int *major, int *minor)
 {
 	const char *b = strrchr(path, '/'), *p;
 	bool lib;
@@ -45,8 +46,9 @@ static bool runtime_name(const char *path, int *minor)
 	b = b ? b + 1 : path;
 	lib = !strncmp(b, "lib", 3);
 	p = b + (lib ? 3 : 0);
-	if (strncmp(p, "python3", 7))
+	if (strncmp(p, "python", 6) || (p[6] != '2' && p[6] != '3'))
 		return false;
+	*major = p[6] - '0';
 	p += 7;
 	*minor = -1;
 	if (*p == '.' && isdigit((unsigned char)p[1])) {
@@ -67,9 +69,9 @@ static bool runtime_name(const char *path, int *minor)
 
 bool hs_py_maybe_runtime(const char *path)
 {
-	int minor;
+	int major, minor;
 
-	return path && runtime_name(path, &minor);
+	return path && runtime_name(path, &major, &minor);
 }
 
 struct mapping {
@@ -147,7 +149,7 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, struct syms *s)
 }
 
 /* Reads the runtime's symbols of a mapped file and the load bias of the mapping: 0, or -1 when
- * the file cannot be read or defines no _PyRuntime. */
+ * the file cannot be read or defines neither _PyRuntime nor PyCode_Type. */
 static int read_file_syms(int32_t pid, const struct mapping *m, struct syms *s, uint64_t *bias)
 {
 	Elf *elf;
@@ -174,7 +176,8 @@ static int read_file_syms(int32_t pid, const struct mapping *m, struct syms *s, 
 				scan_symbols(elf, scn, s);
 		}
 	}
-	if (!s->runtime || elf_getphdrnum(elf, &phnum))
+	/* a CPython before 3.7 has no _PyRuntime, but is one: said to be unsupported */
+	if ((!s->runtime && !s->code_type) || elf_getphdrnum(elf, &phnum))
 		goto out;
 	/* the file byte at offset m->off is at m->start; the load segment holding it says which
 	 * address the file meant for that byte */
@@ -351,13 +354,17 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 		if (s.version && !mem.read(mem.ctx, s.version + bias, &hex, sizeof(hex)) && hex >> 24) {
 			major = (int)(hex >> 24);
 			minor = (int)(hex >> 16 & 0xff);
-		} else if (!runtime_name(maps[i].path, &minor) || minor < 0) {
+		} else if (!runtime_name(maps[i].path, &major, &minor) || minor < 0) {
 			set_why(why, whylen, "python of unknown version in %s", maps[i].path);
 			break;
 		}
 		layout = major == 3 ? hs_py_layout(HS_PY_VERSION(3, (unsigned)minor)) : NULL;
 		if (!layout) {
 			set_why(why, whylen, "python %d.%d is not supported", major, minor);
+			break;
+		}
+		if (!s.runtime) {
+			set_why(why, whylen, "python %d.%d: no _PyRuntime in %s", major, minor, maps[i].path);
 			break;
 		}
 		if (!s.code_type) {

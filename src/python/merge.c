@@ -94,6 +94,11 @@ size_t hs_py_merge(const uint8_t *native, size_t nnative, const bool *entry, siz
 			bounds[++ngroups] = j + 1;
 	if (ngroups && bounds[ngroups] < npy)
 		bounds[ngroups] = npy; /* past the cap: the outermost run takes the rest */
+	if (!npy) {
+		for (size_t i = 0; i < nnative; i++)
+			out[i] = (int32_t)i;
+		return nnative;
+	}
 	for (size_t i = 0; i < nnative; i++) {
 		nevals += native[i] == HS_PY_NATIVE_EVAL;
 		complete &= native[i] != HS_PY_NATIVE_STOP;

@@ -13,12 +13,24 @@
 #include "python/names.h"
 #include "record/pyframes.h"
 
+/* A process that mapped a file a CPython runtime can be in: looked at a little later, when the
+ * dynamic loader has mapped all of it (the data the version and layout are read from comes
+ * after the code), and again for a while if the runtime is not there yet. */
+struct soon {
+	int32_t pid;
+	unsigned tries;
+	uint64_t due;
+};
+#define SOON_DELAY_NS 10000000ULL
+#define SOON_TRIES 8
+
 struct hs_record_py {
 	struct hs_pyframes *pf;
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
 	struct hs_u64map pids; /* pid -> 1 reading its frames, 2 another version (said once) */
 	HS_VEC(char *) notes;  /* lines for a person, each once */
+	HS_VEC(struct soon) soon; /* reader thread only */
 	uint64_t stacks;
 };
 
@@ -59,6 +71,7 @@ void hs_record_py_close(struct hs_record *r)
 	for (size_t i = 0; i < py->notes.n; i++)
 		free(py->notes.v[i]);
 	hs_vec_free(&py->notes);
+	hs_vec_free(&py->soon);
 	hs_u64map_release(&py->pids);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
@@ -71,33 +84,66 @@ void hs_record_py_attach(struct hs_record *r, int fd)
 		hs_pyframes_attach(r->py->pf, fd);
 }
 
-void hs_record_py_probe(struct hs_record *r, int32_t pid)
+/* Looks at pid: true when that settles it (a CPython whose frames are read from now on, one
+ * that cannot be, or a pid looked at before), false when no runtime is there (yet). With
+ * last, an interpreter that cannot be read is said to be so; else it is tried again later. */
+static bool probe(struct hs_record *r, int32_t pid, bool last)
 {
 	struct hs_record_py *py = r->py;
 	struct hs_py_interp in;
 	char why[160];
 	uint64_t state;
 	enum hs_py_found f;
+	bool settled = true;
 
-	if (!py || !py->pf)
-		return;
 	pthread_mutex_lock(&py->lock);
 	if (hs_u64map_get(&py->pids, (uint64_t)pid, &state) && state) {
 		pthread_mutex_unlock(&py->lock);
-		return;
+		return true;
 	}
 	f = hs_py_find(pid, &in, why, sizeof(why));
 	if (f == HS_PY_SUPPORTED) {
 		hs_py_names_add_proc(py->names, pid, &in);
 		if (hs_pyframes_add(py->pf, (uint32_t)pid, &in) == 0)
 			hs_u64map_put(&py->pids, (uint64_t)pid, 1);
-	} else if (f == HS_PY_UNSUPPORTED) {
+	} else if (f == HS_PY_UNSUPPORTED && (last || !strstr(why, "cannot read"))) {
 		char line[256];
-		snprintf(line, sizeof(line), "%s: its code shows as the interpreter's native frames", why);
+		snprintf(line, sizeof(line), "%s (Python frames are read for 3.8 to 3.13): its code shows as the "
+			 "interpreter's native frames", why);
 		note(py, line);
 		hs_u64map_put(&py->pids, (uint64_t)pid, 2);
+	} else {
+		settled = false;
 	}
 	pthread_mutex_unlock(&py->lock);
+	return settled;
+}
+
+void hs_record_py_probe(struct hs_record *r, int32_t pid)
+{
+	if (r->py && r->py->pf)
+		probe(r, pid, true);
+}
+
+/* On the reader thread: the processes due to be looked at. */
+static void probe_soon(struct hs_record *r)
+{
+	struct hs_record_py *py = r->py;
+	uint64_t now = hs_now_ns();
+	size_t k = 0;
+
+	for (size_t i = 0; i < py->soon.n; i++) {
+		struct soon *s = &py->soon.v[i];
+		if (s->due > now || !probe(r, s->pid, s->tries + 1 == SOON_TRIES)) {
+			if (s->due <= now) {
+				s->tries++;
+				s->due = now + SOON_DELAY_NS * 2;
+			}
+			if (s->tries < SOON_TRIES)
+				py->soon.v[k++] = *s;
+		}
+	}
+	py->soon.n = k;
 }
 
 void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
@@ -108,7 +154,8 @@ void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 		return;
 	if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
 	    hs_py_maybe_runtime(ev->mmap.filename)) {
-		hs_record_py_probe(r, (int32_t)ev->mmap.pid);
+		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns() + SOON_DELAY_NS};
+		hs_vec_push(&py->soon, s);
 	} else if (ev->type == PERF_RECORD_EXIT && ev->task.pid == ev->task.tid) {
 		pthread_mutex_lock(&py->lock);
 		hs_u64map_put(&py->pids, ev->task.pid, 0);
@@ -157,8 +204,11 @@ void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf
 {
 	struct drain_ctx dc = {r, push, ctx};
 
-	if (r->py && r->py->pf)
-		hs_pyframes_drain(r->py->pf, on_stack, &dc);
+	if (!r->py || !r->py->pf)
+		return;
+	hs_pyframes_drain(r->py->pf, on_stack, &dc);
+	if (r->py->soon.n)
+		probe_soon(r);
 }
 
 size_t hs_record_python_notes(const struct hs_record *r, const char ***lines)

@@ -19,13 +19,13 @@ void hs_callchain_release(struct hs_callchain *cc)
 
 void hs_callchain_push(struct hs_callchain *cc, uint64_t addr, bool kernel, bool ret)
 {
-	struct hs_cc_frame f = {addr, kernel, ret, false};
+	struct hs_cc_frame f = {addr, kernel, ret, false, false};
 	hs_vec_push(&cc->frames, f);
 }
 
 void hs_callchain_push_signal(struct hs_callchain *cc, uint64_t addr)
 {
-	struct hs_cc_frame f = {addr, false, true, true};
+	struct hs_cc_frame f = {addr, false, true, true, false};
 	hs_vec_push(&cc->frames, f);
 }
 

@@ -31,6 +31,7 @@ struct hs_cc_frame {
 	bool ret;    /* a return address: look up addr - 1, since the call may be a function's last
 	              * instruction */
 	bool signal; /* the signal trampoline: shown as [signal] */
+	bool tramp;  /* a runtime's trampoline (unwind/trampoline.h): CPython -X perf's */
 };
 
 struct hs_callchain {

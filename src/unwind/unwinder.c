@@ -761,6 +761,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		const struct hs_cfi_row *row = NULL;
 		const struct hs_cfi_table *t = NULL;
 		struct hs_unwind_file *f;
+		bool tramp = false;
 
 		if (pc == 0 && depth > 0) {
 			stop = HS_STOP_END;
@@ -781,8 +782,10 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		if (map->dso->kind == HS_DSO_ANON) {
 			/* JIT code: CFI where its runtime gave some, else a trampoline's */
 			t = jit_table(u, pid, lookup, &vaddr);
-			if (!t && (t = tramp_table(u, pid, map, lookup, &vaddr)))
+			if (!t && (t = tramp_table(u, pid, map, lookup, &vaddr))) {
 				u->stats.tramp_steps++;
+				tramp = true;
+			}
 		} else {
 			f = file_of(u, map->dso);
 			t = file_table(u, f);
@@ -804,6 +807,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 			u->stats.signal_frames++;
 		} else {
 			hs_callchain_push(cc, pc, false, !exact);
+			cc->frames.v[cc->frames.n - 1].tramp = tramp;
 		}
 		depth++;
 		u->stats.frames++;

@@ -4,7 +4,7 @@
 # pyenv's 3.12 with -X perf and 3.13 with -X perf and -X perf_jit, recorded -g dwarf (and
 # -g auto once; and by perf record, read from its perf.data). At least 95% of the samples in leaf and in worker_leaf are complete (the
 # bottom is _start or the thread start, no pseudo frame) and carry their whole py:: chain in
-# order. With -g fp the kernel walks frame pointers, which the interpreter does not keep: no
+# order (--no-python: these are the native stacks, which python-frames.sh merges into). With -g fp the kernel walks frame pointers, which the interpreter does not keep: no
 # Python frame can be reached, and no stack may be shown complete with a wrong chain.
 set -eu
 # shellcheck source=lib.sh
@@ -74,13 +74,13 @@ $(worst "$dir/$1.bad")"
 
 ran=0
 if [ -x "$py312" ]; then
-	record 312-perf -g dwarf -- "$run" "$py312" -X perf "$prog" 2
+	record 312-perf --no-python -g dwarf -- "$run" "$py312" -X perf "$prog" 2
 	check 312-perf
-	record 312-auto -- "$run" "$py312" -X perf "$prog" 2
+	record 312-auto --no-python -- "$run" "$py312" -X perf "$prog" 2
 	check 312-auto
 
 	# -g fp: the kernel's walk from an rbp the interpreter uses as a register
-	record 312-fp -g fp -- "$run" "$py312" -X perf "$prog" 2
+	record 312-fp --no-python -g fp -- "$run" "$py312" -X perf "$prog" 2
 	awk "$unwind_awk$py_awk"'
 {
 	parse()
@@ -113,9 +113,9 @@ else
 	echo "py-trampolines: SKIP 3.12: $py312 is not installed"
 fi
 if [ -x "$py313" ]; then
-	record 313-perf -g dwarf -- "$run" "$py313" -X perf "$prog" 2
+	record 313-perf --no-python -g dwarf -- "$run" "$py313" -X perf "$prog" 2
 	check 313-perf
-	record 313-perf-jit -g dwarf -- "$run" "$py313" -X perf_jit "$prog" 2
+	record 313-perf-jit --no-python -g dwarf -- "$run" "$py313" -X perf_jit "$prog" 2
 	check 313-perf-jit
 	ran=1
 else

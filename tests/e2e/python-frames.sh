@@ -67,15 +67,18 @@ if [ -n "$py312" ]; then
 	/usr/bin/python3.11 "$check" "$dir/xperf.folded" 3.12 || fail "-X perf"
 fi
 
-# a version outside 3.8-3.13: one line naming it, and native frames
-old=$(ls -d "$HOME"/.pyenv/versions/3.7.*/bin/python3.7 "$HOME"/.pyenv/versions/3.6.*/bin/python3.6 2>/dev/null | head -n1 || true)
-if [ -n "$old" ]; then
-	expect_status 0 "$HOTSTACK" record -o "$dir/old.folded" -- "$old" -c 'sum(range(3000000))'
-	expect_stderr "python 3\.[67] is not supported"
-	[ "$(grep -c 'not supported' "$dir/.err")" = 1 ] || fail "the version warning is not one line: $(cat "$dir/.err")"
-else
-	echo "$test_name: no CPython before 3.8 here: the version warning is not tested" >&2
-fi
+# versions outside 3.8-3.13: one line naming the version, and native frames
+olds=0
+for old in "$HOME"/.pyenv/versions/3.7.*/bin/python3.7 "$HOME"/.pyenv/versions/3.6.*/bin/python3.6 \
+	"$HOME"/.pyenv/versions/2.7.*/bin/python2.7; do
+	[ -x "$old" ] || continue
+	v=$(basename "$old" | sed 's/python//')
+	expect_status 0 "$HOTSTACK" record -o "$dir/old.folded" -- "$old" "$prog" 0.7
+	[ "$(grep -c "python $v is not supported" "$dir/.err")" = 1 ] ||
+		fail "python $v: no one-line warning: $(cat "$dir/.err")"
+	olds=$((olds + 1))
+done
+[ "$olds" -gt 0 ] || echo "$test_name: no CPython before 3.8 here: the version warning is not tested" >&2
 
 # without the right to load BPF programs: one line, and the recording goes on
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then

@@ -1,0 +1,153 @@
+/* Python frames merged into native stacks (python/merge.h): which native frames are the eval
+ * loop, the interpreter's machinery or a -X perf trampoline, and where each run of the eval
+ * loop's Python frames goes, for whole stacks, stacks cut short and stacks with no eval-loop
+ * frame, with and without --python-internals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "python/merge.h"
+
+enum { O = HS_PY_NATIVE_OTHER, E = HS_PY_NATIVE_EVAL, P = HS_PY_NATIVE_PLUMBING, T = HS_PY_NATIVE_TRAMPOLINE,
+       S = HS_PY_NATIVE_STOP, J = HS_PY_NATIVE_JIT };
+
+/* native frames are 0..9, Python frames -1..-10: the merged stack as a string "k,0,-1,-2" */
+static const char *merged(const uint8_t *native, size_t nn, const bool *entry, size_t np, bool internals)
+{
+	static char buf[256];
+	int32_t out[64];
+	size_t n = hs_py_merge(native, nn, entry, np, internals, out), at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d", i ? "," : "", out[i]);
+	return buf;
+}
+
+static void test_classes(void **state)
+{
+	(void)state;
+	assert_int_equal(hs_py_native_class("_PyEval_EvalFrameDefault", false), E);
+	assert_int_equal(hs_py_native_class("_PyEval_EvalFrameDefault.cold", false), E);
+	assert_int_equal(hs_py_native_class("_PyFunction_Vectorcall", false), P);
+	assert_int_equal(hs_py_native_class("PyObject_Call", false), P);
+	assert_int_equal(hs_py_native_class("gen_send_ex2.lto_priv.0", false), P);
+	assert_int_equal(hs_py_native_class("pymain_run_file_obj", false), P);
+	/* where Python starts running stays, as do builtins and extensions Python calls */
+	assert_int_equal(hs_py_native_class("Py_RunMain", false), O);
+	assert_int_equal(hs_py_native_class("t_bootstrap", false), O);
+	assert_int_equal(hs_py_native_class("builtin_sum_impl", false), O);
+	assert_int_equal(hs_py_native_class("zlib_compress_impl", false), O);
+	assert_int_equal(hs_py_native_class("deflate", false), O);
+	/* names like the machinery's, outside it: only an exact name or a prefix counts */
+	assert_int_equal(hs_py_native_class("my_PyObject_Call", false), O);
+	assert_int_equal(hs_py_native_class("py::leaf:/app/x.py", true), T);
+	assert_int_equal(hs_py_native_class("jitted_loop", true), O);
+	assert_int_equal(hs_py_native_class(NULL, false), O);
+}
+
+/* 3.11+: one eval-loop frame runs several Python frames (calls inlined); a whole stack */
+static void test_runs_in_order(void **state)
+{
+	/* leaf first: deflate, zlib_compress, PyCFunction machinery, eval (run 0: compress_blob,
+	 * main, <module>), machinery, Py_RunMain, main */
+	const uint8_t native[] = {O, O, P, E, P, O, O};
+	const bool entry[] = {false, false, true};
+
+	(void)state;
+	assert_string_equal(merged(native, 7, entry, 3, false), "0,1,-1,-2,-3,5,6");
+	/* internals: the machinery, and the eval loop outside the frames it runs */
+	assert_string_equal(merged(native, 7, entry, 3, true), "0,1,2,-1,-2,-3,3,4,5,6");
+}
+
+/* 3.8-3.10: every frame its own run, one eval-loop frame each */
+static void test_every_frame_a_run(void **state)
+{
+	const uint8_t native[] = {E, P, E, P, E, O};
+	const bool entry[] = {true, true, true};
+
+	(void)state;
+	assert_string_equal(merged(native, 6, entry, 3, false), "-1,-2,-3,5");
+}
+
+/* A whole stack with one eval-loop frame more than runs (a run starting or ending as the sample
+ * is taken): paired from the base, the extra one is inside, and left out */
+static void test_whole_stack_pairs_from_base(void **state)
+{
+	const uint8_t native[] = {E, P, E, P, E, O};
+	const bool entry[] = {true, true};
+
+	(void)state;
+	assert_string_equal(merged(native, 6, entry, 2, false), "-1,-2,5");
+	/* and one fewer: the innermost run goes with the innermost eval-loop frame's */
+	{
+		const uint8_t two[] = {E, P, E, O};
+		const bool three[] = {true, true, true};
+		assert_string_equal(merged(two, 4, three, 3, false), "-1,-2,-3,3");
+	}
+}
+
+/* A stack cut short (a stop pseudo-frame): paired from the leaf, the runs left over go
+ * outside the last eval-loop frame */
+static void test_cut_stack_pairs_from_leaf(void **state)
+{
+	const uint8_t native[] = {O, E, P, S};
+	const bool entry[] = {true, false, true, true};
+
+	(void)state;
+	assert_string_equal(merged(native, 4, entry, 4, false), "0,-1,-2,-3,-4,3");
+}
+
+/* No eval-loop frame at all (the native walk broke in the interpreter): the Python frames go
+ * just inside the stop pseudo-frame, or at the base */
+static void test_no_eval_frame(void **state)
+{
+	const uint8_t cut[] = {O, O, S};
+	const uint8_t whole[] = {O, O};
+	const bool entry[] = {true, true};
+
+	(void)state;
+	assert_string_equal(merged(cut, 3, entry, 2, false), "0,1,-1,-2,2");
+	assert_string_equal(merged(whole, 2, entry, 2, false), "0,1,-1,-2");
+}
+
+/* -X perf: trampolines are the Python frames again; JIT code not named yet is one only where
+ * it calls the eval loop (outside the innermost eval-loop frame) */
+static void test_trampolines(void **state)
+{
+	const uint8_t native[] = {J, E, J, P, E, T, P, O};
+	const bool entry[] = {true, true};
+
+	(void)state;
+	assert_string_equal(merged(native, 8, entry, 2, false), "0,-1,-2,7");
+	assert_string_equal(merged(native, 8, entry, 2, true), "0,-1,1,2,3,-2,4,5,6,7");
+}
+
+/* Without Python frames nothing changes: the machinery stays */
+static void test_no_python_frames(void **state)
+{
+	const uint8_t native[] = {O, E, P, T, O};
+
+	(void)state;
+	assert_string_equal(merged(native, 5, NULL, 0, false), "0,1,2,3,4");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_runs_in_order),
+		cmocka_unit_test(test_every_frame_a_run),
+		cmocka_unit_test(test_whole_stack_pairs_from_base),
+		cmocka_unit_test(test_cut_stack_pairs_from_leaf),
+		cmocka_unit_test(test_no_eval_frame),
+		cmocka_unit_test(test_trampolines),
+		cmocka_unit_test(test_no_python_frames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
