@@ -297,9 +297,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_OFF_CPU_MIN:
 			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
-				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without "
-					  "a unit)",
-					  optarg);
+				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)", optarg);
 				goto usage_error;
 			}
 			off_cpu_min_given = true;
@@ -426,7 +424,8 @@ int cmd_record(int argc, char **argv)
 		status = cli_record_error(&err, &ro);
 		goto closed;
 	}
-	cli_record_python_notes(&rec);
+	for (const char *l; (l = hs_record_python_note(&rec));)
+		cli_warn("%s", l);
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");

@@ -87,16 +87,6 @@ void cli_tracepoint_error(const struct hs_error *err, const char *name)
 	}
 }
 
-/* What the Python frame reader could not do, each line once: at the start, then at the end. */
-void cli_record_python_notes(const struct hs_record *rec)
-{
-	static size_t said;
-	const char **lines;
-
-	for (size_t n = hs_record_python_notes(rec, &lines); said < n; said++)
-		cli_warn("%s", lines[said]);
-}
-
 void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
 			bool lbr_repair, bool off_cpu)
 {
@@ -139,11 +129,11 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
 			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
 			(unsigned long long)st->lbr_repaired);
-	cli_record_python_notes(rec);
+	for (const char *l; (l = hs_record_python_note(rec));)
+		cli_warn("%s", l);
 	if (cli_verbose && hs_record_python_active(rec))
 		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu frames unnamed, %llu stacks dropped\n",
-			(unsigned long long)st->py_samples, (unsigned long long)st->py_unnamed,
-			(unsigned long long)hs_record_python_dropped(rec));
+			(unsigned long long)st->py_samples, (unsigned long long)st->py_unnamed, (unsigned long long)hs_record_python_dropped(rec));
 	if (cli_verbose && (s->jit_files || s->jit_perf_maps))
 		fprintf(stderr,
 			"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "

@@ -23,6 +23,4 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
 			bool lbr_repair, bool off_cpu);
 
-void cli_record_python_notes(const struct hs_record *rec);
-
 #endif

@@ -29,7 +29,8 @@ struct hs_record_py {
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
 	struct hs_u64map pids; /* pid -> 1 reading its frames, 2 another version (said once) */
-	HS_VEC(char *) notes;  /* lines for a person, each once */
+	HS_VEC(char *) notes;  /* lines for a person, each once (under lock) */
+	size_t said;           /* of them, returned by hs_record_python_note() */
 	HS_VEC(struct soon) soon; /* reader thread only */
 	uint64_t stacks;
 };
@@ -211,14 +212,17 @@ void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf
 		probe_soon(r);
 }
 
-size_t hs_record_python_notes(const struct hs_record *r, const char ***lines)
+const char *hs_record_python_note(const struct hs_record *r)
 {
-	if (!r->py) {
-		*lines = NULL;
-		return 0;
-	}
-	*lines = (const char **)r->py->notes.v;
-	return r->py->notes.n;
+	const char *l = NULL;
+
+	if (!r->py)
+		return NULL;
+	pthread_mutex_lock(&r->py->lock);
+	if (r->py->said < r->py->notes.n)
+		l = r->py->notes.v[r->py->said++];
+	pthread_mutex_unlock(&r->py->lock);
+	return l;
 }
 
 bool hs_record_python_active(const struct hs_record *r)
