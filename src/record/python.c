@@ -157,6 +157,18 @@ void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 	    hs_py_maybe_runtime(ev->mmap.filename)) {
 		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns() + SOON_DELAY_NS};
 		hs_vec_push(&py->soon, s);
+	} else if (ev->type == PERF_RECORD_FORK && ev->task.pid == ev->task.tid && ev->task.pid != ev->task.ppid) {
+		/* a process of its own (multiprocessing's workers): it has its parent's runtime,
+		 * and no mapping of it will be seen */
+		struct soon s = {(int32_t)ev->task.pid, 0, hs_now_ns()};
+		uint64_t state = 0;
+		pthread_mutex_lock(&py->lock);
+		hs_u64map_get(&py->pids, ev->task.ppid, &state);
+		pthread_mutex_unlock(&py->lock);
+		for (size_t i = 0; i < py->soon.n && !state; i++)
+			state = py->soon.v[i].pid == (int32_t)ev->task.ppid; /* to be looked at */
+		if (state == 1)
+			hs_vec_push(&py->soon, s);
 	} else if (ev->type == PERF_RECORD_EXIT && ev->task.pid == ev->task.tid) {
 		pthread_mutex_lock(&py->lock);
 		hs_u64map_put(&py->pids, ev->task.pid, 0);

@@ -55,6 +55,22 @@ wait_until 100 test -s "$dir/ready" || fail "the program did not start for -a"
 grep '^python3.11;' "$dir/all.folded" >"$dir/all-py.folded" || fail "-a: no python3.11 samples"
 /usr/bin/python3.11 "$check" "$dir/all-py.folded" 3.11 || fail "system-wide"
 
+# processes forked by a Python process (multiprocessing's workers) have its runtime too
+cat >"$dir/mp.py" <<'PY'
+import multiprocessing, time
+def child_work(n):
+    end = time.time() + 1.5
+    while time.time() < end:
+        sum(i for i in range(1000))
+if __name__ == "__main__":
+    multiprocessing.set_start_method("fork")
+    with multiprocessing.Pool(2) as p:
+        p.map(child_work, [1, 2])
+PY
+"$HOTSTACK" record -q -o "$dir/mp.folded" -- /usr/bin/python3.11 "$dir/mp.py" || fail "record of multiprocessing failed"
+awk '{n += $NF} /;child_work/ {c += $NF} END {if (c < n / 2) {print "multiprocessing: " c " of " n " samples in child_work"; exit 1}}' \
+	"$dir/mp.folded" || fail "forked workers without Python frames"
+
 # --python-internals keeps the eval loop between the Python frames
 "$HOTSTACK" record -q --python-internals -o "$dir/int.folded" -- /usr/bin/python3.11 "$prog" 2 ||
 	fail "record --python-internals failed"
