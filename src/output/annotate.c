@@ -283,13 +283,18 @@ static void print_file(struct annotation *a, uint32_t file, int64_t start_line, 
 	struct span *spans = hs_xmalloc(n * sizeof(*spans));
 	size_t nspans = spans_of(rows, n, start_line, spans), next = 0, t = 0;
 	struct source src = {0};
-	int rc = source_read(path, spans, nspans, &src);
+	/* Python's code without a file: "<frozen importlib._bootstrap>", "<string>" (exec) */
+	bool no_file = path[0] == '<' && path[strlen(path) - 1] == '>';
+	int rc = no_file ? -ENOENT : source_read(path, spans, nspans, &src);
 
 	if (rc) {
 		bool noted = false;
 		for (size_t i = 0; i < a->noted.n; i++)
 			noted |= a->noted.v[i] == file;
-		if (!noted) {
+		if (!noted && no_file) {
+			hs_outfile_printf(a->out, "(no source text: %s is the interpreter's, not a file)\n", path);
+			hs_vec_push(&a->noted, file);
+		} else if (!noted) {
 			hs_outfile_printf(a->out, "(no source text: cannot read '%s': %s)\n", path, strerror(-rc));
 			hs_vec_push(&a->noted, file);
 		}
@@ -356,7 +361,9 @@ static void annotate_one(struct annotation *a, const struct hs_report_fn *fn, co
 		if (p->functions.v[i].name == fn->name && p->functions.v[i].start_line > 0)
 			start_line = p->functions.v[i].start_line;
 	hs_outfile_printf(a->out, "%s", hs_profile_str(p, fn->name));
-	if (*mod) /* as the report: "[kernel.kallsyms]" is bracketed already */
+	/* as the report: "[kernel.kallsyms]" is bracketed already; a Python function's module is
+	 * its source file, named once */
+	if (*mod && !(files.n == 1 && files.v[0] == fn->module))
 		hs_outfile_printf(a->out, *mod == '[' ? "  %s" : "  [%s]", mod);
 	for (size_t k = 0; k < files.n; k++)
 		hs_outfile_printf(a->out, "%s%s", k ? ", " : "  ", hs_profile_str(p, files.v[k]));

@@ -20,19 +20,20 @@ static bool node_eq(const void *ctx, uint32_t id)
 {
 	const struct node_key *k = ctx;
 	const struct hs_flame_node *a = &k->nodes[id], *b = k->want;
-	return a->parent == b->parent && a->kind == b->kind && a->inlined == b->inlined && !strcmp(a->name, b->name);
+	return a->parent == b->parent && a->kind == b->kind && a->inlined == b->inlined && !strcmp(a->name, b->name) &&
+	       !strcmp(a->module, b->module);
 }
 
-static uint64_t node_hash(uint32_t parent, const char *name, uint8_t kind, bool inlined)
+static uint64_t node_hash(uint32_t parent, const char *name, uint8_t kind, bool inlined, const char *module)
 {
 	return hs_hash_combine(hs_hash_combine(hs_hash_u64(parent), hs_hash_bytes(name, strlen(name), 0)),
-			       (uint64_t)kind | (uint64_t)inlined << 8);
+			       ((uint64_t)kind | (uint64_t)inlined << 8) ^ hs_hash_bytes(module, strlen(module), 0));
 }
 
 static uint32_t new_node(struct hs_flame_tree *t, uint32_t parent, const char *name, uint8_t kind, bool inlined,
-			 bool own)
+			 const char *module, bool own)
 {
-	struct hs_flame_node n = {name, 0, 0, parent, kind, inlined};
+	struct hs_flame_node n = {name, 0, 0, parent, kind, inlined, module};
 
 	if (own) {
 		n.name = hs_xstrdup(name);
@@ -45,16 +46,16 @@ static uint32_t new_node(struct hs_flame_tree *t, uint32_t parent, const char *n
 /* The child of parent with this name and kind, created if needed; own: copy the name. The
  * inlined flag is part of the key because it is drawn in its own colour. */
 static uint32_t tree_child(struct hs_flame_tree *t, uint32_t parent, const char *name, uint8_t kind, bool inlined,
-			   bool own)
+			   const char *module, bool own)
 {
-	struct hs_flame_node want = {name, 0, 0, parent, kind, inlined};
+	struct hs_flame_node want = {name, 0, 0, parent, kind, inlined, module};
 	struct node_key k = {t->nodes.v, &want};
-	uint64_t h = node_hash(parent, name, kind, inlined);
+	uint64_t h = node_hash(parent, name, kind, inlined, module);
 	uint32_t id = hs_index_find(&t->ix, h, node_eq, &k);
 
 	if (id != UINT32_MAX)
 		return id;
-	id = new_node(t, parent, name, kind, inlined, own);
+	id = new_node(t, parent, name, kind, inlined, module, own);
 	hs_index_insert(&t->ix, h, id);
 	return id;
 }
@@ -62,7 +63,7 @@ static uint32_t tree_child(struct hs_flame_tree *t, uint32_t parent, const char 
 void hs_flame_tree_init(struct hs_flame_tree *t)
 {
 	memset(t, 0, sizeof(*t));
-	hs_vec_push(&t->nodes, ((struct hs_flame_node){"all", 0, 0, UINT32_MAX, HS_KIND_PSEUDO, false}));
+	hs_vec_push(&t->nodes, ((struct hs_flame_node){"all", 0, 0, UINT32_MAX, HS_KIND_PSEUDO, false, ""}));
 }
 
 void hs_flame_tree_release(struct hs_flame_tree *t)
@@ -82,6 +83,7 @@ struct path_frame {
 	size_t arena_off; /* SIZE_MAX: name is borrowed from the profile */
 	uint8_t kind;
 	bool inlined;
+	const char *module; /* as hs_flame_node's */
 };
 
 struct builder {
@@ -93,9 +95,10 @@ struct builder {
 	size_t fcap;
 };
 
-static void path_push(struct builder *b, const char *name, bool composed, uint8_t kind, bool inlined)
+static void path_push(struct builder *b, const char *name, bool composed, uint8_t kind, bool inlined,
+		      const char *module)
 {
-	struct path_frame f = {name, SIZE_MAX, kind, inlined};
+	struct path_frame f = {name, SIZE_MAX, kind, inlined, module};
 
 	if (composed) {
 		f.arena_off = b->arena.len;
@@ -124,19 +127,21 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 	hs_strbuf_reset(&b->label);
 	hs_folded_root(p, ro, &b->names, s, &b->label);
 	if (!o->reverse)
-		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
+		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false, "");
 	for (size_t i = 0; i < nf; i++) {
 		const struct hs_frame *f = &b->frames[o->reverse ? nf - 1 - i : i];
 		struct hs_strbuf tmp = {0};
 		const char *name = hs_frame_label(f, o, &tmp);
 
-		path_push(b, name, name != f->name, f->kind, f->inlined);
+		/* a Python frame's file, unless its label has it: the hover names it */
+		path_push(b, name, name != f->name, f->kind, f->inlined,
+			  f->kind == HS_KIND_PYTHON && name == f->name ? f->module : "");
 		hs_strbuf_release(&tmp);
 	}
 	if (o->reverse) {
 		hs_strbuf_reset(&b->label);
 		hs_folded_root(p, ro, &b->names, s, &b->label);
-		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false);
+		path_push(b, hs_strbuf_str(&b->label), true, HS_KIND_PSEUDO, false, "");
 	}
 	/* the arena may have moved while it grew: names point into it only now */
 	for (size_t i = 0; i < b->path.n; i++)
@@ -173,7 +178,8 @@ static void add_merged(struct hs_flame_tree *t, struct builder *b, const struct 
 			sample_path(b, p, o, s);
 			for (size_t f = 0; f < b->path.n; f++) {
 				const struct path_frame *pf = &b->path.v[f];
-				id = tree_child(t, id, pf->name, pf->kind, pf->inlined, pf->arena_off != SIZE_MAX);
+				id = tree_child(t, id, pf->name, pf->kind, pf->inlined, pf->module,
+						pf->arena_off != SIZE_MAX);
 			}
 			leaf = id;
 			if (by_stack)
@@ -271,14 +277,15 @@ static void add_timed(struct hs_flame_tree *t, struct builder *b, const struct h
 		while (k < b->path.n && k < cur.n) {
 			const struct hs_flame_node *n = &t->nodes.v[cur.v[k]];
 			const struct path_frame *pf = &b->path.v[k];
-			if (n->kind != pf->kind || n->inlined != pf->inlined || strcmp(n->name, pf->name))
+			if (n->kind != pf->kind || n->inlined != pf->inlined || strcmp(n->name, pf->name) ||
+			    strcmp(n->module, pf->module))
 				break;
 			id = cur.v[k++];
 		}
 		cur.n = k;
 		for (; k < b->path.n; k++) {
 			const struct path_frame *pf = &b->path.v[k];
-			id = new_node(t, id, pf->name, pf->kind, pf->inlined, pf->arena_off != SIZE_MAX);
+			id = new_node(t, id, pf->name, pf->kind, pf->inlined, pf->module, pf->arena_off != SIZE_MAX);
 			hs_vec_push(&cur, id);
 		}
 		add_value(t, id, hs_profile_sample_values(p, order.v[i].sample)[vi], base);
@@ -345,6 +352,7 @@ struct sib {
 	uint32_t id;
 	uint8_t kind;
 	bool inlined;
+	const char *module;
 };
 
 /* Alphabetical, as flamegraph.pl orders siblings (it sorts the folded lines). */
@@ -357,7 +365,9 @@ static int sib_cmp(const void *a, const void *b)
 		return c;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return (int)x->inlined - (int)y->inlined;
+	if (x->inlined != y->inlined)
+		return (int)x->inlined - (int)y->inlined;
+	return strcmp(x->module, y->module);
 }
 
 void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_flame_boxes *ret, uint32_t *max_depth)
@@ -385,7 +395,8 @@ void hs_flame_layout(const struct hs_flame_tree *t, double minval, struct hs_fla
 		for (uint32_t c = c0; c < c1; c++) {
 			const struct hs_flame_node *n = &t->nodes.v[t->child_ids[c]];
 			if (n->value > 0)
-				hs_vec_push(&sibs, ((struct sib){n->name, t->child_ids[c], n->kind, n->inlined}));
+				hs_vec_push(&sibs,
+					    ((struct sib){n->name, t->child_ids[c], n->kind, n->inlined, n->module}));
 		}
 		if (sibs.n > 1 && !t->time_order)
 			qsort(sibs.v, sibs.n, sizeof(*sibs.v), sib_cmp);
@@ -467,9 +478,19 @@ static bool java_name(const char *n)
 
 const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
 	{"user", "main", HS_KIND_USER, false},      {"kernel", "schedule", HS_KIND_KERNEL, false},
-	{"JIT", "Interpreter", HS_KIND_JIT, false}, {"inlined", "inline", HS_KIND_USER, true},
-	{"other", "[unknown]", HS_KIND_PSEUDO, false},
+	{"JIT", "Interpreter", HS_KIND_JIT, false}, {"Python", "<module>", HS_KIND_PYTHON, false},
+	{"inlined", "inline", HS_KIND_USER, true},  {"other", "[unknown]", HS_KIND_PSEUDO, false},
 };
+
+bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item)
+{
+	if (item->kind != HS_KIND_PYTHON)
+		return true;
+	for (size_t i = 1; i < t->nodes.n; i++)
+		if (t->nodes.v[i].kind == HS_KIND_PYTHON)
+			return true;
+	return false;
+}
 
 struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind, bool inlined)
 {
@@ -493,6 +514,8 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 			return family_rgb(GREEN, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
+		if (kind == HS_KIND_PYTHON) /* an interpreter's code: neither Java nor native */
+			return family_rgb(PURPLE, a, b, c);
 		if (strstr(name, "::"))
 			return family_rgb(YELLOW, a, b, c);
 		return family_rgb(RED, a, b, c);
@@ -504,6 +527,8 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 			return family_rgb(strchr(name, '/') ? GREEN : AQUA, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
+		if (kind == HS_KIND_PYTHON)
+			return family_rgb(PURPLE, a, b, c);
 		if (strstr(name, "::"))
 			return family_rgb(YELLOW, a, b, c);
 		if (strchr(name, '/'))
@@ -521,6 +546,8 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 		return rgb(60 + (int)(60 * a), 190 + (int)(45 * b), 60 + (int)(50 * c));
 	if (kind == HS_KIND_PSEUDO) /* grey */
 		return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
+	if (kind == HS_KIND_PYTHON) /* violet: apart from the kernel's blue and the search's magenta */
+		return rgb(165 + (int)(45 * a), 120 + (int)(40 * b), 215 + (int)(35 * c));
 	return rgb(205 + (int)(50 * a), (int)(230 * b), (int)(55 * c)); /* user: red to yellow */
 }
 

@@ -32,7 +32,7 @@ size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_fra
 	for (uint32_t i = s->nlocs; i-- > 0;) {
 		const struct hs_location *l = &p->locations.v[locs[i]];
 		uint32_t nl = l->nlines ? l->nlines : 1;
-		const char *module = hs_profile_str(p, p->mappings.v[l->mapping].file);
+		const char *module = hs_profile_str(p, hs_profile_location_module(p, l));
 
 		hs_xgrow((void **)frames, cap, n + nl, sizeof(**frames));
 		if (!l->nlines) {

@@ -5,8 +5,10 @@
  *
  * The document's hooks, for tests and scripts:
  *   #flamedata          <script type="application/json">: {"unit", "inverted", "diff", "total",
- *                       "names", "kinds" (0 user, 1 kernel, 2 JIT, 3 other, +4 inlined),
- *                       "colors" (per name), "depth", "name", "value" (per frame, depth
+ *                       "names", "kinds" (0 user, 1 kernel, 2 JIT, 3 other, 4 Python, +8
+ *                       inlined), "colors" (per name), where a name is a Python frame's
+ *                       "modules" (per name: its source file's base name, else ""; left out
+ *                       when no frame has one), "depth", "name", "value" (per frame, depth
  *                       first, root first), "legend" ([label, colour] pairs), and for
  *                       differential graphs "base", "baseTotal" and "color" (per frame, an
  *                       index into "dcolors")}
@@ -26,21 +28,25 @@
 
 extern const char hs_html_js[];
 
+#define KIND_INLINED 8 /* added to an enum hs_kind: one bit past every kind */
+
 struct name_entry {
 	const char *name;
-	uint8_t kind; /* enum hs_kind, + 4 when inlined */
+	uint8_t kind;       /* enum hs_kind, + KIND_INLINED when inlined */
+	const char *module; /* hs_flame_node's: a Python frame's file, else "" */
 };
 
 struct name_key {
 	const struct name_entry *v;
 	const char *name;
 	uint8_t kind;
+	const char *module;
 };
 
 static bool name_eq(const void *ctx, uint32_t id)
 {
 	const struct name_key *k = ctx;
-	return k->v[id].kind == k->kind && !strcmp(k->v[id].name, k->name);
+	return k->v[id].kind == k->kind && !strcmp(k->v[id].name, k->name) && !strcmp(k->v[id].module, k->module);
 }
 
 static const char html_css[] =
@@ -68,7 +74,7 @@ static void add_color(struct hs_strbuf *sb, struct hs_rgb c)
 
 #define DIFF_STEPS 20 /* colour levels per direction in differential graphs */
 
-static void add_legend(struct hs_strbuf *sb, const struct hs_output_opts *o, bool diff)
+static void add_legend(const struct hs_flame_tree *t, struct hs_strbuf *sb, const struct hs_output_opts *o, bool diff)
 {
 	const struct hs_legend_item *items = hs_flame_legend;
 
@@ -82,8 +88,10 @@ static void add_legend(struct hs_strbuf *sb, const struct hs_output_opts *o, boo
 		add_color(sb, hs_flame_diff_color(-1));
 		hs_strbuf_adds(sb, "]");
 	} else if (o->palette == HS_PALETTE_KIND) {
-		for (size_t i = 0; i < HS_FLAME_LEGEND_SIZE; i++) {
-			hs_strbuf_addf(sb, "%s[\"%s\",", i ? "," : "", items[i].label);
+		for (size_t i = 0, shown = 0; i < HS_FLAME_LEGEND_SIZE; i++) {
+			if (!hs_flame_legend_shows(t, &items[i]))
+				continue;
+			hs_strbuf_addf(sb, "%s[\"%s\",", shown++ ? "," : "", items[i].label);
 			add_color(sb, hs_flame_color(HS_PALETTE_KIND, items[i].sample, items[i].kind, items[i].inlined));
 			hs_strbuf_addc(sb, ']');
 		}
@@ -101,6 +109,7 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 	struct hs_index ix = {0};
 	struct hs_strbuf sb = {0};
 	uint32_t max_depth = 0;
+	bool modules = false;
 	int64_t total = t->nodes.v[0].value;
 	int width = o->width > 0 ? o->width : 1200;
 	double max_delta = diff ? hs_flame_max_delta(t) : 0;
@@ -121,16 +130,21 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 			hs_vec_push(&merged, hs_xstrdup(buf));
 			k.name = merged.v[merged.n - 1];
 			k.kind = HS_KIND_PSEUDO;
+			k.module = "";
 		} else {
-			k.name = t->nodes.v[b->node].name;
-			k.kind = (uint8_t)(t->nodes.v[b->node].kind + (t->nodes.v[b->node].inlined ? 4 : 0));
+			const struct hs_flame_node *n = &t->nodes.v[b->node];
+			k.name = n->name;
+			k.kind = (uint8_t)(n->kind + (n->inlined ? KIND_INLINED : 0));
+			k.module = n->module;
+			modules |= *n->module != 0;
 		}
 		k.v = names.v;
-		h = hs_hash_combine(hs_hash_bytes(k.name, strlen(k.name), 0), k.kind);
+		h = hs_hash_combine(hs_hash_bytes(k.name, strlen(k.name), 0), k.kind) ^
+		    hs_hash_bytes(k.module, strlen(k.module), 0);
 		id = hs_index_find(&ix, h, name_eq, &k);
 		if (id == UINT32_MAX) {
 			id = (uint32_t)names.n;
-			hs_vec_push(&names, ((struct name_entry){k.name, k.kind}));
+			hs_vec_push(&names, ((struct name_entry){k.name, k.kind, k.module}));
 			hs_index_insert(&ix, h, id);
 		}
 		hs_vec_push(&box_name, id);
@@ -157,7 +171,7 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 	hs_json_add(&sb, unit);
 	hs_strbuf_addf(&sb, ",\"inverted\":%s,\"diff\":%s,\"total\":%lld,\"width\":%d", o->inverted ? "true" : "false",
 		       diff ? "true" : "false", (long long)total, width);
-	add_legend(&sb, o, diff);
+	add_legend(t, &sb, o, diff);
 	hs_outfile_write(out, sb.buf, sb.len);
 
 	/* the name table */
@@ -177,8 +191,20 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 		hs_strbuf_reset(&sb);
 		if (i)
 			hs_strbuf_addc(&sb, ',');
-		add_color(&sb, hs_flame_color(o->palette, names.v[i].name, names.v[i].kind & 3, names.v[i].kind >= 4));
+		add_color(&sb, hs_flame_color(o->palette, names.v[i].name, names.v[i].kind % KIND_INLINED,
+					      names.v[i].kind >= KIND_INLINED));
 		hs_outfile_write(out, sb.buf, sb.len);
+	}
+	if (modules) {
+		hs_outfile_puts(out, "],\n\"modules\":[");
+		for (size_t i = 0; i < names.n; i++) {
+			const char *slash = strrchr(names.v[i].module, '/');
+			hs_strbuf_reset(&sb);
+			if (i)
+				hs_strbuf_addc(&sb, ',');
+			hs_json_add(&sb, slash ? slash + 1 : names.v[i].module);
+			hs_outfile_write(out, sb.buf, sb.len);
+		}
 	}
 
 	/* the frames, depth first */

@@ -55,16 +55,18 @@
 		return x.toFixed(m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2) + ' ' + names[u];
 	};
 	const percent = (v, t) => ((t > 0 ? (100 * v) / t : 0).toFixed(2)) + '%';
-	const kindNames = ['', 'kernel', 'JIT', ''];
+	const kindNames = ['', 'kernel', 'JIT', '', 'Python'];
 	function kindOf(i) {
 		const k = data.kinds[nameOf[i]];
-		return k >= 4 ? 'inlined' : kindNames[k];
+		return k >= 8 ? 'inlined' : kindNames[k];
 	}
 	function describe(i) {
 		const kind = kindOf(i) ? ' [' + kindOf(i) + ']' : '';
 		const was = diff ? ', was ' + percent(data.base[i], data.baseTotal) : '';
-		return 'Function: ' + names[nameOf[i]] + kind + ' (' + amount(value[i], data.unit) + was + ', ' +
-			percent(value[i], total) + ')';
+		// a Python frame's source file, as the SVG's titles name it
+		const mod = data.modules ? data.modules[nameOf[i]] : '';
+		return 'Function: ' + names[nameOf[i]] + (mod ? ' (' + mod + ')' : '') + kind + ' (' +
+			amount(value[i], data.unit) + was + ', ' + percent(value[i], total) + ')';
 	}
 	const fillOf = (i) => (diff ? data.dcolors[data.color[i]] : data.colors[nameOf[i]]);
 

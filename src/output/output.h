@@ -208,7 +208,8 @@ struct hs_strbuf;
 struct hs_frame {
 	const char *name;  /* borrowed from the profile */
 	const char *file;  /* source file, "" when unknown; borrowed */
-	const char *module; /* the mapping's file, "" when none; borrowed */
+	const char *module; /* hs_profile_location_module(): the mapping's file, a Python
+			    * function's source file, "" when none; borrowed */
 	int64_t line;      /* 0 when unknown */
 	uint8_t kind;      /* enum hs_kind */
 	bool inlined;      /* this function was inlined into the next frame towards the root */

@@ -40,7 +40,7 @@ void hs_report_fns(const struct hs_profile *p, uint32_t vi, bool by_line, struct
 				uint32_t id;
 
 				k.k.name = ln ? p->functions.v[ln->function].name : 0; /* printed as [unknown] */
-				k.k.module = l->mapping ? p->mappings.v[l->mapping].file : 0;
+				k.k.module = hs_profile_location_module(p, l);
 				if (by_line && ln && ln->line) {
 					k.k.file = p->functions.v[ln->function].filename;
 					k.k.line = ln->line;
@@ -156,7 +156,7 @@ void hs_report_tree_build(const struct hs_profile *p, uint32_t vi, bool callers,
 				struct hs_report_node n = {0};
 
 				n.name = ln ? p->functions.v[ln->function].name : 0;
-				n.module = l->mapping ? p->mappings.v[l->mapping].file : 0;
+				n.module = hs_profile_location_module(p, l);
 				if (by_line && ln && ln->line) {
 					n.file = p->functions.v[ln->function].filename;
 					n.line = ln->line;

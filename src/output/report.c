@@ -100,7 +100,7 @@ static void print_endings(const struct hs_profile *p, struct hs_outfile *out, ui
 			size_t i;
 			if (st->nlocs >= 2) {
 				const struct hs_location *l = &p->locations.v[locs[st->nlocs - 2]];
-				module = l->mapping ? p->mappings.v[l->mapping].file : 0;
+				module = hs_profile_location_module(p, l);
 			}
 			for (i = 0; i < ends.n; i++)
 				if (ends.v[i].reason == r && ends.v[i].module == module)
@@ -139,7 +139,7 @@ static double pct(int64_t v, int64_t sum)
 	return sum ? 100.0 * (double)v / (double)sum : 0.0;
 }
 
-/* The function name (string id, 0 for none) and module (string id of the mapping's file) of
+/* The function name (string id, 0 for none) and module (hs_profile_location_module()) of
  * line j (innermost 0) of location l. */
 static uint32_t line_name(const struct hs_profile *p, const struct hs_location *l, uint32_t j)
 {
@@ -148,7 +148,7 @@ static uint32_t line_name(const struct hs_profile *p, const struct hs_location *
 
 static uint32_t loc_module(const struct hs_profile *p, const struct hs_location *l)
 {
-	return l->mapping ? p->mappings.v[l->mapping].file : 0;
+	return hs_profile_location_module(p, l);
 }
 
 /* ---- where samples land (--stats) ---- */

@@ -37,7 +37,8 @@ int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, 
 				  event);
 		for (uint32_t li = 0; li < st->nlocs; li++) {
 			const struct hs_location *l = &p->locations.v[locs[li]];
-			const char *module = l->mapping ? hs_profile_str(p, p->mappings.v[l->mapping].file) : "[unknown]";
+			/* Python code has no mapping: its source file stands for one */
+			const char *module = hs_profile_str(p, hs_profile_location_module(p, l));
 			/* inlined functions first, as perf script prints them, each on its own line */
 			for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
 				const char *name = l->nlines ? hs_profile_str(p, p->functions.v[p->lines.v[l->line0 + j].function].name)

@@ -7,14 +7,16 @@
  * The document's hooks, for tests and for scripts that post-process the SVG:
  *   #frames                 a <g> holding every frame in depth-first order, root first; its
  *                           data-* attributes tell svg.js the geometry
- *   g.frame                 one frame; a kind class "user", "kernel", "jit" or "pseudo", plus
+ *   g.frame                 one frame; a kind class "user", "kernel", "jit", "py" or "pseudo", plus
  *                           "inline" for inlined frames; at run time "hide" (outside the zoomed
  *                           subtree), "parent" (ancestor of the zoomed frame, dimmed) and
  *                           "match" (search hit, drawn in MATCH_FILL)
  *   g.frame > title         "NAME (N UNIT, P%)": N the value, UNIT e.g. "samples", P with two
  *                           decimals, of the whole graph; differential graphs insert the
  *                           frame's share of the profile compared against: "NAME (N UNIT,
- *                           was Q%, P%)"
+ *                           was Q%, P%)"; a Python frame's NAME is followed by its source
+ *                           file's base name, "Parser.parse (prog.py)", unless --lines named
+ *                           it "Parser.parse:/app/prog.py:42"
  *   g.frame > rect, text    the box, and its label truncated to fit (ending ".."); frames too
  *                           narrow for a label have no <text> until a zoom makes room
  *   #title #subtitle        the titles; #details the line describing the frame under the mouse
@@ -95,6 +97,7 @@ static const char *kind_class(uint8_t kind)
 	case HS_KIND_KERNEL: return "kernel";
 	case HS_KIND_JIT: return "jit";
 	case HS_KIND_PSEUDO: return "pseudo";
+	case HS_KIND_PYTHON: return "py";
 	default: return "user";
 	}
 }
@@ -114,22 +117,30 @@ static const char svg_css[] =
 	".frame.parent { opacity: 0.5; }\n"
 	".hide { display: none; }\n";
 
-static void write_legend(struct hs_outfile *out, struct hs_strbuf *sb, int width, int y, bool diff)
+static void write_legend(const struct hs_flame_tree *t, struct hs_outfile *out, struct hs_strbuf *sb, int width, int y,
+			 bool diff)
 {
 	const struct hs_legend_item *items = hs_flame_legend;
 	static const struct {
 		const char *label;
 		double ratio;
 	} diff_items[] = {{"grew", 1}, {"same", 0}, {"shrank", -1}};
-	int step = 80, nitems = diff ? (int)HS_ARRAY_SIZE(diff_items) : (int)HS_FLAME_LEGEND_SIZE;
-	int x = width / 2 - step * nitems / 2;
+	int step = 80, nitems = diff ? (int)HS_ARRAY_SIZE(diff_items) : (int)HS_FLAME_LEGEND_SIZE, x;
+	int shown = diff ? nitems : 0;
 
 	/* Between "Reset Zoom" and "Search" there is only room on a wide enough graph. */
 	if (width < 700)
 		return;
+	for (int i = 0; !diff && i < nitems; i++)
+		shown += hs_flame_legend_shows(t, &items[i]);
+	x = width / 2 - step * shown / 2;
 	hs_strbuf_reset(sb);
 	hs_strbuf_adds(sb, "<g id=\"legend\">\n");
 	for (int i = 0; i < nitems; i++, x += step) {
+		if (!diff && !hs_flame_legend_shows(t, &items[i])) {
+			x -= step;
+			continue;
+		}
 		hs_strbuf_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" rx=\"2\" fill=\"", x, y - 10);
 		if (diff)
 			add_rgb(sb, hs_flame_diff_color(diff_items[i].ratio));
@@ -170,6 +181,12 @@ static void write_box(struct hs_outfile *out, struct hs_strbuf *sb, const struct
 	hs_strbuf_reset(sb);
 	hs_strbuf_addf(sb, "<g class=\"frame %s%s\"><title>", kind_class(kind), inlined ? " inline" : "");
 	hs_xml_add(sb, name, SIZE_MAX);
+	if (n && *n->module) {
+		const char *slash = strrchr(n->module, '/');
+		hs_strbuf_adds(sb, " (");
+		hs_xml_add(sb, slash ? slash + 1 : n->module, SIZE_MAX);
+		hs_strbuf_addc(sb, ')');
+	}
 	hs_strbuf_adds(sb, " (");
 	hs_value_xml_add(sb, b->value, d->unit);
 	if (d->diff && n)
@@ -245,7 +262,7 @@ int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts 
 		       width - XPAD, bottom + 20);
 	hs_outfile_write(out, sb.buf, sb.len);
 	if (diff || o->palette == HS_PALETTE_KIND)
-		write_legend(out, &sb, width, y_ctrl, diff);
+		write_legend(t, out, &sb, width, y_ctrl, diff);
 
 	if (!boxes.n)
 		hs_outfile_printf(out, "<text id=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples</text>\n",

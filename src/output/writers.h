@@ -86,6 +86,8 @@ struct hs_flame_node {
 	uint32_t parent;  /* UINT32_MAX for the root */
 	uint8_t kind;
 	bool inlined;
+	const char *module; /* a Python frame's source file (borrowed) when its name does not say
+			     * it (no --lines), else ""; frames of different files are different nodes */
 };
 
 /* Node 0 is "all"; below it each thread's root (as folded output names it) and the frames,
@@ -187,8 +189,10 @@ struct hs_legend_item {
 	uint8_t kind;
 	bool inlined;
 };
-#define HS_FLAME_LEGEND_SIZE 5
+#define HS_FLAME_LEGEND_SIZE 6
 extern const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE];
+/* Whether the legend of t shows item: "Python" only where t has Python frames. */
+bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item);
 /* Differential colour: ratio in [-1, 1], positive grew (red), negative shrank (blue), 0
  * neutral grey; intensity grows with the square of |ratio|. */
 struct hs_rgb hs_flame_diff_color(double ratio);

@@ -290,8 +290,9 @@ static int read_location(struct pprof_reader *rd, struct hs_pb_reader *r)
 	struct hs_profile *p = rd->p;
 	uint64_t id = 0, mid = 0, addr = 0, off = r->base;
 	uint32_t mapping = 0;
-	const char *file = NULL, *fn = NULL;
+	const char *file = NULL, *fn = NULL, *src = NULL;
 	struct hs_pb_field f;
+	uint8_t kind;
 	int e;
 
 	rd->lines.n = 0;
@@ -312,11 +313,17 @@ static int read_location(struct pprof_reader *rd, struct hs_pb_reader *r)
 		return e;
 	if (mapping)
 		file = hs_profile_str(p, p->mappings.v[mapping].file);
-	if (rd->lines.n)
-		fn = hs_profile_str(p, p->functions.v[rd->lines.v[rd->lines.n - 1].function].name);
+	if (rd->lines.n) {
+		const struct hs_function *fo = &p->functions.v[rd->lines.v[rd->lines.n - 1].function];
+		fn = hs_profile_str(p, fo->name);
+		src = hs_profile_str(p, fo->filename);
+	}
+	kind = (uint8_t)hs_kind_guess(file, addr, fn);
+	/* how hotstack writes a Python frame: no mapping, no address, a .py file */
+	if (!mapping && !addr && hs_python_file(src))
+		kind = HS_KIND_PYTHON;
 	hs_u64map_put(&rd->loc_ids, id,
-		      hs_profile_location(p, mapping, addr, (uint8_t)hs_kind_guess(file, addr, fn), rd->lines.v,
-					  (uint32_t)rd->lines.n));
+		      hs_profile_location(p, mapping, addr, kind, rd->lines.v, (uint32_t)rd->lines.n));
 	return 0;
 }
 

@@ -20,7 +20,8 @@
  * caller (hs_profile_free). Ids are renumbered: pprof's are arbitrary. Labels "pid", "tid"
  * (numbers), "comm" (a string) and "timestamp" (a number in nanoseconds) become the sample's
  * fields; other labels are dropped. Frame and mapping kinds, which pprof does not store, are
- * guessed with hs_kind_guess().
+ * guessed with hs_kind_guess(), and a location with no mapping, no address and a Python source
+ * file (hs_python_file()) is HS_KIND_PYTHON.
  *
  * Returns 0, or -EBADMSG (malformed protobuf or gzip, a reference to an id or string that does
  * not exist, a duplicate id, a sample whose value count differs from the sample types),

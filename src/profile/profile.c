@@ -554,6 +554,24 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
 	return u.unnamed > u.user / 2 && u.file;
 }
 
+uint32_t hs_profile_location_module(const struct hs_profile *p, const struct hs_location *l)
+{
+	if (l->mapping)
+		return p->mappings.v[l->mapping].file;
+	if (l->kind == HS_KIND_PYTHON && l->nlines)
+		return p->functions.v[p->lines.v[l->line0 + l->nlines - 1].function].filename;
+	return 0;
+}
+
+bool hs_python_file(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	if ((n > 3 && !strcmp(file + n - 3, ".py")) || (n > 4 && !strcmp(file + n - 4, ".pyw")))
+		return true;
+	return n && (!strncmp(file, "<frozen ", 8) || !strcmp(file, "<string>") || !strcmp(file, "<stdin>"));
+}
+
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 {
 	if (file && *file) {

@@ -219,6 +219,16 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
  * (unless debuginfod_set) for the distribution's files, symbols or a debug file for others. */
 void hs_profile_unnamed_note(const struct hs_profile *p, bool debuginfod_set, struct hs_strbuf *sb);
 
+/* The module a location's code is in, as a string id (0 for none): its mapping's file; for a
+ * Python location, which has no mapping, the source file of its function (co_filename). */
+uint32_t hs_profile_location_module(const struct hs_profile *p, const struct hs_location *l);
+
+/* Whether file is a Python source file as the interpreter names it (co_filename): ending in
+ * ".py" or ".pyw", or "<frozen ...>", "<string>" (exec, python -c) or "<stdin>". Readers of
+ * files that record no kind of code (pprof, speedscope) take a location with no mapping, no
+ * address and such a file for HS_KIND_PYTHON: the locations hotstack writes for Python frames. */
+bool hs_python_file(const char *file);
+
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
 enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);

@@ -19,7 +19,9 @@
  * writes them, is that thread; another is a thread named after the profile. Each sample keeps
  * a time (startValue plus the weights before it, or an event's "at", in nanoseconds where the
  * unit is a time), so flame charts can be drawn. A frame with a "line" has its "file" as source
- * file; without, the "file" is taken for the module (as hotstack writes frames without lines).
+ * file; without, the "file" is taken for the module (as hotstack writes frames without lines),
+ * but for a Python source file (hs_python_file()): such a frame is a Python function's, of kind
+ * HS_KIND_PYTHON, with that file as its source.
  * input_bytes: the size of the file read (compressed), which bounds the frames the profile may
  * hold (hs_profile_bound_frames()).
  *
