@@ -125,13 +125,13 @@ static char *write_fmt(const struct hs_profile *p, const char *format, const str
 
 static void assert_contains(const char *text, const char *want)
 {
-	if (!strstr(text, want))
-		fail_msg("missing \"%s\" in:\n%s", want, text);
+	if (!text || !strstr(text, want))
+		fail_msg("missing \"%s\" in:\n%s", want, text ? text : "(no output)");
 }
 
 static void assert_lacks(const char *text, const char *unwanted)
 {
-	if (strstr(text, unwanted))
+	if (text && strstr(text, unwanted))
 		fail_msg("unexpected \"%s\" in:\n%s", unwanted, text);
 }
 
