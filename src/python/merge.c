@@ -9,6 +9,7 @@
  * interpreter's start and the first: calls, vectorcall, generators resumed, the run of a
  * module. Matched on the name up to a compiler suffix (".constprop.0", ".lto_priv.0", ".cold").
  * Builtins a Python function calls (builtin_sum, list_sort) and extension code stay. */
+/* clang-format off */
 static const char *const plumbing_exact[] = {
 	"PyObject_Call", "PyObject_CallObject", "PyObject_CallOneArg", "PyObject_CallNoArgs",
 	"PyObject_CallFunction", "PyObject_CallFunctionObjArgs", "PyObject_CallMethod",

@@ -8,12 +8,12 @@
 #include <stdint.h>
 
 enum hs_py_native {
-	HS_PY_NATIVE_OTHER = 0, /* anything else: kept */
-	HS_PY_NATIVE_EVAL,      /* _PyEval_EvalFrameDefault: a run of the eval loop */
-	HS_PY_NATIVE_PLUMBING,  /* the interpreter's calling machinery between Python frames */
+	HS_PY_NATIVE_OTHER = 0,  /* anything else: kept */
+	HS_PY_NATIVE_EVAL,       /* _PyEval_EvalFrameDefault: a run of the eval loop */
+	HS_PY_NATIVE_PLUMBING,   /* the interpreter's calling machinery between Python frames */
 	HS_PY_NATIVE_TRAMPOLINE, /* a -X perf trampoline (py::NAME:FILE): the Python frame again */
-	HS_PY_NATIVE_STOP,      /* the pseudo-frame that ends a stack that could not be finished */
-	HS_PY_NATIVE_JIT,       /* JIT code not named yet: outside the innermost eval-loop frame,
+	HS_PY_NATIVE_STOP,       /* the pseudo-frame that ends a stack that could not be finished */
+	HS_PY_NATIVE_JIT,        /* JIT code not named yet: outside the innermost eval-loop frame,
 	                         * where the interpreter's calls run, a -X perf trampoline */
 };
 

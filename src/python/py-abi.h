@@ -18,7 +18,7 @@ typedef uint32_t hs_u32;
 typedef uint64_t hs_u64;
 #endif
 
-#define HS_PY_MAX_FRAMES 128 /* Python frames read per sample; deeper stacks are cut */
+#define HS_PY_MAX_FRAMES 128  /* Python frames read per sample; deeper stacks are cut */
 #define HS_PY_MAX_THREADS 256 /* thread states looked at to find the sampled thread's */
 #define HS_PY_NONE 0xffff     /* an offset the version does not have */
 #define HS_PY_ENTRY_BIT 0x80000000u
@@ -76,17 +76,17 @@ struct hs_py_proc_info {
 
 /* One Python frame of a sample. */
 struct hs_py_frame {
-	hs_u64 code;        /* the code object's address */
-	hs_u32 instr;       /* byte offset of the running instruction in the code (0: unknown) */
-	hs_u32 line_entry;  /* low 31 bits: the code's co_firstlineno (with code, the cache key);
+	hs_u64 code;       /* the code object's address */
+	hs_u32 instr;      /* byte offset of the running instruction in the code (0: unknown) */
+	hs_u32 line_entry; /* low 31 bits: the code's co_firstlineno (with code, the cache key);
 	                     * HS_PY_ENTRY_BIT: the outermost frame of its run of the eval loop */
 };
 
 enum hs_py_sample_flag {
-	HS_PY_TRUNCATED = 1,   /* more frames than HS_PY_MAX_FRAMES */
-	HS_PY_BAD_CODE = 2,    /* a frame's code object failed the type check: the walk stopped */
-	HS_PY_READ_FAULT = 4,  /* a read of the interpreter's memory failed: the walk stopped */
-	HS_PY_NO_THREAD = 8,   /* no thread state belongs to the sampled thread */
+	HS_PY_TRUNCATED = 1,  /* more frames than HS_PY_MAX_FRAMES */
+	HS_PY_BAD_CODE = 2,   /* a frame's code object failed the type check: the walk stopped */
+	HS_PY_READ_FAULT = 4, /* a read of the interpreter's memory failed: the walk stopped */
+	HS_PY_NO_THREAD = 8,  /* no thread state belongs to the sampled thread */
 };
 
 /* The record the program writes for each sample it reads frames for, just before the kernel
@@ -96,8 +96,8 @@ struct hs_py_sample {
 	hs_u32 pid, tid; /* root namespace */
 	hs_u32 cpu;
 	hs_u16 nframes;
-	hs_u16 flags;    /* enum hs_py_sample_flag */
-	hs_u32 version;  /* the interpreter's, HS_PY_VERSION(major, minor) */
+	hs_u16 flags;   /* enum hs_py_sample_flag */
+	hs_u32 version; /* the interpreter's, HS_PY_VERSION(major, minor) */
 	hs_u32 pad;
 	struct hs_py_frame frames[HS_PY_MAX_FRAMES]; /* innermost first; only nframes are sent */
 };

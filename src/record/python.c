@@ -28,9 +28,9 @@ struct hs_record_py {
 	struct hs_pyframes *pf;
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
-	struct hs_u64map pids; /* pid -> 1 reading its frames, 2 another version (said once) */
-	HS_VEC(char *) notes;  /* lines for a person, each once (under lock) */
-	size_t said;           /* of them, returned by hs_record_python_note() */
+	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once) */
+	HS_VEC(char *) notes;     /* lines for a person, each once (under lock) */
+	size_t said;              /* of them, returned by hs_record_python_note() */
 	HS_VEC(struct soon) soon; /* reader thread only */
 	uint64_t stacks;
 };
@@ -56,8 +56,10 @@ void hs_record_py_open(struct hs_record *r)
 	r->py = py;
 	if (hs_pyframes_open(&py->pf, why, sizeof(why)) < 0) {
 		char line[320];
-		snprintf(line, sizeof(line), "%s: Python code shows as the interpreter's native frames "
-			 "(on Python 3.12 and later, python -X perf still names its functions)", why);
+		snprintf(line, sizeof(line),
+			 "%s: Python code shows as the interpreter's native frames "
+			 "(on Python 3.12 and later, python -X perf still names its functions)",
+			 why);
 		note(py, line);
 	}
 }
@@ -109,8 +111,10 @@ static bool probe(struct hs_record *r, int32_t pid, bool last)
 			hs_u64map_put(&py->pids, (uint64_t)pid, 1);
 	} else if (f == HS_PY_UNSUPPORTED && (last || !strstr(why, "cannot read"))) {
 		char line[256];
-		snprintf(line, sizeof(line), "%s (Python frames are read for 3.8 to 3.13): its code shows as the "
-			 "interpreter's native frames", why);
+		snprintf(line, sizeof(line),
+			 "%s (Python frames are read for 3.8 to 3.13): its code shows as the "
+			 "interpreter's native frames",
+			 why);
 		note(py, line);
 		hs_u64map_put(&py->pids, (uint64_t)pid, 2);
 	} else {
@@ -198,7 +202,8 @@ static void on_stack(void *ctx, const void *data, size_t size)
 
 	if (size < offsetof(struct hs_py_sample, frames))
 		return;
-	want = offsetof(struct hs_py_sample, frames) + (size_t)HS_MIN(s->nframes, HS_PY_MAX_FRAMES) * sizeof(s->frames[0]);
+	want = offsetof(struct hs_py_sample, frames) +
+	       (size_t)HS_MIN(s->nframes, HS_PY_MAX_FRAMES) * sizeof(s->frames[0]);
 	if (size > want)
 		size = want;
 	/* read the code objects now, while the process surely still has them */

@@ -13,8 +13,14 @@
 
 #include "python/merge.h"
 
-enum { O = HS_PY_NATIVE_OTHER, E = HS_PY_NATIVE_EVAL, P = HS_PY_NATIVE_PLUMBING, T = HS_PY_NATIVE_TRAMPOLINE,
-       S = HS_PY_NATIVE_STOP, J = HS_PY_NATIVE_JIT };
+enum {
+	O = HS_PY_NATIVE_OTHER,
+	E = HS_PY_NATIVE_EVAL,
+	P = HS_PY_NATIVE_PLUMBING,
+	T = HS_PY_NATIVE_TRAMPOLINE,
+	S = HS_PY_NATIVE_STOP,
+	J = HS_PY_NATIVE_JIT
+};
 
 /* native frames are 0..9, Python frames -1..-10: the merged stack as a string "k,0,-1,-2" */
 static const char *merged(const uint8_t *native, size_t nn, const bool *entry, size_t np, bool internals)

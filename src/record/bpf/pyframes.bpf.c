@@ -197,7 +197,8 @@ static long frame_step(__u32 i, void *unused)
 			instr *= 2;
 	}
 	line = chunk_u32(sc->code, off->code_firstlineno) & ~HS_PY_ENTRY_BIT;
-	if (off->entry == HS_PY_ENTRY_EVERY || (off->entry == HS_PY_ENTRY_FLAG && chunk_u8(sc->frame, off->frame_owner)))
+	if (off->entry == HS_PY_ENTRY_EVERY ||
+	    (off->entry == HS_PY_ENTRY_FLAG && chunk_u8(sc->frame, off->frame_owner)))
 		line |= HS_PY_ENTRY_BIT;
 	n &= HS_PY_MAX_FRAMES - 1;
 	sc->s.frames[n].code = code;
@@ -248,7 +249,8 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	if (!sc->n && !sc->s.flags)
 		return 1;
 	sc->s.nframes = sc->n;
-	size = offsetof(struct hs_py_sample, frames) + (__u64)(sc->n & (HS_PY_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_py_frame);
+	size = offsetof(struct hs_py_sample, frames) +
+	       (__u64)(sc->n & (HS_PY_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_py_frame);
 	if (size > sizeof(sc->s))
 		size = sizeof(sc->s);
 	if (bpf_ringbuf_output(&stacks, &sc->s, size, BPF_RB_NO_WAKEUP)) {
