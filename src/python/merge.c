@@ -35,6 +35,7 @@ static const char *const plumbing_prefix[] = {
 	"method_vectorcall_", "_PyRun_", "PyRun_", "pymain_", "_PyGen_", "_PyCoro_", "_PyPerfTrampoline",
 	"_Py_call_", "slot_tp_", "_PyStack_", "_PyEval_Vector",
 };
+/* clang-format on */
 
 /* Py_RunMain is where a program starts running Python: it stays, as the base the Python
  * frames stand on; thread_run/t_bootstrap likewise for threads. */
