@@ -45,6 +45,8 @@ struct fixture {
 	size_t nmem;
 	struct fx_code *codes;
 	size_t ncodes;
+	uint8_t *debug_offsets; /* 3.13 */
+	size_t debug_offsets_size;
 	char *text;
 };
 
@@ -115,6 +117,8 @@ static void fx_load(const char *name, struct fixture *f)
 			c->file = (char *)unhex(arg, &len);
 		} else if (!strcmp(line, "firstlineno")) {
 			c->firstlineno = atoi(arg);
+		} else if (!strcmp(line, "debug_offsets")) {
+			f->debug_offsets = unhex(arg, &f->debug_offsets_size);
 		} else if (!strcmp(line, "lines")) {
 			c->lines = arg;
 		} else if (!strcmp(line, "mem")) {
@@ -139,6 +143,7 @@ static void fx_free(struct fixture *f)
 	}
 	free(f->mem);
 	free(f->codes);
+	free(f->debug_offsets);
 	free(f->text);
 }
 
@@ -186,8 +191,8 @@ static unsigned check_lines(const struct hs_py_code *c, const struct fx_code *wa
 		for (unsigned k = 0; k < n; k++) {
 			int got = hs_py_code_line(c, off + 2 * k);
 			if (got != line)
-				fail_msg("%s: offset %u: line %d, the interpreter says %d", want->name,
-					 off + 2 * k, got, line);
+				fail_msg("%s: offset %u: line %d, the interpreter says %d", want->name, off + 2 * k,
+					 got, line);
 		}
 		none += line ? 0 : n;
 		units += n;
@@ -304,14 +309,14 @@ static void test_hostile_objects(void **state)
 		name = fx_region(&f, get64(code->p + name_at));
 		table = fx_region(&f, get64(code->p + in.code.code_linetable));
 
-#define BREAK(region, at, len, ...)                                                   \
-	do {                                                                          \
-		memcpy(save, (region)->p + (at), len);                                \
-		__VA_ARGS__;                                                          \
-		assert_int_equal(hs_py_code_read(&in, &mem, code->addr, &c), -1);     \
-		memcpy((region)->p + (at), save, len);                                \
-		assert_int_equal(hs_py_code_read(&in, &mem, code->addr, &c), 0);      \
-		hs_py_code_release(&c);                                               \
+#define BREAK(region, at, len, ...)                                               \
+	do {                                                                      \
+		memcpy(save, (region)->p + (at), len);                            \
+		__VA_ARGS__;                                                      \
+		assert_int_equal(hs_py_code_read(&in, &mem, code->addr, &c), -1); \
+		memcpy((region)->p + (at), save, len);                            \
+		assert_int_equal(hs_py_code_read(&in, &mem, code->addr, &c), 0);  \
+		hs_py_code_release(&c);                                           \
 	} while (0)
 		/* the code object's type */
 		BREAK(code, 8, 8, code->p[8] ^= 0x40);
@@ -338,6 +343,43 @@ static void test_hostile_objects(void **state)
 #undef BREAK
 		fx_free(&f);
 	}
+}
+
+/* 3.13's own description of its layout, captured from the interpreter, agrees with ours; one
+ * that differs in a field, is not 3.13's or is a free-threaded build's is refused, saying why. */
+static void test_debug_offsets(void **state)
+{
+	struct fixture f;
+	struct hs_py_interp in;
+	char why[256];
+	uint8_t *d;
+
+	fx_load("3.13", &f);
+	assert_int_equal(f.debug_offsets_size, HS_PY_DEBUG_OFFSETS_SIZE);
+	d = f.debug_offsets;
+	in = fx_interp(&f);
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_SUPPORTED);
+	assert_memory_equal(&in, hs_py_layout(HS_PY_VERSION(3, 13)), offsetof(struct hs_py_interp, info));
+	assert_memory_equal(&in.info.off, &hs_py_layout(HS_PY_VERSION(3, 13))->info.off, sizeof(in.info.off));
+	assert_memory_equal(&in.code, &hs_py_layout(HS_PY_VERSION(3, 13))->code, sizeof(in.code));
+
+	d[192] += 8; /* thread_state.thread_id */
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
+	assert_string_equal(why, "python 3.13: _Py_DebugOffsets.thread_state.thread_id is 160, expected 152");
+	d[192] -= 8;
+	d[16] = 1; /* free_threaded */
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
+	assert_string_equal(why, "python 3.13 free-threaded is not supported");
+	d[16] = 0;
+	d[10] = 14; /* the version: 3.14 */
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
+	assert_non_null(strstr(why, "not start with 3.13's"));
+	d[10] = 13;
+	d[0] = 'y'; /* the cookie */
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
+	d[0] = 'x';
+	assert_int_equal(hs_py_check_debug_offsets(d, &in, why, sizeof(why)), HS_PY_SUPPORTED);
+	fx_free(&f);
 }
 
 /* Truncated and random line tables give some line or 0, never a read past the table (the
@@ -394,12 +436,16 @@ static void test_hostile_line_tables(void **state)
 
 static void test_names(void **state)
 {
-	static const char *yes[] = {"/usr/bin/python3.11", "/opt/py/bin/python3.13t", "python3",
-		"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "/x/lib/libpython3.8.so",
-		"/x/libpython3.7m.so.1.0", "/usr/bin/python3.14"};
-	static const char *no[] = {"/usr/lib/libpython3.so", "/usr/bin/python3-config", "/bin/sh",
-		"/usr/bin/python2.7", "/x/libpython3.11.a", "/usr/bin/python3.11.py", "/x/python3.11/libc.so.6",
-		"libpython3.11", ""};
+	static const char *yes[] = {"/usr/bin/python3.11",
+				    "/opt/py/bin/python3.13t",
+				    "python3",
+				    "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+				    "/x/lib/libpython3.8.so",
+				    "/x/libpython3.7m.so.1.0",
+				    "/usr/bin/python3.14"};
+	static const char *no[] = {"/usr/lib/libpython3.so",  "/usr/bin/python3-config", "/bin/sh",
+				   "/usr/bin/python2.7",      "/x/libpython3.11.a",      "/usr/bin/python3.11.py",
+				   "/x/python3.11/libc.so.6", "libpython3.11",           ""};
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(yes); i++)
 		if (!hs_py_maybe_runtime(yes[i]))
@@ -430,42 +476,50 @@ static void test_find_not_python(void **state)
 /* ---- live interpreters ---- */
 
 /* Lines of the program below that the walk must name. */
-enum { L_SPIN_LOOP = 8, L_SPIN_BODY = 9, L_LEAF_LOOP = 16, L_LEAF_BODY = 17, L_REC_LEAF = 22,
-	L_REC_REC = 24, L_MAIN = 28, L_MODULE = 33, DEPTH = 6 };
-static const char live_program[] =
-	"import sys\n"                                     /* 1 */
-	"import threading\n"                               /* 2 */
-	"ready = False\n"                                  /* 3 */
-	"def spin():\n"                                    /* 4 */
-	"    global ready\n"                               /* 5 */
-	"    ready = True\n"                               /* 6 */
-	"    x = 0\n"                                      /* 7 */
-	"    while True:\n"                                /* 8 */
-	"        x += 1\n"                                 /* 9 */
-	"def leaf():\n"                                    /* 10 */
-	"    while not ready:\n"                           /* 11 */
-	"        pass\n"                                   /* 12 */
-	"    print(threading.get_ident(), t.ident)\n"      /* 13 */
-	"    sys.stdout.flush()\n"                         /* 14 */
-	"    x = 0\n"                                      /* 15 */
-	"    while True:\n"                                /* 16 */
-	"        x += 1\n"                                 /* 17 */
-	"def rec(n):\n"                                    /* 18 */
-	"    if n == 0:\n"                                 /* 19 */
-	"        pass\n"                                   /* 20 */
-	"    if n == 0:\n"                                 /* 21 */
-	"        leaf()\n"                                 /* 22 */
-	"    else:\n"                                      /* 23 */
-	"        rec(n - 1)\n"                             /* 24 */
-	"def main():\n"                                    /* 25 */
-	"    pass\n"                                       /* 26 */
-	"    pass\n"                                       /* 27 */
-	"    rec(5)\n"                                     /* 28 */
-	"t = threading.Thread(target=spin, daemon=True)\n" /* 29 */
-	"t.start()\n"                                      /* 30 */
-	"if True:\n"                                       /* 31 */
-	"    pass\n"                                       /* 32 */
-	"main()\n";                                        /* 33 */
+enum {
+	L_SPIN_LOOP = 8,
+	L_SPIN_BODY = 9,
+	L_LEAF_LOOP = 16,
+	L_LEAF_BODY = 17,
+	L_REC_LEAF = 22,
+	L_REC_REC = 24,
+	L_MAIN = 28,
+	L_MODULE = 33,
+	DEPTH = 6
+};
+static const char live_program[] = "import sys\n"                                     /* 1 */
+				   "import threading\n"                               /* 2 */
+				   "ready = False\n"                                  /* 3 */
+				   "def spin():\n"                                    /* 4 */
+				   "    global ready\n"                               /* 5 */
+				   "    ready = True\n"                               /* 6 */
+				   "    x = 0\n"                                      /* 7 */
+				   "    while True:\n"                                /* 8 */
+				   "        x += 1\n"                                 /* 9 */
+				   "def leaf():\n"                                    /* 10 */
+				   "    while not ready:\n"                           /* 11 */
+				   "        pass\n"                                   /* 12 */
+				   "    print(threading.get_ident(), t.ident)\n"      /* 13 */
+				   "    sys.stdout.flush()\n"                         /* 14 */
+				   "    x = 0\n"                                      /* 15 */
+				   "    while True:\n"                                /* 16 */
+				   "        x += 1\n"                                 /* 17 */
+				   "def rec(n):\n"                                    /* 18 */
+				   "    if n == 0:\n"                                 /* 19 */
+				   "        pass\n"                                   /* 20 */
+				   "    if n == 0:\n"                                 /* 21 */
+				   "        leaf()\n"                                 /* 22 */
+				   "    else:\n"                                      /* 23 */
+				   "        rec(n - 1)\n"                             /* 24 */
+				   "def main():\n"                                    /* 25 */
+				   "    pass\n"                                       /* 26 */
+				   "    pass\n"                                       /* 27 */
+				   "    rec(5)\n"                                     /* 28 */
+				   "t = threading.Thread(target=spin, daemon=True)\n" /* 29 */
+				   "t.start()\n"                                      /* 30 */
+				   "if True:\n"                                       /* 31 */
+				   "    pass\n"                                       /* 32 */
+				   "main()\n";                                        /* 33 */
 
 struct live_frame {
 	char *name, *file;
@@ -473,8 +527,7 @@ struct live_frame {
 	bool entry;
 };
 
-static size_t live_walk(const struct hs_py_interp *in, int pid, uint64_t ident, struct live_frame *out,
-			uint16_t *flags)
+static size_t live_walk(const struct hs_py_interp *in, int pid, uint64_t ident, struct live_frame *out, uint16_t *flags)
 {
 	struct hs_py_mem mem = hs_py_mem_pid(pid);
 	struct hs_py_frame fr[HS_PY_MAX_FRAMES];
@@ -486,7 +539,7 @@ static size_t live_walk(const struct hs_py_interp *in, int pid, uint64_t ident, 
 			fail_msg("frame %zu: code object 0x%" PRIx64 " not read", i, fr[i].code);
 		assert_int_equal((uint32_t)c.firstlineno, fr[i].line_entry & ~HS_PY_ENTRY_BIT);
 		out[i] = (struct live_frame){c.name, c.file, hs_py_code_line(&c, fr[i].instr),
-			!!(fr[i].line_entry & HS_PY_ENTRY_BIT)};
+					     !!(fr[i].line_entry & HS_PY_ENTRY_BIT)};
 		c.name = c.file = NULL;
 		hs_py_code_release(&c);
 	}
@@ -607,8 +660,7 @@ static void check_live(const char *python, unsigned version)
 	assert_int_equal(flags, 0);
 	assert_int_equal(n, HS_ARRAY_SIZE(spin_chain));
 	for (size_t i = 0; i < n; i++) {
-		assert_string_equal(fr[i].name + (strchr(fr[i].name, '.') ? strlen("Thread.") : 0),
-				    spin_chain[i]);
+		assert_string_equal(fr[i].name + (strchr(fr[i].name, '.') ? strlen("Thread.") : 0), spin_chain[i]);
 	}
 	/* run() and _bootstrap_inner() are called from Python, inlined from 3.11 */
 	assert_true(every ? fr[0].entry && fr[1].entry && fr[2].entry : !fr[1].entry && !fr[2].entry);
@@ -626,7 +678,6 @@ static void check_live(const char *python, unsigned version)
 		assert_int_equal(hs_py_walk(&in, &mem, main_id, two, 2, &flags), 2);
 		assert_int_equal(flags, HS_PY_TRUNCATED);
 	}
-
 }
 
 /* The live program is killed, and its directory removed, also when a test fails. */
@@ -643,6 +694,33 @@ static int live_teardown(void **state)
 		hs_test_rmtree(live_dir);
 	live_dir[0] = 0;
 	return 0;
+}
+
+/* An interpreter outside 3.8-3.13 is found and refused, with its version named. */
+static void test_live_unsupported(void **state)
+{
+	const char *python = "/root/.pyenv/versions/3.7.16/bin/python3.7";
+	struct hs_py_interp in;
+	char why[256] = "", c;
+	int fds[2];
+
+	if (access(python, X_OK))
+		hs_test_skip("%s is not installed", python);
+	assert_int_equal(pipe(fds), 0);
+	live_pid = fork();
+	assert_true(live_pid >= 0);
+	if (!live_pid) {
+		dup2(fds[1], 1);
+		close(fds[1]);
+		execl(python, python, "-S", "-c", "import sys, time\nprint(1)\nsys.stdout.flush()\ntime.sleep(60)",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
+	assert_string_equal(why, "python 3.7 is not supported");
 }
 
 #define PYENV(v) "/root/.pyenv/versions/" v
@@ -693,8 +771,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fixture_3_13),
 		cmocka_unit_test(test_hostile_objects),
 		cmocka_unit_test(test_hostile_line_tables),
+		cmocka_unit_test(test_debug_offsets),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_find_not_python),
+		cmocka_unit_test_teardown(test_live_unsupported, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_8, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_9, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_10, live_teardown),
