@@ -51,7 +51,9 @@ enum hs_py_found {
 	                       * which, in one line without newline ("python 3.14 is not supported") */
 };
 
-/* Looks for a CPython runtime mapped in process pid (its /proc maps and ELF files). */
+/* Looks for a CPython runtime mapped in process pid (its /proc maps and ELF files, read through
+ * /proc/PID/root) and reads its version from the process. *ret is set only for
+ * HS_PY_SUPPORTED, why only for HS_PY_UNSUPPORTED. Needs the privileges process_vm_readv needs. */
 enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, size_t whylen);
 /* 3.13's _Py_DebugOffsets, the bytes at the start of _PyRuntime (dbg, this many), checked
  * against in's offsets (hs_py_layout(3.13)'s): HS_PY_SUPPORTED when every field both know
@@ -73,8 +75,11 @@ struct hs_py_code {
 	unsigned version;
 };
 
-/* Reads the code object at addr: 0, or -1 when it cannot be read or does not look like one
- * (a name or file that is not a string, sizes out of bounds). */
+/* Reads the code object at addr: 0, or -1 when it cannot be read or does not look like one (of
+ * another type than in->info.code_type, a name or file that is not a compact str, a line table
+ * that is not bytes, sizes over their caps: names 1 KiB characters, files 4 KiB, line tables
+ * 1 MiB). On success *ret owns what it points to, until hs_py_code_release(); on failure *ret
+ * is untouched. */
 int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, struct hs_py_code *ret);
 void hs_py_code_release(struct hs_py_code *c);
 /* The source line of the instruction at byte offset instr in the code; 0 when unknown. */

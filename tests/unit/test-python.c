@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -723,6 +724,46 @@ static void test_live_unsupported(void **state)
 	assert_string_equal(why, "python 3.7 is not supported");
 }
 
+/* A runtime linked into an executable of another name is found through /proc/PID/exe, with
+ * the version from Py_Version; once that file is deleted, it is no longer read. */
+static void test_live_embedded(void **state)
+{
+	const char *python = "/usr/bin/python3.11";
+	struct hs_py_interp in;
+	char why[256] = "", path[300], c;
+	int fds[2];
+	size_t len;
+	char *bin;
+
+	if (access(python, X_OK))
+		hs_test_skip("%s is not installed", python);
+	assert_int_equal(hs_test_mkdtemp(live_dir, sizeof(live_dir), "hs-python"), 0);
+	snprintf(path, sizeof(path), "%s/embedder", live_dir);
+	bin = hs_test_read_file(python, &len);
+	hs_test_write_file(path, bin, len);
+	free(bin);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(pipe(fds), 0);
+	live_pid = fork();
+	assert_true(live_pid >= 0);
+	if (!live_pid) {
+		dup2(fds[1], 1);
+		close(fds[1]);
+		execl(path, path, "-S", "-c", "import sys, time\nprint(1)\nsys.stdout.flush()\ntime.sleep(60)",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	assert_false(hs_py_maybe_runtime(path));
+	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_SUPPORTED);
+	assert_int_equal(in.version, HS_PY_VERSION(3, 11));
+	assert_string_equal(in.path, path);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_NOT_PYTHON);
+}
+
 #define PYENV(v) "/root/.pyenv/versions/" v
 static void test_live_3_8(void **state)
 {
@@ -775,6 +816,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_find_not_python),
 		cmocka_unit_test_teardown(test_live_unsupported, live_teardown),
+		cmocka_unit_test_teardown(test_live_embedded, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_8, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_9, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_10, live_teardown),
