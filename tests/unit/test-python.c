@@ -764,6 +764,42 @@ static void test_live_embedded(void **state)
 	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_NOT_PYTHON);
 }
 
+/* An interpreter in a mount namespace of its own (as in a container), its file not at that path
+ * outside: found through /proc/PID/root. */
+static void test_live_container(void **state)
+{
+	const char *python = "/usr/bin/python3.11", *unshare = "/usr/bin/unshare";
+	struct hs_py_interp in;
+	char why[256] = "", cmd[1024], path[300], c;
+	int fds[2];
+
+	if (access(python, X_OK) || access(unshare, X_OK))
+		hs_test_skip("%s or %s is not installed", python, unshare);
+	assert_int_equal(hs_test_mkdtemp(live_dir, sizeof(live_dir), "hs-python"), 0);
+	snprintf(path, sizeof(path), "%s/python3.11", live_dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mount -t tmpfs none %s && cp %s %s && exec %s -S -c 'import sys, time\nprint(1)\n"
+		 "sys.stdout.flush()\ntime.sleep(60)'",
+		 live_dir, python, path, path);
+	assert_int_equal(pipe(fds), 0);
+	live_pid = fork();
+	assert_true(live_pid >= 0);
+	if (!live_pid) {
+		dup2(fds[1], 1);
+		close(fds[1]);
+		execl(unshare, unshare, "-m", "--propagation", "private", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1)
+		hs_test_skip("no mount namespace could be made here");
+	close(fds[0]);
+	assert_int_equal(access(path, F_OK), -1); /* not there outside */
+	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_SUPPORTED);
+	assert_int_equal(in.version, HS_PY_VERSION(3, 11));
+	assert_string_equal(in.path, path);
+}
+
 #define PYENV(v) "/root/.pyenv/versions/" v
 static void test_live_3_8(void **state)
 {
@@ -817,6 +853,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_find_not_python),
 		cmocka_unit_test_teardown(test_live_unsupported, live_teardown),
 		cmocka_unit_test_teardown(test_live_embedded, live_teardown),
+		cmocka_unit_test_teardown(test_live_container, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_8, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_9, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_10, live_teardown),
