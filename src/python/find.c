@@ -79,7 +79,6 @@ struct mapping {
 
 struct syms {
 	uint64_t runtime, code_type, version, str_type, bytes_type;
-	int type; /* ET_EXEC or ET_DYN */
 };
 
 static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
@@ -164,7 +163,6 @@ static int read_file_syms(int32_t pid, const struct mapping *m, struct syms *s, 
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
 		goto out;
 	memset(s, 0, sizeof(*s));
-	s->type = eh.e_type;
 	/* .dynsym first: every build exports the runtime; .symtab for one that does not */
 	for (int pass = 0; pass < 2 && !s->runtime; pass++) {
 		scn = NULL;
@@ -222,6 +220,13 @@ static size_t candidates(int32_t pid, struct mapping *out, size_t max)
 		size_t plen;
 		bool seen = false;
 
+		if (!strchr(buf, '\n')) {
+			/* a name too long for buf: skip the rest of its line, not read it as a line */
+			int ch;
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
 		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &start, &end, &off, &ino,
 			   &pos) < 4 ||
 		    !pos || !ino)
@@ -229,7 +234,7 @@ static size_t candidates(int32_t pid, struct mapping *out, size_t max)
 		path = buf + pos;
 		plen = strcspn(path, "\n");
 		path[plen] = 0;
-		/* a deleted file's symbols cannot be read back; a long name may be cut in buf */
+		/* a deleted file's symbols cannot be read back */
 		if (path[0] != '/' || plen >= sizeof(out->path) || strstr(path, " (deleted)"))
 			continue;
 		for (size_t i = 0; i < n && !seen; i++)
