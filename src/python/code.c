@@ -70,8 +70,7 @@ static size_t put_utf8(char *out, uint32_t c)
 
 /* A str object as UTF-8 (malloc'd), or NULL. Only compact strings (the characters right after
  * the object) are read: every identifier and file name the compiler makes is one. */
-static char *read_str(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr,
-		      size_t max_chars)
+static char *read_str(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, size_t max_chars)
 {
 	const struct hs_py_code_layout *l = &in->code;
 	uint8_t hdr[128], *raw = NULL;
@@ -91,13 +90,11 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_py_mem *mem
 	memcpy(&slen, hdr + l->unicode_length, sizeof(slen));
 	/* state bits, 3.8-3.13: interned:2, kind:3, compact:1, ascii:1 */
 	kind = (state >> 2) & 7;
-	if (!((state >> 5) & 1) || (kind != 1 && kind != 2 && kind != 4) || slen < 0 ||
-	    (uint64_t)slen > max_chars)
+	if (!((state >> 5) & 1) || (kind != 1 && kind != 2 && kind != 4) || slen < 0 || (uint64_t)slen > max_chars)
 		return NULL;
 	len = (size_t)slen;
 	raw = hs_xmalloc(len * kind + 1);
-	if (mem_read(mem, addr + ((state >> 6) & 1 ? l->unicode_ascii_data : l->unicode_compact_data),
-		     raw, len * kind))
+	if (mem_read(mem, addr + ((state >> 6) & 1 ? l->unicode_ascii_data : l->unicode_compact_data), raw, len * kind))
 		goto fail;
 	out = hs_xmalloc(len * 4 + 1);
 	for (size_t i = 0; i < len; i++) {
@@ -126,8 +123,8 @@ fail:
 }
 
 /* A bytes object's contents (malloc'd, *size set), or NULL. */
-static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr,
-			   size_t max, size_t *size)
+static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, size_t max,
+			   size_t *size)
 {
 	const struct hs_py_code_layout *l = &in->code;
 	uint8_t hdr[64], *buf;
@@ -150,8 +147,7 @@ static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_py_mem
 	return buf;
 }
 
-int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr,
-		    struct hs_py_code *ret)
+int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, struct hs_py_code *ret)
 {
 	const struct hs_py_code_layout *l = &in->code;
 	uint8_t obj[512];
@@ -159,9 +155,9 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, 
 	uint16_t name_at = l->code_qualname != HS_PY_NONE ? l->code_qualname : l->code_name;
 	int32_t first;
 
-	if (l->code_size > sizeof(obj) || name_at + 8u > l->code_size ||
-	    l->code_filename + 8u > l->code_size || l->code_linetable + 8u > l->code_size ||
-	    l->code_firstlineno + 4u > l->code_size || OB_TYPE + 8 > l->code_size)
+	if (l->code_size > sizeof(obj) || name_at + 8u > l->code_size || l->code_filename + 8u > l->code_size ||
+	    l->code_linetable + 8u > l->code_size || l->code_firstlineno + 4u > l->code_size ||
+	    OB_TYPE + 8 > l->code_size)
 		return -1;
 	if (mem_read(mem, addr, obj, l->code_size) || get64(obj + OB_TYPE) != in->info.code_type)
 		return -1;

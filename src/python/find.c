@@ -81,7 +81,6 @@ struct mapping {
 
 struct syms {
 	uint64_t runtime, code_type, version, str_type, bytes_type;
-	int type; /* ET_EXEC or ET_DYN */
 };
 
 static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
@@ -123,7 +122,7 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, struct syms *s)
 		const char *name;
 		uint64_t *val;
 	} want[] = {
-		{"_PyRuntime", &s->runtime}, {"PyCode_Type", &s->code_type}, {"Py_Version", &s->version},
+		{"_PyRuntime", &s->runtime},      {"PyCode_Type", &s->code_type},   {"Py_Version", &s->version},
 		{"PyUnicode_Type", &s->str_type}, {"PyBytes_Type", &s->bytes_type},
 	};
 	GElf_Shdr sh;
@@ -166,7 +165,6 @@ static int read_file_syms(int32_t pid, const struct mapping *m, struct syms *s, 
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
 		goto out;
 	memset(s, 0, sizeof(*s));
-	s->type = eh.e_type;
 	/* .dynsym first: every build exports the runtime; .symtab for one that does not */
 	for (int pass = 0; pass < 2 && !s->runtime; pass++) {
 		scn = NULL;
@@ -225,13 +223,21 @@ static size_t candidates(int32_t pid, struct mapping *out, size_t max)
 		size_t plen;
 		bool seen = false;
 
-		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &start, &end,
-			   &off, &ino, &pos) < 4 || !pos || !ino)
+		if (!strchr(buf, '\n')) {
+			/* a name too long for buf: skip the rest of its line, not read it as a line */
+			int ch;
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &start, &end, &off, &ino,
+			   &pos) < 4 ||
+		    !pos || !ino)
 			continue;
 		path = buf + pos;
 		plen = strcspn(path, "\n");
 		path[plen] = 0;
-		/* a deleted file's symbols cannot be read back; a long name may be cut in buf */
+		/* a deleted file's symbols cannot be read back */
 		if (path[0] != '/' || plen >= sizeof(out->path) || strstr(path, " (deleted)"))
 			continue;
 		for (size_t i = 0; i < n && !seen; i++)
@@ -260,11 +266,10 @@ static size_t candidates(int32_t pid, struct mapping *out, size_t max)
 
 /* _Py_DebugOffsets as 3.13 lays it out (Include/internal/pycore_runtime.h): a cookie, the
  * version, then per struct its size and its fields' offsets, all uint64_t. */
-#define DBG_SIZE 584
 static const struct {
 	const char *name;
-	uint16_t at;     /* in _Py_DebugOffsets */
-	size_t field;    /* offsetof the value in hs_py_interp */
+	uint16_t at;  /* in _Py_DebugOffsets */
+	size_t field; /* offsetof the value in hs_py_interp */
 } dbg_fields[] = {
 #define OFF(f) offsetof(struct hs_py_interp, info.off.f)
 #define CODE(f) offsetof(struct hs_py_interp, code.f)
@@ -292,16 +297,11 @@ static const struct {
 #undef CODE
 };
 
-static enum hs_py_found check_debug_offsets(const struct hs_py_mem *mem, struct hs_py_interp *in,
-					    char *why, size_t whylen)
+enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp *in, char *why, size_t whylen)
 {
-	uint8_t d[DBG_SIZE];
+	const uint8_t *d = dbg;
 	uint64_t v, ft, ob_type;
 
-	if (mem->read(mem->ctx, in->info.runtime, d, sizeof(d))) {
-		set_why(why, whylen, "python 3.13: cannot read _Py_DebugOffsets");
-		return HS_PY_UNSUPPORTED;
-	}
 	memcpy(&v, d + 8, 8);
 	memcpy(&ft, d + 16, 8);
 	memcpy(&ob_type, d + 360, 8);
@@ -377,9 +377,15 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 		in.info.code_type = s.code_type + bias;
 		in.str_type = s.str_type ? s.str_type + bias : 0;
 		in.bytes_type = s.bytes_type ? s.bytes_type + bias : 0;
-		if (in.version == HS_PY_VERSION(3, 13) &&
-		    check_debug_offsets(&mem, &in, why, whylen) != HS_PY_SUPPORTED)
-			break;
+		if (in.version == HS_PY_VERSION(3, 13)) {
+			uint8_t dbg[HS_PY_DEBUG_OFFSETS_SIZE];
+			if (mem.read(mem.ctx, in.info.runtime, dbg, sizeof(dbg))) {
+				set_why(why, whylen, "python 3.13: cannot read _Py_DebugOffsets");
+				break;
+			}
+			if (hs_py_check_debug_offsets(dbg, &in, why, whylen) != HS_PY_SUPPORTED)
+				break;
+		}
 		*ret = in;
 		found = HS_PY_SUPPORTED;
 		break;

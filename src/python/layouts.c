@@ -10,12 +10,12 @@
 
 /* PyASCIIObject and PyCompactUnicodeObject lost wstr (and with it 8 bytes each) in 3.12; the
  * character data follows the struct, so its size is where the characters are. */
-#define UNICODE_WSTR .unicode_state = 32, .unicode_length = 16, .unicode_ascii_data = 48, \
-	.unicode_compact_data = 72
-#define UNICODE_NO_WSTR .unicode_state = 32, .unicode_length = 16, .unicode_ascii_data = 40, \
-	.unicode_compact_data = 56
+#define UNICODE_WSTR .unicode_state = 32, .unicode_length = 16, .unicode_ascii_data = 48, .unicode_compact_data = 72
+#define UNICODE_NO_WSTR .unicode_state = 32, .unicode_length = 16, .unicode_ascii_data = 40, .unicode_compact_data = 56
 #define BYTES .bytes_size = 16, .bytes_data = 32
 
+/* one version a block, its fields grouped as in the structs */
+/* clang-format off */
 static const struct hs_py_interp layouts[] = {
 	{
 		.version = HS_PY_VERSION(3, 8),
@@ -129,6 +129,7 @@ static const struct hs_py_interp layouts[] = {
 		},
 	},
 };
+/* clang-format on */
 
 const struct hs_py_interp *hs_py_layout(unsigned version)
 {

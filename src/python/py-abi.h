@@ -47,7 +47,7 @@ enum hs_py_entry {
 /* Offsets the frame walk uses, per interpreter version (python/layouts.c), all in bytes. */
 struct hs_py_offsets {
 	hs_u16 runtime_interp_head;  /* _PyRuntime.interpreters.head: the main interpreter */
-	hs_u16 interp_tstate_head;   /* PyInterpreterState.tstate_head (threads.head from 3.12) */
+	hs_u16 interp_tstate_head;   /* PyInterpreterState.tstate_head (threads.head from 3.11) */
 	hs_u16 tstate_next;          /* PyThreadState.next */
 	hs_u16 tstate_thread_id;     /* PyThreadState.thread_id: the thread's pthread_t */
 	hs_u16 tstate_frame;         /* frame (3.8-3.10), cframe (3.11, 3.12), current_frame (3.13) */

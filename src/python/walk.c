@@ -56,8 +56,7 @@ static bool rd64(struct walker *w, uint64_t addr, uint64_t *v)
 	return rd(w, addr, v, sizeof(*v));
 }
 
-static bool find_thread(struct walker *w, const struct hs_py_proc_info *pi, uint64_t fsbase,
-			uint64_t *ret)
+static bool find_thread(struct walker *w, const struct hs_py_proc_info *pi, uint64_t fsbase, uint64_t *ret)
 {
 	const struct hs_py_offsets *o = &pi->off;
 	uint64_t interp, ts, tid;
@@ -80,8 +79,7 @@ static bool find_thread(struct walker *w, const struct hs_py_proc_info *pi, uint
 	return false;
 }
 
-static uint32_t instr_of(struct walker *w, const struct hs_py_offsets *o, uint64_t frame,
-			 uint64_t code, bool *ok)
+static uint32_t instr_of(struct walker *w, const struct hs_py_offsets *o, uint64_t frame, uint64_t code, bool *ok)
 {
 	int32_t lasti;
 	uint64_t p, base = code + o->code_code;
@@ -99,8 +97,8 @@ static uint32_t instr_of(struct walker *w, const struct hs_py_offsets *o, uint64
 	return (uint32_t)lasti;
 }
 
-size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t fsbase,
-		  struct hs_py_frame *out, size_t max, uint16_t *flags)
+size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t fsbase, struct hs_py_frame *out,
+		  size_t max, uint16_t *flags)
 {
 	const struct hs_py_offsets *o = &in->info.off;
 	struct walker w = {mem, flags};
@@ -110,8 +108,7 @@ size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, ui
 	*flags = 0;
 	if (!find_thread(&w, &in->info, fsbase, &ts) || !rd64(&w, ts + o->tstate_frame, &frame))
 		return 0;
-	if (frame && o->cframe_current_frame != HS_PY_NONE &&
-	    !rd64(&w, frame + o->cframe_current_frame, &frame))
+	if (frame && o->cframe_current_frame != HS_PY_NONE && !rd64(&w, frame + o->cframe_current_frame, &frame))
 		return 0;
 	for (unsigned step = 0; frame && step < 2 * HS_PY_MAX_FRAMES + 1; step++) {
 		uint64_t code, type;
