@@ -443,9 +443,10 @@ static void test_names(void **state)
 				    "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
 				    "/x/lib/libpython3.8.so",
 				    "/x/libpython3.7m.so.1.0",
-				    "/usr/bin/python3.14"};
+				    "/usr/bin/python3.14",
+				    "/usr/bin/python2.7"}; /* to be named as unsupported */
 	static const char *no[] = {"/usr/lib/libpython3.so",  "/usr/bin/python3-config", "/bin/sh",
-				   "/usr/bin/python2.7",      "/x/libpython3.11.a",      "/usr/bin/python3.11.py",
+				   "/usr/bin/python1.5",      "/x/libpython3.11.a",      "/usr/bin/python3.11.py",
 				   "/x/python3.11/libc.so.6", "libpython3.11",           ""};
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(yes); i++)
