@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
+#include "output/writers.h"
 #include "util/outfile.h"
 
 /* ---- files ---- */
@@ -177,4 +180,38 @@ int hs_test_status(int rc)
 	if (rc)
 		return 1;
 	return one_test && skipped ? 77 : 0;
+}
+
+uint8_t *hs_test_write_pprof(const struct hs_profile *p, size_t *len)
+{
+	char *path = hs_test_temp_file("hs-test-pprof");
+	struct hs_output_opts o = {0};
+	struct hs_outfile out;
+	uint8_t *buf;
+
+	assert_int_equal(hs_outfile_open(&out, path), 0);
+	assert_int_equal(hs_write_pprof(p, &o, &out), 0);
+	assert_int_equal(hs_outfile_commit(&out), 0);
+	buf = (uint8_t *)hs_test_read_file(path, len);
+	unlink(path);
+	free(path);
+	return buf;
+}
+
+uint8_t *hs_test_gunzip(const uint8_t *in, size_t len, size_t *ret_len)
+{
+	z_stream z = {0};
+	size_t cap = 1 << 20;
+	uint8_t *out = malloc(cap);
+
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*ret_len = z.total_out;
+	inflateEnd(&z);
+	return out;
 }

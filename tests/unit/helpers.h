@@ -36,6 +36,10 @@ int hs_test_rmtree(const char *dir);
 
 /* p written in format f with options o, through an hs_outfile into a temporary file, and read
  * back as in hs_test_read_file(). */
+/* p written as pprof through a real outfile: the file's bytes (*len of them), to free. */
+uint8_t *hs_test_write_pprof(const struct hs_profile *p, size_t *len);
+/* The gunzipped bytes of in (at most 1 MiB), to free. */
+uint8_t *hs_test_gunzip(const uint8_t *in, size_t len, size_t *ret_len);
 char *hs_test_write_format(const struct hs_profile *p, const char *format, const struct hs_output_opts *o);
 
 /* ---- bytes ---- */

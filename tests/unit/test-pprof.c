@@ -23,42 +23,6 @@
 
 /* ---- helpers ---- */
 
-/* Writes p with hs_write_pprof through a real outfile and returns the file's bytes. */
-static uint8_t *write_pprof(const struct hs_profile *p, size_t *len)
-{
-	char dir[] = "/tmp/test-pprof.XXXXXX", path[64];
-	struct hs_output_opts o = {0};
-	struct hs_outfile out;
-	uint8_t *buf;
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/p.pb.gz", dir);
-	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_int_equal(hs_write_pprof(p, &o, &out), 0);
-	assert_int_equal(hs_outfile_commit(&out), 0);
-	buf = (uint8_t *)hs_test_read_file(path, len);
-	unlink(path);
-	rmdir(dir);
-	return buf;
-}
-
-static uint8_t *gunzip_all(const uint8_t *in, size_t len, size_t *ret_len)
-{
-	z_stream z = {0};
-	size_t cap = 1 << 20;
-	uint8_t *out = malloc(cap);
-
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	*ret_len = z.total_out;
-	inflateEnd(&z);
-	return out;
-}
-
 static uint32_t S(struct hs_profile *p, const char *s)
 {
 	return hs_profile_intern_str(p, s);
@@ -371,7 +335,7 @@ static void test_roundtrip(void **state)
 	struct hs_profile *p = sample_profile(), *q = NULL, *q2 = NULL;
 	struct hs_error err = {0};
 	size_t len, len2;
-	uint8_t *buf = write_pprof(p, &len), *buf2;
+	uint8_t *buf = hs_test_write_pprof(p, &len), *buf2;
 
 	(void)state;
 	assert_true(len > 20);
@@ -383,7 +347,7 @@ static void test_roundtrip(void **state)
 	assert_profiles_equal(p, q);
 
 	/* once more: a profile read back writes the same profile */
-	buf2 = write_pprof(q, &len2);
+	buf2 = hs_test_write_pprof(q, &len2);
 	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
 	assert_profiles_equal(p, q2);
 
@@ -401,16 +365,16 @@ static void test_roundtrip_bytes(void **state)
 	struct hs_profile *p = sample_profile(), *q = NULL, *q2 = NULL;
 	struct hs_error err = {0};
 	size_t len, len2, len3, raw_len, raw_len2, raw_len3;
-	uint8_t *buf = write_pprof(p, &len), *buf2, *buf3, *raw, *raw2, *raw3;
+	uint8_t *buf = hs_test_write_pprof(p, &len), *buf2, *buf3, *raw, *raw2, *raw3;
 
 	(void)state;
 	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
-	buf2 = write_pprof(q, &len2);
+	buf2 = hs_test_write_pprof(q, &len2);
 	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
-	buf3 = write_pprof(q2, &len3);
-	raw = gunzip_all(buf, len, &raw_len);
-	raw2 = gunzip_all(buf2, len2, &raw_len2);
-	raw3 = gunzip_all(buf3, len3, &raw_len3);
+	buf3 = hs_test_write_pprof(q2, &len3);
+	raw = hs_test_gunzip(buf, len, &raw_len);
+	raw2 = hs_test_gunzip(buf2, len2, &raw_len2);
+	raw3 = hs_test_gunzip(buf3, len3, &raw_len3);
 	assert_int_equal(raw_len, raw_len2);
 	assert_memory_equal(raw, raw2, raw_len);
 	assert_int_equal(raw_len, raw_len3);
@@ -468,7 +432,7 @@ static void test_main_first(void **state)
 	p->main_mapping = m_app2;
 	assert_int_equal(hs_profile_main_mapping(p), m_app2);
 
-	buf = write_pprof(p, &len);
+	buf = hs_test_write_pprof(p, &len);
 	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
 	assert_int_equal(q->main_mapping, 1);
 	assert_int_equal(q->mappings.n, 4); /* the two of the app made one */
@@ -486,10 +450,10 @@ static void test_main_first(void **state)
 	assert_int_equal(q->samples.n, 3);
 	assert_int_equal(q->samples.v[2].pid, 8);
 
-	buf2 = write_pprof(q, &len2);
+	buf2 = hs_test_write_pprof(q, &len2);
 	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
-	raw = gunzip_all(buf, len, &raw_len);
-	raw2 = gunzip_all(buf2, len2, &raw_len2);
+	raw = hs_test_gunzip(buf, len, &raw_len);
+	raw2 = hs_test_gunzip(buf2, len2, &raw_len2);
 	assert_int_equal(raw_len, raw_len2);
 	assert_memory_equal(raw, raw2, raw_len);
 
@@ -512,7 +476,7 @@ static void test_raw_protobuf(void **state)
 	struct hs_profile *p = sample_profile(), *q = NULL;
 	struct hs_error err = {0};
 	size_t len, rlen;
-	uint8_t *buf = write_pprof(p, &len), *raw = gunzip_all(buf, len, &rlen);
+	uint8_t *buf = hs_test_write_pprof(p, &len), *raw = hs_test_gunzip(buf, len, &rlen);
 
 	(void)state;
 	assert_true(hs_pprof_probe(raw, rlen));
@@ -543,7 +507,7 @@ static void test_kinds_without_mappings(void **state)
 	(void)state;
 	hs_profile_add_type(p, "samples", "count");
 	hs_profile_add_sample(p, hs_profile_stack(p, (uint32_t[]){lk, lj, lp, lu}, 4), S(p, "x"), -1, -1, 0, &one);
-	buf = write_pprof(p, &len);
+	buf = hs_test_write_pprof(p, &len);
 	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
 	assert_int_equal(q->locations.n, 5);
 	assert_int_equal(q->locations.v[lk].kind, HS_KIND_KERNEL);
@@ -588,7 +552,7 @@ static void test_every_prefix(void **state)
 {
 	struct hs_profile *p = sample_profile();
 	size_t len, rlen;
-	uint8_t *buf = write_pprof(p, &len), *raw = gunzip_all(buf, len, &rlen);
+	uint8_t *buf = hs_test_write_pprof(p, &len), *raw = hs_test_gunzip(buf, len, &rlen);
 
 	(void)state;
 	/* every prefix of a gzip file misses part of the stream or its trailer */
@@ -616,7 +580,7 @@ static void test_garbage(void **state)
 {
 	struct hs_profile *p = sample_profile();
 	size_t len, rlen;
-	uint8_t *buf = write_pprof(p, &len), *raw = gunzip_all(buf, len, &rlen);
+	uint8_t *buf = hs_test_write_pprof(p, &len), *raw = hs_test_gunzip(buf, len, &rlen);
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
 	(void)state;
@@ -918,7 +882,7 @@ static void test_go_fixture(void **state)
 	/* and what we write from it reads back the same */
 	{
 		size_t len2;
-		uint8_t *buf2 = write_pprof(q, &len2);
+		uint8_t *buf2 = hs_test_write_pprof(q, &len2);
 		struct hs_profile *q2 = NULL;
 		assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
 		assert_profiles_equal(q, q2);

@@ -436,39 +436,6 @@ static void test_html(void **state)
 
 /* ---- pprof ---- */
 
-static uint8_t *pprof_bytes(const struct hs_profile *p, size_t *len)
-{
-	char *path = hs_test_temp_file("hs-test-py-pprof");
-	struct hs_output_opts o = {0};
-	struct hs_outfile out;
-	uint8_t *buf;
-
-	assert_int_equal(hs_outfile_open(&out, path), 0);
-	assert_int_equal(hs_write_pprof(p, &o, &out), 0);
-	assert_int_equal(hs_outfile_commit(&out), 0);
-	buf = (uint8_t *)hs_test_read_file(path, len);
-	unlink(path);
-	free(path);
-	return buf;
-}
-
-static uint8_t *gunzip_all(const uint8_t *in, size_t len, size_t *ret_len)
-{
-	z_stream z = {0};
-	size_t cap = 1 << 20;
-	uint8_t *out = malloc(cap);
-
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	*ret_len = z.total_out;
-	inflateEnd(&z);
-	return out;
-}
-
 /* The location of q named name at line line (0: any), or 0. */
 static uint32_t find_loc(const struct hs_profile *q, const char *name, int64_t line)
 {
@@ -486,7 +453,7 @@ static void test_pprof_round_trip(void **state)
 	struct hs_profile *p = py_profile(), *q = NULL, *q2 = NULL;
 	struct hs_error err = {0};
 	size_t len, len2, raw_len, raw_len2;
-	uint8_t *buf = pprof_bytes(p, &len), *buf2, *raw, *raw2;
+	uint8_t *buf = hs_test_write_pprof(p, &len), *buf2, *raw, *raw2;
 	const struct hs_location *l;
 	const struct hs_function *f;
 	uint32_t id;
@@ -513,9 +480,9 @@ static void test_pprof_round_trip(void **state)
 	assert_int_equal(q->locations.n, p->locations.n);
 
 	/* read back, it writes the very same bytes */
-	buf2 = pprof_bytes(q, &len2);
-	raw = gunzip_all(buf, len, &raw_len);
-	raw2 = gunzip_all(buf2, len2, &raw_len2);
+	buf2 = hs_test_write_pprof(q, &len2);
+	raw = hs_test_gunzip(buf, len, &raw_len);
+	raw2 = hs_test_gunzip(buf2, len2, &raw_len2);
 	assert_int_equal(raw_len, raw_len2);
 	assert_memory_equal(raw, raw2, raw_len);
 	assert_int_equal(hs_pprof_read(buf2, len2, &q2, &err), 0);
@@ -540,7 +507,7 @@ static void test_go_pprof(void **state)
 	(void)state;
 	if (system("command -v go >/dev/null 2>&1 && go tool -n pprof >/dev/null 2>&1"))
 		hs_test_skip("no go tool pprof to read the file with");
-	buf = pprof_bytes(p, &len);
+	buf = hs_test_write_pprof(p, &len);
 	snprintf(path, sizeof(path), "%s/py.pb.gz", dir);
 	hs_test_write_file(path, buf, len);
 	free(buf);
