@@ -24,7 +24,8 @@ void hs_builder_py_release(struct hs_builder *b)
 		free(py->stacks.v[i]);
 	hs_vec_free(&py->stacks);
 	hs_u64map_release(&py->pending);
-	hs_u64map_release(&py->locs);
+	hs_u64map_release(&py->loc_ix);
+	hs_vec_free(&py->locs);
 	hs_u64map_release(&py->classes);
 	hs_vec_free(&py->merged);
 	hs_vec_free(&py->native);
@@ -100,14 +101,12 @@ void hs_builder_py_tramp(struct hs_builder *b, uint32_t loc)
 	hs_u64map_put(&b->py.classes, loc, HS_PY_NATIVE_TRAMPOLINE + 1);
 }
 
-/* The location of a Python frame: one per code object and line. */
-static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
+/* The location of a Python frame, made: one per code object and line. */
+static uint32_t make_py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
 {
 	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, nm, file;
 	const struct hs_py_code *c = hs_py_names_get(b->opts.py_names, pid, f->code, firstlineno);
 	struct hs_line ln;
-	uint64_t key, loc;
-	int line;
 
 	if (!c) {
 		b->stats.py_unnamed++;
@@ -116,18 +115,36 @@ static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_p
 		ln.line = 0;
 		return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
 	}
-	line = hs_py_code_line(c, f->instr);
-	key = ((uint64_t)(uintptr_t)c * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(uint32_t)line;
-	if (hs_u64map_get(&b->py.locs, key, &loc) && loc >> 32 == (uint32_t)line &&
-	    b->p->locations.v[(uint32_t)loc].kind == HS_KIND_PYTHON)
-		return (uint32_t)loc;
 	nm = hs_profile_intern_str(b->p, c->name);
 	file = hs_profile_intern_str(b->p, c->file);
 	ln.function = hs_profile_function(b->p, nm, nm, file, c->firstlineno);
-	ln.line = line;
-	loc = hs_profile_location(b->p, 0, 0, HS_KIND_PYTHON, &ln, 1);
-	hs_u64map_put(&b->py.locs, key, (uint64_t)(uint32_t)line << 32 | loc);
-	return (uint32_t)loc;
+	ln.line = hs_py_code_line(c, f->instr);
+	return hs_profile_location(b->p, 0, 0, HS_KIND_PYTHON, &ln, 1);
+}
+
+/* The location of a Python frame: looked up by what the frame reader gave (process, code
+ * object, first line, instruction), so that a frame seen before costs one hash lookup. */
+static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
+{
+	struct hs_builder_py *py = &b->py;
+	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT;
+	uint64_t k = hs_hash_combine(hs_hash_combine(hs_hash_u64(f->code), (uint64_t)(uint32_t)pid << 32 | f->instr),
+				     firstlineno),
+		 v;
+	struct hs_py_frame_loc e;
+
+	for (;; k++) {
+		const struct hs_py_frame_loc *h;
+		if (!hs_u64map_get(&py->loc_ix, k, &v))
+			break;
+		h = &py->locs.v[v - 1];
+		if (h->code == f->code && h->pid == pid && h->instr == f->instr && h->firstlineno == firstlineno)
+			return h->loc;
+	}
+	e = (struct hs_py_frame_loc){pid, firstlineno, f->instr, make_py_location(b, pid, f), f->code};
+	hs_vec_push(&py->locs, e);
+	hs_u64map_put(&py->loc_ix, k, py->locs.n);
+	return e.loc;
 }
 
 void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)

@@ -70,11 +70,19 @@ struct hs_builder_opts {
 	bool python_internals;
 };
 
+/* A Python frame as the frame reader gives it, and its location. */
+struct hs_py_frame_loc {
+	int32_t pid;
+	uint32_t firstlineno, instr, loc;
+	uint64_t code;
+};
+
 /* The Python side of a builder (builder-python.c). */
 struct hs_builder_py {
 	struct hs_u64map pending;  /* tid -> index in stacks + 1: its latest Python stack */
 	HS_VEC(struct hs_py_sample *) stacks;
-	struct hs_u64map locs;     /* (code read, line) -> location */
+	struct hs_u64map loc_ix;   /* hash of a frame -> index in locs + 1, probed on */
+	HS_VEC(struct hs_py_frame_loc) locs;
 	struct hs_u64map classes;  /* location -> enum hs_py_native + 1 */
 	HS_VEC(int32_t) merged;    /* scratch */
 	HS_VEC(uint8_t) native;    /* scratch */
