@@ -573,8 +573,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		return; /* the idle task: its "blocked" time is everybody's CPU time */
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
-	if (!off_cpu)
-		hs_builder_py_merge(b, s, pid);
+	hs_builder_py_merge(b, s, pid);
 	if (off_cpu) {
 		hs_off_cpu_out(&b->off_cpu, pid, tid, s->sid.time, thread_name(b, tid, name), b->locs.v, b->locs.n);
 		return;

@@ -71,6 +71,19 @@ PY
 awk '{n += $NF} /;child_work/ {c += $NF} END {if (c < n / 2) {print "multiprocessing: " c " of " n " samples in child_work"; exit 1}}' \
 	"$dir/mp.folded" || fail "forked workers without Python frames"
 
+# off-CPU stacks have the Python frames a thread blocked in
+cat >"$dir/sleeper.py" <<'PY'
+import time
+def sleeper():
+    for _ in range(30):
+        time.sleep(0.05)
+sleeper()
+PY
+"$HOTSTACK" record -q --off-cpu --value off-cpu -o "$dir/off.folded" -- /usr/bin/python3.11 "$dir/sleeper.py" ||
+	fail "record --off-cpu failed"
+awk '{n += $NF} /;<module>;sleeper;/ {c += $NF} END {if (c < n / 2) {print "off-cpu: " c " of " n " ns under <module>;sleeper"; exit 1}}' \
+	"$dir/off.folded" || fail "off-CPU stacks without Python frames"
+
 # --python-internals keeps the eval loop between the Python frames
 "$HOTSTACK" record -q --python-internals -o "$dir/int.folded" -- /usr/bin/python3.11 "$prog" 2 ||
 	fail "record --python-internals failed"
