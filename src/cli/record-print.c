@@ -93,6 +93,8 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 	const struct hs_builder_stats *st = &s->stats;
 	uint64_t got = st->samples, lost = st->lost;
 
+	for (const char *l; (l = hs_record_python_note(rec));)
+		cli_warn("%s", l);
 	if (lost)
 		cli_warn("%s: the ring buffers overflowed: record with bigger ones (-m %zu) or %s%s",
 			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
@@ -129,11 +131,11 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
 			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
 			(unsigned long long)st->lbr_repaired);
-	for (const char *l; (l = hs_record_python_note(rec));)
-		cli_warn("%s", l);
 	if (cli_verbose && hs_record_python_active(rec))
-		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu frames unnamed, %llu stacks dropped\n",
-			(unsigned long long)st->py_samples, (unsigned long long)st->py_unnamed, (unsigned long long)hs_record_python_dropped(rec));
+		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu without their stack; stacks cut %llu, "
+			"unpaired %llu, dropped %llu; frames unnamed %llu\n", (unsigned long long)st->py_samples,
+			(unsigned long long)st->py_unpaired, (unsigned long long)st->py_cut, (unsigned long long)st->py_orphans,
+			(unsigned long long)hs_record_python_dropped(rec), (unsigned long long)st->py_unnamed);
 	if (cli_verbose && (s->jit_files || s->jit_perf_maps))
 		fprintf(stderr,
 			"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "

@@ -20,9 +20,9 @@ void hs_builder_py_release(struct hs_builder *b)
 {
 	struct hs_builder_py *py = &b->py;
 
-	for (size_t i = 0; i < py->stacks.n; i++)
-		free(py->stacks.v[i]);
-	hs_vec_free(&py->stacks);
+	for (size_t i = 0; i < py->threads.n; i++)
+		free(py->threads.v[i]);
+	hs_vec_free(&py->threads);
 	hs_u64map_release(&py->pending);
 	hs_u64map_release(&py->loc_ix);
 	hs_vec_free(&py->locs);
@@ -38,17 +38,59 @@ void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 	struct hs_builder_py *py = &b->py;
 	const struct hs_py_sample *s = ev->raw.data;
 	size_t head = offsetof(struct hs_py_sample, frames);
+	struct hs_py_pending *t;
 	uint64_t ix;
 
 	if (!b->opts.py_names || ev->raw.size < head || s->nframes > HS_PY_MAX_FRAMES ||
 	    ev->raw.size < head + s->nframes * sizeof(s->frames[0]))
 		return;
 	if (!hs_u64map_get(&py->pending, s->tid, &ix)) {
-		hs_vec_push(&py->stacks, hs_xmalloc(sizeof(struct hs_py_sample)));
-		ix = py->stacks.n;
+		hs_vec_push(&py->threads, hs_xcalloc(1, sizeof(struct hs_py_pending)));
+		ix = py->threads.n;
 		hs_u64map_put(&py->pending, s->tid, ix);
 	}
-	memcpy(py->stacks.v[ix - 1], s, head + s->nframes * sizeof(s->frames[0]));
+	t = py->threads.v[ix - 1];
+	if (t->n == HS_PY_PENDING) {
+		/* the oldest was never taken */
+		memmove(&t->s[0], &t->s[1], (HS_PY_PENDING - 1) * sizeof(t->s[0]));
+		t->n--;
+		b->stats.py_orphans++;
+	}
+	memcpy(&t->s[t->n++], s, head + s->nframes * sizeof(s->frames[0]));
+}
+
+/* The thread's stack read with the sample at time (the nearest within the window), taken
+ * out, with those before it (their samples lost); NULL when none. */
+static const struct hs_py_sample *take_stack(struct hs_builder *b, struct hs_py_pending *t, uint64_t time,
+					     struct hs_py_sample *into)
+{
+	unsigned best = UINT32_MAX;
+	uint64_t best_d = PY_STACK_WINDOW_NS + 1;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		uint64_t d = t->s[i].time > time ? t->s[i].time - time : time - t->s[i].time;
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	if (best == UINT32_MAX) {
+		/* none near: those older than the window will never be */
+		unsigned k = 0;
+		for (unsigned i = 0; i < t->n; i++) {
+			if (t->s[i].time + PY_STACK_WINDOW_NS < time)
+				b->stats.py_orphans++;
+			else
+				t->s[k++] = t->s[i];
+		}
+		t->n = k;
+		return NULL;
+	}
+	*into = t->s[best];
+	b->stats.py_orphans += best;
+	memmove(&t->s[0], &t->s[best + 1], (t->n - best - 1) * sizeof(t->s[0]));
+	t->n -= best + 1;
+	return into;
 }
 
 /* What a native location is to the merge, worked out once per location, and the location to
@@ -70,7 +112,9 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instea
 		c = HS_PY_NATIVE_OTHER;
 	else if (l->kind == HS_KIND_PSEUDO && !l->mapping)
 		/* a stop reason ends the stack; [unknown] and [signal] are frames like others */
-		c = strcmp(name, "[unknown]") && strcmp(name, "[signal]") ? HS_PY_NATIVE_STOP : HS_PY_NATIVE_OTHER;
+		c = !strcmp(name, "[unknown]")                                  ? HS_PY_NATIVE_UNKNOWN
+		    : !strcmp(name, "[signal]") || !strncmp(name, "[python", 7) ? HS_PY_NATIVE_OTHER
+										: HS_PY_NATIVE_STOP;
 	else if (l->kind == HS_KIND_JIT && name[0] == '[')
 		c = HS_PY_NATIVE_JIT; /* named at the end: a trampoline where it calls the eval loop */
 	else if (l->kind == HS_KIND_USER && name[0] == '[')
@@ -104,8 +148,8 @@ void hs_builder_py_tramp(struct hs_builder *b, uint32_t loc)
 /* The location of a Python frame, made: one per code object and line. */
 static uint32_t make_py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
 {
-	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, nm, file;
-	const struct hs_py_code *c = hs_py_names_get(b->opts.py_names, pid, f->code, firstlineno);
+	uint32_t nm, file;
+	const struct hs_py_code *c = hs_py_names_get(b->opts.py_names, pid, f);
 	struct hs_line ln;
 
 	if (!c) {
@@ -127,9 +171,9 @@ static uint32_t make_py_location(struct hs_builder *b, int32_t pid, const struct
 static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_py_frame *f)
 {
 	struct hs_builder_py *py = &b->py;
-	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT;
+	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, ident = hs_py_code_ident(f->name, f->file);
 	uint64_t k = hs_hash_combine(hs_hash_combine(hs_hash_u64(f->code), (uint64_t)(uint32_t)pid << 32 | f->instr),
-				     firstlineno),
+				     (uint64_t)ident << 32 | firstlineno),
 		 v;
 	struct hs_py_frame_loc e;
 
@@ -138,34 +182,48 @@ static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_p
 		if (!hs_u64map_get(&py->loc_ix, k, &v))
 			break;
 		h = &py->locs.v[v - 1];
-		if (h->code == f->code && h->pid == pid && h->instr == f->instr && h->firstlineno == firstlineno)
+		if (h->code == f->code && h->pid == pid && h->instr == f->instr && h->firstlineno == firstlineno &&
+		    h->ident == ident)
 			return h->loc;
 	}
-	e = (struct hs_py_frame_loc){pid, firstlineno, f->instr, make_py_location(b, pid, f), f->code};
+	e = (struct hs_py_frame_loc){pid, firstlineno, f->instr, make_py_location(b, pid, f), ident, f->code};
 	hs_vec_push(&py->locs, e);
 	hs_u64map_put(&py->loc_ix, k, py->locs.n);
 	return e.loc;
 }
 
+/* Where a Python stack read in part is cut: said as a stop reason is. */
+static uint32_t cut_location(struct hs_builder *b, unsigned flags)
+{
+	uint32_t nm = hs_profile_intern_str(b->p, flags & HS_PY_TRUNCATED ? "[python: truncated]"
+									  : "[python: unreadable frame]");
+	struct hs_line ln = {hs_profile_function(b->p, nm, nm, 0, 0), 0};
+
+	return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
+}
+
 void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)
 {
 	struct hs_builder_py *py = &b->py;
-	struct hs_py_sample *ps;
+	const struct hs_py_sample *ps;
 	uint64_t ix;
 	size_t n, np;
+	bool cut;
 
 	if (!b->opts.py_names || !hs_u64map_get(&py->pending, s->sid.tid, &ix))
 		return;
-	ps = py->stacks.v[ix - 1];
-	if (!ps->nframes || ps->pid != (uint32_t)pid || ps->time > s->sid.time + PY_STACK_WINDOW_NS ||
-	    s->sid.time > ps->time + PY_STACK_WINDOW_NS)
+	ps = take_stack(b, py->threads.v[ix - 1], s->sid.time, &py->taken);
+	if (!ps || ps->pid != (uint32_t)pid || !ps->nframes) {
+		b->stats.py_unpaired += !ps;
 		return;
+	}
 	np = ps->nframes;
-	ps->nframes = 0; /* taken */
+	cut = ps->flags & (HS_PY_TRUNCATED | HS_PY_BAD_CODE | HS_PY_READ_FAULT);
+	b->stats.py_cut += cut;
 	hs_vec_reserve(&py->native, b->locs.n);
 	hs_vec_reserve(&py->entry, np);
-	hs_vec_reserve(&py->merged, b->locs.n + np);
-	hs_vec_reserve(&py->out, b->locs.n + np);
+	hs_vec_reserve(&py->merged, b->locs.n + np + 1);
+	hs_vec_reserve(&py->out, b->locs.n + np + 1);
 	for (size_t i = 0; i < b->locs.n; i++) {
 		uint32_t instead;
 		py->native.v[i] = native_class(b, b->locs.v[i], &instead);
@@ -174,10 +232,13 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	}
 	for (size_t j = 0; j < np; j++)
 		py->entry.v[j] = !!(ps->frames[j].line_entry & HS_PY_ENTRY_BIT);
-	n = hs_py_merge(py->native.v, b->locs.n, py->entry.v, np, b->opts.python_internals, py->merged.v);
+	n = hs_py_merge(py->native.v, b->locs.n, py->entry.v, np, cut, b->opts.python_internals, py->merged.v);
 	for (size_t k = 0; k < n; k++) {
 		int32_t m = py->merged.v[k];
-		py->out.v[k] = m >= 0 ? b->locs.v[m] : py_location(b, pid, &ps->frames[-1 - m]);
+		if (m == HS_PY_MERGE_CUT)
+			py->out.v[k] = cut_location(b, ps->flags);
+		else
+			py->out.v[k] = m >= 0 ? b->locs.v[m] : py_location(b, pid, &ps->frames[-1 - m]);
 	}
 	hs_vec_reserve(&b->locs, n);
 	memcpy(b->locs.v, py->out.v, n * sizeof(*b->locs.v));

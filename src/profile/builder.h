@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "profile/off-cpu.h"
 #include "profile/profile.h"
+#include "python/py-abi.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/callchain.h"
 #include "unwind/unwinder.h"
@@ -73,17 +74,26 @@ struct hs_builder_opts {
 /* A Python frame as the frame reader gives it, and its location. */
 struct hs_py_frame_loc {
 	int32_t pid;
-	uint32_t firstlineno, instr, loc;
+	uint32_t firstlineno, instr, loc, ident;
 	uint64_t code;
+};
+
+/* A thread's Python stacks not yet paired with their samples, oldest first: a few, since the
+ * stacks of the next samples may come before a sample (they are put early in the stream). */
+#define HS_PY_PENDING 4
+struct hs_py_pending {
+	unsigned n;
+	struct hs_py_sample s[HS_PY_PENDING];
 };
 
 /* The Python side of a builder (builder-python.c). */
 struct hs_builder_py {
-	struct hs_u64map pending;  /* tid -> index in stacks + 1: its latest Python stack */
-	HS_VEC(struct hs_py_sample *) stacks;
+	struct hs_u64map pending;  /* tid -> index in threads + 1 */
+	HS_VEC(struct hs_py_pending *) threads;
 	struct hs_u64map loc_ix;   /* hash of a frame -> index in locs + 1, probed on */
 	HS_VEC(struct hs_py_frame_loc) locs;
 	struct hs_u64map classes;  /* location -> enum hs_py_native + 1 */
+	struct hs_py_sample taken; /* the stack of the sample being merged */
 	HS_VEC(int32_t) merged;    /* scratch */
 	HS_VEC(uint8_t) native;    /* scratch */
 	HS_VEC(bool) entry;        /* scratch */
@@ -94,6 +104,9 @@ struct hs_builder_stats {
 	uint64_t samples;        /* added to the profile */
 	uint64_t py_samples;     /* with Python frames merged in */
 	uint64_t py_unnamed;     /* Python frames whose code object could not be read */
+	uint64_t py_unpaired;    /* samples of threads that had Python stacks, without one */
+	uint64_t py_orphans;     /* Python stacks no sample took (the sample was lost) */
+	uint64_t py_cut;         /* Python stacks read in part (too deep, a frame unreadable) */
 	uint64_t own_samples;    /* of hotstack itself, dropped */
 	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
 	uint64_t lost;           /* samples the kernel could not write (LOST, LOST_SAMPLES) */

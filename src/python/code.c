@@ -165,6 +165,8 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, 
 	if (first < 0)
 		return -1;
 	c.firstlineno = first;
+	if (l->code_name + 8u <= l->code_size)
+		c.ident = hs_py_code_ident(get64(obj + l->code_name), get64(obj + l->code_filename));
 	c.name = read_str(in, mem, get64(obj + name_at), NAME_MAX_CHARS);
 	c.file = read_str(in, mem, get64(obj + l->code_filename), PATH_MAX_CHARS);
 	c.linetable = read_bytes(in, mem, get64(obj + l->code_linetable), LINETABLE_MAX, &c.linetable_size);
@@ -172,6 +174,22 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, 
 		hs_py_code_release(&c);
 		return -1;
 	}
+	*ret = c;
+	return 0;
+}
+
+int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t name, uint64_t file,
+			    uint32_t firstlineno, struct hs_py_code *ret)
+{
+	struct hs_py_code c = {.version = in->version, .firstlineno = (int)(firstlineno & 0x7fffffff)};
+
+	c.name = read_str(in, mem, name, NAME_MAX_CHARS);
+	c.file = read_str(in, mem, file, PATH_MAX_CHARS);
+	if (!c.name || !c.file) {
+		hs_py_code_release(&c);
+		return -1;
+	}
+	c.ident = hs_py_code_ident(name, file);
 	*ret = c;
 	return 0;
 }

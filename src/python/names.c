@@ -17,7 +17,7 @@ struct proc {
 
 struct entry {
 	int32_t pid;
-	uint32_t firstlineno;
+	uint32_t firstlineno, ident;
 	uint64_t code;
 	bool ok;
 	struct hs_py_code c;
@@ -78,18 +78,17 @@ static const struct hs_py_interp *interp_of(struct hs_py_names *n, int32_t pid)
 	return NULL;
 }
 
-static uint64_t key_of(int32_t pid, uint64_t code, uint32_t firstlineno)
+static uint64_t key_of(int32_t pid, uint64_t code, uint32_t firstlineno, uint32_t ident)
 {
-	uint64_t k = code * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)(uint32_t)pid << 32 | firstlineno);
-
-	return k ^ (k >> 29);
+	return hs_hash_combine(hs_hash_combine(hs_hash_u64(code), (uint64_t)(uint32_t)pid << 32 | firstlineno), ident);
 }
 
 /* The entry, under the lock: probes successive keys until the one of these fields, or a free
  * one (NULL, with *slot the key to put it at). */
-static struct entry *find(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno, uint64_t *slot)
+static struct entry *find(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno, uint32_t ident,
+			  uint64_t *slot)
 {
-	uint64_t k = key_of(pid, code, firstlineno), v;
+	uint64_t k = key_of(pid, code, firstlineno, ident), v;
 
 	for (;; k++) {
 		struct entry *e;
@@ -98,19 +97,21 @@ static struct entry *find(struct hs_py_names *n, int32_t pid, uint64_t code, uin
 			return NULL;
 		}
 		e = n->entries.v[v - 1];
-		if (e->pid == pid && e->code == code && e->firstlineno == firstlineno)
+		if (e->pid == pid && e->code == code && e->firstlineno == firstlineno && e->ident == ident)
 			return e;
 	}
 }
 
-static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno)
+static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, const struct hs_py_frame *f)
 {
+	uint64_t code = f->code;
+	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, ident = hs_py_code_ident(f->name, f->file);
 	const struct hs_py_interp *in;
 	struct entry *e;
 	struct hs_py_mem mem;
 	uint64_t slot;
 
-	if ((e = find(n, pid, code, firstlineno, &slot)))
+	if ((e = find(n, pid, code, firstlineno, ident, &slot)))
 		return e->ok ? &e->c : NULL;
 	in = interp_of(n, pid);
 	if (!in)
@@ -119,8 +120,16 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, u
 	e->pid = pid;
 	e->code = code;
 	e->firstlineno = firstlineno;
+	e->ident = ident;
 	mem = hs_py_mem_pid(pid);
 	e->ok = !hs_py_code_read(in, &mem, code, &e->c);
+	if (e->ok && ((uint32_t)e->c.firstlineno != firstlineno || e->c.ident != ident)) {
+		/* another code object there now: the frame's is gone */
+		hs_py_code_release(&e->c);
+		e->ok = false;
+	}
+	if (!e->ok) /* gone (a module's body, run once): named from its name and file, if they live */
+		e->ok = !hs_py_code_from_strings(in, &mem, f->name, f->file, firstlineno, &e->c);
 	n->read += e->ok;
 	n->failed += !e->ok;
 	hs_vec_push(&n->entries, e);
@@ -132,16 +141,16 @@ void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s)
 {
 	pthread_mutex_lock(&n->lock);
 	for (unsigned i = 0; i < s->nframes && i < HS_PY_MAX_FRAMES; i++)
-		get_locked(n, (int32_t)s->pid, s->frames[i].code, s->frames[i].line_entry & ~HS_PY_ENTRY_BIT);
+		get_locked(n, (int32_t)s->pid, &s->frames[i]);
 	pthread_mutex_unlock(&n->lock);
 }
 
-const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno)
+const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, const struct hs_py_frame *f)
 {
 	const struct hs_py_code *c;
 
 	pthread_mutex_lock(&n->lock);
-	c = get_locked(n, pid, code, firstlineno);
+	c = get_locked(n, pid, f);
 	pthread_mutex_unlock(&n->lock);
 	return c;
 }

@@ -16,9 +16,10 @@ void hs_py_names_free(struct hs_py_names *n);
 void hs_py_names_add_proc(struct hs_py_names *n, int32_t pid, const struct hs_py_interp *in);
 /* Reads the code objects of a sample's frames that are not read yet (a struct hs_py_sample). */
 void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s);
-/* The code object, read now if it was not before; NULL when it cannot be (its process is gone,
- * or the address holds no code object). The code stays valid until hs_py_names_free(). */
-const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno);
+/* The code object a frame reader's frame names, read now if it was not before; NULL when it
+ * cannot be (its process is gone, the address holds no code object, or another one than the
+ * frame's: its first line or ident differ). Valid until hs_py_names_free(). */
+const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, const struct hs_py_frame *f);
 /* Counts: code objects read, and reads that failed. */
 void hs_py_names_stats(struct hs_py_names *n, uint64_t *read, uint64_t *failed);
 

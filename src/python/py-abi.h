@@ -62,6 +62,8 @@ struct hs_py_offsets {
 	hs_u8 entry;                 /* enum hs_py_entry */
 	hs_u8 owner_cstack;          /* the shim's owner value (HS_PY_ENTRY_SHIM) */
 	hs_u8 pad;
+	hs_u16 code_name;     /* PyCodeObject.co_name and co_filename: what tells one code */
+	hs_u16 code_filename; /* object from another at the same address (ident) */
 };
 
 /* The process table's value, keyed by the process id as the kernel's root namespace sees it. */
@@ -77,10 +79,29 @@ struct hs_py_proc_info {
 /* One Python frame of a sample. */
 struct hs_py_frame {
 	hs_u64 code;       /* the code object's address */
+	hs_u64 name, file; /* its co_name and co_filename objects: they tell it from another code
+	                    * object at the same address later, and name it if it is gone */
 	hs_u32 instr;      /* byte offset of the running instruction in the code (0: unknown) */
 	hs_u32 line_entry; /* low 31 bits: the code's co_firstlineno (with code, the cache key);
 	                     * HS_PY_ENTRY_BIT: the outermost frame of its run of the eval loop */
 };
+
+#ifdef __bpf__
+#define HS_PY_INLINE static __always_inline
+#else
+#define HS_PY_INLINE static inline
+#endif
+
+/* A code object's address can be another code object's by the time user space reads it (one
+ * freed, another made there: exec'd code, modules' <module>, lambdas). Its co_name and
+ * co_filename objects, as the program saw them, tell the two apart: folded into 32 bits for
+ * keys and checks. */
+HS_PY_INLINE hs_u32 hs_py_code_ident(hs_u64 name, hs_u64 file)
+{
+	hs_u64 h = (name ^ (file << 17 | file >> 47)) * 0x9e3779b97f4a7c15ULL;
+
+	return (hs_u32)(h >> 32) | 1; /* never 0: 0 is "not read" */
+}
 
 enum hs_py_sample_flag {
 	HS_PY_TRUNCATED = 1,  /* more frames than HS_PY_MAX_FRAMES */

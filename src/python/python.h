@@ -70,6 +70,7 @@ struct hs_py_code {
 	char *name; /* co_qualname where the version has it, else co_name; UTF-8 */
 	char *file; /* co_filename */
 	int firstlineno;
+	uint32_t ident;     /* hs_py_code_ident() of its co_name and co_filename objects */
 	uint8_t *linetable; /* the line table's bytes, in the version's format */
 	size_t linetable_size;
 	unsigned version;
@@ -82,6 +83,10 @@ struct hs_py_code {
  * is untouched. */
 int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, struct hs_py_code *ret);
 void hs_py_code_release(struct hs_py_code *c);
+/* A code object that is gone, as far as its co_name and co_filename objects (at name and file)
+ * still tell: no line table (its lines are its first). 0, or -1 when they are no strings. */
+int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t name, uint64_t file,
+			    uint32_t firstlineno, struct hs_py_code *ret);
 /* The source line of the instruction at byte offset instr in the code; 0 when unknown. */
 int hs_py_code_line(const struct hs_py_code *c, uint32_t instr);
 

@@ -143,7 +143,11 @@ size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, ui
 			break;
 		if (o->entry == HS_PY_ENTRY_EVERY || (o->entry == HS_PY_ENTRY_FLAG && owner))
 			entry = HS_PY_ENTRY_BIT;
-		out[n++] = (struct hs_py_frame){code, instr, ((uint32_t)first & 0x7fffffff) | entry};
+		out[n] = (struct hs_py_frame){code, 0, 0, instr, ((uint32_t)first & 0x7fffffff) | entry};
+		if (!rd64(&w, code + in->code.code_name, &out[n].name) ||
+		    !rd64(&w, code + in->code.code_filename, &out[n].file))
+			break;
+		n++;
 		if (!rd64(&w, frame + o->frame_back, &frame))
 			break;
 	}

@@ -105,7 +105,10 @@ int hs_pyframes_add(struct hs_pyframes *pf, uint32_t pid, const struct hs_py_int
 	struct hs_py_proc_info info = in->info;
 
 	info.frame_read = frame_read(&info.off);
-	info.code_read = (uint16_t)HS_MAX(16, info.off.code_firstlineno + 4);
+	info.off.code_name = in->code.code_name;
+	info.off.code_filename = in->code.code_filename;
+	info.code_read = (uint16_t)HS_MAX(HS_MAX(16, info.off.code_firstlineno + 4),
+					  HS_MAX(info.off.code_name, info.off.code_filename) + 8);
 	info.version = in->version;
 	/* the program reads at most 128 bytes of each, and fields 8-aligned within them */
 	if (info.frame_read > 128 || info.code_read > 128)
@@ -125,6 +128,11 @@ int hs_pyframes_drain(struct hs_pyframes *pf, void (*cb)(void *ctx, const void *
 	pf->cb = cb;
 	pf->cb_ctx = ctx;
 	return ring_buffer__consume(pf->rb);
+}
+
+int hs_pyframes_fd(struct hs_pyframes *pf)
+{
+	return ring_buffer__epoll_fd(pf->rb);
 }
 
 uint64_t hs_pyframes_dropped(struct hs_pyframes *pf)

@@ -25,6 +25,9 @@ void hs_pyframes_remove(struct hs_pyframes *pf, uint32_t pid);
 /* Hands each record written since the last call (a struct hs_py_sample, of size bytes, with
  * only its nframes frames) to cb. Returns how many. */
 int hs_pyframes_drain(struct hs_pyframes *pf, void (*cb)(void *ctx, const void *data, size_t size), void *ctx);
+/* A descriptor that polls readable when the program wants its ring drained at once (it read a
+ * code object not seen before); -1 when there is none. */
+int hs_pyframes_fd(struct hs_pyframes *pf);
 /* Records the program could not write: the ring was full. */
 uint64_t hs_pyframes_dropped(struct hs_pyframes *pf);
 

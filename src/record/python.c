@@ -8,21 +8,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 
 #include "python/names.h"
 #include "record/pyframes.h"
 
-/* A process that mapped a file a CPython runtime can be in: looked at a little later, when the
- * dynamic loader has mapped all of it (the data the version and layout are read from comes
- * after the code), and again for a while if the runtime is not there yet. */
+/* A process that mapped a file a CPython runtime can be in: looked at at once, and again every
+ * few milliseconds for a while if the runtime is not there yet (the dynamic loader maps the
+ * data the version and layout are read from after the code; a shared libpython comes after
+ * the executable). */
 struct soon {
 	int32_t pid;
 	unsigned tries;
 	uint64_t due;
 };
-#define SOON_DELAY_NS 10000000ULL
-#define SOON_TRIES 8
+#define SOON_RETRY_NS 5000000ULL
+#define SOON_TRIES 40
 
 struct hs_record_py {
 	struct hs_pyframes *pf;
@@ -79,6 +81,14 @@ void hs_record_py_close(struct hs_record *r)
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 	r->py = NULL;
+}
+
+void hs_record_py_watch(struct hs_record *r, int epfd, uint64_t tag)
+{
+	struct epoll_event ee = {EPOLLIN, {.u64 = tag}};
+
+	if (r->py && r->py->pf && hs_pyframes_fd(r->py->pf) >= 0)
+		epoll_ctl(epfd, EPOLL_CTL_ADD, hs_pyframes_fd(r->py->pf), &ee);
 }
 
 void hs_record_py_attach(struct hs_record *r, int fd)
@@ -142,7 +152,7 @@ static void probe_soon(struct hs_record *r)
 		if (s->due > now || !probe(r, s->pid, s->tries + 1 == SOON_TRIES)) {
 			if (s->due <= now) {
 				s->tries++;
-				s->due = now + SOON_DELAY_NS * 2;
+				s->due = now + SOON_RETRY_NS;
 			}
 			if (s->tries < SOON_TRIES)
 				py->soon.v[k++] = *s;
@@ -159,7 +169,7 @@ void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 		return;
 	if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
 	    hs_py_maybe_runtime(ev->mmap.filename)) {
-		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns() + SOON_DELAY_NS};
+		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns()};
 		hs_vec_push(&py->soon, s);
 	} else if (ev->type == PERF_RECORD_FORK && ev->task.pid == ev->task.tid && ev->task.pid != ev->task.ppid) {
 		/* a process of its own (multiprocessing's workers): it has its parent's runtime,
@@ -215,6 +225,11 @@ static void on_stack(void *ctx, const void *data, size_t size)
 	memcpy(h + 1, data, size);
 	dc->r->py->stacks++;
 	dc->push(dc->push_ctx, h, s->time - HS_PY_STACK_EARLY_NS);
+}
+
+int hs_record_py_poll_ms(const struct hs_record *r)
+{
+	return r->py && r->py->pf ? (r->py->soon.n ? 2 : 10) : 50;
 }
 
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),

@@ -107,6 +107,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	}
 	hs_record_setup_attr(r);
 	hs_record_py_open(r); /* before the events: each is given the frame reader as it opens */
+	hs_record_py_watch(r, r->ring_epfd, 4);
 	if ((rc = hs_record_open_targets(r, err)))
 		return rc;
 	hs_record_measure_tsc(r);
@@ -362,7 +363,7 @@ static void *reader_main(void *arg)
 
 	while (!stopping) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(r->ring_epfd, evs, 64, 50);
+		int n = epoll_wait(r->ring_epfd, evs, 64, hs_record_py_poll_ms(r));
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			if (tag == 3) {

@@ -84,6 +84,36 @@ PY
 awk '{n += $NF} /;<module>;sleeper;/ {c += $NF} END {if (c < n / 2) {print "off-cpu: " c " of " n " ns under <module>;sleeper"; exit 1}}' \
 	"$dir/off.folded" || fail "off-CPU stacks without Python frames"
 
+# code objects made and freed one after another at the same addresses (exec'd functions): each
+# sample is named after the function that ran, never a predecessor at its address
+cat >"$dir/reuse.py" <<'PY'
+import time
+for i in range(150):
+    ns = {"time": time}
+    exec("def f_%d():\n    t = time.time()\n    while time.time() - t < 0.01: pass\n" % i, ns)
+    ns["f_%d" % i]()
+PY
+"$HOTSTACK" record -q --keep-time -o "$dir/reuse.pb.gz" -- /usr/bin/python3.11 "$dir/reuse.py" || fail "record of exec'd code failed"
+"$HOTSTACK" script "$dir/reuse.pb.gz" | grep -oE 'f_[0-9]+' | uniq | sed 's/f_//' >"$dir/reuse.order"
+awk '$1 + 0 < prev {bad++} {prev = $1 + 0; n++} END {if (bad || n < 100) {print "exec: " n " functions, " bad + 0 " out of order"; exit 1}}' \
+	"$dir/reuse.order" || fail "exec'd functions misnamed"
+
+# a stack deeper than the frames read: cut where the reading stopped, and said so
+cat >"$dir/deep.py" <<'PY'
+import sys, time
+sys.setrecursionlimit(5000)
+def deep(n):
+    if n == 0:
+        t = time.time()
+        while time.time() - t < 1: pass
+    else:
+        deep(n - 1)
+deep(300)
+PY
+"$HOTSTACK" record -q -o "$dir/deep.folded" -- /usr/bin/python3.11 "$dir/deep.py" || fail "record of a deep stack failed"
+awk '/;deep;/ {n += $NF} /;\[python: truncated\];deep;deep;/ {c += $NF} END {if (c < 0.95 * n) {print "deep: " c " of " n " samples cut and said so"; exit 1}}' \
+	"$dir/deep.folded" || fail "a deep stack cut silently"
+
 # --python-internals keeps the eval loop between the Python frames
 "$HOTSTACK" record -q --python-internals -o "$dir/int.folded" -- /usr/bin/python3.11 "$prog" 2 ||
 	fail "record --python-internals failed"

@@ -19,20 +19,30 @@ enum {
 	P = HS_PY_NATIVE_PLUMBING,
 	T = HS_PY_NATIVE_TRAMPOLINE,
 	S = HS_PY_NATIVE_STOP,
-	J = HS_PY_NATIVE_JIT
+	J = HS_PY_NATIVE_JIT,
+	U = HS_PY_NATIVE_UNKNOWN
 };
 
 /* native frames are 0..9, Python frames -1..-10: the merged stack as a string "k,0,-1,-2" */
-static const char *merged(const uint8_t *native, size_t nn, const bool *entry, size_t np, bool internals)
+static const char *merged_cut(const uint8_t *native, size_t nn, const bool *entry, size_t np, bool cut, bool internals)
 {
 	static char buf[256];
 	int32_t out[64];
-	size_t n = hs_py_merge(native, nn, entry, np, internals, out), at = 0;
+	size_t n = hs_py_merge(native, nn, entry, np, cut, internals, out), at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d", i ? "," : "", out[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (out[i] == HS_PY_MERGE_CUT)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%scut", i ? "," : "");
+		else
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d", i ? "," : "", out[i]);
+	}
 	return buf;
+}
+
+static const char *merged(const uint8_t *native, size_t nn, const bool *entry, size_t np, bool internals)
+{
+	return merged_cut(native, nn, entry, np, false, internals);
 }
 
 static void test_classes(void **state)
@@ -134,6 +144,35 @@ static void test_trampolines(void **state)
 	assert_string_equal(merged(native, 8, entry, 2, true), "0,-1,1,2,3,-2,4,5,6,7");
 }
 
+/* A Python stack read in part (too deep): paired from the leaf even where the native stack is
+ * whole, the eval-loop frames of the runs not read left out, and the cut said just outside
+ * the outermost Python frame read */
+static void test_cut_python_stack(void **state)
+{
+	/* 3.11: four runs in the native stack, two read (the second cut, no entry mark) */
+	const uint8_t native[] = {O, E, P, E, P, E, P, E, O};
+	const bool entry[] = {true, false, false};
+
+	(void)state;
+	assert_string_equal(merged_cut(native, 9, entry, 3, true, false), "0,-1,-2,-3,cut,8");
+	/* with no eval-loop frame, at the base */
+	{
+		const uint8_t none[] = {O, O};
+		assert_string_equal(merged_cut(none, 2, entry, 3, true, false), "0,1,-1,-2,-3,cut");
+	}
+}
+
+/* -g fp through the interpreter: addresses in no mapping say nothing, and go */
+static void test_unknown_frames(void **state)
+{
+	const uint8_t native[] = {E, U, U, O};
+	const bool entry[] = {true};
+
+	(void)state;
+	assert_string_equal(merged(native, 4, entry, 1, false), "-1,3");
+	assert_string_equal(merged(native, 4, entry, 1, true), "-1,0,1,2,3");
+}
+
 /* Without Python frames nothing changes: the machinery stays */
 static void test_no_python_frames(void **state)
 {
@@ -153,6 +192,8 @@ int main(void)
 		cmocka_unit_test(test_cut_stack_pairs_from_leaf),
 		cmocka_unit_test(test_no_eval_frame),
 		cmocka_unit_test(test_trampolines),
+		cmocka_unit_test(test_cut_python_stack),
+		cmocka_unit_test(test_unknown_frames),
 		cmocka_unit_test(test_no_python_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,16 @@ struct {
 	__type(value, struct thread_cache);
 } threads SEC(".maps");
 
+/* Code objects seen near the top of a stack: one not seen wakes user space at once, to read it
+ * while it surely exists (a module's body, run once at import, is freed when it ends) */
+#define SEEN_DEPTH 4
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u8);
+} seen SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);
@@ -60,6 +70,7 @@ struct scratch {
 	__u64 at;     /* the frame or thread state the next step reads */
 	__u64 fsbase; /* the sampled thread's */
 	__u32 n;      /* frames in s */
+	__u32 wake;   /* a code object not seen before is in s */
 };
 
 struct {
@@ -204,6 +215,17 @@ static long frame_step(__u32 i, void *unused)
 	sc->s.frames[n].code = code;
 	sc->s.frames[n].instr = instr;
 	sc->s.frames[n].line_entry = line;
+	sc->s.frames[n].name = chunk_u64(sc->code, off->code_name);
+	sc->s.frames[n].file = chunk_u64(sc->code, off->code_filename);
+	if (n < SEEN_DEPTH) {
+		__u64 key = code ^ (__u64)hs_py_code_ident(sc->s.frames[n].name, sc->s.frames[n].file) << 32 ^
+			    (__u64)sc->s.pid * 0x9e3779b97f4a7c15ULL;
+		__u8 one = 1;
+		if (!bpf_map_lookup_elem(&seen, &key)) {
+			bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
+			sc->wake = 1;
+		}
+	}
 	sc->n = n + 1;
 	sc->at = chunk_u64(sc->frame, off->frame_back);
 	return 0;
@@ -243,6 +265,7 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	sc->s.version = sc->pi.version;
 	sc->at = frame;
 	sc->n = 0;
+	sc->wake = 0;
 	bpf_loop(HS_PY_MAX_FRAMES + 32, frame_step, NULL, 0);
 	if (sc->at && sc->n >= HS_PY_MAX_FRAMES)
 		sc->s.flags |= HS_PY_TRUNCATED;
@@ -253,7 +276,7 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	       (__u64)(sc->n & (HS_PY_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_py_frame);
 	if (size > sizeof(sc->s))
 		size = sizeof(sc->s);
-	if (bpf_ringbuf_output(&stacks, &sc->s, size, BPF_RB_NO_WAKEUP)) {
+	if (bpf_ringbuf_output(&stacks, &sc->s, size, sc->wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
 		__u64 *d = bpf_map_lookup_elem(&dropped, &zero);
 		if (d)
 			*d += 1;
