@@ -53,8 +53,8 @@ static const char record_usage[] =
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
-	"      --no-python         Python code as the interpreter's frames (docs/python.md);\n"
-	"      --python-internals  ... or with them left between the Python functions\n"
+	"      --no-python         no Python frames: CPython code shows as the interpreter's frames\n"
+	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n";
