@@ -8,7 +8,9 @@
 # nofp-N thread has a pseudo frame ([no unwind info], [unmapped], [truncated: ...] ...) or a
 # bottom other than the thread start — except a sample taken in the kernel before the new
 # thread ran its first user instruction (its kernel stack starts at ret_from_fork): its user
-# registers point into clone3 at the top of a stack that holds nothing yet.
+# registers point into clone3 at the top of a stack that holds nothing yet; and one taken in
+# the new thread's first user instructions, clone3's between its syscall and the thread start,
+# which glibc leaves without CFI (cfi_endproc before the syscall): clone3 alone, cut.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +25,8 @@ function start(s) { return s ~ /^(__)?(clone3?|start_thread)$/ || s == "[libc.so
 	parse()
 	if (f[1] ~ /^nofp-[0-9]$/) {
 		threads[f[1]] = 1
-		if ((has_pseudo() || !start(f[2])) && line !~ /;clone3;ret_from_fork(_asm)?_\[k\];/) print n, line > bottom
+		if ((has_pseudo() || !start(f[2])) && line !~ /;clone3;ret_from_fork(_asm)?_\[k\];/ &&
+		    line !~ /^nofp-[0-9];\[[a-z :]+\];clone3$/) print n, line > bottom
 	}
 	if (!user_leaf()) next
 	total += n
