@@ -140,7 +140,7 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, c
 void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s)
 {
 	pthread_mutex_lock(&n->lock);
-	for (unsigned i = 0; i < s->nframes && i < HS_PY_MAX_FRAMES; i++)
+	for (unsigned i = 0; i < s->nframes && i < HS_PY_PREFETCH_DEPTH; i++)
 		get_locked(n, (int32_t)s->pid, &s->frames[i]);
 	pthread_mutex_unlock(&n->lock);
 }

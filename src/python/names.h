@@ -14,7 +14,10 @@ struct hs_py_names *hs_py_names_new(void);
 void hs_py_names_free(struct hs_py_names *n);
 /* Process pid runs interpreter in (copied), from now until hs_py_names_forget(). */
 void hs_py_names_add_proc(struct hs_py_names *n, int32_t pid, const struct hs_py_interp *in);
-/* Reads the code objects of a sample's frames that are not read yet (a struct hs_py_sample). */
+/* Reads the code objects of a sample's innermost frames that are not read yet (a struct
+ * hs_py_sample): those come and go; a frame further out has been running for longer, and
+ * hs_py_names_get() reads its code object when it is first named. */
+#define HS_PY_PREFETCH_DEPTH 4
 void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s);
 /* The code object a frame reader's frame names, read now if it was not before; NULL when it
  * cannot be (its process is gone, the address holds no code object, or another one than the

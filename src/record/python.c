@@ -229,7 +229,13 @@ static void on_stack(void *ctx, const void *data, size_t size)
 
 int hs_record_py_poll_ms(const struct hs_record *r)
 {
-	return r->py && r->py->pf ? (r->py->soon.n ? 2 : 10) : 50;
+	if (!r->py || !r->py->pf)
+		return 50;
+	if (r->py->soon.n)
+		return 2;
+	/* a command starting (its interpreter's mapping seen within 10 ms); later a new
+	 * interpreter waits for the reader's usual round, and a new code object wakes it */
+	return hs_now_ns() - r->start_ns < 1000000000ULL ? 10 : 50;
 }
 
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
