@@ -12,8 +12,8 @@
 
 /* The frame reader's record and its sample are taken microseconds apart, in either order (the
  * kernel may stamp the sample before the program runs): a stack further than this from a
- * sample is another sample's (one lost, or not taken). The recording queues the stacks this
- * much early, so that each comes before its sample (record/python.c). */
+ * sample is another sample's (one lost, or not taken). It is how early the recording queues
+ * the stacks, so that each comes before its sample (record/python.c). */
 #define PY_STACK_WINDOW_NS HS_PY_STACK_EARLY_NS
 
 void hs_builder_py_release(struct hs_builder *b)
@@ -39,6 +39,7 @@ void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 	const struct hs_py_sample *s = ev->raw.data;
 	size_t head = offsetof(struct hs_py_sample, frames);
 	struct hs_py_pending *t;
+	unsigned slot = 0;
 	uint64_t ix;
 
 	if (!b->opts.py_names || ev->raw.size < head || s->nframes > HS_PY_MAX_FRAMES ||
@@ -50,47 +51,47 @@ void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 		hs_u64map_put(&py->pending, s->tid, ix);
 	}
 	t = py->threads.v[ix - 1];
-	if (t->n == HS_PY_PENDING) {
-		/* the oldest was never taken */
-		memmove(&t->s[0], &t->s[1], (HS_PY_PENDING - 1) * sizeof(t->s[0]));
-		t->n--;
-		b->stats.py_orphans++;
+	for (unsigned i = 0; i < HS_PY_PENDING; i++) { /* a free slot, else the oldest */
+		if (!(t->live >> i & 1)) {
+			slot = i;
+			break;
+		}
+		if (t->s[i].time < t->s[slot].time)
+			slot = i;
 	}
-	memcpy(&t->s[t->n++], s, head + s->nframes * sizeof(s->frames[0]));
+	if (t->live >> slot & 1)
+		b->stats.py_orphans++; /* all full: the oldest was never taken */
+	memcpy(&t->s[slot], s, head + s->nframes * sizeof(s->frames[0]));
+	t->live |= 1u << slot;
 }
 
-/* The thread's stack read with the sample at time (the nearest within the window), taken
- * out, with those before it (their samples lost); NULL when none. */
-static const struct hs_py_sample *take_stack(struct hs_builder *b, struct hs_py_pending *t, uint64_t time,
-					     struct hs_py_sample *into)
+/* The thread's stack read with the sample at time (the nearest within the window), taken out
+ * with those before it (their samples were lost); NULL when none. It stays valid until the
+ * thread's next stack comes. */
+static const struct hs_py_sample *take_stack(struct hs_builder *b, struct hs_py_pending *t, uint64_t time)
 {
-	unsigned best = UINT32_MAX;
-	uint64_t best_d = PY_STACK_WINDOW_NS + 1;
+	unsigned best = HS_PY_PENDING;
+	uint64_t best_d = PY_STACK_WINDOW_NS + 1, upto;
 
-	for (unsigned i = 0; i < t->n; i++) {
+	for (unsigned i = 0; i < HS_PY_PENDING; i++) {
 		uint64_t d = t->s[i].time > time ? t->s[i].time - time : time - t->s[i].time;
-		if (d < best_d) {
+		if (t->live >> i & 1 && d < best_d) {
 			best_d = d;
 			best = i;
 		}
 	}
-	if (best == UINT32_MAX) {
-		/* none near: those older than the window will never be */
-		unsigned k = 0;
-		for (unsigned i = 0; i < t->n; i++) {
-			if (t->s[i].time + PY_STACK_WINDOW_NS < time)
-				b->stats.py_orphans++;
-			else
-				t->s[k++] = t->s[i];
+	/* those older than the one taken, or than the window when none is, will never be */
+	upto = best < HS_PY_PENDING ? t->s[best].time : time - PY_STACK_WINDOW_NS;
+	for (unsigned i = 0; i < HS_PY_PENDING; i++) {
+		if (t->live >> i & 1 && i != best && t->s[i].time < upto) {
+			t->live &= ~(1u << i);
+			b->stats.py_orphans++;
 		}
-		t->n = k;
-		return NULL;
 	}
-	*into = t->s[best];
-	b->stats.py_orphans += best;
-	memmove(&t->s[0], &t->s[best + 1], (t->n - best - 1) * sizeof(t->s[0]));
-	t->n -= best + 1;
-	return into;
+	if (best == HS_PY_PENDING)
+		return NULL;
+	t->live &= ~(1u << best);
+	return &t->s[best];
 }
 
 /* What a native location is to the merge, worked out once per location, and the location to
@@ -212,7 +213,7 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 
 	if (!b->opts.py_names || !hs_u64map_get(&py->pending, s->sid.tid, &ix))
 		return;
-	ps = take_stack(b, py->threads.v[ix - 1], s->sid.time, &py->taken);
+	ps = take_stack(b, py->threads.v[ix - 1], s->sid.time);
 	if (!ps || ps->pid != (uint32_t)pid || !ps->nframes) {
 		b->stats.py_unpaired += !ps;
 		return;

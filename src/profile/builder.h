@@ -78,11 +78,12 @@ struct hs_py_frame_loc {
 	uint64_t code;
 };
 
-/* A thread's Python stacks not yet paired with their samples, oldest first: a few, since the
- * stacks of the next samples may come before a sample (they are put early in the stream). */
+/* A thread's Python stacks not yet paired with their samples: a few, since the stacks of the
+ * next samples may come before a sample (they are put early in the stream). Slot i holds one
+ * when bit i of live is set. */
 #define HS_PY_PENDING 4
 struct hs_py_pending {
-	unsigned n;
+	unsigned live;
 	struct hs_py_sample s[HS_PY_PENDING];
 };
 
@@ -93,7 +94,6 @@ struct hs_builder_py {
 	struct hs_u64map loc_ix;   /* hash of a frame -> index in locs + 1, probed on */
 	HS_VEC(struct hs_py_frame_loc) locs;
 	struct hs_u64map classes;  /* location -> enum hs_py_native + 1 */
-	struct hs_py_sample taken; /* the stack of the sample being merged */
 	HS_VEC(int32_t) merged;    /* scratch */
 	HS_VEC(uint8_t) native;    /* scratch */
 	HS_VEC(bool) entry;        /* scratch */

@@ -1,6 +1,6 @@
-/* The per-process code object cache (names.h): a hash of (pid, code address, first line) to
- * the code read, under one lock. Reading happens outside the lock's hot path only once per
- * code object. */
+/* The per-process code object cache (names.h): a hash of (pid, code address, first line,
+ * co_name and co_filename) to the code read, under one lock; each code object is read once,
+ * the first time it is asked for. */
 #include "python/names.h"
 
 #include <pthread.h>
@@ -28,7 +28,6 @@ struct hs_py_names {
 	HS_VEC(struct proc) procs;
 	HS_VEC(struct entry *) entries;
 	struct hs_u64map index; /* key hash -> entries index + 1, chained by probing the key */
-	uint64_t read, failed;
 };
 
 struct hs_py_names *hs_py_names_new(void)
@@ -130,8 +129,6 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, c
 	}
 	if (!e->ok) /* gone (a module's body, run once): named from its name and file, if they live */
 		e->ok = !hs_py_code_from_strings(in, &mem, f->name, f->file, firstlineno, &e->c);
-	n->read += e->ok;
-	n->failed += !e->ok;
 	hs_vec_push(&n->entries, e);
 	hs_u64map_put(&n->index, slot, n->entries.n);
 	return e->ok ? &e->c : NULL;
@@ -153,12 +150,4 @@ const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, con
 	c = get_locked(n, pid, f);
 	pthread_mutex_unlock(&n->lock);
 	return c;
-}
-
-void hs_py_names_stats(struct hs_py_names *n, uint64_t *read, uint64_t *failed)
-{
-	pthread_mutex_lock(&n->lock);
-	*read = n->read;
-	*failed = n->failed;
-	pthread_mutex_unlock(&n->lock);
 }

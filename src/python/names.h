@@ -23,7 +23,5 @@ void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s);
  * cannot be (its process is gone, the address holds no code object, or another one than the
  * frame's: its first line or ident differ). Valid until hs_py_names_free(). */
 const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, const struct hs_py_frame *f);
-/* Counts: code objects read, and reads that failed. */
-void hs_py_names_stats(struct hs_py_names *n, uint64_t *read, uint64_t *failed);
 
 #endif
