@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=jit-node-lib.sh
 . "$(dirname "$0")/jit-node-lib.sh"
-(cd "$dir" && "$HOTSTACK" record -v -o "$dir/map.folded" -- node --perf-basic-prof "$dir/rec.js" >"$dir/map.out" 2>"$dir/map.err") ||
+(cd "$dir" && "$HOTSTACK" record -v -o "$dir/map.folded" -- "$note_pid" node --perf-basic-prof "$dir/rec.js" >"$dir/map.out" 2>"$dir/map.err") ||
 	fail "record: $(cat "$dir/map.err")"
 grep -q 'JIT: .* [1-9][0-9]* perf maps' "$dir/map.err" || fail "no perf map was read: $(grep JIT "$dir/map.err")"
 expect_node map

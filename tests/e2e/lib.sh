@@ -7,10 +7,21 @@
 
 test_name=$(basename "$0" .sh)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/hs-$test_name.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap 'remove_jit_files; rm -rf "$dir"' EXIT
 # The views read a pipe on standard input when given no FILE (as perf report does): the tests
 # give their commands no pipe but their own, whatever ran them.
 exec </dev/null
+
+# "$note_pid" CMD ARGS... runs CMD with its pid noted, so that the perf map and jitdump a runtime
+# writes to /tmp for it are removed at the end (remove_jit_files, called by every EXIT trap):
+# left there, a later process given the same pid would find them.
+note_pid=$dir/note-pid.sh
+printf '#!/bin/sh\necho $$ >>"%s"\nexec "$@"\n' "$dir/noted-pids" >"$note_pid"
+chmod +x "$note_pid"
+remove_jit_files() {
+	[ -f "$dir/noted-pids" ] || return 0
+	while read -r p; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; done <"$dir/noted-pids"
+}
 
 fail() {
 	echo "$test_name: FAIL: $*" >&2

@@ -18,17 +18,7 @@ py312=$HOME/.pyenv/versions/3.12.1/bin/python3.12
 py313=$HOME/.pyenv/versions/3.13.0/bin/python3.13
 [ -x "$py312" ] || [ -x "$py313" ] || skip "neither $py312 nor $py313 is installed"
 
-# run PY ARGS...: the interpreter, its pid noted, so that the perf maps and jitdumps it leaves
-# in /tmp are removed at the end
-run=$dir/run.sh
-printf '#!/bin/sh\necho $$ >>"%s"\nexec "$@"\n' "$dir/pids" >"$run"
-chmod +x "$run"
-cleanup() {
-	while read -r pid; do rm -f "/tmp/perf-$pid.map" "/tmp/jit-$pid.dump"; done <"$dir/pids"
-	rm -rf "$dir"
-}
-: >"$dir/pids"
-trap cleanup EXIT
+run=$note_pid
 
 # the py:: frames of a stack, without their files, ";"-joined
 # shellcheck disable=SC2016 # awk's $ fields, not the shell's

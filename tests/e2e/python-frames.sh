@@ -14,7 +14,7 @@ check="$SRCDIR/tests/e2e/python-check.py"
 [ -x /usr/bin/python3.11 ] || fail "Debian's python3.11 is missing (scripts/install-deps installs it)"
 
 pids=""
-trap 'kill $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill $pids 2>/dev/null || true; remove_jit_files; rm -rf "$dir"' EXIT
 
 run_one() { # NAME VERSION PYTHON
 	name=$1 version=$2 py=$3
@@ -122,7 +122,7 @@ awk '/;deep;/ {n += $NF} /;\[python: truncated\];deep;deep;/ {c += $NF} END {if 
 # -X perf: the interpreter's perf map names trampolines too; only one frame per function shows
 py312=$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3.12 2>/dev/null | tail -n1 || true)
 if [ -n "$py312" ]; then
-	"$HOTSTACK" record -q -o "$dir/xperf.folded" -- "$py312" -X perf "$prog" 2 || fail "record of -X perf failed"
+	"$HOTSTACK" record -q -o "$dir/xperf.folded" -- "$note_pid" "$py312" -X perf "$prog" 2 || fail "record of -X perf failed"
 	/usr/bin/python3.11 "$check" "$dir/xperf.folded" 3.12 || fail "-X perf"
 fi
 

@@ -20,7 +20,7 @@ mkdir "$dir/jd"
 printf '0 7fffffffffff planted\n' >"$dir/planted.map"
 map=""
 pid=""
-trap 'kill $pid 2>/dev/null || true; rm -f "$map"; rm -rf "$dir"' EXIT
+trap 'kill $pid 2>/dev/null || true; rm -f "$map"; remove_jit_files; rm -rf "$dir"' EXIT
 
 # run NAME SETUP: the toy JIT with its jitdump given away, SETUP run with $map free, recorded
 run() {
@@ -33,7 +33,8 @@ run() {
 	done
 	[ -f "$dir/jd/jit-$pid.dump" ] || fail "the toy JIT wrote no jitdump"
 	chown "$other" "$dir/jd/jit-$pid.dump"
-	[ ! -e "$map" ] && [ ! -L "$map" ] || fail "$map exists already"
+	# a map left by an earlier process given the same pid is not the toy's (it writes none)
+	rm -f "$map"
 	$2
 	"$HOTSTACK" record -p "$pid" -o "$dir/$1.folded" 2>"$dir/$1.err" || fail "$1: record failed: $(cat "$dir/$1.err")"
 	wait "$pid" || true
