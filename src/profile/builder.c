@@ -86,6 +86,8 @@ void hs_builder_release(struct hs_builder *b)
 	hs_vec_free(&b->locs);
 	hs_vec_free(&b->values);
 	hs_vec_free(&b->loc_cache);
+	free(b->frame_memo);
+	b->frame_memo = NULL;
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
 	hs_u64map_release(&b->demangled);
@@ -311,7 +313,9 @@ static uint32_t jit_location(struct hs_builder *b, int32_t pid, struct hs_map *m
 	return loc;
 }
 
-static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret)
+/* stable: the answer holds while the process's mappings stay (not JIT code, which the
+ * runtime's maps name as they change, nor an address outside every mapping, which is counted) */
+static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret, bool *stable)
 {
 	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
 	struct hs_strbuf sb = {0};
@@ -333,6 +337,7 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	mapping = user_mapping(b, map);
 	if (map->dso->kind == HS_DSO_ANON)
 		return jit_location(b, pid, map, mapping, addr, ret);
+	*stable = true;
 	loc = cached_loc(b, mapping, addr, ret);
 	if (loc)
 		return loc;
@@ -406,6 +411,35 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 	return loc;
 }
 
+#define FRAME_MEMO_BITS 13
+
+struct hs_frame_memo {
+	uint64_t addr;
+	uint64_t gen;  /* the model's, when made */
+	int32_t pid;   /* INT32_MIN for the kernel */
+	uint32_t loc;  /* 0: empty */
+	bool ret;
+};
+
+/* A frame's location, by way of the memo. */
+static uint32_t frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f)
+{
+	int32_t key = f->kernel ? INT32_MIN : pid;
+	struct hs_frame_memo *m;
+	bool stable = f->kernel;
+	uint32_t loc;
+
+	if (!b->frame_memo)
+		b->frame_memo = hs_xcalloc(1u << FRAME_MEMO_BITS, sizeof(*b->frame_memo));
+	m = &b->frame_memo[hs_hash_combine(hs_hash_u64(f->addr), (uint32_t)key * 2 + f->ret) >> (64 - FRAME_MEMO_BITS)];
+	if (m->loc && m->addr == f->addr && m->pid == key && m->ret == f->ret && m->gen == b->model.gen)
+		return m->loc;
+	loc = f->kernel ? kernel_location(b, f->addr, f->ret) : user_location(b, pid, f->addr, f->ret, &stable);
+	if (stable)
+		*m = (struct hs_frame_memo){f->addr, b->model.gen, key, loc, f->ret};
+	return loc;
+}
+
 /* ---- events ---- */
 
 /* The frames tracepoints and software events may start with, in kernels that fetch the
@@ -464,9 +498,7 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 	b->locs.n = 0;
 	for (size_t i = 0; i < b->cc.frames.n; i++) {
 		const struct hs_cc_frame *f = &b->cc.frames.v[i];
-		uint32_t loc = f->signal   ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
-			       : f->kernel ? kernel_location(b, f->addr, f->ret)
-					   : user_location(b, pid, f->addr, f->ret);
+		uint32_t loc = f->signal ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]") : frame_location(b, pid, f);
 		if (strip && f->kernel && !b->locs.n && is_tracing_frame(hs_profile_location_name(b->p, loc))) {
 			b->stats.tracing_frames++;
 			continue;

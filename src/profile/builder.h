@@ -156,6 +156,10 @@ struct hs_builder {
 	HS_VEC(uint32_t) locs;
 	HS_VEC(struct hs_loc_cache_entry) loc_cache;
 	struct hs_index loc_ix;
+	/* the last frames' locations by (pid, address), in front of the searches: a sample's
+	 * frames are mostly those of the samples before it. Good while the model's mappings stay
+	 * as they were (model.gen). */
+	struct hs_frame_memo *frame_memo;
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
 	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
 	struct hs_u64map exe_samples; /* dso id -> samples of processes running it as their program */

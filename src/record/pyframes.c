@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
 #include "pyframes.skel.h"
+#include "util/cache.h"
 #include "util/util.h"
 
 struct hs_pyframes {
@@ -28,6 +30,64 @@ struct hs_pyframes {
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
+}
+
+/* The byte offset of member name in struct or union id of b (its type's id in *type), or -1. */
+static int64_t member_offset(const struct btf *b, uint32_t id, const char *name, uint32_t *type)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+	const struct btf_member *m;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return -1;
+	m = btf_members(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(b, m->name_off);
+		int32_t r;
+		if (!n || strcmp(n, name) || btf_member_bitfield_size(t, i))
+			continue;
+		if ((r = btf__resolve_type(b, m->type)) < 0)
+			return -1;
+		*type = (uint32_t)r;
+		return btf_member_bit_offset(t, i) / 8;
+	}
+	return -1;
+}
+
+/* task_struct.thread.fsbase's offset in the running kernel, from its BTF, or 0. Finding it
+ * means parsing all of the kernel's BTF (megabytes, milliseconds): the answer is kept in the
+ * user's cache for the rest of the boot. */
+static uint32_t kernel_fsbase_offset(void)
+{
+	char boot[37], line[64], *cached;
+	size_t n;
+	unsigned off = 0;
+	struct btf *b;
+	int32_t task;
+	uint32_t type;
+	int64_t thread, fsbase;
+
+	if (hs_boot_id(boot))
+		boot[0] = '\0';
+	if (boot[0] && (cached = hs_cache_read("fsbase", 63, &n))) {
+		bool ok = !strncmp(cached, boot, 36) && sscanf(cached + 36, " %u", &off) == 1 && off;
+		free(cached);
+		if (ok)
+			return off;
+	}
+	b = btf__load_vmlinux_btf();
+	if (!b)
+		return 0;
+	task = btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT);
+	if (task > 0 && (thread = member_offset(b, (uint32_t)task, "thread", &type)) >= 0 &&
+	    (fsbase = member_offset(b, type, "fsbase", &type)) >= 0 && thread + fsbase < UINT32_MAX)
+		off = (unsigned)(thread + fsbase);
+	btf__free(b);
+	if (off && boot[0]) {
+		n = (size_t)snprintf(line, sizeof(line), "%s %u\n", boot, off);
+		hs_cache_write("fsbase", line, n);
+	}
+	return off;
 }
 
 static int on_stack(void *ctx, void *data, size_t size)
@@ -51,6 +111,13 @@ int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot open the Python frame reader: %s", strerror(-e));
 		free(pf);
 		return e;
+	}
+	pf->skel->rodata->fsbase_off = kernel_fsbase_offset();
+	if (!pf->skel->rodata->fsbase_off) {
+		snprintf(why, whylen, "the kernel's BTF does not say where a task's fs base is");
+		pyframes__destroy(pf->skel);
+		free(pf);
+		return -ENOTSUP;
 	}
 	if ((e = pyframes__load(pf->skel))) {
 		if (e == -EPERM || e == -EACCES)

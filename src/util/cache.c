@@ -103,3 +103,58 @@ int hs_cache_create(struct hs_outfile *o, const char *name)
 		hs_outfile_abort(o);
 	return rc;
 }
+
+int hs_boot_id(char out[37])
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, out, 36);
+	close(fd);
+	if (n != 36)
+		return -EIO;
+	out[36] = '\0';
+	return 0;
+}
+
+char *hs_cache_read(const char *name, size_t max, size_t *n)
+{
+	int fd = hs_cache_open(name);
+	size_t len = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = hs_xmalloc(max + 1);
+	for (;;) {
+		ssize_t r = read(fd, buf + len, max + 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len > max)
+			break;
+	}
+	close(fd);
+	if (len > max) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	*n = len;
+	return buf;
+}
+
+int hs_cache_write(const char *name, const void *data, size_t n)
+{
+	struct hs_outfile o;
+	int rc = hs_cache_create(&o, name);
+
+	if (rc)
+		return rc;
+	hs_outfile_write(&o, data, n);
+	return hs_outfile_commit(&o);
+}

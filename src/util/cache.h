@@ -21,4 +21,13 @@ int hs_cache_open(const char *name);
  * Returns 0 or a negative errno; commit with hs_outfile_commit(). */
 int hs_cache_create(struct hs_outfile *o, const char *name);
 
+/* The running kernel's boot id (36 characters and a NUL), the key of what holds only until the
+ * next boot. Returns 0 or a negative errno. */
+int hs_boot_id(char out[37]);
+/* Reads entry name whole when it is at most max bytes: a buffer (NUL-terminated after its n
+ * bytes) to free, or NULL. */
+char *hs_cache_read(const char *name, size_t max, size_t *n);
+/* Writes entry name whole (n bytes). Returns 0 or a negative errno. */
+int hs_cache_write(const char *name, const void *data, size_t n);
+
 #endif

@@ -12,19 +12,16 @@
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "python/py-abi.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* only what is read of the kernel's task, relocated by CO-RE against the running kernel */
-struct thread_struct {
-	unsigned long fsbase;
-} __attribute__((preserve_access_index));
-struct task_struct {
-	struct thread_struct thread;
-} __attribute__((preserve_access_index));
+/* Where the running kernel keeps a task's fs base (task_struct.thread.fsbase), set by user
+ * space before loading: it finds it in the kernel's BTF once per boot. (Relocating the read by
+ * CO-RE instead made libbpf parse all of the kernel's BTF in every recording, more than half
+ * the cost of loading this program.) */
+const volatile __u32 fsbase_off = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -237,7 +234,6 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid(), tstate, frame;
 	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
 	const struct hs_py_proc_info *pi = bpf_map_lookup_elem(&procs, &pid);
-	struct task_struct *task;
 	struct scratch *sc;
 	__u64 size;
 
@@ -247,8 +243,9 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 1;
 	sc->pi = *pi;
-	task = (struct task_struct *)bpf_get_current_task();
-	sc->fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase_off ||
+	    bpf_probe_read_kernel(&sc->fsbase, sizeof(sc->fsbase), (void *)(bpf_get_current_task() + fsbase_off)))
+		return 1;
 	tstate = find_tstate(sc, tid);
 	if (!tstate)
 		return 1; /* a thread that never ran Python: nothing to add */
