@@ -347,8 +347,15 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	if (b->opts.prefetch_dwarf && hs_symbolizer_dwarf_pending(&b->sym, map->dso)) {
 		/* named at the end, when its DWARF is open: a placeholder now */
 		struct hs_user_pending pd = {0, map->dso, addr - ret - map->start + map->pgoff, addr, ret};
+		uint32_t nm;
+		struct hs_line ln;
+
 		module_placeholder(&sb, map->dso->path);
-		pd.loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));
+		/* a location of its own for a return address (line 1 until named): the same address
+		 * as a leaf is named with other frames, and the two must not share one */
+		nm = hs_profile_intern_str(b->p, hs_strbuf_str(&sb));
+		ln = (struct hs_line){hs_profile_function(b->p, nm, nm, 0, 0), ret};
+		pd.loc = hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
 		hs_strbuf_release(&sb);
 		hs_vec_push(&b->user_pending, pd);
 		cache_loc(b, mapping, addr, ret, pd.loc);
@@ -798,8 +805,11 @@ static void name_user_pending(struct hs_builder *b)
 		int nf = hs_symbolize_user_frames(&b->sym, pd->dso, pd->file_offset, frames, HS_DWARF_MAX_INLINE, &sym_off);
 		uint32_t line0 = (uint32_t)b->p->lines.n;
 
-		if (nf <= 0)
+		if (nf <= 0) {
+			l = &b->p->locations.v[pd->loc];
+			b->p->lines.v[l->line0].line = 0; /* the placeholder, as named_location() makes it */
 			continue;
+		}
 		for (int k = 0; k < nf; k++) {
 			struct hs_line ln = {symbol_function(b, frames[k].name, frames[k].file), frames[k].line};
 			hs_vec_push(&b->p->lines, ln);

@@ -10,6 +10,7 @@
 
 #include "format/elf.h"
 #include "model/dso-file.h"
+#include "symbolize/debug-cache.h"
 #include "symbolize/dwarf-lines.h"
 
 /* The DWARF of one file: from the file itself, or from its separate debug file. */
@@ -292,8 +293,9 @@ static int empty_alt(struct hs_dso_elf *ret)
  * name or a DIE kept there, opens it itself with a blocking open() of that path: a FIFO there
  * (the path is the file's to choose) would stop us for ever. libdw is given the file first, as
  * found by hs_dso_alt_open(), or an empty one, so that it never looks. Without that, the DWARF
- * is not used at all. */
-static void set_alt(struct hs_sym_dwarf *d)
+ * is not used at all. from is the file d->dw was read from, or the file its cache entry is of:
+ * a relative name is beside that. */
+static void set_alt(struct hs_sym_dwarf *d, const struct hs_dso_elf *from)
 {
 	const char *name;
 	const void *id;
@@ -301,7 +303,7 @@ static void set_alt(struct hs_sym_dwarf *d)
 
 	if (!d->dw || (n = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id)) <= 0)
 		return;
-	if (!hs_dso_alt_open(&d->elf, name, id, (size_t)n, &d->alt)) {
+	if (!hs_dso_alt_open(from, name, id, (size_t)n, &d->alt)) {
 		d->alt_dw = dwarf_begin_elf(d->alt.elf, DWARF_C_READ, NULL);
 		if (!d->alt_dw)
 			hs_dso_elf_close(&d->alt);
@@ -319,6 +321,32 @@ static void set_alt(struct hs_sym_dwarf *d)
 	}
 }
 
+/* Begins d's DWARF: from its cache entry when there is one made of this very file, else from
+ * the file itself (libdw decompressing its compressed sections), then writing the entry for the
+ * next run out of what libdw decompressed. */
+static void begin_dwarf(struct hs_sym_dwarf *d)
+{
+	struct hs_debug_cache_key key;
+	struct hs_dso_elf entry, orig;
+	bool keyed = !hs_debug_cache_key(&d->elf, &key);
+
+	if (keyed && !hs_debug_cache_open(&key, &d->elf, &entry)) {
+		d->dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL);
+		if (d->dw) {
+			orig = d->elf;
+			d->elf = entry;
+			set_alt(d, &orig);
+			hs_dso_elf_close(&orig);
+			return;
+		}
+		hs_dso_elf_close(&entry);
+	}
+	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	if (d->dw && keyed)
+		hs_debug_cache_write(&key, &d->elf);
+	set_alt(d, &d->elf);
+}
+
 /* The DWARF for a dso's file (opened once per file), or NULL. */
 /* Opening a file's DWARF decompresses and indexes its sections (tens of milliseconds for a
  * distribution's libc): the part a prefetch thread does. */
@@ -328,8 +356,7 @@ static void *dwarf_main(void *arg)
 	Dwarf_Aranges *ar;
 	size_t n;
 
-	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-	set_alt(d);
+	begin_dwarf(d);
 	if (d->dw)
 		dwarf_getaranges(d->dw, &ar, &n); /* the address index every lookup starts with */
 	__atomic_store_n(&d->ready, 1, __ATOMIC_RELEASE);
@@ -394,8 +421,7 @@ static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *d
 	if (!d)
 		return NULL;
 	if (fresh) {
-		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-		set_alt(d);
+		begin_dwarf(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 	dwarf_join(s, d);
@@ -416,8 +442,7 @@ void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 		d->loading = true;
 		s->dwarf_threads++;
 	} else {
-		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-		set_alt(d);
+		begin_dwarf(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 }
