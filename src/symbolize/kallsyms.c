@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -191,9 +192,29 @@ void hs_kallsyms_free(struct hs_kallsyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
-	free(k->names);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		free(k->syms);
+		free(k->names);
+	}
 	free(k);
+}
+
+bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->nranges;
+
+	if (!k->ranges)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < k->ranges[lo - 1].end;
 }
 
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr)

@@ -81,12 +81,20 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 	s->kallsyms = NULL;
 }
 
+/* The kernel's symbols: from the file the options name, else the running kernel's, through the
+ * cache unless fresh. */
+static int read_kernel(const struct hs_symbolizer *s, bool fresh, struct hs_kallsyms **ret)
+{
+	if (s->opts.kallsyms_path)
+		return hs_kallsyms_load(s->opts.kallsyms_path, ret);
+	return hs_kallsyms_load_kernel(s->opts.kernel ? s->opts.kernel : &hs_running_kernel, fresh, ret);
+}
+
 static void *prefetch_main(void *arg)
 {
 	struct hs_symbolizer *s = arg;
 
-	s->kallsyms_pending_rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms",
-						  &s->kallsyms_pending);
+	s->kallsyms_pending_rc = read_kernel(s, false, &s->kallsyms_pending);
 	return NULL;
 }
 
@@ -116,17 +124,17 @@ static void prefetch_join(struct hs_symbolizer *s)
 	s->kallsyms_pending = NULL;
 }
 
-int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
+static int load_kernel(struct hs_symbolizer *s, bool fresh)
 {
-	prefetch_join(s);
 	struct hs_kallsyms *k = NULL;
 	int rc;
 
+	prefetch_join(s);
 	if (s->opts.kallsyms_path && !*s->opts.kallsyms_path) {
 		s->kallsyms_state = -ENOENT; /* told there are none for this kernel */
 		return -ENOENT;
 	}
-	rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms", &k);
+	rc = read_kernel(s, fresh, &k);
 
 	if (rc) {
 		if (!s->kallsyms)
@@ -139,6 +147,11 @@ int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
 	return 0;
 }
 
+int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
+{
+	return load_kernel(s, false);
+}
+
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret)
 {
 	const struct hs_ksym *k;
@@ -146,8 +159,14 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 	if (s->kallsyms_loading)
 		prefetch_join(s);
 	if (!s->kallsyms_state)
-		hs_symbolizer_load_kernel(s);
-	if (!s->kallsyms || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
+		load_kernel(s, false);
+	/* only the kernel can name what the cache left out or did not know of: asked once, its
+	 * table answers from then on */
+	if (s->kallsyms && !s->kallsyms_reread && !hs_kallsyms_covers(s->kallsyms, addr)) {
+		s->kallsyms_reread = true;
+		load_kernel(s, true);
+	}
+	if (!s->kallsyms || !hs_kallsyms_covers(s->kallsyms, addr) || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
 		return false;
 	ret->name = s->kallsyms->names + k->name;
 	ret->offset = addr - k->addr;
