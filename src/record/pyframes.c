@@ -101,7 +101,8 @@ static int on_stack(void *ctx, void *data, size_t size)
 int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen)
 {
 	struct hs_pyframes *pf = hs_xcalloc(1, sizeof(*pf));
-	int e;
+	uint32_t ring;
+	int e, ncpus;
 
 	*ret = NULL;
 	libbpf_set_print(quiet);
@@ -119,6 +120,12 @@ int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen)
 		free(pf);
 		return -ENOTSUP;
 	}
+	/* about 50 ms of deep stacks (4 KiB) at 999 Hz per CPU, the reader's longest wait */
+	ncpus = libbpf_num_possible_cpus();
+	ring = 1u << 20;
+	while (ncpus > 0 && ring < (uint32_t)ncpus * (512u << 10) && ring < (16u << 20))
+		ring <<= 1;
+	bpf_map__set_max_entries(pf->skel->maps.stacks, ring);
 	if ((e = pyframes__load(pf->skel))) {
 		if (e == -EPERM || e == -EACCES)
 			snprintf(why, whylen, "reading Python frames needs root, or CAP_BPF and CAP_PERFMON");

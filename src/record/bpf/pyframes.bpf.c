@@ -34,9 +34,11 @@ struct thread_cache {
 	__u64 fsbase, tstate;
 };
 
+/* The maps are allocated whole when the program loads, and that was most of a recording's
+ * start: sizes for what a machine runs at once, the least recently used dropped past them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, 4096);
 	__type(key, __u32); /* thread id */
 	__type(value, struct thread_cache);
 } threads SEC(".maps");
@@ -46,14 +48,14 @@ struct {
 #define SEEN_DEPTH 4
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 8192);
 	__type(key, __u64);
 	__type(value, __u8);
 } seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, 1 << 20); /* set per machine before loading (pyframes.c) */
 } stacks SEC(".maps");
 
 /* the record being built, the process's description, and room to read a frame and a code
