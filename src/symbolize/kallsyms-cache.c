@@ -320,6 +320,32 @@ out:
 	hs_vec_free(&mods);
 }
 
+/* Whether the kernel shows this user its symbols' addresses now: some address in the first
+ * lines of the kallsyms file is not zero (the kernel formats only what is read: cheap). An
+ * entry is used only then, so that raising kernel.kptr_restrict takes back what it hides. */
+static bool addresses_shown(const char *path)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (const char *line = buf; *line; line++) {
+		size_t digits = strspn(line, "0123456789abcdefABCDEF");
+		if (digits && line[digits] == ' ' && strspn(line, "0") < digits)
+			return true;
+		if (!(line = strchr(line, '\n')))
+			break;
+	}
+	return false;
+}
+
 int hs_kallsyms_load_kernel(const struct hs_kernel_files *f, bool fresh, struct hs_kallsyms **ret)
 {
 	struct key before, after;
@@ -327,7 +353,7 @@ int hs_kallsyms_load_kernel(const struct hs_kernel_files *f, bool fresh, struct 
 	bool keyed = hs_cache_dir() && read_key(f, &before) == 0;
 	int rc;
 
-	if (keyed && !fresh && load_entry(&before, ret) == 0)
+	if (keyed && !fresh && addresses_shown(f->kallsyms) && load_entry(&before, ret) == 0)
 		return 0;
 	if ((rc = hs_kallsyms_load(f->kallsyms, &k)))
 		return rc;

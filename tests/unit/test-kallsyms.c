@@ -144,8 +144,9 @@ static void test_hit(void **state)
 	assert_int_equal(stat(entry, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 
-	/* no read of the file: it is gone */
-	unlink(kallsyms_path);
+	/* no read of the file past its first lines (whether addresses are shown): it holds one
+	 * line now */
+	put(kallsyms_path, "ffffffff81000000 T _text\n");
 	hit = load(false);
 	assert_non_null(hit->ranges);
 	/* the kernel, nf_tables and ext4, each to the end of its last page */
@@ -297,6 +298,19 @@ static void test_restricted(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* kernel.kptr_restrict raised after the entry was written: the entry is not used, the
+ * addresses stay hidden. */
+static void test_restricted_later(void **state)
+{
+	struct hs_kallsyms *k = NULL;
+
+	(void)state;
+	hs_kallsyms_free(load(false)); /* the entry, written while addresses were shown */
+	put(kallsyms_path, "0000000000000000 T _text\n0000000000000000 t verify_cpu\n");
+	assert_int_equal(hs_kallsyms_load_kernel(&fake, false, &k), -ENODATA);
+	assert_null(k);
+}
+
 /* The symbolizer: an address the cache does not cover (a BPF program loaded since, with no
  * module change) has kallsyms read again, and that table answers from then on. */
 static void test_symbolizer_rereads(void **state)
@@ -382,6 +396,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restricted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restricted_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbolizer_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_kernel, setup, teardown),
 	};
