@@ -32,6 +32,16 @@ void hs_record_end_command(struct hs_record *r);
 /* -t alone: whether every thread asked for has exited. */
 bool hs_record_threads_gone(const struct hs_record *r);
 
+/* held.c: records left in their rings. On the reader thread: a record scanned at pos in ring
+ * (waiting: left there for the main thread; else copied or dropped, its space free), returning
+ * its reference; the records waiting copied out when the ring is over half full. On the main
+ * thread: the record a reference names (a copy in r->take_buf, or *owned, a spilled copy to
+ * free; NULL when it cannot be read), its space given back. */
+uint64_t hs_held_add(struct hs_record *r, size_t ring, uint64_t pos, uint32_t size, bool waiting);
+void hs_held_spill_if_full(struct hs_record *r, size_t ring);
+struct perf_event_header *hs_held_take(struct hs_record *r, uint64_t ref, bool *owned);
+void hs_held_release(struct hs_record_ring *g);
+
 /* python.c */
 void hs_record_py_open(struct hs_record *r);  /* loads the frame reader, or notes why not */
 void hs_record_py_close(struct hs_record *r);

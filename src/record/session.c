@@ -134,7 +134,11 @@ void hs_record_close(struct hs_record *r)
 	for (size_t i = 0; i < r->rings.n; i++) {
 		munmap(r->rings.v[i].base, r->rings.v[i].len);
 		hs_ring_release(&r->rings.v[i].ring);
+		hs_held_release(&r->rings.v[i]);
+		pthread_mutex_destroy(&r->rings.v[i].lock);
 	}
+	free(r->take_buf);
+	r->take_buf = NULL;
 	for (size_t i = 0; i < r->fds.n; i++)
 		close(r->fds.v[i]);
 	for (size_t i = 0; i < r->pidfds.n; i++)
@@ -251,11 +255,13 @@ struct reader_round {
 	HS_VEC(struct hs_drained) got;
 	uint64_t last_time;
 	bool idle; /* the last round drained nothing */
+	size_t ring; /* the ring being scanned */
 };
 
 /* The kernel reserves the whole requested stack size in every sample, most of it unused where
  * stacks are shallow: copying it all doubled hotstack's CPU time at 64 KiB. */
-struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev)
+struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
+					      uint8_t **buf, size_t *cap)
 {
 	const uint8_t *p = (const uint8_t *)rec;
 	const struct hs_perf_sample *s = &ev->sample;
@@ -267,14 +273,15 @@ struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, co
 	 * is how a copy the kernel ended early (at the end of the stack) is told from a full one */
 	keep = ev->type == PERF_RECORD_SAMPLE && s->stack ? ((s->stack_dyn_size + 7) & ~7ULL) + 8 : UINT64_MAX;
 	if (keep >= s->stack_size) {
-		out = hs_xmalloc(rec->size);
-		memcpy(out, rec, rec->size);
-		return (struct perf_event_header *)out;
+		hs_xgrow((void **)buf, cap, rec->size, 1);
+		memcpy(*buf, rec, rec->size);
+		return (struct perf_event_header *)*buf;
 	}
 	head = (size_t)((const uint8_t *)s->stack - p); /* the copy's size is the 8 bytes before */
 	tail = head + s->stack_size;                     /* its dynamic size, and what follows */
 	n = rec->size - (size_t)(s->stack_size - keep);
-	out = hs_xmalloc(n);
+	hs_xgrow((void **)buf, cap, n, 1);
+	out = *buf;
 	memcpy(out, p, head);
 	memcpy(out + head - 8, &keep, 8);
 	memcpy(out + head, s->stack, keep);
@@ -283,18 +290,31 @@ struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, co
 	return (struct perf_event_header *)out;
 }
 
-/* On the reader thread: copy each record out of its ring. */
-static void on_record(void *ctx, const struct perf_event_header *rec)
+/* The kernel reserves the whole requested stack size in every sample, most of it unused where
+ * stacks are shallow: copying it all doubled hotstack's CPU time at 64 KiB. */
+struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev)
+{
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	struct perf_event_header *out = hs_record_copy_into(rec, ev, &buf, &cap);
+
+	return cap > out->size ? hs_xrealloc(out, out->size) : out; /* exactly: it waits in memory */
+}
+
+/* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
+ * it wrapped around the ring's end (a copy). */
+static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied)
 {
 	struct reader_round *rr = ctx;
 	struct hs_record *r = rr->r;
 	struct hs_perf_event ev;
-	struct hs_drained d;
+	struct hs_drained d = {0};
 
 	__atomic_add_fetch(&r->records, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->bytes, rec->size, __ATOMIC_RELAXED);
 	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->reader_perr)) {
 		__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
+		hs_held_add(r, rr->ring, pos, rec->size, false);
 		return;
 	}
 	if (ev.type == PERF_RECORD_LOST)
@@ -305,15 +325,18 @@ static void on_record(void *ctx, const struct perf_event_header *rec)
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
-	d.rec = hs_record_copy(rec, &ev);
-	__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
+	if (copied) {
+		d.rec = hs_record_copy(rec, &ev);
+		__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
+	}
+	d.ref = hs_held_add(r, rr->ring, pos, rec->size, !copied);
 	hs_vec_push(&rr->got, d);
 }
 
 static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time)
 {
 	struct reader_round *rr = ctx;
-	struct hs_drained d = {time, rec};
+	struct hs_drained d = {time, rec, 0};
 
 	__atomic_add_fetch(&rr->r->backlog, rec->size, __ATOMIC_RELAXED);
 	hs_vec_push(&rr->got, d);
@@ -325,7 +348,7 @@ static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time
 static void reader_round(struct reader_round *rr, bool last)
 {
 	struct hs_record *r = rr->r;
-	struct hs_drained mark = {0, NULL};
+	struct hs_drained mark = {0, NULL, 0};
 	uint64_t one = 1;
 
 	if (!last && __atomic_load_n(&r->backlog, __ATOMIC_RELAXED) > HS_RECORD_MAX_BACKLOG) {
@@ -334,8 +357,10 @@ static void reader_round(struct reader_round *rr, bool last)
 		return;
 	}
 	rr->got.n = 0;
-	for (size_t i = 0; i < r->rings.n; i++)
-		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	for (rr->ring = 0; rr->ring < r->rings.n; rr->ring++) {
+		hs_ring_scan(&r->rings.v[rr->ring].ring, on_record, rr);
+		hs_held_spill_if_full(r, rr->ring);
+	}
 	/* after the rings: the Python frames of every sample drained are in the frame reader's
 	 * ring by now, since it writes them before the kernel writes the sample */
 	hs_record_py_drain(r, push_drained, rr);
@@ -393,13 +418,31 @@ static void stop_reader(struct hs_record *r)
 	r->reader_running = false;
 }
 
+/* Every queued record up to limit, to the sink: a copy the reader made, or the record where it
+ * is in its ring, copied now. */
+static void hand_on(struct hs_record *r, uint64_t limit)
+{
+	struct hs_queue_item it;
+
+	while (hs_queue_pop(&r->queue, limit, &it)) {
+		struct hs_perf_event ev;
+		if (!it.rec)
+			it.rec = hs_held_take(r, it.ref, &it.owned);
+		else
+			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
+		if (it.rec && !hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
+			r->sink->event(r->sink->ctx, &ev);
+		hs_queue_item_release(&it);
+	}
+	drop_captures(r, limit);
+}
+
 /* On the main thread: what the reader drained goes into time order, and every record older than
  * the previous round's newest is handed on. */
 static void process_inbox(struct hs_record *r, bool final)
 {
 	HS_VEC(struct hs_drained) batch = {0};
 	uint64_t count;
-	struct hs_queue_item it;
 
 	if (read(r->wake_fd, &count, sizeof(count)) < 0) {
 		/* nothing pending: fine */
@@ -416,27 +459,16 @@ static void process_inbox(struct hs_record *r, bool final)
 			hs_queue_push_owned(&r->queue, batch.v[i].rec, batch.v[i].time);
 			continue;
 		}
-		limit = hs_queue_round(&r->queue);
-		while (hs_queue_pop(&r->queue, limit, &it)) {
-			struct hs_perf_event ev;
-			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
-			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
-				r->sink->event(r->sink->ctx, &ev);
-			hs_queue_item_release(&it);
+		if (batch.v[i].ref) {
+			hs_queue_push_ref(&r->queue, batch.v[i].ref, batch.v[i].time);
+			continue;
 		}
-		drop_captures(r, limit);
+		limit = hs_queue_round(&r->queue);
+		hand_on(r, limit);
 	}
 	hs_vec_free(&batch);
-	if (final) {
-		while (hs_queue_pop(&r->queue, UINT64_MAX, &it)) {
-			struct hs_perf_event ev;
-			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
-			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
-				r->sink->event(r->sink->ctx, &ev);
-			hs_queue_item_release(&it);
-		}
-		drop_captures(r, UINT64_MAX);
-	}
+	if (final)
+		hand_on(r, UINT64_MAX);
 }
 
 static void enable_all(struct hs_record *r, unsigned long req)

@@ -182,12 +182,24 @@ struct hs_capture {
 	int fd;
 };
 
-/* A record drained from a ring, on its way from the reader thread to the main thread; rec NULL
- * marks the end of a drain round. */
+/* A record drained from a ring, on its way from the reader thread to the main thread: a copy
+ * (rec), or a reference to a record left in its ring (ref, see held.c); neither marks the end of
+ * a drain round. */
 struct hs_drained {
 	uint64_t time;
 	struct perf_event_header *rec;
+	uint64_t ref;
 };
+
+/* A record left in its ring for the main thread to copy when it comes to it (held.c). */
+struct hs_held {
+	uint64_t pos;
+	uint32_t size;
+	uint8_t state;                  /* HS_HELD_* */
+	struct perf_event_header *copy; /* the reader's, when spilled */
+};
+
+enum { HS_HELD_WAITING, HS_HELD_SPILLED, HS_HELD_DONE };
 
 struct hs_record_ring {
 	int fd;
@@ -195,6 +207,12 @@ struct hs_record_ring {
 	void *base;
 	size_t len;
 	struct hs_ring ring;
+	/* the records scanned and not yet given back, in ring order (a circular list): the reader
+	 * adds, the main thread takes, either may give space back; under lock */
+	pthread_mutex_t lock;
+	struct hs_held *held;
+	size_t held_first, held_n, held_cap, held_released;
+	uint64_t held_seq; /* the sequence number of held[held_first] */
 };
 
 struct hs_record {
@@ -222,6 +240,9 @@ struct hs_record {
 	int wake_fd;                        /* eventfd: the reader has put records in inbox */
 	int stop_fd;                        /* eventfd: the reader drains once more and ends */
 	struct hs_error reader_perr;
+	uint8_t *take_buf;                  /* the main thread's copy of a record left in its ring */
+	size_t take_cap;
+	uint64_t spilled;                   /* records the reader copied out of a filling ring */
 	pid_t child;
 	int child_status;
 	bool child_exited;
@@ -254,6 +275,9 @@ void hs_record_close(struct hs_record *r);
  * it reads from the rings: a sample's stack copy cut to what the kernel filled of it and a word
  * more (its dynamic size stays below its size when the kernel ended the copy early). */
 struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev);
+/* The same copy into *buf (grown as needed, *cap its size). */
+struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
+					      uint8_t **buf, size_t *cap);
 
 /* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
  * Call before hs_record_open(). */
