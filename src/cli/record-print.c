@@ -106,12 +106,12 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			rec->bad_records ? " (some records were unreadable)" : "");
 	if (cli_verbose)
 		fprintf(stderr,
-			"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
-			"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
-			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)st->own_samples,
-			(unsigned long long)st->empty_samples, (unsigned long long)st->unmapped_frames,
-			(unsigned long long)s->files_loaded, (unsigned long long)s->files_unreadable,
-			(unsigned long long)s->files_mismatched);
+			"hotstack: %llu records, %.1f MB (%llu copied out of a filling ring); own samples dropped %llu; "
+			"empty %llu; unmapped frames %llu; files loaded %llu, unreadable %llu, replaced %llu\n",
+			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)rec->spilled,
+			(unsigned long long)st->own_samples, (unsigned long long)st->empty_samples,
+			(unsigned long long)st->unmapped_frames, (unsigned long long)s->files_loaded,
+			(unsigned long long)s->files_unreadable, (unsigned long long)s->files_mismatched);
 	if (cli_verbose) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);

@@ -19,6 +19,7 @@
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/ring.h"
+#include "record/session-private.h"
 #include "record/session.h"
 #include "unwind/callchain.h"
 #include "util/strbuf.h"
@@ -121,6 +122,89 @@ static void test_ring_wrap(void **state)
 }
 
 /* ---- queue ---- */
+
+struct held_scan {
+	struct hs_record *r;
+	int n;
+	uint64_t refs[64];
+};
+
+static void hold(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied)
+{
+	struct held_scan *h = ctx;
+
+	assert_false(copied);
+	h->refs[h->n++] = hs_held_add(h->r, 0, pos, rec->size, true);
+}
+
+/* The payload of a taken record: each byte its fill, the record whole. */
+static uint8_t take(struct hs_record *r, uint64_t ref, uint16_t size)
+{
+	bool owned;
+	struct perf_event_header *rec = hs_held_take(r, ref, &owned);
+	struct collected c = {0};
+	uint8_t fill;
+
+	assert_non_null(rec);
+	assert_int_equal(rec->size, size);
+	collect(&c, rec);
+	fill = c.fill[0];
+	if (owned)
+		free(rec);
+	return fill;
+}
+
+/* Records left in the ring: their space is given back as they are taken, in ring order whatever
+ * the order of taking; a ring over half full of records waiting has them copied out, their
+ * space given back at once, and taking them later gives the copies. */
+static void test_ring_held(void **state)
+{
+	uint8_t *mem = aligned_alloc(PAGE, PAGE + DATA);
+	struct perf_event_mmap_page *meta = (void *)mem;
+	struct hs_record *r = calloc(1, sizeof(*r));
+	struct hs_record_ring g = {0};
+	struct held_scan h = {r, 0, {0}};
+	uint64_t pos = 0, ends[8];
+
+	(void)state;
+	memset(mem, 0, PAGE + DATA);
+	hs_ring_init(&g.ring, mem, PAGE, DATA);
+	hs_vec_push(&r->rings, g);
+	pthread_mutex_init(&r->rings.v[0].lock, NULL);
+	for (int i = 0; i < 4; i++)
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 480, (uint8_t)(10 + i));
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
+	assert_int_equal(meta->data_tail, 0); /* all still there */
+	assert_int_equal(take(r, h.refs[0], 480), 10);
+	assert_int_equal(meta->data_tail, ends[0]);
+	assert_int_equal(take(r, h.refs[2], 480), 12); /* out of order: the second still waits */
+	assert_int_equal(meta->data_tail, ends[0]);
+	assert_int_equal(take(r, h.refs[1], 480), 11);
+	assert_int_equal(meta->data_tail, ends[2]);
+	hs_held_spill_if_full(r, 0); /* a quarter full: nothing copied */
+	assert_int_equal(r->spilled, 0);
+
+	/* past half full: copied out, the ring's space free; the kernel writes over it */
+	for (int i = 4; i < 8; i++)
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 480, (uint8_t)(10 + i));
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
+	hs_held_spill_if_full(r, 0);
+	assert_int_equal(r->spilled, 5);
+	assert_int_equal(meta->data_tail, ends[7]);
+	memset(r->rings.v[0].ring.data, 0xee, DATA);
+	for (int i = 3; i < 8; i++)
+		assert_int_equal(take(r, h.refs[i], 480), 10 + i);
+	assert_int_equal(r->rings.v[0].held_n, 0);
+	hs_held_release(&r->rings.v[0]);
+	pthread_mutex_destroy(&r->rings.v[0].lock);
+	hs_ring_release(&r->rings.v[0].ring);
+	hs_vec_free(&r->rings);
+	free(r->take_buf);
+	free(r);
+	free(mem);
+}
 
 static void test_queue_order(void **state)
 {
@@ -988,6 +1072,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_wrap),
+		cmocka_unit_test(test_ring_held),
 		cmocka_unit_test(test_queue_order),
 		cmocka_unit_test(test_sample_layouts),
 		cmocka_unit_test(test_sample_hostile),
