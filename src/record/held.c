@@ -15,6 +15,47 @@
 
 #define REF_RING_SHIFT 48
 
+struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
+					      uint8_t **buf, size_t *cap)
+{
+	const uint8_t *p = (const uint8_t *)rec;
+	const struct hs_perf_sample *s = &ev->sample;
+	uint64_t keep;
+	size_t head, tail, n;
+	uint8_t *out;
+
+	/* a word more than the kernel filled: the copy's size stays above its dynamic size, which
+	 * is how a copy the kernel ended early (at the end of the stack) is told from a full one */
+	keep = ev->type == PERF_RECORD_SAMPLE && s->stack ? ((s->stack_dyn_size + 7) & ~7ULL) + 8 : UINT64_MAX;
+	if (keep >= s->stack_size) {
+		hs_xgrow((void **)buf, cap, rec->size, 1);
+		memcpy(*buf, rec, rec->size);
+		return (struct perf_event_header *)*buf;
+	}
+	head = (size_t)((const uint8_t *)s->stack - p); /* the copy's size is the 8 bytes before */
+	tail = head + s->stack_size;                     /* its dynamic size, and what follows */
+	n = rec->size - (size_t)(s->stack_size - keep);
+	hs_xgrow((void **)buf, cap, n, 1);
+	out = *buf;
+	memcpy(out, p, head);
+	memcpy(out + head - 8, &keep, 8);
+	memcpy(out + head, s->stack, keep);
+	memcpy(out + head + keep, p + tail, rec->size - tail);
+	((struct perf_event_header *)out)->size = (uint16_t)n;
+	return (struct perf_event_header *)out;
+}
+
+/* The kernel reserves the whole requested stack size in every sample, most of it unused where
+ * stacks are shallow: copying it all doubled hotstack's CPU time at 64 KiB. */
+struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev)
+{
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	struct perf_event_header *out = hs_record_copy_into(rec, ev, &buf, &cap);
+
+	return cap > out->size ? hs_xrealloc(out, out->size) : out; /* exactly: it waits in memory */
+}
+
 static struct hs_held *held_at(struct hs_record_ring *g, size_t i)
 {
 	return &g->held[(g->held_first + i) % g->held_cap];
