@@ -462,6 +462,17 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
+/* Before the unwinder compiles a file's tables: the stack, still where the kernel wrote it,
+ * copied out of its way (see stack_done in hs_perf_sample). */
+static void stack_detach(void *ctx, struct hs_stack_copy *c)
+{
+	const struct hs_perf_sample *s = ctx;
+
+	if (s->stack_done)
+		s->stack_done(s->stack_done_ctx, true);
+	c->data = s->stack;
+}
+
 /* The sample's call chain as locations in b->locs, leaf first, with its stop reason; false
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
@@ -485,10 +496,14 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.size = s->stack_dyn_size;
 			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
 			copy.tid = (int32_t)s->sid.tid;
+			copy.detach = s->stack_done ? stack_detach : NULL;
+			copy.detach_ctx = (void *)s;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 			if (repair && hs_lbr_repair(&b->cc, s))
 				b->stats.lbr_repaired++;
 		}
+		if (s->stack_done)
+			s->stack_done(s->stack_done_ctx, false);
 	} else if (lbr && !(repair && s->callchain)) {
 		hs_lbr_chain(&b->cc, s, b->opts.kernel, b->opts.user, b->opts.max_stack);
 	} else if (s->callchain) {

@@ -16,7 +16,7 @@
 #define REF_RING_SHIFT 48
 
 struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
-					      uint8_t **buf, size_t *cap)
+					      uint8_t **buf, size_t *cap, bool no_stack)
 {
 	const uint8_t *p = (const uint8_t *)rec;
 	const struct hs_perf_sample *s = &ev->sample;
@@ -27,6 +27,19 @@ struct perf_event_header *hs_record_copy_into(const struct perf_event_header *re
 	/* a word more than the kernel filled: the copy's size stays above its dynamic size, which
 	 * is how a copy the kernel ended early (at the end of the stack) is told from a full one */
 	keep = ev->type == PERF_RECORD_SAMPLE && s->stack ? ((s->stack_dyn_size + 7) & ~7ULL) + 8 : UINT64_MAX;
+	if (no_stack && keep != UINT64_MAX) {
+		/* an empty stack has no dynamic size after it either */
+		head = (size_t)((const uint8_t *)s->stack - p);
+		tail = head + s->stack_size + 8;
+		n = rec->size - (tail - head);
+		hs_xgrow((void **)buf, cap, n, 1);
+		out = *buf;
+		memcpy(out, p, head);
+		memset(out + head - 8, 0, 8);
+		memcpy(out + head, p + tail, rec->size - tail);
+		((struct perf_event_header *)out)->size = (uint16_t)n;
+		return (struct perf_event_header *)out;
+	}
 	if (keep >= s->stack_size) {
 		hs_xgrow((void **)buf, cap, rec->size, 1);
 		memcpy(*buf, rec, rec->size);
@@ -51,7 +64,7 @@ struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, co
 {
 	uint8_t *buf = NULL;
 	size_t cap = 0;
-	struct perf_event_header *out = hs_record_copy_into(rec, ev, &buf, &cap);
+	struct perf_event_header *out = hs_record_copy_into(rec, ev, &buf, &cap, false);
 
 	return cap > out->size ? hs_xrealloc(out, out->size) : out; /* exactly: it waits in memory */
 }
@@ -83,7 +96,7 @@ static void settle(struct hs_record_ring *g)
 
 	while (g->held_released < g->held_n) {
 		const struct hs_held *h = held_at(g, g->held_released);
-		if (h->state == HS_HELD_WAITING)
+		if (h->state == HS_HELD_WAITING || h->state == HS_HELD_TAKEN)
 			break;
 		upto = h->pos + h->size;
 		g->held_released++;
@@ -162,13 +175,75 @@ struct perf_event_header *hs_held_take(struct hs_record *r, uint64_t ref, bool *
 		const struct perf_event_header *rec = hs_ring_at(&g->ring, h->pos);
 		struct hs_perf_event ev;
 		if (!hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->perr))
-			out = hs_record_copy_into(rec, &ev, &r->take_buf, &r->take_cap);
+			out = hs_record_copy_into(rec, &ev, &r->take_buf, &r->take_cap, false);
 	}
 	h->state = HS_HELD_DONE;
 	h->copy = NULL;
 	settle(g);
 	pthread_mutex_unlock(&g->lock);
 	return out;
+}
+
+static struct hs_held *held_of(struct hs_record_ring *g, uint64_t seq)
+{
+	return held_at(g, (size_t)((seq - g->held_seq) & ((1ULL << REF_RING_SHIFT) - 1)));
+}
+
+void hs_held_finish(struct hs_record *r)
+{
+	struct hs_record_ring *g = r->taking.ring;
+
+	if (!r->taking.active)
+		return;
+	r->taking.active = false;
+	pthread_mutex_lock(&g->lock);
+	held_of(g, r->taking.seq)->state = HS_HELD_DONE;
+	settle(g);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* The stack_done hook: the sample copied (with its stack or without), its space given back. */
+static void stack_done(void *ctx, bool keep)
+{
+	struct hs_record *r = ctx;
+	struct perf_event_header *copy;
+
+	if (!r->taking.active)
+		return;
+	copy = hs_record_copy_into(r->taking.rec, r->taking.ev, &r->take_buf, &r->take_cap, !keep);
+	/* it parsed where it was: its copy parses; should it not, the record stays taken */
+	if (hs_perf_event_parse(copy, copy->size, &r->layout, 0, r->taking.ev, &r->perr))
+		return;
+	hs_held_finish(r);
+}
+
+bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_event *ev)
+{
+	struct hs_record_ring *g = &r->rings.v[(ref >> REF_RING_SHIFT) - 1];
+	uint64_t seq = ref & ((1ULL << REF_RING_SHIFT) - 1);
+	const struct perf_event_header *rec;
+	struct hs_held *h;
+	bool taken = false;
+
+	pthread_mutex_lock(&g->lock);
+	h = held_of(g, seq);
+	rec = hs_ring_at(&g->ring, h->pos);
+	if (h->state == HS_HELD_WAITING && rec->type == PERF_RECORD_SAMPLE &&
+	    !hs_perf_event_parse(rec, rec->size, &r->layout, 0, ev, &r->perr) && ev->sample.stack) {
+		h->state = HS_HELD_TAKEN;
+		taken = true;
+	}
+	pthread_mutex_unlock(&g->lock);
+	if (!taken)
+		return false;
+	r->taking.active = true;
+	r->taking.ring = g;
+	r->taking.seq = seq;
+	r->taking.rec = rec;
+	r->taking.ev = ev;
+	ev->sample.stack_done = stack_done;
+	ev->sample.stack_done_ctx = r;
+	return true;
 }
 
 void hs_held_release(struct hs_record_ring *g)

@@ -41,6 +41,11 @@ uint64_t hs_held_add(struct hs_record *r, size_t ring, uint64_t pos, uint32_t si
 void hs_held_spill_if_full(struct hs_record *r, size_t ring);
 struct perf_event_header *hs_held_take(struct hs_record *r, uint64_t ref, bool *owned);
 void hs_held_release(struct hs_record_ring *g);
+/* On the main thread, a sample with a user stack still in its ring: parsed where it is into *ev,
+ * its space kept while it is handed on, until ev's stack_done hook copies the rest or
+ * hs_held_finish() (after the sink). False for any other record (hs_held_take() it). */
+bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_event *ev);
+void hs_held_finish(struct hs_record *r);
 
 /* python.c */
 void hs_record_py_open(struct hs_record *r);  /* loads the frame reader, or notes why not */

@@ -385,6 +385,13 @@ static void hand_on(struct hs_record *r, uint64_t limit)
 
 	while (hs_queue_pop(&r->queue, limit, &it)) {
 		struct hs_perf_event ev;
+		if (!it.rec && hs_held_take_in_place(r, it.ref, &ev)) {
+			/* a sample with a stack, read where it is (its stack only where the unwinder
+			 * reads it); given back once its stack is walked */
+			r->sink->event(r->sink->ctx, &ev);
+			hs_held_finish(r);
+			continue;
+		}
 		if (!it.rec)
 			it.rec = hs_held_take(r, it.ref, &it.owned);
 		else

@@ -199,7 +199,7 @@ struct hs_held {
 	struct perf_event_header *copy; /* the reader's, when spilled */
 };
 
-enum { HS_HELD_WAITING, HS_HELD_SPILLED, HS_HELD_DONE };
+enum { HS_HELD_WAITING, HS_HELD_TAKEN, HS_HELD_SPILLED, HS_HELD_DONE };
 
 struct hs_record_ring {
 	int fd;
@@ -242,6 +242,13 @@ struct hs_record {
 	struct hs_error reader_perr;
 	uint8_t *take_buf;                  /* the main thread's copy of a record left in its ring */
 	size_t take_cap;
+	struct {                            /* a sample being handed on from where it is (held.c) */
+		bool active;
+		struct hs_record_ring *ring;
+		uint64_t seq;
+		const struct perf_event_header *rec;
+		struct hs_perf_event *ev;
+	} taking;
 	uint64_t spilled;                   /* records the reader copied out of a filling ring */
 	pid_t child;
 	int child_status;
@@ -275,9 +282,10 @@ void hs_record_close(struct hs_record *r);
  * it reads from the rings: a sample's stack copy cut to what the kernel filled of it and a word
  * more (its dynamic size stays below its size when the kernel ended the copy early). */
 struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev);
-/* The same copy into *buf (grown as needed, *cap its size). */
+/* The same copy into *buf (grown as needed, *cap its size); with no_stack, without the user
+ * stack at all (an empty one). */
 struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
-					      uint8_t **buf, size_t *cap);
+					      uint8_t **buf, size_t *cap, bool no_stack);
 
 /* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
  * Call before hs_record_open(). */

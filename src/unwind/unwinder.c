@@ -147,6 +147,11 @@ static void read_segments(struct hs_unwind_file *f, Elf *elf)
 /* Builds (or rebuilds after eviction) a file's table. */
 static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
 {
+	/* milliseconds, or more for a large file: the stack is moved out of the way first */
+	if (u->stack && u->stack->detach) {
+		u->stack->detach(u->stack->detach_ctx, u->stack);
+		u->stack->detach = NULL;
+	}
 	struct hs_dso_elf e;
 	struct hs_error err = {0};
 	int rc = 0;
@@ -778,7 +783,9 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 	enum hs_stop stop = HS_STOP_END;
 
 	u->stats.samples++;
+	u->stack = (struct hs_stack_copy *)stack; /* only its data and detach change */
 	if (!HAVE(regs, HS_DWARF_RA)) {
+		u->stack = NULL;
 		cc->stop = HS_STOP_NO_INFO;
 		u->stats.stops[HS_STOP_NO_INFO]++;
 		return;
@@ -873,4 +880,5 @@ found:
 	}
 	cc->stop = stop;
 	u->stats.stops[stop]++;
+	u->stack = NULL;
 }

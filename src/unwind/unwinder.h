@@ -31,6 +31,11 @@ struct hs_stack_copy {
 	 * read: the end of the thread's stack, or a page not present), else 0 */
 	uint64_t end;
 	int32_t tid;         /* the sampled thread, 0 when not known */
+	/* When set, called before the unwinder does something slow (compiles a file's tables):
+	 * the stack is in memory that must be given back soon, and detach moves it to a copy
+	 * (data updated). */
+	void (*detach)(void *ctx, struct hs_stack_copy *s);
+	void *detach_ctx;
 };
 
 struct hs_unwinder_opts {
@@ -78,6 +83,7 @@ struct hs_unwinder {
 	 * those of the samples before it, and a hit skips the map, file and row searches. An entry
 	 * holds while the model's mappings and the tables stay as they were (gen, evicted). */
 	struct hs_unwind_memo *memo;
+	struct hs_stack_copy *stack; /* the one being walked, during hs_unwind_user() */
 	struct hs_unwinder_stats stats;
 };
 
