@@ -2,8 +2,9 @@
 # hotstack diff to text: two recordings of diffwork, the second with grows() doing twice the
 # work (diffwork 2). The text diff (-o FILE.txt, and -o - --format txt) lists grows first by
 # change of total share, grown by about 11 points (1/7 of the work to 2/8; 4 to 18 allowed on a
-# busy machine), every steady function shrunk; a diff against a recording of calltree marks
-# calltree's functions (gone) and diffwork's (new), and not libc's start code, in both. The
+# busy machine), no steady function grown by half as much; a diff against a recording of
+# calltree marks calltree's functions (gone) and diffwork's (new), and not libc's start code,
+# in both. The
 # report's options, --palette, and --normalize without a .folded output are refused. With fewer
 # than two profiles, diff takes perf diff's defaults (the .old recording against the new).
 set -eu
@@ -12,7 +13,7 @@ set -eu
 require_perf_events
 
 for m in 1 2; do
-	"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/$m.pb.gz" -- "$WORKLOADS/diffwork" "$m" ||
+	"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/$m.pb.gz" -- "$WORKLOADS/diffwork" "$m" 250 ||
 		fail "record diffwork $m failed"
 done
 "$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/ct.pb.gz" -- "$WORKLOADS/calltree" >/dev/null ||
@@ -20,7 +21,9 @@ done
 "$HOTSTACK" diff "$dir/1.pb.gz" "$dir/2.pb.gz" -o "$dir/d.txt" || fail "diff -o d.txt failed"
 "$HOTSTACK" diff "$dir/1.pb.gz" "$dir/2.pb.gz" -o - --format txt >"$dir/stdout.txt" || fail "diff -o - failed"
 cmp -s "$dir/d.txt" "$dir/stdout.txt" || fail "-o d.txt and -o - --format txt differ"
-"$HOTSTACK" diff "$dir/ct.pb.gz" "$dir/1.pb.gz" -o "$dir/new.txt" || fail "diff against calltree failed"
+# every function listed (--top): libc's start code, unchanged, ranks last of them, below the
+# 20 rows shown by default when a busy machine adds functions to either recording
+"$HOTSTACK" diff "$dir/ct.pb.gz" "$dir/1.pb.gz" -o "$dir/new.txt" --top 1000 || fail "diff against calltree failed"
 
 # what the diff writers do not use is refused in one line, not ignored: the report's tables,
 # tree and statistics; a palette (colours are the change); --normalize where no .folded is written
@@ -96,8 +99,10 @@ else:
     for r in tot:
         if abs(float(r[4]) - float(r[3]) - float(r[5])) > 0.02:
             bad(f"change is not B - A: {r}")
+    # a steady function's share moves a few points with the scheduler on a busy machine: it
+    # must not grow by half of grows' growth
     for r in tot:
-        if r[6].startswith("steady_") and float(r[5]) > 3:
+        if r[6].startswith("steady_") and float(r[5]) > float(first[5]) / 2:
             bad(f"{r[6]} grew: {r}")
 n = tables(sys.argv[2])
 rows = n.get("total", []) + n.get("self", [])

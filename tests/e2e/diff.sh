@@ -1,15 +1,17 @@
 #!/bin/sh
 # hotstack diff on two recordings of tests/workloads/diffwork, the second with the work of
 # grows() doubled: the differential flame graph shows grows (and what it calls) deep red and
-# every other frame near grey; the two-column folded output has A's and B's counts, with grows
-# twice as heavy against the steady functions in B as in A.
+# every other frame changed less (near grey, or light blue as their shares shrink); the
+# two-column folded output has A's and B's counts, with grows twice as heavy against the steady
+# functions in B as in A. 250 iterations each (about 1.2 s): more samples, less of the
+# scheduler's noise in each function's share.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 
-"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/a.pb.gz" -- "$WORKLOADS/diffwork" 1 || fail "record A failed"
-"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/b.pb.gz" -- "$WORKLOADS/diffwork" 2 || fail "record B failed"
+"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/a.pb.gz" -- "$WORKLOADS/diffwork" 1 250 || fail "record A failed"
+"$HOTSTACK" record -q -F 2999 -g fp --no-kernel -o "$dir/b.pb.gz" -- "$WORKLOADS/diffwork" 2 250 || fail "record B failed"
 "$HOTSTACK" diff "$dir/a.pb.gz" "$dir/b.pb.gz" -o "$dir/d.svg" -o "$dir/d.folded" -o "$dir/d.html" ||
 	fail "hotstack diff failed"
 if command -v xmllint >/dev/null 2>&1; then
@@ -39,11 +41,20 @@ for name in ("grows",):
             bad(f"{name} is not deep red: rgb({r},{g},{b})")
     if name not in by:
         bad(f"no frame {name}")
+# The steady functions' shares move a few points with the scheduler on a busy machine (one of
+# them once went from 13% to 18% of A, 12% of B, with two CPU hogs beside the suite), so each is
+# checked against grows rather than against grey: it does not grow by half of grows' growth,
+# and it changes less than grows. main does not change.
+grew = max((now - was for _, was, now, *_ in by.get("grows", [])), default=0)
 for name in ("main", "steady_a", "steady_b", "steady_c", "steady_d", "steady_e", "steady_f"):
     for n, was, now, r, g, b in by.get(name, []):
         print(f"{name}: {was}% -> {now}%, rgb({r},{g},{b})")
-        if min(r, g, b) < 170 or max(r, g, b) - min(r, g, b) > 50:
-            bad(f"{name} is not near grey: rgb({r},{g},{b})")
+        if name == "main" and (min(r, g, b) < 170 or max(r, g, b) - min(r, g, b) > 50):
+            bad(f"main is not near grey: rgb({r},{g},{b})")
+        if now - was > grew / 2 or abs(now - was) >= grew:
+            bad(f"{name} changed {now - was:+.2f} points against grows' {grew:+.2f}: rgb({r},{g},{b})")
+        if r - b > 60:
+            bad(f"{name} is shown grown: rgb({r},{g},{b})")
     if name not in by:
         bad(f"no frame {name}")
 
