@@ -519,6 +519,30 @@ static void test_record_copy_cuts_stack(void **state)
 		cut.sample.stack_size = 24; /* the rest as it was */
 		check_sample(&l, &cut.sample);
 		free(copy);
+		{
+			/* without the stack at all (a sample whose stack was walked in its ring): an
+			 * empty one, no dynamic size, every other field as it was */
+			uint8_t *buf = NULL;
+			size_t cap = 0;
+			struct hs_perf_event none;
+			copy = hs_record_copy_into((const struct perf_event_header *)w.buf, &ev, &buf, &cap, true);
+			assert_int_equal(copy->size, w.n - 24 - 8);
+			assert_int_equal(hs_perf_event_parse(copy, copy->size, &l, 0, &none, &err), 0);
+			assert_int_equal(none.sample.stack_size, 0);
+			assert_null(none.sample.stack);
+			assert_int_equal(none.sample.ip, cut.sample.ip);
+			assert_int_equal(none.sample.sid.time, cut.sample.sid.time);
+			assert_int_equal(none.sample.nr_user_regs, cut.sample.nr_user_regs);
+			assert_int_equal(none.sample.weight, cut.sample.weight);
+			assert_int_equal(none.sample.data_src, cut.sample.data_src);
+			assert_int_equal(none.sample.transaction, cut.sample.transaction);
+			assert_int_equal(none.sample.phys_addr, cut.sample.phys_addr);
+			assert_int_equal(none.sample.nr_intr_regs, cut.sample.nr_intr_regs);
+			assert_int_equal(none.sample.aux_size, cut.sample.aux_size);
+			assert_int_equal(none.sample.nr_callchain, cut.sample.nr_callchain);
+			assert_int_equal(none.sample.nr_branches, cut.sample.nr_branches);
+			free(buf);
+		}
 	}
 }
 
