@@ -51,44 +51,6 @@ struct header {
 _Static_assert(sizeof(struct header) % 8 == 0 && sizeof(struct hs_ksym) % 8 == 0 && sizeof(struct hs_krange) % 8 == 0,
 	       "every part of the entry starts 8-aligned");
 
-/* The whole of a small file. Returns 0 or a negative errno (-EFBIG past cap). */
-static int read_all(const char *path, size_t cap, char **ret, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0, size = 0;
-	char *b = NULL;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r;
-		if (size - n < 4096) {
-			if (size >= cap) {
-				free(b);
-				close(fd);
-				return -EFBIG;
-			}
-			hs_xgrow((void **)&b, &size, n + 65536, 1);
-		}
-		r = read(fd, b + n, size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(b);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*ret = b;
-	*len = n;
-	return 0;
-}
-
 static int read_key(const struct hs_kernel_files *f, struct key *ret)
 {
 	char *b = NULL;
@@ -96,7 +58,7 @@ static int read_key(const struct hs_kernel_files *f, struct key *ret)
 	int rc;
 
 	memset(ret, 0, sizeof(*ret));
-	if ((rc = read_all(f->boot_id, 64, &b, &len)))
+	if ((rc = hs_read_file(f->boot_id, 0, 64, &b, &len)))
 		return rc;
 	while (len && (b[len - 1] == '\n' || b[len - 1] == '\0'))
 		len--;
@@ -107,7 +69,7 @@ static int read_key(const struct hs_kernel_files *f, struct key *ret)
 	memcpy(ret->boot_id, b, len);
 	free(b);
 	b = NULL;
-	rc = read_all(f->modules, MODULES_MAX, &b, &len);
+	rc = hs_read_file(f->modules, 0, MODULES_MAX, &b, &len);
 	if (rc == -ENOENT) {
 		ret->modules_len = UINT64_MAX;
 		return 0;

@@ -43,46 +43,6 @@ static int ksym_cmp(const void *a, const void *b, void *names)
 }
 
 
-/* The whole file in memory, after one NUL byte (so that offset 0 is the empty string). */
-static int slurp(const char *path, char **ret, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 1, cap = 0;
-	char *b = NULL;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r;
-		if (cap < n + 65536) {
-			if (cap >= KALLSYMS_MAX_BYTES) {
-				free(b);
-				close(fd);
-				return -EFBIG;
-			}
-			hs_xgrow((void **)&b, &cap, n + (1 << 20), 1);
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(b);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	b[0] = '\0';
-	b[n] = '\0';
-	*ret = b;
-	*len = n;
-	return 0;
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -101,7 +61,8 @@ int hs_kallsyms_load(const char *path, struct hs_kallsyms **ret)
 	size_t len = 0;
 	bool nonzero = false;
 	struct hs_kallsyms *k;
-	int rc = slurp(path, &buf, &len);
+	/* the whole file after one NUL byte, so that offset 0 is the empty string */
+	int rc = hs_read_file(path, 1, KALLSYMS_MAX_BYTES, &buf, &len);
 
 	if (rc)
 		return rc;

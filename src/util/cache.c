@@ -122,29 +122,13 @@ int hs_boot_id(char out[37])
 char *hs_cache_read(const char *name, size_t max, size_t *n)
 {
 	int fd = hs_cache_open(name);
-	size_t len = 0;
-	char *buf;
+	char *buf = NULL;
 
 	if (fd < 0)
 		return NULL;
-	buf = hs_xmalloc(max + 1);
-	for (;;) {
-		ssize_t r = read(fd, buf + len, max + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-		if (len > max)
-			break;
-	}
+	if (hs_read_fd(fd, 0, max, &buf, n))
+		buf = NULL;
 	close(fd);
-	if (len > max) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	*n = len;
 	return buf;
 }
 

@@ -1,6 +1,9 @@
 /* Checked allocation and hashing helpers. */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,4 +109,47 @@ bool hs_stop_signal_pending(void)
 	sigset_t set;
 
 	return sigpending(&set) == 0 && (sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1);
+}
+
+int hs_read_fd(int fd, size_t lead, size_t cap, char **ret, size_t *len)
+{
+	size_t n = lead, size = 0;
+	char *b = NULL;
+
+	for (;;) {
+		ssize_t r;
+		if (n + 4097 > size)
+			hs_xgrow((void **)&b, &size, n + 65536, 1);
+		r = read(fd, b + n, size - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(b);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n - lead > cap) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	memset(b, 0, lead);
+	b[n] = '\0';
+	*ret = b;
+	*len = n;
+	return 0;
+}
+
+int hs_read_file(const char *path, size_t lead, size_t cap, char **ret, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = hs_read_fd(fd, lead, cap, ret, len);
+	close(fd);
+	return rc;
 }

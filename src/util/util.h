@@ -31,6 +31,11 @@ void *hs_xrealloc(void *p, size_t n);
 void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem);
 char *hs_xstrdup(const char *s);
 char *hs_xstrndup(const char *s, size_t n);
+/* Reads path whole: *ret holds lead zero bytes, then the file, then a NUL; *len counts the
+ * lead and the file. Returns 0, -EFBIG past cap bytes, or another negative errno. */
+int hs_read_file(const char *path, size_t lead, size_t cap, char **ret, size_t *len);
+/* The same from an open descriptor (not closed). */
+int hs_read_fd(int fd, size_t lead, size_t cap, char **ret, size_t *len);
 HS_NORETURN void hs_die_oom(void);
 
 /* A growable array of T: `HS_VEC(int) v = {0}; hs_vec_push(&v, 3);`. */
