@@ -7,8 +7,9 @@
 # perf script, the pipeline a flame graph needs) measured in the same run.
 #
 #   bench/sample-cost.sh                  # BUILD=build DURATION=10 RUNS=3 FREQ=999
-#   DURATION=600 RUNS=1 bench/sample-cost.sh   # a 10-minute recording: per sample, flat?
+#   NO_PERF=1 DURATION=600 RUNS=1 bench/sample-cost.sh   # a 10-minute recording: flat?
 #   MODES="dwarf fp" bench/sample-cost.sh      # leave out -a (dwarf-a fp-a)
+#   NO_PERF=1 bench/sample-cost.sh             # hotstack alone (perf's 10-minute files are huge)
 # shellcheck disable=SC2034 # the result arrays are read through median()'s nameref
 set -u
 
@@ -32,6 +33,7 @@ if [ ! -x "$hotstack" ] || [ ! -x "$workload" ]; then
 fi
 have_perf=1
 command -v perf >/dev/null || have_perf=0
+[ "${NO_PERF:-0}" = 1 ] && have_perf=0
 
 tmp=$(mktemp -d /tmp/hotstack-sample-cost.XXXXXX)
 wl=""
