@@ -4,9 +4,9 @@
 # change of total share, grown by about 11 points (1/7 of the work to 2/8; 4 to 18 allowed on a
 # busy machine), no steady function grown by half as much; a diff against a recording of
 # calltree marks calltree's functions (gone) and diffwork's (new), and not libc's start code,
-# in both. The
-# report's options, --palette, and --normalize without a .folded output are refused. With fewer
-# than two profiles, diff takes perf diff's defaults (the .old recording against the new).
+# in both. The report's options, --palette, and --normalize without a .folded output are
+# refused. With fewer than two profiles, diff takes perf diff's defaults (the .old recording
+# against the new).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
