@@ -115,10 +115,10 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 	if (cli_verbose) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
+		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer); samples of a call chain seen before %llu\n",
 			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
-			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps);
+			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps, (unsigned long long)st->chain_hits);
 		if (s->fp_steps)
 			fprintf(stderr,
 				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
