@@ -144,6 +144,9 @@ size_t hs_perf_sample_id_size(const struct hs_perf_layout *l);
  * a non-sample record; -1 when the layout has no identifier. */
 int hs_perf_id_pos_sample(const struct hs_perf_layout *l);
 int hs_perf_id_pos_trailer(const struct hs_perf_layout *l);
+/* Position of a sample's time, the same way (-1 when the layout has none): what a reader that
+ * only orders samples needs of them. */
+int hs_perf_time_pos_sample(const struct hs_perf_layout *l);
 
 /* The x86-64 user registers hotstack samples (perf numbering, asm/perf_regs.h): AX BX CX DX SI
  * DI BP SP IP and R8-R15. */

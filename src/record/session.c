@@ -271,6 +271,16 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 
 	__atomic_add_fetch(&r->records, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->bytes, rec->size, __ATOMIC_RELAXED);
+	if (!copied && rec->type == PERF_RECORD_SAMPLE && r->time_pos >= 0 &&
+	    rec->size >= sizeof(*rec) + 8 * ((size_t)r->time_pos + 1)) {
+		/* a sample where the kernel wrote it: its time is all the reader needs of it (the
+		 * main thread parses it, and counts it if it is unreadable) */
+		memcpy(&rr->last_time, (const char *)(rec + 1) + 8 * r->time_pos, 8);
+		d.time = rr->last_time;
+		d.ref = hs_held_add(r, rr->ring, pos, rec->size, true);
+		hs_vec_push(&rr->got, d);
+		return;
+	}
 	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->reader_perr)) {
 		__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
 		hs_held_add(r, rr->ring, pos, rec->size, false);
@@ -398,6 +408,8 @@ static void hand_on(struct hs_record *r, uint64_t limit)
 			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
 		if (it.rec && !hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
 			r->sink->event(r->sink->ctx, &ev);
+		else if (it.rec)
+			__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
 		hs_queue_item_release(&it);
 	}
 	drop_captures(r, limit);
@@ -449,6 +461,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	int rc;
 
 	r->sink = sink;
+	r->time_pos = hs_perf_time_pos_sample(&r->layout);
 	r->start_ns = hs_now_ns();
 	last_progress = r->start_ns;
 	if ((rc = pthread_create(&r->reader, NULL, reader_main, r)))

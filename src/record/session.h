@@ -221,6 +221,7 @@ struct hs_record {
 	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
+	int time_pos; /* of a sample's time in the layout (hs_perf_time_pos_sample()) */
 	struct hs_record_cpus cpus;
 	HS_VEC(int) fds;
 	HS_VEC(struct hs_record_ring) rings;
