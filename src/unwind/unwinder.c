@@ -773,6 +773,8 @@ static bool memo_valid(const struct hs_unwinder *u, const struct hs_unwind_memo 
 	       m->evicted == u->stats.tables_evicted && m->file->table;
 }
 
+#define PREFETCH_BYTES (32 << 10)
+
 void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *start, const struct hs_stack_copy *stack,
 		    struct hs_callchain *cc)
 {
@@ -790,6 +792,11 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		u->stats.stops[HS_STOP_NO_INFO]++;
 		return;
 	}
+	/* The walk reads the stack upwards, each frame's place known only from the frame before:
+	 * the bytes the kernel wrote on another CPU, asked for all at once (to the second-level
+	 * cache), arrive together rather than one frame's after another's. */
+	for (uint64_t off = 0; off < stack->size && off < PREFETCH_BYTES; off += 64)
+		__builtin_prefetch(stack->data + off, 0, 2);
 	for (;;) {
 		uint64_t pc = regs.r[HS_DWARF_RA], lookup = exact ? pc : pc - 1, vaddr;
 		struct hs_map *map;
