@@ -22,6 +22,11 @@
 
 #include "util/infile.h"
 
+/* The main thread wakes for each round of the reader's and for its signals and timers; else
+ * only this often, to see whether -t's threads are gone and to show progress: each wake-up
+ * costs two context switches, paid by every sample of a recording that does nothing else. */
+#define MAIN_POLL_MS 250
+
 void hs_record_block_signals(void)
 {
 	sigset_t set;
@@ -476,7 +481,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 
 	while (r->cause == HS_CAUSE_NONE) {
 		struct epoll_event evs[32];
-		int n = epoll_wait(r->epfd, evs, 32, 100);
+		int n = epoll_wait(r->epfd, evs, 32, MAIN_POLL_MS);
 
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
