@@ -23,7 +23,7 @@
  * the copies it makes for threads and children (inherit) when it makes them, and never later,
  * so a program attached to the events after a process started threads would miss those (and,
  * as the kernel swaps the contexts of a thread and its copy at a switch, the process's own
- * samples on some CPUs). The reader itself costs milliseconds to load; the dispatcher 30 us. */
+ * samples on some CPUs). The reader itself costs milliseconds to load; the dispatcher 0.1 ms. */
 struct hs_pyframes {
 	int slots;             /* BPF_MAP_TYPE_PROG_ARRAY of one */
 	int dispatch;          /* the program attached to the events */
