@@ -131,6 +131,8 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
 			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
 			(unsigned long long)st->lbr_repaired);
+	if (cli_verbose && hs_record_python_reader(rec))
+		fprintf(stderr, "hotstack: Python: %s\n", hs_record_python_reader(rec));
 	if (cli_verbose && hs_record_python_active(rec))
 		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu without their stack; stacks cut %llu, "
 			"unpaired %llu, dropped %llu; frames unnamed %llu\n", (unsigned long long)st->py_samples,

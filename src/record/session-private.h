@@ -48,10 +48,14 @@ bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_eve
 void hs_held_finish(struct hs_record *r);
 
 /* python.c */
-void hs_record_py_open(struct hs_record *r);  /* loads the frame reader, or notes why not */
+/* The frame reader is loaded by the first hs_record_py_probe() or hs_record_py_event() (on
+ * either thread) that finds a supported CPython: until then the events run a dispatcher that
+ * does nothing. */
+void hs_record_py_open(struct hs_record *r); /* the dispatcher, or why there is none */
 void hs_record_py_close(struct hs_record *r);
 void hs_record_py_attach(struct hs_record *r, int fd); /* to a sampling event just opened */
-/* Adds to the reader's epoll set what wakes it when the frame reader wants its ring drained. */
+/* What wakes the reader thread when the frame reader wants its ring drained goes into the
+ * epoll set epfd, with tag, once the frame reader is loaded. */
 void hs_record_py_watch(struct hs_record *r, int epfd, uint64_t tag);
 void hs_record_py_probe(struct hs_record *r, int32_t pid); /* is it a CPython? */
 /* On the reader thread, for each record drained: a runtime mapped, a process gone. */

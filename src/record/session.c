@@ -111,7 +111,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
 	}
 	hs_record_setup_attr(r);
-	hs_record_py_open(r); /* before the events: each is given the frame reader as it opens */
+	hs_record_py_open(r); /* before the events: each is given the frame reader's dispatcher */
 	hs_record_py_watch(r, r->ring_epfd, 4);
 	if ((rc = hs_record_open_targets(r, err)))
 		return rc;

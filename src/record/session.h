@@ -315,10 +315,13 @@ int hs_record_command_status(const struct hs_record *r);
 #define HS_RECORD_MAX_RING_PAGES (1UL << 20)
 size_t hs_record_bigger_ring(const struct hs_record *r);
 
-/* Python frames (o.py_names): whether the frame reader runs; the next line for a person about
- * what it could not do (no permission, an unsupported version) not returned before, or NULL,
- * valid until hs_record_close(); and the stacks it had no room for. */
+/* Python frames (o.py_names): whether the frame reader runs (it is loaded when the first
+ * CPython is found), and the same in words for a person ("frame reader not loaded: no Python
+ * process seen"; NULL without o.py_names); the next line for a person about what it could not
+ * do (no permission, an unsupported version) not returned before, or NULL, both valid until
+ * hs_record_close(); and the stacks it had no room for. */
 bool hs_record_python_active(const struct hs_record *r);
+const char *hs_record_python_reader(const struct hs_record *r);
 const char *hs_record_python_note(const struct hs_record *r);
 uint64_t hs_record_python_dropped(const struct hs_record *r);
 
