@@ -281,13 +281,18 @@ static void on_stack(void *ctx, const void *data, size_t size)
 
 int hs_record_py_poll_ms(const struct hs_record *r)
 {
+	bool reading;
+
 	if (!r->py || !r->py->pf || __atomic_load_n(&r->py->failed, __ATOMIC_RELAXED))
-		return 50;
+		return -1;
 	if (r->py->soon.n)
 		return 2;
+	reading = loaded(r->py);
 	/* a command starting (its interpreter's mapping seen within 10 ms); later a new
 	 * interpreter waits for the reader's usual round, and a new code object wakes it */
-	return hs_now_ns() - r->start_ns < 1000000000ULL ? 10 : 50;
+	if ((reading || r->o.argv) && hs_now_ns() - r->start_ns < 1000000000ULL)
+		return 10;
+	return reading ? 50 : -1;
 }
 
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),

@@ -61,7 +61,8 @@ void hs_record_py_probe(struct hs_record *r, int32_t pid); /* is it a CPython? *
 /* On the reader thread, for each record drained: a runtime mapped, a process gone. */
 void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev);
 /* How long the reader may wait for the rings (ms): shorter while a new interpreter is being
- * looked at, and in the recording's first second, when a command's interpreter starts. */
+ * looked at, and in the recording's first second, when a command's interpreter starts; -1
+ * when Python frames ask for nothing (no reader loaded, or none possible). */
 int hs_record_py_poll_ms(const struct hs_record *r);
 /* Hands each stack the reader wrote since the last call to push, as a record of its own. */
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),

@@ -260,13 +260,20 @@ struct reader_round {
 	HS_VEC(struct hs_drained) got;
 	uint64_t last_time;
 	bool idle; /* the last round drained nothing */
+	bool busy; /* the last round drained records of processes coming, going or mapping */
 	size_t ring; /* the ring being scanned */
 };
 
-/* The kernel reserves the whole requested stack size in every sample, most of it unused where
- * stacks are shallow: copying it all doubled hotstack's CPU time at 64 KiB. */
+/* Between rounds the reader waits for a ring a quarter full, or this long when the last round
+ * saw only samples (a steady program's: they wait in their rings well enough), else the usual
+ * interval, so that processes that come and go are followed while their /proc entries last. */
+#define QUIET_POLL_MS 250
+#define BUSY_POLL_MS 50
+
 /* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
- * it wrapped around the ring's end (a copy). */
+ * it wrapped around the ring's end (a copy). The kernel reserves the whole requested stack
+ * size in every sample, most of it unused where stacks are shallow: copying it all doubled
+ * hotstack's CPU time at 64 KiB. */
 static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied)
 {
 	struct reader_round *rr = ctx;
@@ -293,6 +300,8 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 	}
 	if (ev.type == PERF_RECORD_LOST)
 		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
+	if (ev.type != PERF_RECORD_SAMPLE)
+		rr->busy = true;
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
 	hs_record_py_event(r, &ev);
@@ -331,6 +340,7 @@ static void reader_round(struct reader_round *rr, bool last)
 		return;
 	}
 	rr->got.n = 0;
+	rr->busy = false;
 	for (rr->ring = 0; rr->ring < r->rings.n; rr->ring++) {
 		hs_ring_scan(&r->rings.v[rr->ring].ring, on_record, rr);
 		hs_held_spill_if_full(r, rr->ring);
@@ -356,13 +366,14 @@ static void reader_round(struct reader_round *rr, bool last)
 
 static void *reader_main(void *arg)
 {
-	struct reader_round rr = {arg, {0}, 0, false};
+	struct reader_round rr = {arg, {0}, 0, false, true, 0};
 	struct hs_record *r = arg;
 	bool stopping = false;
 
 	while (!stopping) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(r->ring_epfd, evs, 64, hs_record_py_poll_ms(r));
+		int ms = hs_record_py_poll_ms(r);
+		int n = epoll_wait(r->ring_epfd, evs, 64, ms >= 0 ? ms : rr.busy ? BUSY_POLL_MS : QUIET_POLL_MS);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			if (tag == 3) {
