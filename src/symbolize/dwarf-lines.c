@@ -8,6 +8,7 @@
 
 #include <dwarf.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,15 +78,6 @@ static uint64_t read_uint(const unsigned char *p, unsigned size)
 	}
 	memcpy(&v, p, 8);
 	return v;
-}
-
-static int arange_cmp(const void *a, const void *b)
-{
-	const struct hs_dwarf_arange *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
 /* The bytes of a DWARF section as libdw left them (it inflates compressed ones in place), or
@@ -227,10 +219,12 @@ void hs_dwarf_file_index(struct hs_dwarf_file *f)
 		dwarf_getaranges(f->dw, &ar, &n);
 		return;
 	}
+	/* each unit's set lists its ranges in no order; of ranges that start together, which
+	 * comes first does not matter (the lookup leaves an overlap to libdw) */
 	for (size_t i = 1; i < v.n && sorted; i++)
-		sorted = arange_cmp(&v.v[i - 1], &v.v[i]) <= 0;
+		sorted = v.v[i - 1].lo <= v.v[i].lo;
 	if (!sorted)
-		qsort(v.v, v.n, sizeof(*v.v), arange_cmp);
+		hs_sort_by_key(v.v, v.n, sizeof(*v.v), offsetof(struct hs_dwarf_arange, lo));
 	for (size_t i = 0; i < v.n; i++) {
 		/* an empty range still holds its start, for libdw's lookup */
 		maxhi = HS_MAX(maxhi, v.v[i].hi > v.v[i].lo ? v.v[i].hi : v.v[i].lo + (v.v[i].lo < UINT64_MAX));

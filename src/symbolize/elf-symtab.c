@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,46 +49,13 @@ static int cand_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The order of cand_cmp, for the thousands of symbols of a library: a stable sort by address a
- * byte at a time (only the bytes in which addresses differ), then each run of aliases at one
- * address by cand_cmp: several times faster than qsort() with cand_cmp. */
+/* The order of cand_cmp, for the thousands of symbols of a library: by address (a radix sort),
+ * then each run of aliases at one address by cand_cmp. */
 static void cand_sort(cand_vec *v)
 {
-	struct cand *src = v->v, *dst, *tmp;
-	uint64_t diff = 0;
 	size_t n = v->n;
 
-	if (n < 2)
-		return;
-	for (size_t i = 1; i < n; i++)
-		diff |= src[i].addr ^ src[0].addr;
-	dst = tmp = hs_xmalloc(n * sizeof(*tmp));
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = {0}, pos = 0;
-		struct cand *t;
-
-		if (!((diff >> shift) & 0xff))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			count[(src[i].addr >> shift) & 0xff]++;
-		for (size_t b = 0; b < 256; b++) {
-			size_t c = count[b];
-			count[b] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i].addr >> shift) & 0xff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v->v) {
-		free(v->v);
-		v->v = src;
-		v->cap = n;
-	} else {
-		free(tmp);
-	}
+	hs_sort_by_key(v->v, n, sizeof(*v->v), offsetof(struct cand, addr));
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && v->v[j].addr == v->v[i].addr; j++)
 			;
