@@ -38,7 +38,9 @@ struct hs_dwarf_file {
 	struct hs_dwarf_arange *ar;
 	size_t nar;
 	int ar_state;     /* 0 not read yet, 1 read, -1 libdw's only */
-	bool ar_complete; /* every unit that can hold code has its ranges in ar */
+	int ar_complete;  /* every unit that can hold code has its set: 1, 0, -1 not known yet */
+	uint64_t *ar_units; /* the units that have a set, sorted, until ar_complete is known */
+	size_t nar_units;
 	uint64_t libdw_units; /* lookups of a unit that libdw's index answered */
 };
 
