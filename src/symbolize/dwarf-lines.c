@@ -1,9 +1,10 @@
 /* Inline chains from DWARF (DWARF 5 section 3.3.8: DW_TAG_inlined_subroutine with its call site,
- * DW_AT_call_file / DW_AT_call_line). The functions of a compile unit (DW_TAG_subprogram with
- * code) are indexed by address range once; an address then leads to its function by binary
- * search, and the inlined instances containing it are found by descending that function's
- * scopes. The innermost function's position is the line table's line for the address; each
- * other's is the call site of the function inlined into it. */
+ * DW_AT_call_file / DW_AT_call_line). An address's compile unit is found in .debug_aranges, read
+ * once into a sorted table. The functions of a compile unit (DW_TAG_subprogram with code) are
+ * indexed by address range once; an address then leads to its function by binary search, and
+ * the inlined instances containing it are found by descending that function's scopes. The
+ * innermost function's position is the line table's line for the address; each other's is the
+ * call site of the function inlined into it. */
 #include "dwarf-lines.h"
 
 #include <dwarf.h>
@@ -123,8 +124,9 @@ static bool unit_length(const unsigned char *b, uint64_t size, uint64_t off, uin
 
 /* The sets of .debug_aranges (DWARF 5 section 6.1.2), each a header naming a unit and
  * (address, length) tuples ending in (0, 0): the ranges into v, the units' offsets into
- * units. libdw indexes the same section, more slowly (about 3 ms for Debian's libc: a list
- * node per range, then a sort); its answers are kept for what this does not read: a section
+ * units. libdw's index of the same section costs Debian's libc 2 to 3 ms, and 1 ms more to
+ * free, as it makes every unit known to libdw, where a lookup needs only the units up to its
+ * own: this costs 0.2 ms. libdw's answers are kept for what this does not read: a section
  * missing, compressed, of another byte order, of a relocatable file (whose addresses libdw
  * relocates), or not well formed. */
 static bool read_aranges(Elf *elf, arange_vec *v, u64_vec *units)
