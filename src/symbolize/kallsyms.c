@@ -180,6 +180,7 @@ bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr)
 
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr)
 {
+	const struct hs_ksym *s;
 	size_t lo = 0, hi = k->n;
 
 	if (!k->n || addr >= k->text_end)
@@ -191,5 +192,12 @@ const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t a
 		else
 			hi = mid;
 	}
-	return lo ? &k->syms[lo - 1] : NULL;
+	if (!lo)
+		return NULL;
+	s = &k->syms[lo - 1];
+	/* a cache entry's symbols are used unchecked (kallsyms-cache.c): names out of the pool
+	 * are refused here, the one symbol that is used */
+	if (s->name >= k->names_len || s->module >= k->names_len)
+		return NULL;
+	return s;
 }

@@ -20,7 +20,9 @@ struct hs_krange {
 };
 
 struct hs_kallsyms {
-	struct hs_ksym *syms; /* sorted by addr */
+	/* sorted by addr; from a cache entry, as the entry has them: a damaged entry may hold
+	 * names outside the pool or addresses out of order (see hs_kallsyms_lookup()) */
+	struct hs_ksym *syms;
 	size_t n;
 	char *names;          /* names[0] is "" */
 	size_t names_len;
@@ -59,7 +61,9 @@ void hs_kallsyms_free(struct hs_kallsyms *k);
  * always for a table read from a file; for one from the cache, when addr is in the text of
  * the kernel or of a module it holds (elsewhere only a fresh read can tell). */
 bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr);
-/* The symbol at or below addr, or NULL (below the first symbol or past the end of text). */
+/* The symbol at or below addr, or NULL (below the first symbol or past the end of text). Its
+ * name and module offsets are inside names, whatever the table came from: a symbol of a damaged
+ * cache entry whose offsets are not is NULL. */
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr);
 
 #endif

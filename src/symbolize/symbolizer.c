@@ -372,12 +372,10 @@ static void begin_dwarf(struct hs_sym_dwarf *d)
 static void *dwarf_main(void *arg)
 {
 	struct hs_sym_dwarf *d = arg;
-	Dwarf_Aranges *ar;
-	size_t n;
 
 	begin_dwarf(d);
-	if (d->dw)
-		dwarf_getaranges(d->dw, &ar, &n); /* the address index every lookup starts with */
+	hs_dwarf_file_init(&d->df, d->dw);
+	hs_dwarf_file_index(&d->df);
 	__atomic_store_n(&d->ready, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -389,7 +387,6 @@ static void dwarf_join(struct hs_symbolizer *s, struct hs_sym_dwarf *d)
 	pthread_join(d->thread, NULL);
 	d->loading = false;
 	s->dwarf_threads--;
-	hs_dwarf_file_init(&d->df, d->dw);
 }
 
 /* The dso's DWARF entry: found, or opened (the file, or its separate debug file) without its

@@ -70,6 +70,51 @@ char *hs_xstrndup(const char *s, size_t n)
 	return r;
 }
 
+static uint64_t key_at(const unsigned char *p, size_t key)
+{
+	uint64_t k;
+
+	memcpy(&k, p + key, sizeof(k));
+	return k;
+}
+
+void hs_sort_by_key(void *base, size_t n, size_t size, size_t key)
+{
+	unsigned char *src = base, *dst, *tmp;
+	uint64_t first, diff = 0;
+
+	if (n < 2)
+		return;
+	first = key_at(src, key);
+	for (size_t i = 1; i < n; i++)
+		diff |= key_at(src + i * size, key) ^ first;
+	dst = tmp = hs_xmalloc(n * size);
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0}, pos = 0;
+		unsigned char *t;
+
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(key_at(src + i * size, key) >> shift) & 0xff]++;
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
+			count[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *e = src + i * size;
+			memcpy(dst + count[(key_at(e, key) >> shift) & 0xff]++ * size, e, size);
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != base)
+		memcpy(base, src, n * size);
+	free(tmp);
+}
+
 uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;

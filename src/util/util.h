@@ -76,6 +76,12 @@ HS_NORETURN void hs_die_oom(void);
 		lo_;                                           \
 	})
 
+/* Sorts the n elements of size bytes at base by the uint64_t at offset key in each, stably, a
+ * byte at a time (only the bytes in which the keys differ): for the thousands of symbols or
+ * address ranges of a library, several times faster than qsort() with a comparison function.
+ * Elements with equal keys keep their order (to be ordered further by the caller). */
+void hs_sort_by_key(void *base, size_t n, size_t size, size_t key);
+
 /* 64-bit hashing (FNV-1a over bytes, a strong mixer for integers). */
 uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t hs_hash_u64(uint64_t x)

@@ -230,13 +230,38 @@ static void test_key(void **state)
 	hs_kallsyms_free(k);
 }
 
-/* A truncated or damaged entry is never believed nor a crash: the file is read, and the entry
- * written again. */
+/* Every lookup in c at the addresses compare_tables() asks about (those of f's symbols and
+ * between) stays inside c: a symbol of its array, whose name and module end inside its names. */
+static void lookups_in_bounds(const struct hs_kallsyms *f, const struct hs_kallsyms *c)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		uint64_t a = f->syms[i].addr, probe[] = {a - 1, a, a + 1, a + 0x800};
+
+		for (size_t j = 0; j < HS_ARRAY_SIZE(probe); j++) {
+			const struct hs_ksym *s = hs_kallsyms_lookup(c, probe[j]);
+
+			hs_kallsyms_covers(c, probe[j]);
+			if (!s)
+				continue;
+			assert_true(s >= c->syms && s < c->syms + c->n);
+			assert_true(s->name < c->names_len && s->module < c->names_len);
+			assert_true(strnlen(c->names + s->name, c->names_len - s->name) < c->names_len - s->name);
+			assert_true(strnlen(c->names + s->module, c->names_len - s->module) < c->names_len - s->module);
+		}
+	}
+}
+
+/* A truncated or damaged entry is never a crash, and never used where a check can tell: one
+ * truncated, or damaged in its header, its names' ends or its ranges, is refused (the file is
+ * read, and the entry written again). Its symbols are not checked when it is loaded (a real
+ * kernel has a hundred thousand): a name out of the pool makes that symbol's lookups answer
+ * nothing, an address out of order can only misname addresses. */
 static void test_damaged(void **state)
 {
 	struct hs_kallsyms *f = NULL, *k;
-	size_t len, hits = 0;
-	char *good;
+	size_t len, hits = 0, header_len;
+	uint64_t first_range = 0xffffffff81000000;
+	char *good, *ranges;
 
 	(void)state;
 	assert_int_equal(hs_kallsyms_load(kallsyms_path, &f), 0);
@@ -256,9 +281,14 @@ static void test_damaged(void **state)
 	assert_non_null(k->ranges);
 	hs_kallsyms_free(k);
 
-	/* all ones over each word in turn: offsets and counts past the end, names out of the
-	 * pool, unsorted symbols and ranges are refused; what cannot be told from a real table
-	 * (a name's letters, an address still in order) may be used, but only in bounds */
+	/* the header is all that comes before the first range, the kernel's */
+	ranges = memmem(good, len, &first_range, sizeof(first_range));
+	assert_non_null(ranges);
+	header_len = (size_t)(ranges - good);
+
+	/* all ones over each word in turn: offsets and counts past the end, a key or a header
+	 * field changed, ranges out of order are refused; what a load does not check (the
+	 * symbols) is used, but only in bounds */
 	for (size_t at = 0; at + 4 <= len; at += 4) {
 		char *bad = hs_xmalloc(len);
 
@@ -269,18 +299,15 @@ static void test_damaged(void **state)
 		k = load(false);
 		if (k->ranges) {
 			hits++;
-			for (size_t i = 0; i < k->n; i++) {
-				assert_true(k->syms[i].name < k->names_len && k->syms[i].module < k->names_len);
-				assert_true(i == 0 || k->syms[i - 1].addr <= k->syms[i].addr);
-			}
-			assert_int_equal(k->names[k->names_len - 1], '\0');
+			if (at < header_len)
+				fail_msg("an entry damaged in its header at %zu was used", at);
+			lookups_in_bounds(f, k);
 		} else {
 			compare_tables(f, k);
 		}
 		hs_kallsyms_free(k);
 	}
-	/* the header, the names' offsets are all checked: most changes are misses */
-	assert_true(hits < len / 4);
+	assert_true(hits > 0);
 	free(good);
 	hs_kallsyms_free(f);
 }
