@@ -142,7 +142,8 @@ void hs_held_spill_if_full(struct hs_record *r, size_t ring)
 			if (h->state != HS_HELD_WAITING)
 				continue;
 			if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->reader_perr)) {
-				/* parsed once already: cannot happen; the record is dropped when taken */
+				/* a sample the reader took only the time of: dropped when taken */
+				__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
 				h->state = HS_HELD_SPILLED;
 				continue;
 			}
@@ -176,6 +177,8 @@ struct perf_event_header *hs_held_take(struct hs_record *r, uint64_t ref, bool *
 		struct hs_perf_event ev;
 		if (!hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->perr))
 			out = hs_record_copy_into(rec, &ev, &r->take_buf, &r->take_cap, false);
+		else
+			__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
 	}
 	h->state = HS_HELD_DONE;
 	h->copy = NULL;
