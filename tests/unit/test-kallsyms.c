@@ -172,62 +172,50 @@ static void test_hit(void **state)
 	hs_kallsyms_free(f);
 }
 
+/* One load: from the cache (true) or from the file (false). */
+static void expect_load(bool fresh, bool cached)
+{
+	struct hs_kallsyms *k = load(fresh);
+
+	if (cached)
+		assert_non_null(k->ranges);
+	else
+		assert_null(k->ranges);
+	hs_kallsyms_free(k);
+}
+
 /* A new boot or a module change makes a miss; the entry is rewritten for the new key. */
 static void test_key(void **state)
 {
-	struct hs_kallsyms *k;
-
 	(void)state;
 	hs_kallsyms_free(load(false));
-	k = load(false);
-	assert_non_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, true);
 
 	/* a module unloaded (the kallsyms file need not change for this test) */
 	put(modules_path, "nf_tables 364544 0 - Live 0xffffffffc0400000\n");
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
-	k = load(false);
-	assert_non_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
+	expect_load(false, true);
 	/* the same module at another address */
 	put(modules_path, "nf_tables 364544 0 - Live 0xffffffffc0500000\n");
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
 
 	put(boot_id_path, "5c2b0d1e-33f1-4d0a-9d7e-1a2b3c4d5e6f\n");
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
-	k = load(false);
-	assert_non_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
+	expect_load(false, true);
 
 	/* a kernel without modules has no /proc/modules: a key all the same */
 	unlink(modules_path);
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
-	k = load(false);
-	assert_non_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
+	expect_load(false, true);
 	put(modules_path, "");
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
 
 	/* fresh: the file is read whatever the cache holds */
-	k = load(true);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(true, false);
 
 	/* no boot id: no cache, the file read all the same */
 	unlink(boot_id_path);
-	k = load(false);
-	assert_null(k->ranges);
-	hs_kallsyms_free(k);
+	expect_load(false, false);
 }
 
 /* Every lookup in c at the addresses compare_tables() asks about (those of f's symbols and
