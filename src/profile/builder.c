@@ -461,7 +461,7 @@ static uint32_t frame_location(struct hs_builder *b, int32_t pid, const struct h
  * address varies the most) and the rest of the chain, its callers, is the key, with the
  * stacks of the last leaves seen below them. Good while the model's mappings stay as they were
  * (model.gen) and every location was stable. */
-#define CHAIN_MEMO_BITS 12
+#define CHAIN_MEMO_BITS 11
 #define CHAIN_STACKS 8
 
 struct hs_chain_memo {
@@ -470,7 +470,7 @@ struct hs_chain_memo {
 	int32_t pid;
 	uint32_t nframes;   /* the frames of the key */
 	uint32_t nlocs;
-	uint32_t frames_cap, locs_cap;
+	uint32_t cap;       /* of buf, in bytes */
 	uint32_t stripped;  /* tracing frames left out */
 	uint8_t stop;
 	bool used;
@@ -478,8 +478,9 @@ struct hs_chain_memo {
 	bool whole;         /* the key is the whole chain, leaf included (its kernel frames may be
 	                     * left out) */
 	uint8_t next;       /* the slot of stacks[] to take next */
-	struct hs_cc_frame *frames;
-	uint32_t *locs;     /* of the key's frames, then the stop's */
+	/* one block: the key's frames' addresses (nframes), the locations of the key's frames and
+	 * then the stop's (nlocs), the frames' flags (nframes) */
+	void *buf;
 	struct {
 		uint32_t leaf;  /* its location (0 when whole) */
 		uint32_t stack; /* the profile's stack (UINT32_MAX: none) */
@@ -500,10 +501,24 @@ static uint64_t chain_hash(const struct hs_callchain *cc, size_t from, int32_t p
 	return h;
 }
 
-static bool same_frame(const struct hs_cc_frame *a, const struct hs_cc_frame *b)
+static uint8_t frame_flags(const struct hs_cc_frame *f)
 {
-	return a->addr == b->addr && a->kernel == b->kernel && a->ret == b->ret && a->signal == b->signal &&
-	       a->tramp == b->tramp;
+	return (uint8_t)(f->kernel | f->ret << 1 | f->signal << 2 | f->tramp << 3);
+}
+
+static uint64_t *memo_addrs(const struct hs_chain_memo *m)
+{
+	return m->buf;
+}
+
+static uint32_t *memo_locs(const struct hs_chain_memo *m)
+{
+	return (uint32_t *)((uint64_t *)m->buf + m->nframes);
+}
+
+static uint8_t *memo_flags(const struct hs_chain_memo *m)
+{
+	return (uint8_t *)(memo_locs(m) + m->nlocs);
 }
 
 static struct hs_chain_memo *chain_memo_of(struct hs_builder *b, uint64_t h)
@@ -522,7 +537,8 @@ static bool chain_memo_hit(const struct hs_builder *b, const struct hs_chain_mem
 	    m->stop != cc->stop || m->whole != !from || m->nframes != cc->frames.n - from)
 		return false;
 	for (size_t i = from; i < cc->frames.n; i++)
-		if (!same_frame(&m->frames[i - from], &cc->frames.v[i]))
+		if (memo_addrs(m)[i - from] != cc->frames.v[i].addr ||
+		    memo_flags(m)[i - from] != frame_flags(&cc->frames.v[i]))
 			return false;
 	return true;
 }
@@ -532,23 +548,22 @@ static void chain_memo_put(struct hs_builder *b, struct hs_chain_memo *m, uint64
 			   bool strip, uint32_t stripped)
 {
 	const struct hs_callchain *cc = &b->cc;
-	size_t nf = cc->frames.n - from, nl = b->locs.n - from;
+	size_t nf = cc->frames.n - from, nl = b->locs.n - from, size = nf * 9 + nl * 4;
 
-	if (m->frames_cap < nf) {
-		m->frames_cap = (uint32_t)nf;
-		m->frames = hs_xrealloc(m->frames, nf * sizeof(*m->frames));
+	if (m->cap < size || !m->buf) {
+		m->cap = (uint32_t)HS_MAX(size, 1);
+		m->buf = hs_xrealloc(m->buf, m->cap);
 	}
-	if (m->locs_cap < nl || !m->locs) {
-		m->locs_cap = (uint32_t)HS_MAX(nl, 1);
-		m->locs = hs_xrealloc(m->locs, m->locs_cap * sizeof(*m->locs));
+	m->nframes = (uint32_t)nf;
+	m->nlocs = (uint32_t)nl;
+	for (size_t i = 0; i < nf; i++) {
+		memo_addrs(m)[i] = cc->frames.v[from + i].addr;
+		memo_flags(m)[i] = frame_flags(&cc->frames.v[from + i]);
 	}
-	memcpy(m->frames, cc->frames.v + from, nf * sizeof(*m->frames));
-	memcpy(m->locs, b->locs.v + from, nl * sizeof(*m->locs));
+	memcpy(memo_locs(m), b->locs.v + from, nl * sizeof(uint32_t));
 	m->hash = h;
 	m->gen = b->model.gen;
 	m->pid = pid;
-	m->nframes = (uint32_t)nf;
-	m->nlocs = (uint32_t)nl;
 	m->stripped = stripped;
 	m->stop = (uint8_t)cc->stop;
 	m->strip = strip;
@@ -579,10 +594,8 @@ static void chain_memo_free(struct hs_builder *b)
 {
 	if (!b->chain_memo)
 		return;
-	for (size_t i = 0; i < 1u << CHAIN_MEMO_BITS; i++) {
-		free(b->chain_memo[i].frames);
-		free(b->chain_memo[i].locs);
-	}
+	for (size_t i = 0; i < 1u << CHAIN_MEMO_BITS; i++)
+		free(b->chain_memo[i].buf);
 	free(b->chain_memo);
 	b->chain_memo = NULL;
 }
@@ -678,7 +691,7 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 	if (b->cc.frames.n && chain_memo_hit(b, m, h, from, pid, strip)) {
 		hs_vec_reserve(&b->locs, from + m->nlocs);
 		b->locs.v[0] = leaf;
-		memcpy(b->locs.v + from, m->locs, m->nlocs * sizeof(*m->locs));
+		memcpy(b->locs.v + from, memo_locs(m), m->nlocs * sizeof(uint32_t));
 		b->locs.n = from + m->nlocs;
 		b->stats.tracing_frames += m->stripped;
 		b->stats.chain_hits++;
