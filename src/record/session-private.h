@@ -34,7 +34,7 @@ bool hs_record_threads_gone(const struct hs_record *r);
 
 /* held.c: records left in their rings. On the reader thread: a record scanned at pos in ring
  * (waiting: left there for the main thread; else copied or dropped, its space free), returning
- * its reference; the records waiting copied out when the ring is over half full. On the main
+ * its reference; the records waiting copied out when the ring is over 5/8 full. On the main
  * thread: the record a reference names (a copy in r->take_buf, or *owned, a spilled copy to
  * free; NULL when it cannot be read), its space given back. */
 uint64_t hs_held_add(struct hs_record *r, size_t ring, uint64_t pos, uint32_t size, bool waiting);

@@ -155,7 +155,7 @@ static uint8_t take(struct hs_record *r, uint64_t ref, uint16_t size)
 }
 
 /* Records left in the ring: their space is given back as they are taken, in ring order whatever
- * the order of taking; a ring over half full of records waiting has them copied out, their
+ * the order of taking; a ring over 5/8 full of records waiting has them copied out, their
  * space given back at once, and taking them later gives the copies. */
 static void test_ring_held(void **state)
 {
@@ -164,7 +164,7 @@ static void test_ring_held(void **state)
 	struct hs_record *r = calloc(1, sizeof(*r));
 	struct hs_record_ring g = {0};
 	struct held_scan h = {r, 0, {0}};
-	uint64_t pos = 0, ends[8];
+	uint64_t pos = 0, ends[9];
 
 	(void)state;
 	memset(mem, 0, PAGE + DATA);
@@ -172,30 +172,36 @@ static void test_ring_held(void **state)
 	hs_vec_push(&r->rings, g);
 	pthread_mutex_init(&r->rings.v[0].lock, NULL);
 	for (int i = 0; i < 4; i++)
-		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 480, (uint8_t)(10 + i));
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 440, (uint8_t)(10 + i));
 	meta->data_head = pos;
 	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
 	assert_int_equal(meta->data_tail, 0); /* all still there */
-	assert_int_equal(take(r, h.refs[0], 480), 10);
+	assert_int_equal(take(r, h.refs[0], 440), 10);
 	assert_int_equal(meta->data_tail, ends[0]);
-	assert_int_equal(take(r, h.refs[2], 480), 12); /* out of order: the second still waits */
+	assert_int_equal(take(r, h.refs[2], 440), 12); /* out of order: the second still waits */
 	assert_int_equal(meta->data_tail, ends[0]);
-	assert_int_equal(take(r, h.refs[1], 480), 11);
+	assert_int_equal(take(r, h.refs[1], 440), 11);
 	assert_int_equal(meta->data_tail, ends[2]);
 	hs_held_spill_if_full(r, 0); /* a quarter full: nothing copied */
 	assert_int_equal(r->spilled, 0);
 
-	/* past half full: copied out, the ring's space free; the kernel writes over it */
+	/* more than half full (two rounds waiting, as in a steady recording): left there */
 	for (int i = 4; i < 8; i++)
-		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 480, (uint8_t)(10 + i));
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 440, (uint8_t)(10 + i));
 	meta->data_head = pos;
 	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
 	hs_held_spill_if_full(r, 0);
-	assert_int_equal(r->spilled, 5);
-	assert_int_equal(meta->data_tail, ends[7]);
+	assert_int_equal(r->spilled, 0);
+	/* past 5/8 full: copied out, the ring's space free; the kernel writes over it */
+	ends[8] = pos = put(r->rings.v[0].ring.data, pos, 440, 18);
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 1);
+	hs_held_spill_if_full(r, 0);
+	assert_int_equal(r->spilled, 6);
+	assert_int_equal(meta->data_tail, ends[8]);
 	memset(r->rings.v[0].ring.data, 0xee, DATA);
-	for (int i = 3; i < 8; i++)
-		assert_int_equal(take(r, h.refs[i], 480), 10 + i);
+	for (int i = 3; i < 9; i++)
+		assert_int_equal(take(r, h.refs[i], 440), 10 + i);
 	assert_int_equal(r->rings.v[0].held_n, 0);
 	hs_held_release(&r->rings.v[0]);
 	pthread_mutex_destroy(&r->rings.v[0].lock);
