@@ -424,8 +424,6 @@ int cmd_record(int argc, char **argv)
 		status = cli_record_error(&err, &ro);
 		goto closed;
 	}
-	for (const char *l; (l = hs_record_python_note(&rec));)
-		cli_warn("%s", l);
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");

@@ -106,19 +106,19 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			rec->bad_records ? " (some records were unreadable)" : "");
 	if (cli_verbose)
 		fprintf(stderr,
-			"hotstack: %llu records, %.1f MB; own samples dropped %llu; empty %llu; unmapped frames "
-			"%llu; files loaded %llu, unreadable %llu, replaced %llu\n",
-			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)st->own_samples,
-			(unsigned long long)st->empty_samples, (unsigned long long)st->unmapped_frames,
-			(unsigned long long)s->files_loaded, (unsigned long long)s->files_unreadable,
-			(unsigned long long)s->files_mismatched);
+			"hotstack: %llu records, %.1f MB (%llu copied out of a filling ring); own samples dropped %llu; "
+			"empty %llu; unmapped frames %llu; files loaded %llu, unreadable %llu, replaced %llu\n",
+			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)rec->spilled,
+			(unsigned long long)st->own_samples, (unsigned long long)st->empty_samples,
+			(unsigned long long)st->unmapped_frames, (unsigned long long)s->files_loaded,
+			(unsigned long long)s->files_unreadable, (unsigned long long)s->files_mismatched);
 	if (cli_verbose) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer)\n",
+		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer); samples of a call chain seen before %llu\n",
 			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
-			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps);
+			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps, (unsigned long long)st->chain_hits);
 		if (s->fp_steps)
 			fprintf(stderr,
 				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
@@ -131,6 +131,8 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
 			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
 			(unsigned long long)st->lbr_repaired);
+	if (cli_verbose && hs_record_python_reader(rec))
+		fprintf(stderr, "hotstack: Python: %s\n", hs_record_python_reader(rec));
 	if (cli_verbose && hs_record_python_active(rec))
 		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu without their stack; stacks cut %llu, "
 			"unpaired %llu, dropped %llu; frames unnamed %llu\n", (unsigned long long)st->py_samples,

@@ -120,6 +120,15 @@ int hs_perf_id_pos_sample(const struct hs_perf_layout *l)
 	       !!(st & PERF_SAMPLE_ADDR);
 }
 
+int hs_perf_time_pos_sample(const struct hs_perf_layout *l)
+{
+	uint64_t st = l->sample_type;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return -1;
+	return !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID);
+}
+
 int hs_perf_id_pos_trailer(const struct hs_perf_layout *l)
 {
 	uint64_t st = l->sample_type;

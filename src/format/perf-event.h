@@ -55,6 +55,12 @@ struct hs_perf_sample {
 	uint64_t stack_size;
 	const void *stack;
 	uint64_t stack_dyn_size;
+	/* Set by a live recording for a sample read where the kernel wrote it, NULL otherwise:
+	 * called once the user stack is no longer needed (keep false: the rest of the sample is
+	 * copied, and the fields point to the copy), or before something slow (keep true: the
+	 * stack is copied too). Either way it clears itself. */
+	void (*stack_done)(void *ctx, bool keep);
+	void *stack_done_ctx;
 	uint64_t weight;       /* PERF_SAMPLE_WEIGHT, or var1_dw of WEIGHT_STRUCT */
 	uint16_t weight_var2, weight_var3;
 	uint64_t data_src;
@@ -138,6 +144,9 @@ size_t hs_perf_sample_id_size(const struct hs_perf_layout *l);
  * a non-sample record; -1 when the layout has no identifier. */
 int hs_perf_id_pos_sample(const struct hs_perf_layout *l);
 int hs_perf_id_pos_trailer(const struct hs_perf_layout *l);
+/* Position of a sample's time, the same way (-1 when the layout has none): what a reader that
+ * only orders samples needs of them. */
+int hs_perf_time_pos_sample(const struct hs_perf_layout *l);
 
 /* The x86-64 user registers hotstack samples (perf numbering, asm/perf_regs.h): AX BX CX DX SI
  * DI BP SP IP and R8-R15. */

@@ -29,12 +29,13 @@ void hs_queue_push(struct hs_queue *q, const struct perf_event_header *rec, uint
 	hs_queue_push_owned(q, copy, time);
 }
 
-static void push(struct hs_queue *q, struct perf_event_header *rec, uint64_t time, bool owned)
+static void push(struct hs_queue *q, struct perf_event_header *rec, uint64_t ref, uint64_t time, bool owned)
 {
-	struct hs_queue_item it = {time, q->seq++, rec, owned};
+	struct hs_queue_item it = {time, q->seq++, rec, owned, ref};
 	size_t i;
 
-	q->bytes += rec->size;
+	if (rec)
+		q->bytes += rec->size;
 	if (time > q->round_max)
 		q->round_max = time;
 	hs_vec_reserve(&q->heap, q->heap.n + 1);
@@ -51,12 +52,17 @@ static void push(struct hs_queue *q, struct perf_event_header *rec, uint64_t tim
 
 void hs_queue_push_owned(struct hs_queue *q, struct perf_event_header *rec, uint64_t time)
 {
-	push(q, rec, time, true);
+	push(q, rec, 0, time, true);
 }
 
 void hs_queue_push_borrowed(struct hs_queue *q, const struct perf_event_header *rec, uint64_t time)
 {
-	push(q, (struct perf_event_header *)rec, time, false);
+	push(q, (struct perf_event_header *)rec, 0, time, false);
+}
+
+void hs_queue_push_ref(struct hs_queue *q, uint64_t ref, uint64_t time)
+{
+	push(q, NULL, ref, time, false);
 }
 
 uint64_t hs_queue_round(struct hs_queue *q)
@@ -75,7 +81,8 @@ int hs_queue_pop(struct hs_queue *q, uint64_t limit, struct hs_queue_item *ret)
 	if (!q->heap.n || q->heap.v[0].time > limit)
 		return 0;
 	*ret = q->heap.v[0];
-	q->bytes -= ret->rec->size;
+	if (ret->rec)
+		q->bytes -= ret->rec->size;
 	last = q->heap.v[--q->heap.n];
 	n = q->heap.n;
 	for (;;) {

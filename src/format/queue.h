@@ -16,8 +16,9 @@
 struct hs_queue_item {
 	uint64_t time;
 	uint64_t seq; /* arrival order: ties keep it */
-	struct perf_event_header *rec; /* owned copy, or borrowed (see owned) */
+	struct perf_event_header *rec; /* owned copy, or borrowed (see owned); NULL: see ref */
 	bool owned;
+	uint64_t ref; /* the caller's reference to a record it keeps elsewhere, when rec is NULL */
 };
 
 struct hs_queue {
@@ -43,6 +44,8 @@ static inline void hs_queue_item_release(struct hs_queue_item *it)
 		free(it->rec);
 	it->rec = NULL;
 }
+/* Queues a reference to a record the caller keeps (and finds again when it is popped). */
+void hs_queue_push_ref(struct hs_queue *q, uint64_t ref, uint64_t time);
 /* Ends a drain round: returns the time up to which records can be handed on. */
 uint64_t hs_queue_round(struct hs_queue *q);
 /* Pops the oldest record if its time is <= limit; the caller releases it with

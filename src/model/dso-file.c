@@ -3,6 +3,7 @@
 #include "dso-file.h"
 
 #include <elfutils/debuginfod.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -382,11 +383,38 @@ static struct {
 	HS_VEC(struct asked) asked;
 } dfd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* libdebuginfod is opened when a debug file is first asked of a server, not linked: it brings
+ * libcurl and its TLS, Kerberos and LDAP libraries, whose loading and relocation took a few
+ * milliseconds of every run, most of which never ask. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+} dfd_lib;
+
+static debuginfod_client *client_begin(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return NULL;
+	dfd_lib.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
+	dfd_lib.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
+	dfd_lib.set_progressfn =
+		(void (*)(debuginfod_client *, debuginfod_progressfn_t))dlsym(h, "debuginfod_set_progressfn");
+	dfd_lib.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
+		h, "debuginfod_find_debuginfo");
+	if (!dfd_lib.begin || !dfd_lib.end || !dfd_lib.set_progressfn || !dfd_lib.find_debuginfo)
+		return NULL;
+	return dfd_lib.begin();
+}
+
 static void debuginfod_release(void)
 {
 	pthread_mutex_lock(&dfd.lock);
 	if (dfd.client)
-		debuginfod_end(dfd.client);
+		dfd_lib.end(dfd.client);
 	dfd.client = NULL;
 	for (size_t i = 0; i < dfd.asked.n; i++)
 		free(dfd.asked.v[i].path);
@@ -423,16 +451,16 @@ static const char *debuginfod_path(const uint8_t *id, size_t n)
 	}
 	if (!dfd.began) {
 		dfd.began = true;
-		dfd.client = debuginfod_begin();
+		dfd.client = client_begin();
 		if (dfd.client)
-			debuginfod_set_progressfn(dfd.client, debuginfod_progress);
+			dfd_lib.set_progressfn(dfd.client, debuginfod_progress);
 		if (!dfd.at_exit && !atexit(debuginfod_release))
 			dfd.at_exit = true;
 	}
 	if (dfd.client) {
 		char *path = NULL;
 		dfd.cancelled = false;
-		fd = debuginfod_find_debuginfo(dfd.client, id, (int)n, &path);
+		fd = dfd_lib.find_debuginfo(dfd.client, id, (int)n, &path);
 		if (fd >= 0) {
 			close(fd);
 			a.path = path;

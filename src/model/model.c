@@ -156,6 +156,7 @@ struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, ui
 
 	if (!len || end < start)
 		return NULL;
+	m->gen++;
 	/* maps [i, j) overlap the new one; keep the parts that stick out on either side */
 	i = first_above(p, start);
 	for (j = i; j < p->maps.n && p->maps.v[j].start < end; j++)
@@ -220,6 +221,7 @@ void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *com
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	if (exec) {
 		struct hs_process *p = hs_model_process(m, pid);
+		m->gen++;
 		p->maps.n = 0;
 		p->exe = NULL;
 		p->exited = false;
@@ -236,6 +238,7 @@ void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, i
 		memcpy(comm, m->threads.v[ix].comm, sizeof(comm));
 	if (pid != ppid) {
 		struct hs_process *child = hs_model_process(m, pid), *parent;
+		m->gen++;
 		/* a reused pid starts from nothing; a forked process sees its parent's mappings */
 		child->maps.n = 0;
 		child->exe = NULL;

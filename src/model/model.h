@@ -82,6 +82,10 @@ struct hs_model {
 	 * with time), and when it was last refilled */
 	uint32_t stack_read_tokens;
 	uint64_t stack_read_refill_ns;
+	/* Bumped by every change to a process's mappings (a map added, replaced or dropped, an
+	 * exec, a fork): what is cached by (pid, address) - its map, its CFI row, its location -
+	 * holds while it stays the same. */
+	uint64_t gen;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */

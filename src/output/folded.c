@@ -52,37 +52,63 @@ void hs_folded_root(const struct hs_profile *p, const struct hs_output_opts *o, 
 		hs_strbuf_addf(sb, "-%d", (int)s->pid);
 }
 
+/* Where a location's text is in the texts of a hs_folded_lines() call. */
+struct span {
+	uint32_t off; /* UINT32_MAX: not made yet */
+	uint32_t len;
+};
+
+/* The text of location loc's frames, each after a ';', added to texts (made once per location:
+ * most are in many stacks). */
+static void location_text(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t loc,
+			  struct hs_strbuf *texts, struct span *span, struct hs_frame **frames, size_t *fcap,
+			  struct hs_strbuf *label)
+{
+	size_t nf = hs_location_frames(p, loc, frames, fcap, 0);
+
+	span->off = (uint32_t)texts->len;
+	for (size_t f = 0; f < nf; f++) {
+		hs_strbuf_addc(texts, ';');
+		add_name(texts, hs_frame_label(&(*frames)[f], o, label));
+		if (o->annotate_inline && (*frames)[f].inlined)
+			hs_strbuf_adds(texts, "_[i]");
+		else if (!o->no_annotate && (*frames)[f].kind == HS_KIND_KERNEL)
+			hs_strbuf_adds(texts, "_[k]");
+		else if (!o->no_annotate && (*frames)[f].kind == HS_KIND_JIT)
+			hs_strbuf_adds(texts, "_[j]");
+	}
+	span->len = (uint32_t)(texts->len - span->off);
+}
+
 size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi,
 		       struct hs_folded_line **ret)
 {
 	HS_VEC(struct hs_folded_line) lines = {0};
 	struct hs_index ix = {0};
-	struct hs_strbuf sb = {0}, label = {0};
+	struct hs_strbuf sb = {0}, label = {0}, texts = {0};
 	struct hs_thread_names names;
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
+	struct span *spans = hs_xmalloc((p->locations.n + 1) * sizeof(*spans));
 
+	memset(spans, 0xff, (p->locations.n + 1) * sizeof(*spans));
 	hs_thread_names_init(&names, p);
 
 	/* Stacks that differ only in addresses read the same: merge by the text of the line. */
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const struct hs_sample *s = &p->samples.v[i];
-		size_t nf = hs_stack_frames(p, s->stack, &frames, &fcap);
+		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
 		struct folded_key k;
 		uint64_t h;
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
 		hs_folded_root(p, o, &names, s, &sb);
-		for (size_t f = 0; f < nf; f++) {
-			hs_strbuf_addc(&sb, ';');
-			add_name(&sb, hs_frame_label(&frames[f], o, &label));
-			if (o->annotate_inline && frames[f].inlined)
-				hs_strbuf_adds(&sb, "_[i]");
-			else if (!o->no_annotate && frames[f].kind == HS_KIND_KERNEL)
-				hs_strbuf_adds(&sb, "_[k]");
-			else if (!o->no_annotate && frames[f].kind == HS_KIND_JIT)
-				hs_strbuf_adds(&sb, "_[j]");
+		for (uint32_t j = p->stacks.v[s->stack].nlocs; j-- > 0;) {
+			struct span *sp = &spans[locs[j]];
+			if (sp->off == UINT32_MAX)
+				location_text(p, o, locs[j], &texts, sp, &frames, &fcap, &label);
+			hs_strbuf_add(&sb, hs_strbuf_str(&texts) + sp->off, sp->len);
 		}
 		k.lines = lines.v;
 		k.text = hs_strbuf_str(&sb);
@@ -101,8 +127,10 @@ size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *
 	if (lines.n)
 		qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
 	free(frames);
+	free(spans);
 	hs_strbuf_release(&sb);
 	hs_strbuf_release(&label);
+	hs_strbuf_release(&texts);
 	hs_index_release(&ix);
 	hs_thread_names_release(&names);
 	*ret = lines.v;

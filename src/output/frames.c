@@ -23,29 +23,34 @@ uint32_t hs_output_value_index(const struct hs_profile *p, const struct hs_outpu
 	return (uint32_t)o->value_index;
 }
 
+size_t hs_location_frames(const struct hs_profile *p, uint32_t loc, struct hs_frame **frames, size_t *cap, size_t n)
+{
+	const struct hs_location *l = &p->locations.v[loc];
+	uint32_t nl = l->nlines ? l->nlines : 1;
+	const char *module = hs_profile_str(p, hs_profile_location_module(p, l));
+
+	hs_xgrow((void **)frames, cap, n + nl, sizeof(**frames));
+	if (!l->nlines) {
+		(*frames)[n++] = (struct hs_frame){"[unknown]", "", module, 0, HS_KIND_PSEUDO, false};
+		return n;
+	}
+	for (uint32_t j = l->nlines; j-- > 0;) {
+		const struct hs_line *ln = &p->lines.v[l->line0 + j];
+		const struct hs_function *fn = &p->functions.v[ln->function];
+		(*frames)[n++] = (struct hs_frame){hs_profile_str(p, fn->name), hs_profile_str(p, fn->filename), module,
+						   ln->line, l->kind, j + 1 < l->nlines};
+	}
+	return n;
+}
+
 size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_frame **frames, size_t *cap)
 {
 	const struct hs_stack *s = &p->stacks.v[stack];
 	const uint32_t *locs = hs_profile_stack_locs(p, stack);
 	size_t n = 0;
 
-	for (uint32_t i = s->nlocs; i-- > 0;) {
-		const struct hs_location *l = &p->locations.v[locs[i]];
-		uint32_t nl = l->nlines ? l->nlines : 1;
-		const char *module = hs_profile_str(p, hs_profile_location_module(p, l));
-
-		hs_xgrow((void **)frames, cap, n + nl, sizeof(**frames));
-		if (!l->nlines) {
-			(*frames)[n++] = (struct hs_frame){"[unknown]", "", module, 0, HS_KIND_PSEUDO, false};
-			continue;
-		}
-		for (uint32_t j = l->nlines; j-- > 0;) {
-			const struct hs_line *ln = &p->lines.v[l->line0 + j];
-			const struct hs_function *fn = &p->functions.v[ln->function];
-			(*frames)[n++] = (struct hs_frame){hs_profile_str(p, fn->name), hs_profile_str(p, fn->filename),
-							   module, ln->line, l->kind, j + 1 < l->nlines};
-		}
-	}
+	for (uint32_t i = s->nlocs; i-- > 0;)
+		n = hs_location_frames(p, locs[i], frames, cap, n);
 	return n;
 }
 

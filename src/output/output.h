@@ -223,6 +223,8 @@ const char *hs_frame_label(const struct hs_frame *f, const struct hs_output_opts
  * (outermost first). Returns the number of frames; *frames is reused across calls and must be
  * freed by the caller. The thread's command name is not included. */
 size_t hs_stack_frames(const struct hs_profile *p, uint32_t stack, struct hs_frame **frames, size_t *cap);
+/* One location's frames the same way, written from (*frames)[n] on; returns the new count. */
+size_t hs_location_frames(const struct hs_profile *p, uint32_t loc, struct hs_frame **frames, size_t *cap, size_t n);
 struct hs_thread_names;
 /* The root frame of sample s as folded output names it: the command name with spaces made
  * underscores, then "-pid" (o->root_pid) or "-pid/tid" (o->root_tid, where the name is the

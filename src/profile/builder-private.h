@@ -11,7 +11,8 @@ void hs_builder_py_release(struct hs_builder *b);
 void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev);
 /* A location the unwinder found to be a trampoline of the interpreter's (-X perf). */
 void hs_builder_py_tramp(struct hs_builder *b, uint32_t loc);
-/* The sample's native stack in b->locs gets the Python stack read with it merged in. */
-void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid);
+/* The sample's native stack in b->locs gets the Python stack read with it merged in: true when
+ * it had one. */
+bool hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid);
 
 #endif

@@ -203,7 +203,7 @@ static uint32_t cut_location(struct hs_builder *b, unsigned flags)
 	return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
 }
 
-void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)
+bool hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)
 {
 	struct hs_builder_py *py = &b->py;
 	const struct hs_py_sample *ps;
@@ -212,11 +212,11 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	bool cut;
 
 	if (!b->opts.py_names || !hs_u64map_get(&py->pending, s->sid.tid, &ix))
-		return;
+		return false;
 	ps = take_stack(b, py->threads.v[ix - 1], s->sid.time);
 	if (!ps || ps->pid != (uint32_t)pid || !ps->nframes) {
 		b->stats.py_unpaired += !ps;
-		return;
+		return false;
 	}
 	np = ps->nframes;
 	cut = ps->flags & (HS_PY_TRUNCATED | HS_PY_BAD_CODE | HS_PY_READ_FAULT);
@@ -245,4 +245,5 @@ void hs_builder_py_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	memcpy(b->locs.v, py->out.v, n * sizeof(*b->locs.v));
 	b->locs.n = n;
 	b->stats.py_samples++;
+	return true;
 }

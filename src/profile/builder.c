@@ -15,6 +15,8 @@
 
 #define KERNEL_START 0xffff800000000000ULL
 
+static void chain_memo_free(struct hs_builder *b);
+
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 {
 	struct hs_symbolizer_opts so = {opts->kallsyms, opts->no_inline};
@@ -86,6 +88,9 @@ void hs_builder_release(struct hs_builder *b)
 	hs_vec_free(&b->locs);
 	hs_vec_free(&b->values);
 	hs_vec_free(&b->loc_cache);
+	free(b->frame_memo);
+	b->frame_memo = NULL;
+	chain_memo_free(b);
 	hs_index_release(&b->loc_ix);
 	hs_u64map_release(&b->kernel_maps);
 	hs_u64map_release(&b->demangled);
@@ -311,7 +316,9 @@ static uint32_t jit_location(struct hs_builder *b, int32_t pid, struct hs_map *m
 	return loc;
 }
 
-static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret)
+/* stable: the answer holds while the process's mappings stay (not JIT code, which the
+ * runtime's maps name as they change, nor an address outside every mapping, which is counted) */
+static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, bool ret, bool *stable)
 {
 	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
 	struct hs_strbuf sb = {0};
@@ -333,6 +340,7 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	mapping = user_mapping(b, map);
 	if (map->dso->kind == HS_DSO_ANON)
 		return jit_location(b, pid, map, mapping, addr, ret);
+	*stable = true;
 	loc = cached_loc(b, mapping, addr, ret);
 	if (loc)
 		return loc;
@@ -342,8 +350,15 @@ static uint32_t user_location(struct hs_builder *b, int32_t pid, uint64_t addr, 
 	if (b->opts.prefetch_dwarf && hs_symbolizer_dwarf_pending(&b->sym, map->dso)) {
 		/* named at the end, when its DWARF is open: a placeholder now */
 		struct hs_user_pending pd = {0, map->dso, addr - ret - map->start + map->pgoff, addr, ret};
+		uint32_t nm;
+		struct hs_line ln;
+
 		module_placeholder(&sb, map->dso->path);
-		pd.loc = named_location(b, mapping, addr, kind, hs_strbuf_str(&sb));
+		/* a location of its own for a return address (line 1 until named): the same address
+		 * as a leaf is named with other frames, and the two must not share one */
+		nm = hs_profile_intern_str(b->p, hs_strbuf_str(&sb));
+		ln = (struct hs_line){hs_profile_function(b->p, nm, nm, 0, 0), ret};
+		pd.loc = hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
 		hs_strbuf_release(&sb);
 		hs_vec_push(&b->user_pending, pd);
 		cache_loc(b, mapping, addr, ret, pd.loc);
@@ -406,6 +421,185 @@ static uint32_t kernel_location(struct hs_builder *b, uint64_t addr, bool ret)
 	return loc;
 }
 
+#define FRAME_MEMO_BITS 13
+
+struct hs_frame_memo {
+	uint64_t addr;
+	uint64_t gen;  /* the model's, when made */
+	int32_t pid;   /* INT32_MIN for the kernel */
+	uint32_t loc;  /* 0: empty */
+	bool ret;
+};
+
+/* A frame's location, by way of the memo; *stable is cleared when it may change before the
+ * model does (and cannot be remembered). */
+static uint32_t frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f, bool *stable_ret)
+{
+	int32_t key = f->kernel ? INT32_MIN : pid;
+	struct hs_frame_memo *m;
+	bool stable = f->kernel;
+	uint32_t loc;
+
+	if (!b->frame_memo)
+		b->frame_memo = hs_xcalloc(1u << FRAME_MEMO_BITS, sizeof(*b->frame_memo));
+	m = &b->frame_memo[hs_hash_combine(hs_hash_u64(f->addr), (uint32_t)key * 2 + f->ret) >> (64 - FRAME_MEMO_BITS)];
+	if (m->loc && m->addr == f->addr && m->pid == key && m->ret == f->ret && m->gen == b->model.gen)
+		return m->loc;
+	loc = f->kernel ? kernel_location(b, f->addr, f->ret) : user_location(b, pid, f->addr, f->ret, &stable);
+	if (stable)
+		*m = (struct hs_frame_memo){f->addr, b->model.gen, key, loc, f->ret};
+	else
+		*stable_ret = false;
+	return loc;
+}
+
+/* ---- the chain memo ---- */
+
+/* A call chain seen before gives the locations it gave then, and the profile's stack: a busy
+ * program's samples mostly repeat a few thousand chains, and a chain of 60 frames is 60 frame
+ * lookups and a stack search that one comparison saves. The leaf is looked up on its own (its
+ * address varies the most) and the rest of the chain, its callers, is the key, with the
+ * stacks of the last leaves seen below them. Good while the model's mappings stay as they were
+ * (model.gen) and every location was stable. */
+#define CHAIN_MEMO_BITS 11
+#define CHAIN_STACKS 8
+
+struct hs_chain_memo {
+	uint64_t hash;
+	uint64_t gen;       /* the model's, when made */
+	int32_t pid;
+	uint32_t nframes;   /* the frames of the key */
+	uint32_t nlocs;
+	uint32_t cap;       /* of buf, in bytes */
+	uint32_t stripped;  /* tracing frames left out */
+	uint8_t stop;
+	bool used;
+	bool strip;
+	bool whole;         /* the key is the whole chain, leaf included (its kernel frames may be
+	                     * left out) */
+	uint8_t next;       /* the slot of stacks[] to take next */
+	/* one block: the key's frames' addresses (nframes), the locations of the key's frames and
+	 * then the stop's (nlocs), the frames' flags (nframes) */
+	void *buf;
+	struct {
+		uint32_t leaf;  /* its location (0 when whole) */
+		uint32_t stack; /* the profile's stack (UINT32_MAX: none) */
+	} stacks[CHAIN_STACKS];
+};
+
+static uint64_t chain_hash(const struct hs_callchain *cc, size_t from, int32_t pid, bool strip)
+{
+	uint64_t h = hs_hash_combine(hs_hash_u64((uint64_t)(uint32_t)pid << 16 | (uint64_t)cc->stop << 2 |
+						 (uint64_t)from << 1 | strip),
+				     cc->frames.n);
+
+	for (size_t i = from; i < cc->frames.n; i++) {
+		const struct hs_cc_frame *f = &cc->frames.v[i];
+		h = hs_hash_combine(h, f->addr ^ ((uint64_t)f->kernel << 63 | (uint64_t)f->ret << 62 |
+						  (uint64_t)f->signal << 61 | (uint64_t)f->tramp << 60));
+	}
+	return h;
+}
+
+static uint8_t frame_flags(const struct hs_cc_frame *f)
+{
+	return (uint8_t)(f->kernel | f->ret << 1 | f->signal << 2 | f->tramp << 3);
+}
+
+static uint64_t *memo_addrs(const struct hs_chain_memo *m)
+{
+	return m->buf;
+}
+
+static uint32_t *memo_locs(const struct hs_chain_memo *m)
+{
+	return (uint32_t *)((uint64_t *)m->buf + m->nframes);
+}
+
+static uint8_t *memo_flags(const struct hs_chain_memo *m)
+{
+	return (uint8_t *)(memo_locs(m) + m->nlocs);
+}
+
+static struct hs_chain_memo *chain_memo_of(struct hs_builder *b, uint64_t h)
+{
+	if (!b->chain_memo)
+		b->chain_memo = hs_xcalloc(1u << CHAIN_MEMO_BITS, sizeof(*b->chain_memo));
+	return &b->chain_memo[h >> (64 - CHAIN_MEMO_BITS)];
+}
+
+static bool chain_memo_hit(const struct hs_builder *b, const struct hs_chain_memo *m, uint64_t h, size_t from,
+			   int32_t pid, bool strip)
+{
+	const struct hs_callchain *cc = &b->cc;
+
+	if (!m->used || m->hash != h || m->gen != b->model.gen || m->pid != pid || m->strip != strip ||
+	    m->stop != cc->stop || m->whole != !from || m->nframes != cc->frames.n - from)
+		return false;
+	for (size_t i = from; i < cc->frames.n; i++)
+		if (memo_addrs(m)[i - from] != cc->frames.v[i].addr ||
+		    memo_flags(m)[i - from] != frame_flags(&cc->frames.v[i]))
+			return false;
+	return true;
+}
+
+/* The memo takes the chain's frames from from on, and their locations in b->locs from from on. */
+static void chain_memo_put(struct hs_builder *b, struct hs_chain_memo *m, uint64_t h, size_t from, int32_t pid,
+			   bool strip, uint32_t stripped)
+{
+	const struct hs_callchain *cc = &b->cc;
+	size_t nf = cc->frames.n - from, nl = b->locs.n - from, size = nf * 9 + nl * 4;
+
+	if (m->cap < size || !m->buf) {
+		m->cap = (uint32_t)HS_MAX(size, 1);
+		m->buf = hs_xrealloc(m->buf, m->cap);
+	}
+	m->nframes = (uint32_t)nf;
+	m->nlocs = (uint32_t)nl;
+	for (size_t i = 0; i < nf; i++) {
+		memo_addrs(m)[i] = cc->frames.v[from + i].addr;
+		memo_flags(m)[i] = frame_flags(&cc->frames.v[from + i]);
+	}
+	memcpy(memo_locs(m), b->locs.v + from, nl * sizeof(uint32_t));
+	m->hash = h;
+	m->gen = b->model.gen;
+	m->pid = pid;
+	m->stripped = stripped;
+	m->stop = (uint8_t)cc->stop;
+	m->strip = strip;
+	m->whole = !from;
+	m->used = true;
+	m->next = 0;
+	for (size_t i = 0; i < CHAIN_STACKS; i++)
+		m->stacks[i].stack = UINT32_MAX;
+}
+
+/* The profile's stack of the memo's chain below leaf, UINT32_MAX when not known. */
+static uint32_t chain_stack(const struct hs_chain_memo *m, uint32_t leaf)
+{
+	for (size_t i = 0; i < CHAIN_STACKS; i++)
+		if (m->stacks[i].stack != UINT32_MAX && m->stacks[i].leaf == leaf)
+			return m->stacks[i].stack;
+	return UINT32_MAX;
+}
+
+static void chain_stack_put(struct hs_chain_memo *m, uint32_t leaf, uint32_t stack)
+{
+	m->stacks[m->next].leaf = leaf;
+	m->stacks[m->next].stack = stack;
+	m->next = (uint8_t)((m->next + 1) % CHAIN_STACKS);
+}
+
+static void chain_memo_free(struct hs_builder *b)
+{
+	if (!b->chain_memo)
+		return;
+	for (size_t i = 0; i < 1u << CHAIN_MEMO_BITS; i++)
+		free(b->chain_memo[i].buf);
+	free(b->chain_memo);
+	b->chain_memo = NULL;
+}
+
 /* ---- events ---- */
 
 /* The frames tracepoints and software events may start with, in kernels that fetch the
@@ -421,10 +615,26 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
+/* Before the unwinder compiles a file's tables: the stack, still where the kernel wrote it,
+ * copied out of its way (see stack_done in hs_perf_sample). */
+static void stack_detach(void *ctx, struct hs_stack_copy *c)
+{
+	const struct hs_perf_sample *s = ctx;
+
+	if (s->stack_done)
+		s->stack_done(s->stack_done_ctx, true);
+	c->data = s->stack;
+}
+
 /* The sample's call chain as locations in b->locs, leaf first, with its stop reason; false
  * when no frame is left to show. */
 static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip)
 {
+	bool strip0 = strip, stable = true, leaf_stable = true, whole;
+	uint32_t stripped = 0, leaf = 0;
+	struct hs_chain_memo *m;
+	size_t from;
+	uint64_t h;
 	bool lbr = hs_lbr_has_call_stack(s);
 	bool repair = lbr && b->opts.lbr_repair; /* the records check a chain walked otherwise */
 
@@ -444,10 +654,14 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.size = s->stack_dyn_size;
 			copy.end = s->stack_dyn_size < s->stack_size ? copy.start + copy.size : 0;
 			copy.tid = (int32_t)s->sid.tid;
+			copy.detach = s->stack_done ? stack_detach : NULL;
+			copy.detach_ctx = (void *)s;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 			if (repair && hs_lbr_repair(&b->cc, s))
 				b->stats.lbr_repaired++;
 		}
+		if (s->stack_done)
+			s->stack_done(s->stack_done_ctx, false);
 	} else if (lbr && !(repair && s->callchain)) {
 		hs_lbr_chain(&b->cc, s, b->opts.kernel, b->opts.user, b->opts.max_stack);
 	} else if (s->callchain) {
@@ -461,19 +675,51 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 		if ((k && b->opts.kernel) || (!k && b->opts.user))
 			hs_callchain_push(&b->cc, s->ip, k, false);
 	}
+	/* the leaf on its own, unless kernel frames at the top may be left out */
+	if (!b->cc.frames.n)
+		whole = true;
+	else
+		whole = (strip && b->cc.frames.v[0].kernel) || b->cc.frames.v[0].tramp;
+	from = whole ? 0 : 1;
+	if (!whole) {
+		const struct hs_cc_frame *f = &b->cc.frames.v[0];
+		leaf = f->signal ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
+				 : frame_location(b, pid, f, &leaf_stable);
+	}
+	h = chain_hash(&b->cc, from, pid, strip);
+	m = chain_memo_of(b, h);
+	if (b->cc.frames.n && chain_memo_hit(b, m, h, from, pid, strip)) {
+		hs_vec_reserve(&b->locs, from + m->nlocs);
+		b->locs.v[0] = leaf;
+		memcpy(b->locs.v + from, memo_locs(m), m->nlocs * sizeof(uint32_t));
+		b->locs.n = from + m->nlocs;
+		b->stats.tracing_frames += m->stripped;
+		b->stats.chain_hits++;
+		if (leaf_stable) {
+			b->chain = m;
+			b->chain_leaf = leaf;
+		}
+		return true;
+	}
 	b->locs.n = 0;
-	for (size_t i = 0; i < b->cc.frames.n; i++) {
+	if (!whole) {
+		hs_vec_push(&b->locs, leaf);
+		strip = false;
+	}
+	for (size_t i = from; i < b->cc.frames.n; i++) {
 		const struct hs_cc_frame *f = &b->cc.frames.v[i];
-		uint32_t loc = f->signal   ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
-			       : f->kernel ? kernel_location(b, f->addr, f->ret)
-					   : user_location(b, pid, f->addr, f->ret);
+		uint32_t loc = f->signal ? named_location(b, 0, 0, HS_KIND_PSEUDO, "[signal]")
+					 : frame_location(b, pid, f, &stable);
 		if (strip && f->kernel && !b->locs.n && is_tracing_frame(hs_profile_location_name(b->p, loc))) {
 			b->stats.tracing_frames++;
+			stripped++;
 			continue;
 		}
 		strip = false;
-		if (f->tramp)
+		if (f->tramp) {
 			hs_builder_py_tramp(b, loc);
+			stable = false; /* what it notes is noted for each sample */
+		}
 		hs_vec_push(&b->locs, loc);
 	}
 	if (!b->locs.n) {
@@ -482,6 +728,13 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 	}
 	if (b->cc.stop != HS_STOP_END)
 		hs_vec_push(&b->locs, named_location(b, 0, 0, HS_KIND_PSEUDO, hs_stop_name(b->cc.stop)));
+	if (stable) {
+		chain_memo_put(b, m, h, from, pid, strip0, stripped);
+		if (leaf_stable) {
+			b->chain = m;
+			b->chain_leaf = leaf;
+		}
+	}
 	return true;
 }
 
@@ -571,16 +824,24 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	}
 	if (off_cpu && (!tid || tid == -1 || !s->sid.has_time))
 		return; /* the idle task: its "blocked" time is everybody's CPU time */
+	b->chain = NULL;
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
-	hs_builder_py_merge(b, s, pid);
+	if (hs_builder_py_merge(b, s, pid))
+		b->chain = NULL; /* its locations are not the chain's */
 	if (off_cpu) {
 		hs_off_cpu_out(&b->off_cpu, pid, tid, s->sid.time, thread_name(b, tid, name), b->locs.v, b->locs.n);
 		return;
 	}
 	if (b->off_cpu_ev != UINT32_MAX && s->sid.has_time)
 		wall = hs_off_cpu_running(&b->off_cpu, tid, s->sid.time, period, cpu);
-	stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
+	stack = b->chain ? chain_stack(b->chain, b->chain_leaf) : UINT32_MAX;
+	if (stack == UINT32_MAX) {
+		stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
+		/* not the stand-in of stacks over the cap: each of those is counted */
+		if (b->chain && (!b->p->stacks_over_cap || stack != b->p->over_cap_stack))
+			chain_stack_put(b->chain, b->chain_leaf, stack);
+	}
 	hs_vec_reserve(&b->values, b->p->types.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
 	b->values.v[0] = 1;
@@ -766,8 +1027,11 @@ static void name_user_pending(struct hs_builder *b)
 		int nf = hs_symbolize_user_frames(&b->sym, pd->dso, pd->file_offset, frames, HS_DWARF_MAX_INLINE, &sym_off);
 		uint32_t line0 = (uint32_t)b->p->lines.n;
 
-		if (nf <= 0)
+		if (nf <= 0) {
+			l = &b->p->locations.v[pd->loc];
+			b->p->lines.v[l->line0].line = 0; /* the placeholder, as named_location() makes it */
 			continue;
+		}
 		for (int k = 0; k < nf; k++) {
 			struct hs_line ln = {symbol_function(b, frames[k].name, frames[k].file), frames[k].line};
 			hs_vec_push(&b->p->lines, ln);

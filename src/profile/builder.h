@@ -115,6 +115,7 @@ struct hs_builder_stats {
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t first_time, last_time;
 	uint64_t tracing_frames;     /* frames of the tracing machinery left out (strip_tracing) */
+	uint64_t chain_hits;         /* samples whose call chain the chain memo knew */
 	uint64_t lbr_repaired;       /* chains whose leaf's caller the branch records put back */
 	struct hs_off_cpu_stats off_cpu; /* off-CPU time (hs_builder_add_off_cpu()) */
 };
@@ -156,6 +157,16 @@ struct hs_builder {
 	HS_VEC(uint32_t) locs;
 	HS_VEC(struct hs_loc_cache_entry) loc_cache;
 	struct hs_index loc_ix;
+	/* the last frames' locations by (pid, address), in front of the searches: a sample's
+	 * frames are mostly those of the samples before it. Good while the model's mappings stay
+	 * as they were (model.gen). */
+	struct hs_frame_memo *frame_memo;
+	/* the locations and stack of the last call chains by their frames, in front of both
+	 * (see the chain memo in builder.c); chain: the current sample's entry, or NULL, and
+	 * chain_leaf its leaf's location */
+	struct hs_chain_memo *chain_memo;
+	struct hs_chain_memo *chain;
+	uint32_t chain_leaf;
 	struct hs_u64map kernel_maps; /* module name string id -> profile mapping id */
 	struct hs_u64map demangled;   /* symbol name pointer -> string id of its demangled form */
 	struct hs_u64map exe_samples; /* dso id -> samples of processes running it as their program */

@@ -403,6 +403,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 		}
 		hs_ring_init(&ring.ring, ring.base, page, r->o.mmap_pages * page);
 		hs_vec_push(&r->rings, ring);
+		pthread_mutex_init(&r->rings.v[r->rings.n - 1].lock, NULL);
 		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, fd, &ee);
 	}
 	return open_off_cpu(r, pid, cpu_ix, err);

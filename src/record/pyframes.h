@@ -1,6 +1,6 @@
-/* The BPF program that reads Python frames at sample time (bpf/pyframes.bpf.c): loading it,
- * attaching it to the sampling events, telling it which processes are which CPython, and
- * draining what it writes. */
+/* The BPF program that reads Python frames at sample time (bpf/pyframes.bpf.c): loading it when
+ * a process needs it, running it from the sampling events, telling it which processes are which
+ * CPython, and draining what it writes. */
 #ifndef HS_RECORD_PYFRAMES_H
 #define HS_RECORD_PYFRAMES_H
 
@@ -11,14 +11,20 @@
 
 struct hs_pyframes;
 
-/* Loads the program (the kernel's verifier checks it here). Returns 0, or a negative errno with
+/* Makes what goes with the sampling events, a dispatcher that runs the program once it is loaded
+ * (hs_pyframes_load()) and lets the samples through before. Returns 0, or a negative errno with
  * why filled in one line: -EPERM when this user may not load BPF programs. */
 int hs_pyframes_open(struct hs_pyframes **ret, char *why, size_t whylen);
 void hs_pyframes_close(struct hs_pyframes *pf);
-/* Runs the program on each overflow of the perf event perf_fd, before its sample is written.
- * Returns 0 or a negative errno (-EINVAL for events that take another kind of program, such
- * as tracepoints). */
+/* Runs the dispatcher on each overflow of the perf event perf_fd, before its sample is written;
+ * the events' copies for threads and children made from then on get it too. Returns 0 or a
+ * negative errno (-EINVAL for events that take another kind of program, such as tracepoints). */
 int hs_pyframes_attach(struct hs_pyframes *pf, int perf_fd);
+/* Loads the program (the kernel's verifier checks it here: milliseconds of CPU) and has every
+ * event's dispatcher run it from now on. Returns 0 (also when it was loaded before), or a
+ * negative errno with why filled in one line, and pf as it was. The calls below need it loaded,
+ * and are not made while it loads. */
+int hs_pyframes_load(struct hs_pyframes *pf, char *why, size_t whylen);
 /* Reads the frames of process pid (root namespace) with in's layout from now on. */
 int hs_pyframes_add(struct hs_pyframes *pf, uint32_t pid, const struct hs_py_interp *in);
 void hs_pyframes_remove(struct hs_pyframes *pf, uint32_t pid);

@@ -1,7 +1,7 @@
-/* The Python side of a live recording: the frame reader loaded and attached to the sampling
+/* The Python side of a live recording: the frame reader's dispatcher attached to the sampling
  * events, each CPython process found (at attach, at the mmap of its runtime) and described to
- * it, and what it writes put in the record stream, time-ordered with the samples it belongs
- * to (as HS_RECORD_PY_STACK records). */
+ * the reader, loaded for the first one, and what it writes put in the record stream,
+ * time-ordered with the samples it belongs to (as HS_RECORD_PY_STACK records). */
 #include "session-private.h"
 
 #include <errno.h>
@@ -26,8 +26,17 @@ struct soon {
 #define SOON_RETRY_NS 5000000ULL
 #define SOON_TRIES 40
 
+/* Loading the reader (its verifier run, its maps) costs milliseconds of CPU, a tenth of a
+ * microsecond per sample of a 10-second recording: it is loaded, under lock, by whichever
+ * thread finds the first CPython, never in a recording that has none. */
 struct hs_record_py {
-	struct hs_pyframes *pf;
+	struct hs_pyframes *pf; /* its dispatcher; NULL when it could not be made (why) */
+	bool loaded;            /* the reader too (atomic; set once, under lock) */
+	bool failed;            /* it could not be loaded (why): no process is looked at again */
+	char why[160];          /* what could not be done, for a person */
+	char line[200];         /* hs_record_python_reader()'s */
+	int epfd;               /* where the reader's ring is watched, with tag */
+	uint64_t tag;
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
 	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once) */
@@ -45,25 +54,45 @@ static void note(struct hs_record_py *py, const char *line)
 	hs_vec_push(&py->notes, hs_xstrdup(line));
 }
 
+static bool loaded(const struct hs_record_py *py)
+{
+	return __atomic_load_n(&py->loaded, __ATOMIC_ACQUIRE);
+}
+
 void hs_record_py_open(struct hs_record *r)
 {
 	struct hs_record_py *py;
-	char why[160];
 
 	if (!r->o.py_names)
 		return;
 	py = hs_xcalloc(1, sizeof(*py));
 	pthread_mutex_init(&py->lock, NULL);
 	py->names = r->o.py_names;
+	py->epfd = -1;
 	r->py = py;
-	if (hs_pyframes_open(&py->pf, why, sizeof(why)) < 0) {
-		char line[320];
-		snprintf(line, sizeof(line),
-			 "%s: Python code shows as the interpreter's native frames "
-			 "(on Python 3.12 and later, python -X perf still names its functions)",
-			 why);
-		note(py, line);
+	/* what cannot be done is said when a Python process is found, never in a recording of none */
+	hs_pyframes_open(&py->pf, py->why, sizeof(py->why));
+}
+
+/* Under py->lock, for the first CPython found: the reader loaded and its ring watched, or why
+ * not said, once. */
+static void load(struct hs_record_py *py)
+{
+	struct epoll_event ee = {EPOLLIN, {.u64 = py->tag}};
+	char line[320];
+
+	if (py->pf && hs_pyframes_load(py->pf, py->why, sizeof(py->why)) == 0) {
+		if (py->epfd >= 0 && hs_pyframes_fd(py->pf) >= 0)
+			epoll_ctl(py->epfd, EPOLL_CTL_ADD, hs_pyframes_fd(py->pf), &ee);
+		__atomic_store_n(&py->loaded, true, __ATOMIC_RELEASE);
+		return;
 	}
+	snprintf(line, sizeof(line),
+		 "%s: Python code shows as the interpreter's native frames "
+		 "(on Python 3.12 and later, python -X perf still names its functions)",
+		 py->why);
+	note(py, line);
+	__atomic_store_n(&py->failed, true, __ATOMIC_RELAXED);
 }
 
 void hs_record_py_close(struct hs_record *r)
@@ -85,10 +114,12 @@ void hs_record_py_close(struct hs_record *r)
 
 void hs_record_py_watch(struct hs_record *r, int epfd, uint64_t tag)
 {
-	struct epoll_event ee = {EPOLLIN, {.u64 = tag}};
-
-	if (r->py && r->py->pf && hs_pyframes_fd(r->py->pf) >= 0)
-		epoll_ctl(epfd, EPOLL_CTL_ADD, hs_pyframes_fd(r->py->pf), &ee);
+	if (!r->py)
+		return;
+	pthread_mutex_lock(&r->py->lock);
+	r->py->epfd = epfd;
+	r->py->tag = tag;
+	pthread_mutex_unlock(&r->py->lock);
 }
 
 void hs_record_py_attach(struct hs_record *r, int fd)
@@ -104,21 +135,25 @@ static bool probe(struct hs_record *r, int32_t pid, bool last)
 {
 	struct hs_record_py *py = r->py;
 	struct hs_py_interp in;
-	char why[160];
+	char why[160]; /* what could not be done, for a person */
 	uint64_t state;
 	enum hs_py_found f;
 	bool settled = true;
 
 	pthread_mutex_lock(&py->lock);
-	if (hs_u64map_get(&py->pids, (uint64_t)pid, &state) && state) {
+	if (py->failed || (hs_u64map_get(&py->pids, (uint64_t)pid, &state) && state)) {
 		pthread_mutex_unlock(&py->lock);
 		return true;
 	}
 	f = hs_py_find(pid, &in, why, sizeof(why));
 	if (f == HS_PY_SUPPORTED) {
-		hs_py_names_add_proc(py->names, pid, &in);
-		if (hs_pyframes_add(py->pf, (uint32_t)pid, &in) == 0)
-			hs_u64map_put(&py->pids, (uint64_t)pid, 1);
+		if (!py->loaded)
+			load(py);
+		if (py->loaded) {
+			hs_py_names_add_proc(py->names, pid, &in);
+			if (hs_pyframes_add(py->pf, (uint32_t)pid, &in) == 0)
+				hs_u64map_put(&py->pids, (uint64_t)pid, 1);
+		}
 	} else if (f == HS_PY_UNSUPPORTED && (last || !strstr(why, "cannot read"))) {
 		char line[256];
 		snprintf(line, sizeof(line),
@@ -136,7 +171,7 @@ static bool probe(struct hs_record *r, int32_t pid, bool last)
 
 void hs_record_py_probe(struct hs_record *r, int32_t pid)
 {
-	if (r->py && r->py->pf)
+	if (r->py && !__atomic_load_n(&r->py->failed, __ATOMIC_RELAXED))
 		probe(r, pid, true);
 }
 
@@ -161,12 +196,35 @@ static void probe_soon(struct hs_record *r)
 	py->soon.n = k;
 }
 
+/* A process gone, or running another program: under the lock, so that a reader being loaded
+ * on the other thread meanwhile is told too. */
+static void forget(struct hs_record_py *py, uint32_t pid)
+{
+	pthread_mutex_lock(&py->lock);
+	hs_u64map_put(&py->pids, pid, 0);
+	if (py->loaded)
+		hs_pyframes_remove(py->pf, pid);
+	pthread_mutex_unlock(&py->lock);
+}
+
 void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 {
 	struct hs_record_py *py = r->py;
 
-	if (!py || !py->pf)
+	if (!py || __atomic_load_n(&py->failed, __ATOMIC_RELAXED))
 		return;
+	if (!py->pf) {
+		/* no frames can be read: a runtime mapped is enough to say so, without looking at
+		 * its process on the thread that drains the rings */
+		if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
+		    hs_py_maybe_runtime(ev->mmap.filename)) {
+			pthread_mutex_lock(&py->lock);
+			if (!py->failed)
+				load(py);
+			pthread_mutex_unlock(&py->lock);
+		}
+		return;
+	}
 	if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
 	    hs_py_maybe_runtime(ev->mmap.filename)) {
 		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns()};
@@ -184,16 +242,10 @@ void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 		if (state == 1)
 			hs_vec_push(&py->soon, s);
 	} else if (ev->type == PERF_RECORD_EXIT && ev->task.pid == ev->task.tid) {
-		pthread_mutex_lock(&py->lock);
-		hs_u64map_put(&py->pids, ev->task.pid, 0);
-		pthread_mutex_unlock(&py->lock);
-		hs_pyframes_remove(py->pf, ev->task.pid);
+		forget(py, ev->task.pid);
 	} else if (ev->type == PERF_RECORD_COMM && ev->comm.exec) {
 		/* a new program in the process: whatever it was, it is looked at again */
-		pthread_mutex_lock(&py->lock);
-		hs_u64map_put(&py->pids, ev->comm.pid, 0);
-		pthread_mutex_unlock(&py->lock);
-		hs_pyframes_remove(py->pf, ev->comm.pid);
+		forget(py, ev->comm.pid);
 	}
 }
 
@@ -229,13 +281,18 @@ static void on_stack(void *ctx, const void *data, size_t size)
 
 int hs_record_py_poll_ms(const struct hs_record *r)
 {
-	if (!r->py || !r->py->pf)
-		return 50;
+	bool reading;
+
+	if (!r->py || !r->py->pf || __atomic_load_n(&r->py->failed, __ATOMIC_RELAXED))
+		return -1;
 	if (r->py->soon.n)
 		return 2;
+	reading = loaded(r->py);
 	/* a command starting (its interpreter's mapping seen within 10 ms); later a new
 	 * interpreter waits for the reader's usual round, and a new code object wakes it */
-	return hs_now_ns() - r->start_ns < 1000000000ULL ? 10 : 50;
+	if ((reading || r->o.argv) && hs_now_ns() - r->start_ns < 1000000000ULL)
+		return 10;
+	return reading ? 50 : -1;
 }
 
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
@@ -243,9 +300,10 @@ void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf
 {
 	struct drain_ctx dc = {r, push, ctx};
 
-	if (!r->py || !r->py->pf)
+	if (!r->py)
 		return;
-	hs_pyframes_drain(r->py->pf, on_stack, &dc);
+	if (loaded(r->py))
+		hs_pyframes_drain(r->py->pf, on_stack, &dc);
 	if (r->py->soon.n)
 		probe_soon(r);
 }
@@ -265,10 +323,22 @@ const char *hs_record_python_note(const struct hs_record *r)
 
 bool hs_record_python_active(const struct hs_record *r)
 {
-	return r->py && r->py->pf;
+	return r->py && loaded(r->py);
+}
+
+const char *hs_record_python_reader(const struct hs_record *r)
+{
+	if (!r->py)
+		return NULL;
+	if (loaded(r->py))
+		return "frame reader loaded";
+	if (!r->py->failed)
+		return "frame reader not loaded: no Python process seen";
+	snprintf(r->py->line, sizeof(r->py->line), "frame reader not loaded: %s", r->py->why);
+	return r->py->line;
 }
 
 uint64_t hs_record_python_dropped(const struct hs_record *r)
 {
-	return r->py && r->py->pf ? hs_pyframes_dropped(r->py->pf) : 0;
+	return r->py && loaded(r->py) ? hs_pyframes_dropped(r->py->pf) : 0;
 }

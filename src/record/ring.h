@@ -4,6 +4,7 @@
 #define HS_RING_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,8 @@ struct hs_ring {
 	unsigned char *scratch; /* for records that wrap around the end */
 	size_t scratch_cap;
 	uint64_t bad;        /* times a record with an impossible size was met */
+	uint64_t read;       /* hs_ring_scan()'s position: records before it are handed out, the
+			      * space up to data_tail given back (hs_ring_give_back()) */
 };
 
 /* Sets the ring up over an existing mapping of 1 + 2^n pages (or any memory laid out that way,
@@ -27,5 +30,20 @@ void hs_ring_release(struct hs_ring *r);
  * impossible (smaller than a header, or larger than the ring) means the ring is corrupt: the
  * rest is skipped and r->bad counted. */
 size_t hs_ring_drain(struct hs_ring *r, void (*fn)(void *ctx, const struct perf_event_header *rec), void *ctx);
+
+/* Calls fn for each complete record between the last scan and data_head, as hs_ring_drain()
+ * does, with its position (pos, counted from the ring's start as data_head is) and whether it
+ * is a copy (it wrapped around the end: in scratch). Unlike hs_ring_drain(), the records stay
+ * in the ring, their space the kernel's again only when given back: a record not copied can be
+ * read where it is until then. Returns the number of records. */
+size_t hs_ring_scan(struct hs_ring *r,
+		    void (*fn)(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied), void *ctx);
+/* The record at pos (a position hs_ring_scan() gave, not given back, not wrapped). */
+static inline const struct perf_event_header *hs_ring_at(const struct hs_ring *r, uint64_t pos)
+{
+	return (const struct perf_event_header *)(r->data + (pos & (r->data_size - 1)));
+}
+/* Gives the space before pos back to the kernel. */
+void hs_ring_give_back(struct hs_ring *r, uint64_t pos);
 
 #endif

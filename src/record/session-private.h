@@ -32,17 +32,37 @@ void hs_record_end_command(struct hs_record *r);
 /* -t alone: whether every thread asked for has exited. */
 bool hs_record_threads_gone(const struct hs_record *r);
 
+/* held.c: records left in their rings. On the reader thread: a record scanned at pos in ring
+ * (waiting: left there for the main thread; else copied or dropped, its space free), returning
+ * its reference; the records waiting copied out when the ring is over 5/8 full. On the main
+ * thread: the record a reference names (a copy in r->take_buf, or *owned, a spilled copy to
+ * free; NULL when it cannot be read), its space given back. */
+uint64_t hs_held_add(struct hs_record *r, size_t ring, uint64_t pos, uint32_t size, bool waiting);
+void hs_held_spill_if_full(struct hs_record *r, size_t ring);
+struct perf_event_header *hs_held_take(struct hs_record *r, uint64_t ref, bool *owned);
+void hs_held_release(struct hs_record_ring *g);
+/* On the main thread, a sample with a user stack still in its ring: parsed where it is into *ev,
+ * its space kept while it is handed on, until ev's stack_done hook copies the rest or
+ * hs_held_finish() (after the sink). False for any other record (hs_held_take() it). */
+bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_event *ev);
+void hs_held_finish(struct hs_record *r);
+
 /* python.c */
-void hs_record_py_open(struct hs_record *r);  /* loads the frame reader, or notes why not */
+/* The frame reader is loaded by the first hs_record_py_probe() or hs_record_py_event() (on
+ * either thread) that finds a supported CPython: until then the events run a dispatcher that
+ * does nothing. */
+void hs_record_py_open(struct hs_record *r); /* the dispatcher, or why there is none */
 void hs_record_py_close(struct hs_record *r);
 void hs_record_py_attach(struct hs_record *r, int fd); /* to a sampling event just opened */
-/* Adds to the reader's epoll set what wakes it when the frame reader wants its ring drained. */
+/* What wakes the reader thread when the frame reader wants its ring drained goes into the
+ * epoll set epfd, with tag, once the frame reader is loaded. */
 void hs_record_py_watch(struct hs_record *r, int epfd, uint64_t tag);
 void hs_record_py_probe(struct hs_record *r, int32_t pid); /* is it a CPython? */
 /* On the reader thread, for each record drained: a runtime mapped, a process gone. */
 void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev);
 /* How long the reader may wait for the rings (ms): shorter while a new interpreter is being
- * looked at, and in the recording's first second, when a command's interpreter starts. */
+ * looked at, and in the recording's first second, when a command's interpreter starts; -1
+ * when Python frames ask for nothing (no reader loaded, or none possible). */
 int hs_record_py_poll_ms(const struct hs_record *r);
 /* Hands each stack the reader wrote since the last call to push, as a record of its own. */
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),

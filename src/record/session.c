@@ -22,6 +22,11 @@
 
 #include "util/infile.h"
 
+/* The main thread wakes for each round of the reader's and for its signals and timers; else
+ * only this often, to see whether -t's threads are gone and to show progress: each wake-up
+ * costs two context switches, paid by every sample of a recording that does nothing else. */
+#define MAIN_POLL_MS 250
+
 void hs_record_block_signals(void)
 {
 	sigset_t set;
@@ -106,7 +111,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
 	}
 	hs_record_setup_attr(r);
-	hs_record_py_open(r); /* before the events: each is given the frame reader as it opens */
+	hs_record_py_open(r); /* before the events: each is given the frame reader's dispatcher */
 	hs_record_py_watch(r, r->ring_epfd, 4);
 	if ((rc = hs_record_open_targets(r, err)))
 		return rc;
@@ -134,7 +139,11 @@ void hs_record_close(struct hs_record *r)
 	for (size_t i = 0; i < r->rings.n; i++) {
 		munmap(r->rings.v[i].base, r->rings.v[i].len);
 		hs_ring_release(&r->rings.v[i].ring);
+		hs_held_release(&r->rings.v[i]);
+		pthread_mutex_destroy(&r->rings.v[i].lock);
 	}
+	free(r->take_buf);
+	r->take_buf = NULL;
 	for (size_t i = 0; i < r->fds.n; i++)
 		close(r->fds.v[i]);
 	for (size_t i = 0; i < r->pidfds.n; i++)
@@ -251,69 +260,66 @@ struct reader_round {
 	HS_VEC(struct hs_drained) got;
 	uint64_t last_time;
 	bool idle; /* the last round drained nothing */
+	bool busy; /* the last round drained records of processes coming, going or mapping */
+	size_t ring; /* the ring being scanned */
 };
 
-/* The kernel reserves the whole requested stack size in every sample, most of it unused where
- * stacks are shallow: copying it all doubled hotstack's CPU time at 64 KiB. */
-struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev)
-{
-	const uint8_t *p = (const uint8_t *)rec;
-	const struct hs_perf_sample *s = &ev->sample;
-	uint64_t keep;
-	size_t head, tail, n;
-	uint8_t *out;
+/* Between rounds the reader waits for a ring a quarter full, or this long when the last round
+ * saw only samples (a steady program's: they wait in their rings well enough), else the usual
+ * interval, so that processes that come and go are followed while their /proc entries last. */
+#define QUIET_POLL_MS 250
+#define BUSY_POLL_MS 50
 
-	/* a word more than the kernel filled: the copy's size stays above its dynamic size, which
-	 * is how a copy the kernel ended early (at the end of the stack) is told from a full one */
-	keep = ev->type == PERF_RECORD_SAMPLE && s->stack ? ((s->stack_dyn_size + 7) & ~7ULL) + 8 : UINT64_MAX;
-	if (keep >= s->stack_size) {
-		out = hs_xmalloc(rec->size);
-		memcpy(out, rec, rec->size);
-		return (struct perf_event_header *)out;
-	}
-	head = (size_t)((const uint8_t *)s->stack - p); /* the copy's size is the 8 bytes before */
-	tail = head + s->stack_size;                     /* its dynamic size, and what follows */
-	n = rec->size - (size_t)(s->stack_size - keep);
-	out = hs_xmalloc(n);
-	memcpy(out, p, head);
-	memcpy(out + head - 8, &keep, 8);
-	memcpy(out + head, s->stack, keep);
-	memcpy(out + head + keep, p + tail, rec->size - tail);
-	((struct perf_event_header *)out)->size = (uint16_t)n;
-	return (struct perf_event_header *)out;
-}
-
-/* On the reader thread: copy each record out of its ring. */
-static void on_record(void *ctx, const struct perf_event_header *rec)
+/* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
+ * it wrapped around the ring's end (a copy). The kernel reserves the whole requested stack
+ * size in every sample, most of it unused where stacks are shallow: copying it all doubled
+ * hotstack's CPU time at 64 KiB. */
+static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied)
 {
 	struct reader_round *rr = ctx;
 	struct hs_record *r = rr->r;
 	struct hs_perf_event ev;
-	struct hs_drained d;
+	struct hs_drained d = {0};
 
 	__atomic_add_fetch(&r->records, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->bytes, rec->size, __ATOMIC_RELAXED);
+	if (!copied && rec->type == PERF_RECORD_SAMPLE && r->time_pos >= 0 &&
+	    rec->size >= sizeof(*rec) + 8 * ((size_t)r->time_pos + 1)) {
+		/* a sample where the kernel wrote it: its time is all the reader needs of it (the
+		 * main thread parses it, and counts it if it is unreadable) */
+		memcpy(&rr->last_time, (const char *)(rec + 1) + 8 * r->time_pos, 8);
+		d.time = rr->last_time;
+		d.ref = hs_held_add(r, rr->ring, pos, rec->size, true);
+		hs_vec_push(&rr->got, d);
+		return;
+	}
 	if (hs_perf_event_parse(rec, rec->size, &r->layout, 0, &ev, &r->reader_perr)) {
 		__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
+		hs_held_add(r, rr->ring, pos, rec->size, false);
 		return;
 	}
 	if (ev.type == PERF_RECORD_LOST)
 		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
+	if (ev.type != PERF_RECORD_SAMPLE)
+		rr->busy = true;
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
 	hs_record_py_event(r, &ev);
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
-	d.rec = hs_record_copy(rec, &ev);
-	__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
+	if (copied) {
+		d.rec = hs_record_copy(rec, &ev);
+		__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
+	}
+	d.ref = hs_held_add(r, rr->ring, pos, rec->size, !copied);
 	hs_vec_push(&rr->got, d);
 }
 
 static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time)
 {
 	struct reader_round *rr = ctx;
-	struct hs_drained d = {time, rec};
+	struct hs_drained d = {time, rec, 0};
 
 	__atomic_add_fetch(&rr->r->backlog, rec->size, __ATOMIC_RELAXED);
 	hs_vec_push(&rr->got, d);
@@ -325,7 +331,7 @@ static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time
 static void reader_round(struct reader_round *rr, bool last)
 {
 	struct hs_record *r = rr->r;
-	struct hs_drained mark = {0, NULL};
+	struct hs_drained mark = {0, NULL, 0};
 	uint64_t one = 1;
 
 	if (!last && __atomic_load_n(&r->backlog, __ATOMIC_RELAXED) > HS_RECORD_MAX_BACKLOG) {
@@ -334,8 +340,11 @@ static void reader_round(struct reader_round *rr, bool last)
 		return;
 	}
 	rr->got.n = 0;
-	for (size_t i = 0; i < r->rings.n; i++)
-		hs_ring_drain(&r->rings.v[i].ring, on_record, rr);
+	rr->busy = false;
+	for (rr->ring = 0; rr->ring < r->rings.n; rr->ring++) {
+		hs_ring_scan(&r->rings.v[rr->ring].ring, on_record, rr);
+		hs_held_spill_if_full(r, rr->ring);
+	}
 	/* after the rings: the Python frames of every sample drained are in the frame reader's
 	 * ring by now, since it writes them before the kernel writes the sample */
 	hs_record_py_drain(r, push_drained, rr);
@@ -357,13 +366,14 @@ static void reader_round(struct reader_round *rr, bool last)
 
 static void *reader_main(void *arg)
 {
-	struct reader_round rr = {arg, {0}, 0, false};
+	struct reader_round rr = {arg, {0}, 0, false, true, 0};
 	struct hs_record *r = arg;
 	bool stopping = false;
 
 	while (!stopping) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(r->ring_epfd, evs, 64, hs_record_py_poll_ms(r));
+		int ms = hs_record_py_poll_ms(r);
+		int n = epoll_wait(r->ring_epfd, evs, 64, ms >= 0 ? ms : rr.busy ? BUSY_POLL_MS : QUIET_POLL_MS);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			if (tag == 3) {
@@ -393,13 +403,40 @@ static void stop_reader(struct hs_record *r)
 	r->reader_running = false;
 }
 
+/* Every queued record up to limit, to the sink: a copy the reader made, or the record where it
+ * is in its ring, copied now. */
+static void hand_on(struct hs_record *r, uint64_t limit)
+{
+	struct hs_queue_item it;
+
+	while (hs_queue_pop(&r->queue, limit, &it)) {
+		struct hs_perf_event ev;
+		if (!it.rec && hs_held_take_in_place(r, it.ref, &ev)) {
+			/* a sample with a stack, read where it is (its stack only where the unwinder
+			 * reads it); given back once its stack is walked */
+			r->sink->event(r->sink->ctx, &ev);
+			hs_held_finish(r);
+			continue;
+		}
+		if (!it.rec)
+			it.rec = hs_held_take(r, it.ref, &it.owned);
+		else
+			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
+		if (it.rec && !hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
+			r->sink->event(r->sink->ctx, &ev);
+		else if (it.rec)
+			__atomic_add_fetch(&r->bad_records, 1, __ATOMIC_RELAXED);
+		hs_queue_item_release(&it);
+	}
+	drop_captures(r, limit);
+}
+
 /* On the main thread: what the reader drained goes into time order, and every record older than
  * the previous round's newest is handed on. */
 static void process_inbox(struct hs_record *r, bool final)
 {
 	HS_VEC(struct hs_drained) batch = {0};
 	uint64_t count;
-	struct hs_queue_item it;
 
 	if (read(r->wake_fd, &count, sizeof(count)) < 0) {
 		/* nothing pending: fine */
@@ -416,27 +453,16 @@ static void process_inbox(struct hs_record *r, bool final)
 			hs_queue_push_owned(&r->queue, batch.v[i].rec, batch.v[i].time);
 			continue;
 		}
-		limit = hs_queue_round(&r->queue);
-		while (hs_queue_pop(&r->queue, limit, &it)) {
-			struct hs_perf_event ev;
-			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
-			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
-				r->sink->event(r->sink->ctx, &ev);
-			hs_queue_item_release(&it);
+		if (batch.v[i].ref) {
+			hs_queue_push_ref(&r->queue, batch.v[i].ref, batch.v[i].time);
+			continue;
 		}
-		drop_captures(r, limit);
+		limit = hs_queue_round(&r->queue);
+		hand_on(r, limit);
 	}
 	hs_vec_free(&batch);
-	if (final) {
-		while (hs_queue_pop(&r->queue, UINT64_MAX, &it)) {
-			struct hs_perf_event ev;
-			__atomic_sub_fetch(&r->backlog, it.rec->size, __ATOMIC_RELAXED);
-			if (!hs_perf_event_parse(it.rec, it.rec->size, &r->layout, 0, &ev, &r->perr))
-				r->sink->event(r->sink->ctx, &ev);
-			hs_queue_item_release(&it);
-		}
-		drop_captures(r, UINT64_MAX);
-	}
+	if (final)
+		hand_on(r, UINT64_MAX);
 }
 
 static void enable_all(struct hs_record *r, unsigned long req)
@@ -451,6 +477,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	int rc;
 
 	r->sink = sink;
+	r->time_pos = hs_perf_time_pos_sample(&r->layout);
 	r->start_ns = hs_now_ns();
 	last_progress = r->start_ns;
 	if ((rc = pthread_create(&r->reader, NULL, reader_main, r)))
@@ -465,7 +492,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 
 	while (r->cause == HS_CAUSE_NONE) {
 		struct epoll_event evs[32];
-		int n = epoll_wait(r->epfd, evs, 32, 100);
+		int n = epoll_wait(r->epfd, evs, 32, MAIN_POLL_MS);
 
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;

@@ -182,12 +182,24 @@ struct hs_capture {
 	int fd;
 };
 
-/* A record drained from a ring, on its way from the reader thread to the main thread; rec NULL
- * marks the end of a drain round. */
+/* A record drained from a ring, on its way from the reader thread to the main thread: a copy
+ * (rec), or a reference to a record left in its ring (ref, see held.c); neither marks the end of
+ * a drain round. */
 struct hs_drained {
 	uint64_t time;
 	struct perf_event_header *rec;
+	uint64_t ref;
 };
+
+/* A record left in its ring for the main thread to copy when it comes to it (held.c). */
+struct hs_held {
+	uint64_t pos;
+	uint32_t size;
+	uint8_t state;                  /* HS_HELD_* */
+	struct perf_event_header *copy; /* the reader's, when spilled */
+};
+
+enum { HS_HELD_WAITING, HS_HELD_TAKEN, HS_HELD_SPILLED, HS_HELD_DONE };
 
 struct hs_record_ring {
 	int fd;
@@ -195,6 +207,12 @@ struct hs_record_ring {
 	void *base;
 	size_t len;
 	struct hs_ring ring;
+	/* the records scanned and not yet given back, in ring order (a circular list): the reader
+	 * adds, the main thread takes, either may give space back; under lock */
+	pthread_mutex_t lock;
+	struct hs_held *held;
+	size_t held_first, held_n, held_cap, held_released;
+	uint64_t held_seq; /* the sequence number of held[held_first] */
 };
 
 struct hs_record {
@@ -203,6 +221,7 @@ struct hs_record {
 	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
+	int time_pos; /* of a sample's time in the layout (hs_perf_time_pos_sample()) */
 	struct hs_record_cpus cpus;
 	HS_VEC(int) fds;
 	HS_VEC(struct hs_record_ring) rings;
@@ -222,6 +241,16 @@ struct hs_record {
 	int wake_fd;                        /* eventfd: the reader has put records in inbox */
 	int stop_fd;                        /* eventfd: the reader drains once more and ends */
 	struct hs_error reader_perr;
+	uint8_t *take_buf;                  /* the main thread's copy of a record left in its ring */
+	size_t take_cap;
+	struct {                            /* a sample being handed on from where it is (held.c) */
+		bool active;
+		struct hs_record_ring *ring;
+		uint64_t seq;
+		const struct perf_event_header *rec;
+		struct hs_perf_event *ev;
+	} taking;
+	uint64_t spilled;                   /* records the reader copied out of a filling ring */
 	pid_t child;
 	int child_status;
 	bool child_exited;
@@ -254,6 +283,10 @@ void hs_record_close(struct hs_record *r);
  * it reads from the rings: a sample's stack copy cut to what the kernel filled of it and a word
  * more (its dynamic size stays below its size when the kernel ended the copy early). */
 struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, const struct hs_perf_event *ev);
+/* The same copy into *buf (grown as needed, *cap its size); with no_stack, without the user
+ * stack at all (an empty one). */
+struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
+					      uint8_t **buf, size_t *cap, bool no_stack);
 
 /* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
  * Call before hs_record_open(). */
@@ -282,10 +315,13 @@ int hs_record_command_status(const struct hs_record *r);
 #define HS_RECORD_MAX_RING_PAGES (1UL << 20)
 size_t hs_record_bigger_ring(const struct hs_record *r);
 
-/* Python frames (o.py_names): whether the frame reader runs; the next line for a person about
- * what it could not do (no permission, an unsupported version) not returned before, or NULL,
- * valid until hs_record_close(); and the stacks it had no room for. */
+/* Python frames (o.py_names): whether the frame reader runs (it is loaded when the first
+ * CPython is found), and the same in words for a person ("frame reader not loaded: no Python
+ * process seen"; NULL without o.py_names); the next line for a person about what it could not
+ * do (no permission, an unsupported version) not returned before, or NULL, both valid until
+ * hs_record_close(); and the stacks it had no room for. */
 bool hs_record_python_active(const struct hs_record *r);
+const char *hs_record_python_reader(const struct hs_record *r);
 const char *hs_record_python_note(const struct hs_record *r);
 uint64_t hs_record_python_dropped(const struct hs_record *r);
 

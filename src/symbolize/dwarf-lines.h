@@ -22,17 +22,36 @@ struct hs_src_frame {
 #define HS_DWARF_MAX_INLINE 64
 #define HS_DWARF_MAX_FUNCS_PER_CU (4u << 20)
 
-struct hs_dwarf_cu; /* a compile unit's function index, in dwarf-lines.c */
+struct hs_dwarf_cu;     /* a compile unit's function index, in dwarf-lines.c */
+struct hs_dwarf_arange; /* an address range of a compile unit, in dwarf-lines.c */
+
+/* Address ranges read from .debug_aranges at most (a cap on what a file makes us allocate). */
+#define HS_DWARF_MAX_ARANGES (16u << 20)
 
 /* The DWARF of one file and the indexes built from it. Owns neither dw nor its ELF. */
 struct hs_dwarf_file {
 	Dwarf *dw;
 	HS_VEC(struct hs_dwarf_cu *) cus;
 	struct hs_u64map cu_ix; /* CU DIE offset -> index in cus */
+	/* the units' address ranges, from .debug_aranges, sorted; where they cannot be read or
+	 * do not tell for an address, libdw's own index of them is used */
+	struct hs_dwarf_arange *ar;
+	size_t nar;
+	int ar_state;     /* 0 not read yet, 1 read, -1 libdw's only */
+	int ar_complete;  /* every unit that can hold code has its set: 1, 0, -1 not known yet */
+	uint64_t *ar_units; /* the units that have a set, sorted, until ar_complete is known */
+	size_t nar_units;
+	uint64_t libdw_units; /* lookups of a unit that libdw's index answered */
 };
 
 void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw);
 void hs_dwarf_file_release(struct hs_dwarf_file *f);
+/* Builds the address index every lookup starts with, ahead of the first (lookups build it
+ * otherwise): for a thread that opens a file's DWARF before it is used. */
+void hs_dwarf_file_index(struct hs_dwarf_file *f);
+/* The DIE of the compile unit whose code holds vaddr, as dwarf_addrdie() finds it, into *ret;
+ * false when none does. */
+bool hs_dwarf_unit(struct hs_dwarf_file *f, uint64_t vaddr, Dwarf_Die *ret);
 
 /* file joined to dir when it is relative ("../src/x.c" in "/b/build" is "/b/build/../src/x.c"),
  * then normalised: empty and "." components dropped, "DIR/.." replaced by the directory above

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,18 +13,28 @@
 struct cand {
 	uint64_t addr, size;
 	const char *name;
-	int rank; /* lower is better: global, local, weak; an untyped label after them */
+	uint16_t len;    /* strlen(name), at most HS_ELF_MAX_NAME + 4 */
+	uint16_t unders; /* leading underscores of name */
+	int32_t rank;    /* lower is better: global, local, weak; an untyped label after them */
 };
+
+_Static_assert(HS_ELF_MAX_NAME + 4 <= UINT16_MAX, "a name's length fits in struct cand");
 
 typedef HS_VEC(struct cand) cand_vec;
 
+static struct cand cand_make(uint64_t addr, uint64_t size, const char *name, size_t len, int rank)
+{
+	struct cand c = {addr, size, name, (uint16_t)len, (uint16_t)strspn(name, "_"), rank};
+
+	return c;
+}
+
 /* Among aliases, the one perf shows (tools/perf/util/symbol.c, choose_best_symbol): one with a
- * size, a non-weak one, a global one, fewer leading underscores, then the longest name. */
+ * size, a non-weak one, a global one, fewer leading underscores, then the longest name. The
+ * lengths are kept in the candidates: a sort compares each thousands of times. */
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
-	size_t lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
@@ -31,13 +42,36 @@ static int cand_cmp(const void *a, const void *b)
 		return x->size ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
+	if (x->unders != y->unders)
+		return x->unders < y->unders ? -1 : 1;
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* The order of cand_cmp, for the thousands of symbols of a library: by address (a radix sort),
+ * then each run of aliases at one address by cand_cmp. */
+static void cand_sort(cand_vec *v)
+{
+	size_t n = v->n;
+
+	hs_sort_by_key(v->v, n, sizeof(*v->v), offsetof(struct cand, addr));
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v->v[j].addr == v->v[i].addr; j++)
+			;
+		if (j - i > 16) {
+			qsort(v->v + i, j - i, sizeof(*v->v), cand_cmp);
+			continue;
+		}
+		for (size_t k = i + 1; k < j; k++) {
+			struct cand c = v->v[k];
+			size_t m = k;
+
+			for (; m > i && cand_cmp(&v->v[m - 1], &c) > 0; m--)
+				v->v[m] = v->v[m - 1];
+			v->v[m] = c;
+		}
+	}
 }
 
 static bool is_code_label(Elf *elf, const GElf_Sym *s)
@@ -68,8 +102,8 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
-		int type, bind;
-		struct cand c;
+		int type, bind, rank;
+		size_t len;
 
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
@@ -82,17 +116,14 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, cand_vec *out, size_t *dropped)
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_code_label(elf, &s))
 			continue;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || !*name || strlen(name) > HS_ELF_MAX_NAME) {
+		if (!name || !*name || (len = strnlen(name, HS_ELF_MAX_NAME + 1)) > HS_ELF_MAX_NAME) {
 			(*dropped)++;
 			continue;
 		}
 		if (out->n >= HS_ELF_MAX_SYMBOLS)
 			return -EOVERFLOW;
-		c.addr = s.st_value;
-		c.size = s.st_size;
-		c.name = name;
-		c.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_NOTYPE ? 6 : 0);
-		hs_vec_push(out, c);
+		rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) + (type == STT_NOTYPE ? 6 : 0);
+		hs_vec_push(out, cand_make(s.st_value, s.st_size, name, len, rank));
 	}
 	return 0;
 }
@@ -119,20 +150,15 @@ static void plt_add(struct plt_ctx *c, uint64_t sym, uint64_t addr, uint64_t siz
 	const char *name;
 	size_t len;
 	char *full;
-	struct cand cd;
 
 	if (!gelf_getsym(c->symd, (int)sym, &s) || !(name = elf_strptr(c->elf, c->strndx, s.st_name)) || !*name ||
-	    (len = strlen(name)) > HS_ELF_MAX_NAME)
+	    (len = strnlen(name, HS_ELF_MAX_NAME + 1)) > HS_ELF_MAX_NAME)
 		return;
 	full = hs_xmalloc(len + 5);
 	memcpy(full, name, len);
 	memcpy(full + len, "@plt", 5);
 	hs_vec_push(c->owned, full);
-	cd.addr = addr;
-	cd.size = size;
-	cd.name = full;
-	cd.rank = 3;
-	hs_vec_push(c->out, cd);
+	hs_vec_push(c->out, cand_make(addr, size, full, len + 4, 3));
 }
 
 static Elf_Data *section_data(Elf_Scn *scn, GElf_Shdr *sh)
@@ -294,8 +320,14 @@ int hs_elf_symtab_load_extra(Elf *elf, Elf *extra, struct hs_elf_symtab **ret)
 		hs_elf_symtab_free(st);
 		return rc;
 	}
-	if (cands.n) /* qsort wants a non-NULL array even when empty */
-		qsort(cands.v, cands.n, sizeof(*cands.v), cand_cmp);
+	for (size_t i = 1; i < cands.n; i++) {
+		/* the symbols of a table come in the order of their files or sections, not of
+		 * their addresses; a table that is in order already needs no sort */
+		if (cand_cmp(&cands.v[i - 1], &cands.v[i]) > 0) {
+			cand_sort(&cands);
+			break;
+		}
+	}
 	st->syms = hs_xcalloc(cands.n ? cands.n : 1, sizeof(*st->syms));
 	for (size_t i = 0; i < cands.n; i++) {
 		size_t len;
@@ -305,11 +337,11 @@ int hs_elf_symtab_load_extra(Elf *elf, Elf *extra, struct hs_elf_symtab **ret)
 				st->syms[st->nsyms - 1].size = cands.v[i].size;
 			continue;
 		}
-		len = strlen(cands.v[i].name);
+		len = cands.v[i].len;
 		/* a versioned definition in a static symbol table ("memcpy@@GLIBC_2.14") is shown
 		 * without its version, as the dynamic one is */
 		{
-			const char *at = strchr(cands.v[i].name, '@');
+			const char *at = memchr(cands.v[i].name, '@', len);
 			if (at && at > cands.v[i].name && strcmp(at, "@plt"))
 				len = (size_t)(at - cands.v[i].name);
 		}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -42,46 +43,6 @@ static int ksym_cmp(const void *a, const void *b, void *names)
 }
 
 
-/* The whole file in memory, after one NUL byte (so that offset 0 is the empty string). */
-static int slurp(const char *path, char **ret, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 1, cap = 0;
-	char *b = NULL;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r;
-		if (cap < n + 65536) {
-			if (cap >= KALLSYMS_MAX_BYTES) {
-				free(b);
-				close(fd);
-				return -EFBIG;
-			}
-			hs_xgrow((void **)&b, &cap, n + (1 << 20), 1);
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(b);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	b[0] = '\0';
-	b[n] = '\0';
-	*ret = b;
-	*len = n;
-	return 0;
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -100,7 +61,8 @@ int hs_kallsyms_load(const char *path, struct hs_kallsyms **ret)
 	size_t len = 0;
 	bool nonzero = false;
 	struct hs_kallsyms *k;
-	int rc = slurp(path, &buf, &len);
+	/* the whole file after one NUL byte, so that offset 0 is the empty string */
+	int rc = hs_read_file(path, 1, KALLSYMS_MAX_BYTES, &buf, &len);
 
 	if (rc)
 		return rc;
@@ -191,13 +153,34 @@ void hs_kallsyms_free(struct hs_kallsyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
-	free(k->names);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		free(k->syms);
+		free(k->names);
+	}
 	free(k);
+}
+
+bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->nranges;
+
+	if (!k->ranges)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < k->ranges[lo - 1].end;
 }
 
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr)
 {
+	const struct hs_ksym *s;
 	size_t lo = 0, hi = k->n;
 
 	if (!k->n || addr >= k->text_end)
@@ -209,5 +192,12 @@ const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t a
 		else
 			hi = mid;
 	}
-	return lo ? &k->syms[lo - 1] : NULL;
+	if (!lo)
+		return NULL;
+	s = &k->syms[lo - 1];
+	/* a cache entry's symbols are used unchecked (kallsyms-cache.c): names out of the pool
+	 * are refused here, the one symbol that is used */
+	if (s->name >= k->names_len || s->module >= k->names_len)
+		return NULL;
+	return s;
 }

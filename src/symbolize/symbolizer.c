@@ -10,6 +10,7 @@
 
 #include "format/elf.h"
 #include "model/dso-file.h"
+#include "symbolize/debug-cache.h"
 #include "symbolize/dwarf-lines.h"
 
 /* The DWARF of one file: from the file itself, or from its separate debug file. */
@@ -80,12 +81,20 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 	s->kallsyms = NULL;
 }
 
+/* The kernel's symbols: from the file the options name, else the running kernel's, through the
+ * cache unless fresh. */
+static int read_kernel(const struct hs_symbolizer *s, bool fresh, struct hs_kallsyms **ret)
+{
+	if (s->opts.kallsyms_path)
+		return hs_kallsyms_load(s->opts.kallsyms_path, ret);
+	return hs_kallsyms_load_kernel(s->opts.kernel ? s->opts.kernel : &hs_running_kernel, fresh, ret);
+}
+
 static void *prefetch_main(void *arg)
 {
 	struct hs_symbolizer *s = arg;
 
-	s->kallsyms_pending_rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms",
-						  &s->kallsyms_pending);
+	s->kallsyms_pending_rc = read_kernel(s, false, &s->kallsyms_pending);
 	return NULL;
 }
 
@@ -115,17 +124,17 @@ static void prefetch_join(struct hs_symbolizer *s)
 	s->kallsyms_pending = NULL;
 }
 
-int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
+static int load_kernel(struct hs_symbolizer *s, bool fresh)
 {
-	prefetch_join(s);
 	struct hs_kallsyms *k = NULL;
 	int rc;
 
+	prefetch_join(s);
 	if (s->opts.kallsyms_path && !*s->opts.kallsyms_path) {
 		s->kallsyms_state = -ENOENT; /* told there are none for this kernel */
 		return -ENOENT;
 	}
-	rc = hs_kallsyms_load(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms", &k);
+	rc = read_kernel(s, fresh, &k);
 
 	if (rc) {
 		if (!s->kallsyms)
@@ -138,6 +147,11 @@ int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
 	return 0;
 }
 
+int hs_symbolizer_load_kernel(struct hs_symbolizer *s)
+{
+	return load_kernel(s, false);
+}
+
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret)
 {
 	const struct hs_ksym *k;
@@ -145,8 +159,14 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 	if (s->kallsyms_loading)
 		prefetch_join(s);
 	if (!s->kallsyms_state)
-		hs_symbolizer_load_kernel(s);
-	if (!s->kallsyms || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
+		load_kernel(s, false);
+	/* only the kernel can name what the cache left out or did not know of: asked once, its
+	 * table answers from then on */
+	if (s->kallsyms && !s->kallsyms_reread && !hs_kallsyms_covers(s->kallsyms, addr)) {
+		s->kallsyms_reread = true;
+		load_kernel(s, true);
+	}
+	if (!s->kallsyms || !hs_kallsyms_covers(s->kallsyms, addr) || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
 		return false;
 	ret->name = s->kallsyms->names + k->name;
 	ret->offset = addr - k->addr;
@@ -292,8 +312,9 @@ static int empty_alt(struct hs_dso_elf *ret)
  * name or a DIE kept there, opens it itself with a blocking open() of that path: a FIFO there
  * (the path is the file's to choose) would stop us for ever. libdw is given the file first, as
  * found by hs_dso_alt_open(), or an empty one, so that it never looks. Without that, the DWARF
- * is not used at all. */
-static void set_alt(struct hs_sym_dwarf *d)
+ * is not used at all. from is the file d->dw was read from, or the file its cache entry is of:
+ * a relative name is beside that. */
+static void set_alt(struct hs_sym_dwarf *d, const struct hs_dso_elf *from)
 {
 	const char *name;
 	const void *id;
@@ -301,7 +322,7 @@ static void set_alt(struct hs_sym_dwarf *d)
 
 	if (!d->dw || (n = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id)) <= 0)
 		return;
-	if (!hs_dso_alt_open(&d->elf, name, id, (size_t)n, &d->alt)) {
+	if (!hs_dso_alt_open(from, name, id, (size_t)n, &d->alt)) {
 		d->alt_dw = dwarf_begin_elf(d->alt.elf, DWARF_C_READ, NULL);
 		if (!d->alt_dw)
 			hs_dso_elf_close(&d->alt);
@@ -319,19 +340,42 @@ static void set_alt(struct hs_sym_dwarf *d)
 	}
 }
 
+/* Begins d's DWARF: from its cache entry when there is one made of this very file, else from
+ * the file itself (libdw decompressing its compressed sections), then writing the entry for the
+ * next run out of what libdw decompressed. */
+static void begin_dwarf(struct hs_sym_dwarf *d)
+{
+	struct hs_debug_cache_key key;
+	struct hs_dso_elf entry, orig;
+	bool keyed = !hs_debug_cache_key(&d->elf, &key);
+
+	if (keyed && !hs_debug_cache_open(&key, &d->elf, &entry)) {
+		d->dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL);
+		if (d->dw) {
+			orig = d->elf;
+			d->elf = entry;
+			set_alt(d, &orig);
+			hs_dso_elf_close(&orig);
+			return;
+		}
+		hs_dso_elf_close(&entry);
+	}
+	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	if (d->dw && keyed)
+		hs_debug_cache_write(&key, &d->elf);
+	set_alt(d, &d->elf);
+}
+
 /* The DWARF for a dso's file (opened once per file), or NULL. */
 /* Opening a file's DWARF decompresses and indexes its sections (tens of milliseconds for a
  * distribution's libc): the part a prefetch thread does. */
 static void *dwarf_main(void *arg)
 {
 	struct hs_sym_dwarf *d = arg;
-	Dwarf_Aranges *ar;
-	size_t n;
 
-	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-	set_alt(d);
-	if (d->dw)
-		dwarf_getaranges(d->dw, &ar, &n); /* the address index every lookup starts with */
+	begin_dwarf(d);
+	hs_dwarf_file_init(&d->df, d->dw);
+	hs_dwarf_file_index(&d->df);
 	__atomic_store_n(&d->ready, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -343,7 +387,6 @@ static void dwarf_join(struct hs_symbolizer *s, struct hs_sym_dwarf *d)
 	pthread_join(d->thread, NULL);
 	d->loading = false;
 	s->dwarf_threads--;
-	hs_dwarf_file_init(&d->df, d->dw);
 }
 
 /* The dso's DWARF entry: found, or opened (the file, or its separate debug file) without its
@@ -394,8 +437,7 @@ static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *d
 	if (!d)
 		return NULL;
 	if (fresh) {
-		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-		set_alt(d);
+		begin_dwarf(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 	dwarf_join(s, d);
@@ -416,8 +458,7 @@ void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 		d->loading = true;
 		s->dwarf_threads++;
 	} else {
-		d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-		set_alt(d);
+		begin_dwarf(d);
 		hs_dwarf_file_init(&d->df, d->dw);
 	}
 }

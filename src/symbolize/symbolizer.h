@@ -16,6 +16,9 @@
 struct hs_symbolizer_opts {
 	const char *kallsyms_path; /* NULL = /proc/kallsyms; "" = no kernel symbols */
 	bool no_dwarf;             /* no DWARF: no inline frames, no source lines (symbols only) */
+	/* with kallsyms_path NULL: the running kernel's files (NULL = hs_running_kernel), its
+	 * symbols taken from the user's cache where they are there (tests give others) */
+	const struct hs_kernel_files *kernel;
 };
 
 struct hs_symbolizer_stats {
@@ -36,6 +39,7 @@ struct hs_symbolizer {
 	pthread_t kallsyms_thread;
 	struct hs_kallsyms *kallsyms_pending;
 	int kallsyms_pending_rc;
+	bool kallsyms_reread; /* read again for an address the cached table does not cover */
 	HS_VEC(struct hs_elf_symtab *) tables;
 	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
@@ -99,7 +103,9 @@ void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso);
 /* Whether dso's DWARF is still being opened by a prefetch thread (a lookup now would wait). */
 bool hs_symbolizer_dwarf_pending(struct hs_symbolizer *s, struct hs_dso *dso);
 
-/* Symbol for a kernel address. */
+/* Symbol for a kernel address. The first address that the cached kernel symbols cannot answer
+ * for (a BPF program, a trampoline, a new module) has kallsyms read again; the name is
+ * borrowed until the next call. */
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);
 /* Loads kallsyms now (they can change later as modules come and go). Returns 0 or -errno. */
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s);

@@ -1,6 +1,7 @@
 /* The CFI table compiler: finds an ELF file's call frame information, has its FDEs run into rows
- * (unwind/cfi-program.c, which also keeps the rows), then sorts the rows, marks the gaps between FDEs "no CFI" and merges runs
- * of identical rows; the register rules rows share are kept once each. Also the table's lookup. */
+ * (unwind/cfi-program.c, which also keeps the rows), then sorts the rows (when they do not come
+ * sorted), marks the gaps between FDEs "no CFI" and merges runs of identical rows; the register
+ * rules rows share are kept once each. Also the table's lookup. */
 #include "cfi.h"
 
 #include <errno.h>
@@ -82,6 +83,14 @@ static int row_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool sorted(const struct hs_cfi_pending_row *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (row_cmp(&v[i - 1], &v[i]) > 0)
+			return false;
+	return true;
+}
+
 static bool same_rule(const struct hs_cfi_row *a, const struct hs_cfi_row *b)
 {
 	return a->cfa_off == b->cfa_off && a->cfa_reg == b->cfa_reg && a->cfa_kind == b->cfa_kind &&
@@ -96,7 +105,10 @@ static int finish(struct hs_cfi_builder *b, struct hs_cfi_table *t, struct hs_er
 
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), row_cmp);
+	/* .eh_frame_hdr's table lists the FDEs by address, and each FDE's rows come in address
+	 * order: already sorted then, and a sort of n rows costs more than the rest of the build */
+	if (!sorted(v, n))
+		qsort(v, n, sizeof(*v), row_cmp);
 	/* at equal addresses the last row stands */
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].pc == v[i].pc)

@@ -27,6 +27,19 @@ struct hs_unwind_file {
 	uint64_t last_use;
 };
 
+#define MEMO_BITS 12
+
+struct hs_unwind_memo {
+	uint64_t pc;   /* the address looked up */
+	uint64_t gen;  /* the model's, when made */
+	uint64_t evicted; /* tables evicted, when made */
+	int32_t pid;
+	struct hs_map *map;
+	struct hs_unwind_file *file;
+	uint64_t vaddr;
+	const struct hs_cfi_row *row; /* NULL: no CFI there */
+};
+
 /* dso->unwind for a dso whose file cannot be opened */
 static char dso_failed;
 
@@ -64,6 +77,8 @@ void hs_unwinder_release(struct hs_unwinder *u)
 	hs_u64map_release(&u->by_key);
 	hs_u64map_release(&u->ret_kinds);
 	hs_u64map_release(&u->tramps);
+	free(u->memo);
+	u->memo = NULL;
 }
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) to DWARF's. */
@@ -132,6 +147,11 @@ static void read_segments(struct hs_unwind_file *f, Elf *elf)
 /* Builds (or rebuilds after eviction) a file's table. */
 static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
 {
+	/* milliseconds, or more for a large file: the stack is moved out of the way first */
+	if (u->stack && u->stack->detach) {
+		u->stack->detach(u->stack->detach_ctx, u->stack);
+		u->stack->detach = NULL;
+	}
 	struct hs_dso_elf e;
 	struct hs_error err = {0};
 	int rc = 0;
@@ -740,6 +760,21 @@ static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *
 	return HS_STOP_COUNT;
 }
 
+static struct hs_unwind_memo *memo_of(struct hs_unwinder *u, int32_t pid, uint64_t pc)
+{
+	if (!u->memo)
+		u->memo = hs_xcalloc(1u << MEMO_BITS, sizeof(*u->memo));
+	return &u->memo[hs_hash_combine(hs_hash_u64(pc), (uint32_t)pid) >> (64 - MEMO_BITS)];
+}
+
+static bool memo_valid(const struct hs_unwinder *u, const struct hs_unwind_memo *m, int32_t pid, uint64_t pc)
+{
+	return m->pc == pc && m->pid == pid && m->file && m->gen == u->model->gen &&
+	       m->evicted == u->stats.tables_evicted && m->file->table;
+}
+
+#define PREFETCH_BYTES (32 << 10)
+
 void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *start, const struct hs_stack_copy *stack,
 		    struct hs_callchain *cc)
 {
@@ -750,17 +785,25 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 	enum hs_stop stop = HS_STOP_END;
 
 	u->stats.samples++;
+	u->stack = (struct hs_stack_copy *)stack; /* only its data and detach change */
 	if (!HAVE(regs, HS_DWARF_RA)) {
+		u->stack = NULL;
 		cc->stop = HS_STOP_NO_INFO;
 		u->stats.stops[HS_STOP_NO_INFO]++;
 		return;
 	}
+	/* The walk reads the stack upwards, each frame's place known only from the frame before:
+	 * the bytes the kernel wrote on another CPU, asked for all at once (to the second-level
+	 * cache), arrive together rather than one frame's after another's. */
+	for (uint64_t off = 0; off < stack->size && off < PREFETCH_BYTES; off += 64)
+		__builtin_prefetch(stack->data + off, 0, 2);
 	for (;;) {
 		uint64_t pc = regs.r[HS_DWARF_RA], lookup = exact ? pc : pc - 1, vaddr;
 		struct hs_map *map;
 		const struct hs_cfi_row *row = NULL;
 		const struct hs_cfi_table *t = NULL;
 		struct hs_unwind_file *f;
+		struct hs_unwind_memo *memo;
 		bool tramp = false;
 
 		if (pc == 0 && depth > 0) {
@@ -770,6 +813,16 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		if (depth == u->opts.max_depth) {
 			stop = HS_STOP_DEPTH;
 			break;
+		}
+		memo = memo_of(u, pid, lookup);
+		if (memo_valid(u, memo, pid, lookup)) {
+			map = memo->map;
+			memo->file->last_use = ++u->clock;
+			t = memo->file->table;
+			vaddr = memo->vaddr;
+			row = memo->row;
+			u->stats.memo_hits++;
+			goto found;
 		}
 		map = hs_model_find_map(u->model, pid, lookup);
 		if (!map) {
@@ -791,9 +844,16 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 			t = file_table(u, f);
 			if (t && !file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
 				t = NULL;
+			if (t) {
+				row = hs_cfi_table_find(t, vaddr);
+				*memo = (struct hs_unwind_memo){lookup, u->model->gen, u->stats.tables_evicted, pid, map, f,
+								vaddr, row};
+			}
 		}
+found:
 		if (t) {
-			row = hs_cfi_table_find(t, vaddr);
+			if (map->dso->kind == HS_DSO_ANON)
+				row = hs_cfi_table_find(t, vaddr);
 			/* a sample taken during a system call whose instruction ends its function (the
 			 * signal trampoline's rt_sigreturn) has its PC just past the function's CFI */
 			if (depth == 0 && (!row || row->cfa_kind == HS_CFA_NONE)) {
@@ -827,4 +887,5 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 	}
 	cc->stop = stop;
 	u->stats.stops[stop]++;
+	u->stack = NULL;
 }

@@ -31,6 +31,11 @@ struct hs_stack_copy {
 	 * read: the end of the thread's stack, or a page not present), else 0 */
 	uint64_t end;
 	int32_t tid;         /* the sampled thread, 0 when not known */
+	/* When set, called before the unwinder does something slow (compiles a file's tables):
+	 * the stack is in memory that must be given back soon, and detach moves it to a copy
+	 * (data updated). */
+	void (*detach)(void *ctx, struct hs_stack_copy *s);
+	void *detach_ctx;
 };
 
 struct hs_unwinder_opts {
@@ -47,6 +52,7 @@ struct hs_unwinder_stats {
 	uint64_t cfi_steps, fp_steps, signal_frames;
 	uint64_t stops[HS_STOP_COUNT];
 	uint64_t tables_built, tables_evicted, tables_failed;
+	uint64_t memo_hits; /* lookups answered by the memo */
 	uint64_t unsupported_rows_hit;
 	uint64_t jit_tables;   /* JIT code unwinding information compiled */
 	/* steps through a runtime's trampoline (unwind/trampoline.h), and those of them whose
@@ -73,6 +79,11 @@ struct hs_unwinder {
 	/* the trampoline code at addresses in anonymous memory: a hash of (pid, address) ->
 	 * address << 8 | template << 4 | offset, or address << 8 | TRAMP_NONE; bounded */
 	struct hs_u64map tramps;
+	/* the last lookups of file-backed code, by (pid, address): a sample's frames are mostly
+	 * those of the samples before it, and a hit skips the map, file and row searches. An entry
+	 * holds while the model's mappings and the tables stay as they were (gen, evicted). */
+	struct hs_unwind_memo *memo;
+	struct hs_stack_copy *stack; /* the one being walked, during hs_unwind_user() */
 	struct hs_unwinder_stats stats;
 };
 

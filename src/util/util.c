@@ -1,6 +1,9 @@
 /* Checked allocation and hashing helpers. */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +70,51 @@ char *hs_xstrndup(const char *s, size_t n)
 	return r;
 }
 
+static uint64_t key_at(const unsigned char *p, size_t key)
+{
+	uint64_t k;
+
+	memcpy(&k, p + key, sizeof(k));
+	return k;
+}
+
+void hs_sort_by_key(void *base, size_t n, size_t size, size_t key)
+{
+	unsigned char *src = base, *dst, *tmp;
+	uint64_t first, diff = 0;
+
+	if (n < 2)
+		return;
+	first = key_at(src, key);
+	for (size_t i = 1; i < n; i++)
+		diff |= key_at(src + i * size, key) ^ first;
+	dst = tmp = hs_xmalloc(n * size);
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0}, pos = 0;
+		unsigned char *t;
+
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(key_at(src + i * size, key) >> shift) & 0xff]++;
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
+			count[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *e = src + i * size;
+			memcpy(dst + count[(key_at(e, key) >> shift) & 0xff]++ * size, e, size);
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != base)
+		memcpy(base, src, n * size);
+	free(tmp);
+}
+
 uint64_t hs_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;
@@ -106,4 +154,47 @@ bool hs_stop_signal_pending(void)
 	sigset_t set;
 
 	return sigpending(&set) == 0 && (sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1);
+}
+
+int hs_read_fd(int fd, size_t lead, size_t cap, char **ret, size_t *len)
+{
+	size_t n = lead, size = 0;
+	char *b = NULL;
+
+	for (;;) {
+		ssize_t r;
+		if (n + 4097 > size)
+			hs_xgrow((void **)&b, &size, n + 65536, 1);
+		r = read(fd, b + n, size - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(b);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n - lead > cap) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	memset(b, 0, lead);
+	b[n] = '\0';
+	*ret = b;
+	*len = n;
+	return 0;
+}
+
+int hs_read_file(const char *path, size_t lead, size_t cap, char **ret, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = hs_read_fd(fd, lead, cap, ret, len);
+	close(fd);
+	return rc;
 }

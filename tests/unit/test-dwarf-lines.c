@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 
 #include "helpers.h"
 
+#include "format/elf.h"
 #include "symbolize/dwarf-lines.h"
 
 extern uintptr_t dwarf4_pc, dwarf5_pc;
@@ -153,12 +156,211 @@ static void test_own_dwarf5(void **state)
 	check_frames(dwarf5_pc, 5, "dwarf-lines-lib.c", "dwarf5_inner", "dwarf5_outer");
 }
 
+/* Every range of probe's .debug_aranges (as libdw reads them), its ends and the addresses just
+ * outside it: d names the unit libdw names from ref (dwarf_addrdie), or none where it does.
+ * *asked counts the addresses; returns how many d's own index answered. */
+static uint64_t compare_units(Dwarf *probe, Dwarf *d, Dwarf *ref, uint64_t *asked)
+{
+	struct hs_dwarf_file f;
+	Dwarf_Aranges *ar;
+	uint64_t own;
+	size_t n;
+
+	assert_int_equal(dwarf_getaranges(probe, &ar, &n), 0);
+	assert_true(n > 0);
+	hs_dwarf_file_init(&f, d);
+	*asked = 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Addr a;
+		Dwarf_Word len;
+		Dwarf_Off off;
+
+		assert_int_equal(dwarf_getarangeinfo(dwarf_onearange(ar, i), &a, &len, &off), 0);
+		uint64_t at[] = {a - 1, a, a + len / 2, a + len - 1, a + len};
+		for (size_t j = 0; j < HS_ARRAY_SIZE(at); j++) {
+			Dwarf_Die x, y;
+			bool ours = hs_dwarf_unit(&f, at[j], &x), theirs = dwarf_addrdie(ref, at[j], &y) != NULL;
+
+			if (ours != theirs || (ours && dwarf_dieoffset(&x) != dwarf_dieoffset(&y)))
+				fail_msg("%#" PRIx64 ": unit %#" PRIx64 ", libdw's %#" PRIx64, at[j],
+					 ours ? (uint64_t)dwarf_dieoffset(&x) : 0, theirs ? (uint64_t)dwarf_dieoffset(&y) : 0);
+			(*asked)++;
+		}
+	}
+	own = *asked - f.libdw_units;
+	hs_dwarf_file_release(&f);
+	return own;
+}
+
+/* A file's units looked up through our index of its .debug_aranges, against libdw's. */
+static void check_units(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Dwarf *dw, *ref;
+	uint64_t asked, own;
+
+	assert_true(fd >= 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	ref = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dw);
+	assert_non_null(ref);
+	own = compare_units(ref, dw, ref, &asked);
+	print_message("%s: %" PRIu64 " addresses, the same unit as libdw's; %" PRIu64 " from our index\n", path,
+		      asked, own);
+	/* only where ranges overlap, or where none holds an address and some unit has no set,
+	 * is libdw asked */
+	assert_true(own > asked / 2);
+	dwarf_end(dw);
+	dwarf_end(ref);
+	close(fd);
+}
+
+static void test_units_self(void **state)
+{
+	(void)state;
+	check_units("/proc/self/exe");
+}
+
+struct find_lib {
+	const char *name;
+	char path[PATH_MAX];
+};
+
+static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct find_lib *l = data;
+
+	(void)size;
+	if (!strstr(info->dlpi_name, l->name))
+		return 0;
+	snprintf(l->path, sizeof(l->path), "%s", info->dlpi_name);
+	return 1;
+}
+
+/* The debug file of a library this program has loaded (name: a part of its path), by its
+ * build-id, into ret; false where there is none. */
+static bool debug_file(const char *name, char *ret, size_t cap)
+{
+	struct find_lib l = {name, ""};
+	uint8_t id[64];
+	size_t n = 0;
+	int fd, k;
+	Elf *elf;
+
+	dl_iterate_phdr(find_lib, &l);
+	assert_true(l.path[0]);
+	elf_version(EV_CURRENT);
+	fd = open(l.path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf)
+		n = hs_elf_build_id(elf, id, sizeof(id));
+	elf_end(elf);
+	close(fd);
+	if (n < 2)
+		return false;
+	k = snprintf(ret, cap, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < n; i++)
+		k += snprintf(ret + k, cap - (size_t)k, "%02x", id[i]);
+	snprintf(ret + k, cap - (size_t)k, ".debug");
+	return access(ret, R_OK) == 0;
+}
+
+/* The debug files of libc, libm and ld.so (libc6-dbg): thousands of units, compressed sections
+ * that libdw inflates. */
+static void test_units_libc(void **state)
+{
+	static const char *const libs[] = {"/libc.so", "/libm.so", "/ld-linux"};
+	char path[PATH_MAX + 64];
+
+	(void)state;
+	if (!debug_file(libs[0], path, sizeof(path)))
+		hs_test_skip("no debug file for libc (libc6-dbg)");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(libs); i++)
+		if (debug_file(libs[i], path, sizeof(path)))
+			check_units(path);
+}
+
+/* Without .debug_aranges (renamed), or with one we cannot read (a set of another version),
+ * units are libdw's to find, whatever it finds; with a unit that has no set (the second set
+ * naming the first unit), an address in no range is libdw's to place. */
+static void test_units_unread(void **state)
+{
+	size_t len, name_at = 0, data_at = 0;
+	uint32_t len1, cu1;
+	char *orig = hs_test_read_file("/proc/self/exe", &len);
+	Elf *elf;
+	Elf_Scn *scn;
+	GElf_Shdr sh, strsh;
+	size_t shstrndx;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	elf = elf_memory(orig, len);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	scn = hs_elf_section(elf, ".debug_aranges");
+	assert_non_null(scn);
+	assert_non_null(gelf_getshdr(scn, &sh));
+	assert_non_null(gelf_getshdr(elf_getscn(elf, shstrndx), &strsh));
+	assert_int_equal(sh.sh_flags & SHF_COMPRESSED, 0);
+	name_at = strsh.sh_offset + sh.sh_name + strlen(".debug_arange");
+	data_at = sh.sh_offset;
+	memcpy(&len1, orig + data_at, 4);
+	memcpy(&cu1, orig + data_at + 6, 4);
+	assert_true(len1 < 0xfffffff0 && 4 + len1 + 10 < sh.sh_size);
+	elf_end(elf);
+
+	for (int damage = 0; damage < 3; damage++) {
+		char *copy = hs_xmalloc(len);
+		Dwarf *probe, *dw, *ref;
+		Elf *e1, *e2, *e3;
+		uint64_t asked, own;
+
+		memcpy(copy, orig, len);
+		if (damage == 0) {
+			assert_int_equal(copy[name_at], 's');
+			copy[name_at] = 'z';
+		} else if (damage == 1) {
+			copy[data_at + 4] = 3; /* the first set's version */
+		} else {
+			memcpy(copy + data_at + 4 + len1 + 6, &cu1, 4);
+		}
+		e1 = elf_memory(orig, len);
+		e2 = elf_memory(copy, len);
+		e3 = elf_memory(copy, len);
+		probe = dwarf_begin_elf(e1, DWARF_C_READ, NULL);
+		dw = dwarf_begin_elf(e2, DWARF_C_READ, NULL);
+		ref = dwarf_begin_elf(e3, DWARF_C_READ, NULL);
+		assert_non_null(probe);
+		assert_non_null(dw);
+		assert_non_null(ref);
+		own = compare_units(probe, dw, ref, &asked);
+		assert_true(asked > 0);
+		if (damage < 2)
+			assert_int_equal(own, 0);
+		else
+			assert_true(own > 0 && own < asked);
+		dwarf_end(probe);
+		dwarf_end(dw);
+		dwarf_end(ref);
+		elf_end(e1);
+		elf_end(e2);
+		elf_end(e3);
+		free(copy);
+	}
+	free(orig);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_source_path),
 		cmocka_unit_test(test_own_dwarf4),
 		cmocka_unit_test(test_own_dwarf5),
+		cmocka_unit_test(test_units_self),
+		cmocka_unit_test(test_units_libc),
+		cmocka_unit_test(test_units_unread),
 	};
 
 	if (hs_test_select(argc, argv, tests, sizeof(tests) / sizeof(tests[0])))

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -725,6 +726,69 @@ static void test_lbr_repair(void **state)
 	lbr_repair_case(false, true);  /* -g lbr: the chain from the records */
 }
 
+/* ---- the chain memo ---- */
+
+static uint32_t memo_sample(struct hs_builder *b, uint64_t *chain, uint64_t n)
+{
+	struct hs_perf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_SAMPLE;
+	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
+	ev.sample.ip = chain[1];
+	ev.sample.period = 1;
+	ev.sample.callchain = chain;
+	ev.sample.nr_callchain = n;
+	hs_builder_event(b, &ev);
+	return b->p->samples.v[b->p->samples.n - 1].stack;
+}
+
+/* A chain seen before gives the stack it gave then, a new leaf below the same callers its own,
+ * and after a mapping changes, the locations the new mapping gives, not the remembered ones. */
+static void test_chain_memo(void **state)
+{
+	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, (uint64_t)(uintptr_t)lbr_caller + 2,
+			     (uint64_t)(uintptr_t)test_chain_memo + 40};
+	struct hs_builder b;
+	struct hs_builder_opts o = {0};
+	struct hs_perf_event mm;
+	uint32_t first, again, other, after;
+	const uint32_t *locs;
+
+	(void)state;
+	o.user = true;
+	o.kallsyms = "";
+	hs_builder_init(&b, &o);
+	hs_builder_add_event(&b, "cpu-clock", false);
+	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	first = memo_sample(&b, chain, 4);
+	again = memo_sample(&b, chain, 4);
+	assert_int_equal(first, again);
+	assert_int_equal(b.stats.chain_hits, 1);
+	chain[1] = (uint64_t)(uintptr_t)lbr_leaf + 3; /* the same function, another instruction */
+	other = memo_sample(&b, chain, 4);
+	assert_int_equal(b.stats.chain_hits, 2);
+	assert_int_not_equal(other, first);
+	locs = hs_profile_stack_locs(b.p, other);
+	assert_string_equal(hs_profile_location_name(b.p, locs[0]), "lbr_leaf");
+	assert_string_equal(hs_profile_location_name(b.p, locs[1]), "lbr_caller");
+	/* the callers' code replaced by an anonymous mapping: no longer lbr_caller */
+	memset(&mm, 0, sizeof(mm));
+	mm.type = PERF_RECORD_MMAP2;
+	mm.mmap.pid = mm.mmap.tid = (uint32_t)getpid();
+	mm.mmap.start = ((uint64_t)(uintptr_t)lbr_caller & ~0xfffULL);
+	mm.mmap.len = 0x1000;
+	mm.mmap.prot = PROT_READ | PROT_EXEC;
+	mm.mmap.filename = "//anon";
+	mm.mmap.is_mmap2 = true;
+	hs_builder_event(&b, &mm);
+	after = memo_sample(&b, chain, 4);
+	locs = hs_profile_stack_locs(b.p, after);
+	assert_int_equal(b.stats.chain_hits, 2);
+	assert_string_not_equal(hs_profile_location_name(b.p, locs[1]), "lbr_caller");
+	hs_builder_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -734,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_real_files_cut), cmocka_unit_test(test_lbr_stack),
 		cmocka_unit_test(test_lbr_stack_in_kernel),
 		cmocka_unit_test(test_lbr_repair),
+		cmocka_unit_test(test_chain_memo),
 		cmocka_unit_test(test_short_header),
 		cmocka_unit_test(test_compressed_chunks),
 		cmocka_unit_test(test_compressed_bomb),

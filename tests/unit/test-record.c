@@ -19,6 +19,7 @@
 #include "record/callgraph.h"
 #include "record/jvm.h"
 #include "record/ring.h"
+#include "record/session-private.h"
 #include "record/session.h"
 #include "unwind/callchain.h"
 #include "util/strbuf.h"
@@ -121,6 +122,95 @@ static void test_ring_wrap(void **state)
 }
 
 /* ---- queue ---- */
+
+struct held_scan {
+	struct hs_record *r;
+	int n;
+	uint64_t refs[64];
+};
+
+static void hold(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied)
+{
+	struct held_scan *h = ctx;
+
+	assert_false(copied);
+	h->refs[h->n++] = hs_held_add(h->r, 0, pos, rec->size, true);
+}
+
+/* The payload of a taken record: each byte its fill, the record whole. */
+static uint8_t take(struct hs_record *r, uint64_t ref, uint16_t size)
+{
+	bool owned;
+	struct perf_event_header *rec = hs_held_take(r, ref, &owned);
+	struct collected c = {0};
+	uint8_t fill;
+
+	assert_non_null(rec);
+	assert_int_equal(rec->size, size);
+	collect(&c, rec);
+	fill = c.fill[0];
+	if (owned)
+		free(rec);
+	return fill;
+}
+
+/* Records left in the ring: their space is given back as they are taken, in ring order whatever
+ * the order of taking; a ring over 5/8 full of records waiting has them copied out, their
+ * space given back at once, and taking them later gives the copies. */
+static void test_ring_held(void **state)
+{
+	uint8_t *mem = aligned_alloc(PAGE, PAGE + DATA);
+	struct perf_event_mmap_page *meta = (void *)mem;
+	struct hs_record *r = calloc(1, sizeof(*r));
+	struct hs_record_ring g = {0};
+	struct held_scan h = {r, 0, {0}};
+	uint64_t pos = 0, ends[9];
+
+	(void)state;
+	memset(mem, 0, PAGE + DATA);
+	hs_ring_init(&g.ring, mem, PAGE, DATA);
+	hs_vec_push(&r->rings, g);
+	pthread_mutex_init(&r->rings.v[0].lock, NULL);
+	for (int i = 0; i < 4; i++)
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 440, (uint8_t)(10 + i));
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
+	assert_int_equal(meta->data_tail, 0); /* all still there */
+	assert_int_equal(take(r, h.refs[0], 440), 10);
+	assert_int_equal(meta->data_tail, ends[0]);
+	assert_int_equal(take(r, h.refs[2], 440), 12); /* out of order: the second still waits */
+	assert_int_equal(meta->data_tail, ends[0]);
+	assert_int_equal(take(r, h.refs[1], 440), 11);
+	assert_int_equal(meta->data_tail, ends[2]);
+	hs_held_spill_if_full(r, 0); /* a quarter full: nothing copied */
+	assert_int_equal(r->spilled, 0);
+
+	/* more than half full (two rounds waiting, as in a steady recording): left there */
+	for (int i = 4; i < 8; i++)
+		ends[i] = pos = put(r->rings.v[0].ring.data, pos, 440, (uint8_t)(10 + i));
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 4);
+	hs_held_spill_if_full(r, 0);
+	assert_int_equal(r->spilled, 0);
+	/* past 5/8 full: copied out, the ring's space free; the kernel writes over it */
+	ends[8] = pos = put(r->rings.v[0].ring.data, pos, 440, 18);
+	meta->data_head = pos;
+	assert_int_equal(hs_ring_scan(&r->rings.v[0].ring, hold, &h), 1);
+	hs_held_spill_if_full(r, 0);
+	assert_int_equal(r->spilled, 6);
+	assert_int_equal(meta->data_tail, ends[8]);
+	memset(r->rings.v[0].ring.data, 0xee, DATA);
+	for (int i = 3; i < 9; i++)
+		assert_int_equal(take(r, h.refs[i], 440), 10 + i);
+	assert_int_equal(r->rings.v[0].held_n, 0);
+	hs_held_release(&r->rings.v[0]);
+	pthread_mutex_destroy(&r->rings.v[0].lock);
+	hs_ring_release(&r->rings.v[0].ring);
+	hs_vec_free(&r->rings);
+	free(r->take_buf);
+	free(r);
+	free(mem);
+}
 
 static void test_queue_order(void **state)
 {
@@ -435,6 +525,30 @@ static void test_record_copy_cuts_stack(void **state)
 		cut.sample.stack_size = 24; /* the rest as it was */
 		check_sample(&l, &cut.sample);
 		free(copy);
+		{
+			/* without the stack at all (a sample whose stack was walked in its ring): an
+			 * empty one, no dynamic size, every other field as it was */
+			uint8_t *buf = NULL;
+			size_t cap = 0;
+			struct hs_perf_event none;
+			copy = hs_record_copy_into((const struct perf_event_header *)w.buf, &ev, &buf, &cap, true);
+			assert_int_equal(copy->size, w.n - 24 - 8);
+			assert_int_equal(hs_perf_event_parse(copy, copy->size, &l, 0, &none, &err), 0);
+			assert_int_equal(none.sample.stack_size, 0);
+			assert_null(none.sample.stack);
+			assert_int_equal(none.sample.ip, cut.sample.ip);
+			assert_int_equal(none.sample.sid.time, cut.sample.sid.time);
+			assert_int_equal(none.sample.nr_user_regs, cut.sample.nr_user_regs);
+			assert_int_equal(none.sample.weight, cut.sample.weight);
+			assert_int_equal(none.sample.data_src, cut.sample.data_src);
+			assert_int_equal(none.sample.transaction, cut.sample.transaction);
+			assert_int_equal(none.sample.phys_addr, cut.sample.phys_addr);
+			assert_int_equal(none.sample.nr_intr_regs, cut.sample.nr_intr_regs);
+			assert_int_equal(none.sample.aux_size, cut.sample.aux_size);
+			assert_int_equal(none.sample.nr_callchain, cut.sample.nr_callchain);
+			assert_int_equal(none.sample.nr_branches, cut.sample.nr_branches);
+			free(buf);
+		}
 	}
 }
 
@@ -988,6 +1102,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_wrap),
+		cmocka_unit_test(test_ring_held),
 		cmocka_unit_test(test_queue_order),
 		cmocka_unit_test(test_sample_layouts),
 		cmocka_unit_test(test_sample_hostile),

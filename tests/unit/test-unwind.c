@@ -264,7 +264,22 @@ void run_rbx_cfa(void (*callee)(void))
 }
 
 static uint64_t last_evicted;
+static bool with_detach; /* the walk's stack given a detach hook (a working copy, moved once) */
+static int detached;
 static uint64_t copy_end; /* the stack copy's end of the thread's stack for the next walk; 0: not known */
+
+/* The detach hook of with_detach: the stack moved to a fresh copy, the old one scribbled over
+ * (as the kernel would write over a ring's space given back) and freed. */
+static void move_stack(void *ctx, struct hs_stack_copy *c)
+{
+	uint8_t *moved = malloc(c->size);
+
+	memcpy(moved, c->data, c->size);
+	memset(ctx, 0xaa, c->size);
+	free(ctx);
+	c->data = moved;
+	detached++;
+}
 
 static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_opts *opts, const char ***names,
 			    size_t *n, enum hs_stop *stop)
@@ -294,7 +309,17 @@ static void unwind_snapshot(const struct snapshot *sn, const struct hs_unwinder_
 	copy.size = sn->size;
 	copy.end = copy_end;
 	copy.tid = uo.live ? gettid() : 0;
+	if (with_detach) {
+		uint8_t *work = malloc(sn->size);
+		memcpy(work, sn->stack, sn->size);
+		copy.data = work;
+		copy.detach = move_stack;
+		copy.detach_ctx = work;
+		detached = 0;
+	}
 	hs_unwind_user(&u, getpid(), &regs, &copy, &cc);
+	if (with_detach)
+		free((void *)copy.data);
 	*n = 0;
 	for (size_t i = 0; i < cc.frames.n && i < 128; i++) {
 		uint64_t a = cc.frames.v[i].addr - cc.frames.v[i].ret;
@@ -369,6 +394,17 @@ static void test_self_unwind_auto(void **state)
 {
 	(void)state;
 	check_chain(true);
+}
+
+/* A stack given back before the unwinder compiles a file's tables (a recording's ring): the
+ * walk goes on in the copy the hook made, moved once, with the same chain. */
+static void test_self_unwind_detach(void **state)
+{
+	(void)state;
+	with_detach = true;
+	check_chain(false);
+	with_detach = false;
+	assert_int_equal(detached, 1);
 }
 
 /* Sampled in an epilogue whose CFI still has rbp saved below the stack pointer: rbp is taken
@@ -849,6 +885,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_unwind_cfi),
 		cmocka_unit_test(test_self_unwind_auto),
+		cmocka_unit_test(test_self_unwind_detach),
 		cmocka_unit_test(test_short_copy),
 		cmocka_unit_test(test_copy_ended_early),
 		cmocka_unit_test(test_fp_own_record),

@@ -236,6 +236,51 @@ static void test_upper_bound(void **state)
 	assert_int_equal(hs_upper_bound(v, 4, start, UINT64_MAX), 4);
 }
 
+/* By key, stably, whichever bytes of the keys differ (low, high, none), elements of an odd size
+ * with the key anywhere in them: the order qsort() gives by (key, position). */
+struct sort_elem {
+	uint32_t pos;
+	uint64_t key;
+	char pad[3];
+};
+
+static int sort_elem_cmp(const void *a, const void *b)
+{
+	const struct sort_elem *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void test_sort_by_key(void **state)
+{
+	static const uint64_t masks[] = {0, 0xff, 0xffff, 0xff00000000000000, 0xf0f0f0f0f0f0f0f0, UINT64_MAX};
+	enum { N = 3000 };
+	struct sort_elem *a = hs_xcalloc(N, sizeof(*a)), *b = hs_xcalloc(N, sizeof(*b));
+	uint64_t x = 0x9e3779b97f4a7c15;
+
+	(void)state;
+	hs_sort_by_key(a, 0, sizeof(*a), offsetof(struct sort_elem, key));
+	for (size_t m = 0; m < HS_ARRAY_SIZE(masks); m++) {
+		for (size_t n = 1; n <= N; n = n < 40 ? n + 1 : n * 3) {
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				/* few distinct keys under a narrow mask: many ties */
+				a[i] = (struct sort_elem){(uint32_t)i, (x & masks[m]) | 0x1000, "ab"};
+			}
+			memcpy(b, a, n * sizeof(*a));
+			hs_sort_by_key(a, n, sizeof(*a), offsetof(struct sort_elem, key));
+			qsort(b, n, sizeof(*b), sort_elem_cmp);
+			assert_memory_equal(a, b, n * sizeof(*a));
+		}
+	}
+	free(a);
+	free(b);
+}
+
 static void test_u64map(void **state)
 {
 	struct hs_u64map m = {0};
@@ -641,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_cursor_bounds),
 		cmocka_unit_test(test_cursor_leb128),
 		cmocka_unit_test(test_upper_bound),
+		cmocka_unit_test(test_sort_by_key),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_strbuf),

@@ -12,19 +12,16 @@
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "python/py-abi.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* only what is read of the kernel's task, relocated by CO-RE against the running kernel */
-struct thread_struct {
-	unsigned long fsbase;
-} __attribute__((preserve_access_index));
-struct task_struct {
-	struct thread_struct thread;
-} __attribute__((preserve_access_index));
+/* Where the running kernel keeps a task's fs base (task_struct.thread.fsbase), set by user
+ * space before loading: it finds it in the kernel's BTF once per boot. (Relocating the read by
+ * CO-RE instead made libbpf parse all of the kernel's BTF in every recording, more than half
+ * the cost of loading this program.) */
+const volatile __u32 fsbase_off = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -37,9 +34,11 @@ struct thread_cache {
 	__u64 fsbase, tstate;
 };
 
+/* The maps are allocated whole when the program loads, and that was most of a recording's
+ * start: sizes for what a machine runs at once, the least recently used dropped past them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, 4096);
 	__type(key, __u32); /* thread id */
 	__type(value, struct thread_cache);
 } threads SEC(".maps");
@@ -49,14 +48,14 @@ struct {
 #define SEEN_DEPTH 4
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 8192);
 	__type(key, __u64);
 	__type(value, __u8);
 } seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, 1 << 20); /* set per machine before loading (pyframes.c) */
 } stacks SEC(".maps");
 
 /* the record being built, the process's description, and room to read a frame and a code
@@ -237,7 +236,6 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid(), tstate, frame;
 	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
 	const struct hs_py_proc_info *pi = bpf_map_lookup_elem(&procs, &pid);
-	struct task_struct *task;
 	struct scratch *sc;
 	__u64 size;
 
@@ -247,8 +245,9 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 1;
 	sc->pi = *pi;
-	task = (struct task_struct *)bpf_get_current_task();
-	sc->fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase_off ||
+	    bpf_probe_read_kernel(&sc->fsbase, sizeof(sc->fsbase), (void *)(bpf_get_current_task() + fsbase_off)))
+		return 1;
 	tstate = find_tstate(sc, tid);
 	if (!tstate)
 		return 1; /* a thread that never ran Python: nothing to add */

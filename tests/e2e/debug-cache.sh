@@ -1,0 +1,131 @@
+#!/bin/sh
+# Compressed DWARF (SHF_COMPRESSED .debug_* sections) decompressed once and kept in the cache
+# directory: one perf.data converted with the cache off, cold and warm gives the same folded
+# stacks (inline frames, file:line) and pprof. That the warm run reads the entry is shown by
+# corrupting the program's compressed .debug_info in place (size, inode and mtime kept): only
+# the entry still gives its inline frames. An entry of another version of the file (mtime), of
+# another file, another user's, a symbolic link, or a damaged one is never read, and a damaged
+# one is rewritten.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$WORKLOADS/dwcache" ] || skip "no C++ compiler: the dwcache workload was not built"
+for t in readelf dd truncate; do
+	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
+done
+require_perf_events
+command -v perf >/dev/null 2>&1 || skip "perf is not installed (one recording converted several times)"
+perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
+mkdir -p "$dir/home"
+export HOME="$dir/home" # perf's build-id cache
+unset PERF_BUILDID_DIR
+
+prog=$dir/prog
+cp "$WORKLOADS/dwcache" "$prog"
+cp "$prog" "$dir/prog.pristine"
+id=$(readelf -n "$prog" | awk '/Build ID/ { print $3; exit }')
+[ -n "$id" ] || fail "the workload has no build-id"
+perf record -q -g -o "$dir/rec.data" -- "$prog" 1 >/dev/null 2>"$dir/perf.err" ||
+	skip "perf record failed: $(head -n1 "$dir/perf.err")"
+cache=$dir/cache
+mkdir -m 700 "$cache"
+entry=$cache/debug/$id.debug
+
+# convert NAME [CACHE]: rec.data as NAME.folded (inline frames, file:line) and NAME.pb.gz,
+# with the cache directory CACHE (none: off)
+convert() {
+	HOTSTACK_CACHE_DIR=${2:-} "$HOTSTACK" convert "$dir/rec.data" --inline-annotate --lines \
+		-o "$dir/$1.folded" -o "$dir/$1.pb.gz" 2>"$dir/$1.err" || fail "convert $1: $(cat "$dir/$1.err")"
+}
+
+# same A B: the two conversions are identical
+same() {
+	cmp -s "$dir/$1.folded" "$dir/$2.folded" || fail "$1 and $2 differ: $(diff "$dir/$1.folded" "$dir/$2.folded" | cut -c1-300 | head -4)"
+	cmp -s "$dir/$1.pb.gz" "$dir/$2.pb.gz" || fail "the pprof of $1 and $2 differ"
+}
+
+# inlined NAME: how many of the program's inline frames, with a line, NAME.folded shows
+inlined() {
+	grep -o '[^;]*:[0-9]*_\[i\]' "$dir/$1.folded" | grep -c 'std::\|/usr/include/c++' || true
+}
+
+# -- off, cold, warm: the same; the entry is made by the first run that has a cache
+convert off
+[ "$(inlined off)" -gt 0 ] || fail "no inline frame of the program with a line: $(head -3 "$dir/off.folded")"
+[ ! -e "$cache/debug" ] || fail "the cache was written with HOTSTACK_CACHE_DIR empty"
+convert cold "$cache"
+[ -f "$entry" ] || fail "no entry $entry after the first run: $(ls -la "$cache" "$cache/debug" 2>&1)"
+[ "$(stat -c %a "$entry")" = 600 ] || fail "the entry is mode $(stat -c %a "$entry"), not 600"
+readelf -S "$entry" | grep -q '\.debug_info' || fail "the entry has no .debug_info"
+# decompressed: no section of it is flagged C (SHF_COMPRESSED) any more
+readelf -SW "$entry" | grep '\.debug_' | awk '$0 ~ /\] \.debug/ && $(NF-3) ~ /C/ { bad = 1 } END { exit bad }' ||
+	fail "the entry still has compressed sections: $(readelf -SW "$entry" | grep debug_)"
+convert warm "$cache"
+same off cold
+same off warm
+cp "$entry" "$dir/good.entry"
+echo "off, cold and warm give the same output; $(inlined off) inline frames of the program"
+
+# libc's own debug file where the system has one (libc6-dbg): its entry too
+libc=$(ldd "$prog" | awk '/libc\.so/ { print $3; exit }')
+lid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
+tail=${lid#??}
+ldbg=/usr/lib/debug/.build-id/${lid%"$tail"}/$tail.debug
+if [ -n "$lid" ] && [ -f "$ldbg" ] && readelf -SW "$ldbg" | grep -q '\.debug_info .* C '; then
+	grep -q 'libc\.so' "$dir/off.folded" && { [ -f "$cache/debug/$lid.debug" ] || fail "no entry for libc's debug file"; }
+fi
+
+# -- the program's compressed .debug_info corrupted in place: size, inode and mtime kept
+hexoff=$(readelf -SW "$prog" | sed 's/^ *\[ *[0-9]*\] //' | awk '$1 == ".debug_info" { print $4 }')
+[ -n "$hexoff" ] || fail "no .debug_info in the program"
+off=$(printf '%d' "0x$hexoff")
+touch -r "$prog" "$dir/stamp"
+dd if=/dev/zero of="$prog" bs=1 seek=$((off + 64)) count=4096 conv=notrunc 2>/dev/null
+touch -r "$dir/stamp" "$prog"
+convert bad
+[ "$(inlined bad)" = 0 ] || fail "inline frames out of a corrupt .debug_info: the test proves nothing"
+convert hit "$cache"
+same off hit
+echo "the entry is read: the same output from a program whose DWARF is corrupt"
+
+# not_read WHAT: with the entry as it now is, the program's DWARF is not read from it
+not_read() {
+	convert "$1" "$cache"
+	same bad "$1"
+}
+chown nobody "$entry" 2>/dev/null && not_read other-user
+rm -f "$entry"
+ln -s "$dir/good.entry" "$entry"
+not_read symlink
+rm -f "$entry"
+# another file's entry under this one's name
+if [ -n "$lid" ] && [ -f "$cache/debug/$lid.debug" ]; then
+	cp "$cache/debug/$lid.debug" "$entry"
+	not_read another-file
+fi
+cp "$dir/good.entry" "$entry"
+size=$(stat -c %s "$entry")
+truncate -s $((size / 2)) "$entry"
+not_read truncated
+# another version of the program: the same bytes, a later mtime
+cp "$dir/good.entry" "$entry"
+touch -d '+1 hour' "$prog"
+not_read stale
+echo "not read: another user's entry, a symbolic link, another file's, a truncated one, a stale one"
+
+# -- the program as built again (a new mtime): damaged entries are replaced, and used
+cp "$dir/prog.pristine" "$prog"
+cp "$dir/good.entry" "$entry"
+truncate -s $((size / 2)) "$entry"
+convert rewritten "$cache"
+same off rewritten
+[ "$(stat -c %s "$entry")" = "$size" ] || fail "a truncated entry was not rewritten: $(stat -c %s "$entry") bytes"
+# the same size, but not ELF
+printf 'JUNK' | dd of="$entry" conv=notrunc 2>/dev/null
+convert notelf "$cache"
+same off notelf
+[ "$(head -c 4 "$entry" | od -An -c | tr -d ' ')" = '177ELF' ] || fail "an entry that is not ELF was not rewritten"
+convert again "$cache"
+same off again
+echo "damaged entries (truncated, not ELF) are ignored and rewritten"
