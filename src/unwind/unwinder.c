@@ -11,6 +11,7 @@
 
 #include "format/elf.h"
 #include "model/dso-file.h"
+#include "unwind/cfi-cache.h"
 #include "unwind/trampoline.h"
 
 #define MAX_SEGS 16
@@ -154,6 +155,8 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 	}
 	struct hs_dso_elf e;
 	struct hs_error err = {0};
+	struct hs_cfi_cache_key key = {0};
+	bool cached;
 	int rc = 0;
 
 	if (!opened) {
@@ -165,13 +168,18 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 		opened = &e;
 	}
 	read_segments(f, opened->elf);
-	{
-		/* CFI in a separate debug file, for code built without unwind tables */
+	cached = hs_cfi_cache_key(opened, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
+	if (!cached) {
+		/* CFI in a separate debug file, for code built without unwind tables (such a table
+		 * is not kept: the debug file may come or go) */
 		struct hs_dso_elf dbg;
 		bool have_dbg = !hs_elf_has_section(opened->elf, ".debug_frame") && !hs_dso_debug_open(opened, f->dso->path, &dbg);
+		bool keep = key.name[0] && hs_elf_has_section(opened->elf, ".eh_frame");
 		rc = hs_cfi_table_build(opened->elf, have_dbg ? dbg.elf : NULL, &f->table, &err);
 		if (have_dbg)
 			hs_dso_elf_close(&dbg);
+		if (!rc && f->table->n && keep)
+			hs_cfi_cache_store(&key, f->table);
 	}
 	if (opened == &e)
 		hs_dso_elf_close(&e);
@@ -182,7 +190,10 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 		u->stats.tables_failed++;
 		return false;
 	}
-	u->stats.tables_built++;
+	if (cached)
+		u->stats.tables_cached++;
+	else
+		u->stats.tables_built++;
 	u->bytes += hs_cfi_table_bytes(f->table);
 	evict(u, f);
 	return true;
