@@ -17,6 +17,7 @@
 struct header {
 	char magic[8];
 	uint64_t size, mtime_ns, dev, ino; /* the file's */
+	uint64_t debug_size, debug_mtime_ns, debug_dev, debug_ino; /* its debug file's, or 0 */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	uint8_t pad[3];
@@ -27,22 +28,40 @@ struct header {
 	uint64_t hash;                     /* of the rows and the rules */
 };
 
-static const char header_magic[8] = "HSCFI01";
+static const char header_magic[8] = "HSCFI02";
 
 /* A used entry's mtime is moved when older than this, not on every use. */
 #define TOUCH_AGE 3600
 
-int hs_cfi_cache_key(const struct hs_dso_elf *e, struct hs_cfi_cache_key *ret)
+/* The identity of the regular file open as fd: its size, mtime, device and inode. */
+static bool file_id(int fd, uint64_t id[4])
 {
-	struct hs_cfi_cache_key k = {0};
 	struct stat st;
 
-	if (!hs_cache_dir() || e->fd < 0 || fstat(e->fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	id[0] = (uint64_t)st.st_size;
+	id[1] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	id[2] = (uint64_t)st.st_dev;
+	id[3] = (uint64_t)st.st_ino;
+	return true;
+}
+
+int hs_cfi_cache_key(const struct hs_dso_elf *e, const struct hs_dso_elf *debug, struct hs_cfi_cache_key *ret)
+{
+	struct hs_cfi_cache_key k = {0};
+	uint64_t id[4], did[4] = {0};
+
+	if (!hs_cache_dir() || !file_id(e->fd, id) || (debug && !file_id(debug->fd, did)))
 		return -ENOENT;
-	k.size = (uint64_t)st.st_size;
-	k.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-	k.dev = (uint64_t)st.st_dev;
-	k.ino = (uint64_t)st.st_ino;
+	k.size = id[0];
+	k.mtime_ns = id[1];
+	k.dev = id[2];
+	k.ino = id[3];
+	k.debug_size = did[0];
+	k.debug_mtime_ns = did[1];
+	k.debug_dev = did[2];
+	k.debug_ino = did[3];
 	k.build_id_size = e->build_id_size;
 	memcpy(k.build_id, e->build_id, e->build_id_size);
 	hs_cache_entry_name(k.name, sizeof(k.name), "cfi", k.build_id, k.build_id_size, k.dev, k.ino, "cfi");
@@ -64,6 +83,10 @@ static void header_init(struct header *h, const struct hs_cfi_cache_key *key, co
 	h->mtime_ns = key->mtime_ns;
 	h->dev = key->dev;
 	h->ino = key->ino;
+	h->debug_size = key->debug_size;
+	h->debug_mtime_ns = key->debug_mtime_ns;
+	h->debug_dev = key->debug_dev;
+	h->debug_ino = key->debug_ino;
 	memcpy(h->build_id, key->build_id, key->build_id_size);
 	h->build_id_size = key->build_id_size;
 	h->row_size = sizeof(struct hs_cfi_row);

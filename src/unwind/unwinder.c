@@ -168,18 +168,21 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 		opened = &e;
 	}
 	read_segments(f, opened->elf);
-	cached = hs_cfi_cache_key(opened, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
-	if (!cached) {
-		/* CFI in a separate debug file, for code built without unwind tables (such a table
-		 * is not kept: the debug file may come or go) */
+	{
+		/* CFI in a separate debug file, for code built without unwind tables: its
+		 * .debug_frame, when the file has none of its own (the entry's key names it) */
 		struct hs_dso_elf dbg;
 		bool have_dbg = !hs_elf_has_section(opened->elf, ".debug_frame") && !hs_dso_debug_open(opened, f->dso->path, &dbg);
-		bool keep = key.name[0] && hs_elf_has_section(opened->elf, ".eh_frame");
-		rc = hs_cfi_table_build(opened->elf, have_dbg ? dbg.elf : NULL, &f->table, &err);
+		bool dbg_cfi = have_dbg && hs_elf_has_section(dbg.elf, ".debug_frame");
+
+		cached = hs_cfi_cache_key(opened, dbg_cfi ? &dbg : NULL, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
+		if (!cached) {
+			rc = hs_cfi_table_build(opened->elf, dbg_cfi ? dbg.elf : NULL, &f->table, &err);
+			if (!rc && f->table->n && key.name[0])
+				hs_cfi_cache_store(&key, f->table);
+		}
 		if (have_dbg)
 			hs_dso_elf_close(&dbg);
-		if (!rc && f->table->n && keep)
-			hs_cfi_cache_store(&key, f->table);
 	}
 	if (opened == &e)
 		hs_dso_elf_close(&e);

@@ -46,7 +46,7 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	open_self(&e, &t);
-	assert_int_equal(hs_cfi_cache_key(&e, &key), 0);
+	assert_int_equal(hs_cfi_cache_key(&e, NULL, &key), 0);
 	assert_int_equal(strncmp(key.name, "cfi/", 4), 0);
 	assert_int_equal(hs_cfi_cache_load(&key, &back), -ENOENT);
 	assert_int_equal(hs_cfi_cache_store(&key, t), 0);
@@ -91,7 +91,7 @@ static void test_unusable_rows_refused(void **state)
 
 	(void)state;
 	open_self(&e, &t);
-	assert_int_equal(hs_cfi_cache_key(&e, &key), 0);
+	assert_int_equal(hs_cfi_cache_key(&e, NULL, &key), 0);
 	/* two rows out of PC order: the binary search would miss rows */
 	saved = hs_xmalloc(t->n * sizeof(*t->rows));
 	memcpy(saved, t->rows, t->n * sizeof(*t->rows));
