@@ -10,38 +10,10 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-for t in readelf dd truncate; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-require_perf_events
-command -v perf >/dev/null 2>&1 || skip "perf is not installed (one recording converted several times)"
-perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
-mkdir -p "$dir/home"
-export HOME="$dir/home" # perf's build-id cache
-unset PERF_BUILDID_DIR
-
-prog=$dir/prog
-cp "$WORKLOADS/recursive" "$prog"
-cp "$prog" "$dir/prog.pristine"
-id=$(readelf -n "$prog" | awk '/Build ID/ { print $3; exit }')
-[ -n "$id" ] || fail "the workload has no build-id"
-perf record -q --call-graph dwarf -o "$dir/rec.data" -- "$prog" 1 >/dev/null 2>"$dir/perf.err" ||
-	skip "perf record failed: $(head -n1 "$dir/perf.err")"
-cache=$dir/cache
-mkdir -m 700 "$cache"
+# shellcheck source=cache-lib.sh
+. "$(dirname "$0")/cache-lib.sh"
+cache_setup "$WORKLOADS/recursive" --call-graph dwarf
 entry=$cache/cfi/$id.cfi
-
-# convert NAME [CACHE]: rec.data as NAME.folded, with the cache directory CACHE (none: off)
-convert() {
-	HOTSTACK_CACHE_DIR=${2:-} "$HOTSTACK" convert "$dir/rec.data" -o "$dir/$1.folded" 2>"$dir/$1.err" ||
-		fail "convert $1: $(cat "$dir/$1.err")"
-}
-
-# same A B: the two conversions are identical
-same() {
-	cmp -s "$dir/$1.folded" "$dir/$2.folded" ||
-		fail "$1 and $2 differ: $(diff "$dir/$1.folded" "$dir/$2.folded" | cut -c1-300 | head -4)"
-}
 
 # deep NAME: the samples NAME.folded has below at least ten rec frames under main
 deep() {
@@ -62,10 +34,14 @@ cp "$entry" "$dir/good.entry"
 echo "off, cold and warm give the same output; $(deep off) samples ten rec frames deep or more"
 
 # -- the program's .eh_frame zeroed in place: size, inode and mtime kept
-set -- $(readelf -SW "$prog" | sed 's/^ *\[ *[0-9]*\] //' | awk '$1 == ".eh_frame" { print $4, $5 }')
-[ $# = 2 ] || fail "no .eh_frame in the program"
+read -r hexoff hexsize <<EOF2
+$(readelf -SW "$prog" | sed 's/^ *\[ *[0-9]*\] //' | awk '$1 == ".eh_frame" { print $4, $5 }')
+EOF2
+[ -n "$hexsize" ] || fail "no .eh_frame in the program"
+off=$(printf '%d' "0x$hexoff")
+size=$(printf '%d' "0x$hexsize")
 touch -r "$prog" "$dir/stamp"
-dd if=/dev/zero of="$prog" bs=1 seek=$(printf '%d' "0x$1") count=$(printf '%d' "0x$2") conv=notrunc 2>/dev/null
+dd if=/dev/zero of="$prog" bs=1 seek="$off" count="$size" conv=notrunc 2>/dev/null
 touch -r "$dir/stamp" "$prog"
 convert bad
 [ "$(deep bad)" = 0 ] || fail "deep stacks through a zeroed .eh_frame: the test proves nothing"
@@ -73,11 +49,6 @@ convert hit "$cache"
 same off hit
 echo "the entry is read: the same stacks from a program whose .eh_frame is zeroed"
 
-# not_read WHAT: with the entry as it now is, the program's table is not read from it
-not_read() {
-	convert "$1" "$cache"
-	same bad "$1"
-}
 chown nobody "$entry" 2>/dev/null && not_read other-user
 rm -f "$entry"
 ln -s "$dir/good.entry" "$entry"
