@@ -119,6 +119,9 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
 			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps, (unsigned long long)st->chain_hits);
+		if (s->cfi_steps)
+			fprintf(stderr, "hotstack: unwinding tables of files: %llu compiled, %llu from the cache\n",
+				(unsigned long long)s->tables_built, (unsigned long long)s->tables_cached);
 		if (s->fp_steps)
 			fprintf(stderr,
 				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "

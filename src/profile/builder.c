@@ -1101,6 +1101,8 @@ void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *r
 	ret->frames = un->frames;
 	ret->cfi_steps = un->cfi_steps;
 	ret->fp_steps = un->fp_steps;
+	ret->tables_built = un->tables_built;
+	ret->tables_cached = un->tables_cached;
 	ret->fp_own_records = un->fp_own_records;
 	ret->fp_outside_stack = un->fp_outside_stack;
 	ret->fp_not_code = un->fp_not_code;

@@ -236,6 +236,8 @@ struct hs_builder_summary {
 	uint64_t files_loaded, files_unreadable, files_mismatched;
 	/* user stacks unwound: frames, and the steps by CFI and by frame pointer */
 	uint64_t frames, cfi_steps, fp_steps;
+	/* files' unwinding tables compiled, and taken from the user's cache */
+	uint64_t tables_built, tables_cached;
 	/* frame-pointer steps through a frame's own record, and those refused */
 	uint64_t fp_own_records, fp_outside_stack, fp_not_code, fp_not_after_call;
 	/* JIT code: jitdump files and their records, unwinding tables compiled from them, perf

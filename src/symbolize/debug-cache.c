@@ -1,7 +1,6 @@
 /* Decompressed debug files in the user's cache (see debug-cache.h). */
 #include "debug-cache.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -15,7 +14,6 @@
 #include "format/elf.h"
 #include "util/cache.h"
 #include "util/outfile.h"
-#include "util/strbuf.h"
 #include "util/util.h"
 
 /* After the ELF image, in our own byte order: the cache is this machine's only. */
@@ -31,8 +29,6 @@ struct trailer {
 
 static const char trailer_magic[8] = "HSDBGZ1";
 
-/* A temporary file of a writer that died, left in debug/, goes after this long. */
-#define ORPHAN_AGE 600
 /* A used entry's mtime is moved when older than this, not on every use. */
 #define TOUCH_AGE 3600
 
@@ -70,16 +66,7 @@ int hs_debug_cache_key(const struct hs_dso_elf *e, struct hs_debug_cache_key *re
 	k.ino = (uint64_t)st.st_ino;
 	k.build_id_size = e->build_id_size;
 	memcpy(k.build_id, e->build_id, e->build_id_size);
-	if (k.build_id_size) {
-		char *p = k.name + sprintf(k.name, "debug/");
-		for (size_t i = 0; i < k.build_id_size; i++)
-			p += sprintf(p, "%02x", k.build_id[i]);
-		strcpy(p, ".debug");
-	} else {
-		/* a file without a build-id has one entry where it is: rebuilt, it replaces it */
-		snprintf(k.name, sizeof(k.name), "debug/i-%016llx.debug",
-			 (unsigned long long)hs_hash_combine(hs_hash_u64(k.dev), k.ino));
-	}
+	hs_cache_entry_name(k.name, sizeof(k.name), "debug", k.build_id, k.build_id_size, k.dev, k.ino, "debug");
 	*ret = k;
 	return 0;
 }
@@ -272,77 +259,7 @@ int hs_debug_cache_write(const struct hs_debug_cache_key *key, struct hs_dso_elf
 	return rc;
 }
 
-struct entry {
-	char *name;
-	uint64_t size;
-	struct timespec mtime;
-};
-
-static int by_mtime(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 int hs_debug_cache_trim(uint64_t max)
 {
-	const char *cache = hs_cache_dir();
-	HS_VEC(struct entry) v = {0};
-	struct hs_strbuf sb = {0};
-	uint64_t total = 0;
-	struct dirent *de;
-	int dfd, removed = 0;
-	time_t now = time(NULL);
-	DIR *dir;
-
-	if (!cache)
-		return 0;
-	hs_strbuf_addf(&sb, "%s/debug", cache);
-	dfd = open(hs_strbuf_str(&sb), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	hs_strbuf_release(&sb);
-	if (dfd < 0 || !(dir = fdopendir(dfd))) {
-		if (dfd >= 0)
-			close(dfd);
-		return 0;
-	}
-	while ((de = readdir(dir))) {
-		struct stat st;
-		struct entry en;
-
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid())
-			continue;
-		/* a writer's temporary file: another run may be writing it now */
-		if (de->d_name[0] == '.' && st.st_mtim.tv_sec > now - ORPHAN_AGE) {
-			total += (uint64_t)st.st_size;
-			continue;
-		}
-		en.name = hs_xstrdup(de->d_name);
-		en.size = (uint64_t)st.st_size;
-		en.mtime = st.st_mtim;
-		/* orphans first */
-		if (de->d_name[0] == '.')
-			en.mtime = (struct timespec){0, 0};
-		total += en.size;
-		hs_vec_push(&v, en);
-	}
-	if (total > max) {
-		qsort(v.v, v.n, sizeof(v.v[0]), by_mtime);
-		for (size_t i = 0; i < v.n && total > max; i++) {
-			if (unlinkat(dfd, v.v[i].name, 0) == 0) {
-				total -= v.v[i].size;
-				removed++;
-			}
-		}
-	}
-	for (size_t i = 0; i < v.n; i++)
-		free(v.v[i].name);
-	hs_vec_free(&v);
-	closedir(dir);
-	return removed;
+	return hs_cache_trim("debug", max);
 }

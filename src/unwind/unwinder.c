@@ -11,6 +11,7 @@
 
 #include "format/elf.h"
 #include "model/dso-file.h"
+#include "unwind/cfi-cache.h"
 #include "unwind/trampoline.h"
 
 #define MAX_SEGS 16
@@ -32,10 +33,11 @@ struct hs_unwind_file {
 struct hs_unwind_memo {
 	uint64_t pc;   /* the address looked up */
 	uint64_t gen;  /* the model's, when made */
-	uint64_t evicted; /* tables evicted, when made */
+	uint32_t evicted; /* tables evicted, when made (the low bits: 64 bytes an entry) */
 	int32_t pid;
 	struct hs_map *map;
 	struct hs_unwind_file *file;
+	const struct hs_cfi_table *table; /* file's, kept while no table is evicted */
 	uint64_t vaddr;
 	const struct hs_cfi_row *row; /* NULL: no CFI there */
 };
@@ -154,6 +156,8 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 	}
 	struct hs_dso_elf e;
 	struct hs_error err = {0};
+	struct hs_cfi_cache_key key = {0};
+	bool cached;
 	int rc = 0;
 
 	if (!opened) {
@@ -166,10 +170,18 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 	}
 	read_segments(f, opened->elf);
 	{
-		/* CFI in a separate debug file, for code built without unwind tables */
+		/* CFI in a separate debug file, for code built without unwind tables: its
+		 * .debug_frame, when the file has none of its own (the entry's key names it) */
 		struct hs_dso_elf dbg;
 		bool have_dbg = !hs_elf_has_section(opened->elf, ".debug_frame") && !hs_dso_debug_open(opened, f->dso->path, &dbg);
-		rc = hs_cfi_table_build(opened->elf, have_dbg ? dbg.elf : NULL, &f->table, &err);
+		bool dbg_cfi = have_dbg && hs_elf_has_section(dbg.elf, ".debug_frame");
+
+		cached = hs_cfi_cache_key(opened, dbg_cfi ? &dbg : NULL, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
+		if (!cached) {
+			rc = hs_cfi_table_build(opened->elf, dbg_cfi ? dbg.elf : NULL, &f->table, &err);
+			if (!rc && f->table->n && key.name[0])
+				hs_cfi_cache_store(&key, f->table);
+		}
 		if (have_dbg)
 			hs_dso_elf_close(&dbg);
 	}
@@ -182,7 +194,10 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 		u->stats.tables_failed++;
 		return false;
 	}
-	u->stats.tables_built++;
+	if (cached)
+		u->stats.tables_cached++;
+	else
+		u->stats.tables_built++;
 	u->bytes += hs_cfi_table_bytes(f->table);
 	evict(u, f);
 	return true;
@@ -762,15 +777,22 @@ static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *
 
 static struct hs_unwind_memo *memo_of(struct hs_unwinder *u, int32_t pid, uint64_t pc)
 {
-	if (!u->memo)
-		u->memo = hs_xcalloc(1u << MEMO_BITS, sizeof(*u->memo));
+	if (!u->memo) {
+		/* an entry to a cache line */
+		u->memo = aligned_alloc(64, sizeof(*u->memo) << MEMO_BITS);
+		if (!u->memo)
+			hs_die_oom();
+		memset(u->memo, 0, sizeof(*u->memo) << MEMO_BITS);
+	}
 	return &u->memo[hs_hash_combine(hs_hash_u64(pc), (uint32_t)pid) >> (64 - MEMO_BITS)];
 }
 
+/* A memo is made only of a file's table (never JIT code's), and holds while the model's mappings
+ * are as they were and no table has been evicted (its table is still the file's). */
 static bool memo_valid(const struct hs_unwinder *u, const struct hs_unwind_memo *m, int32_t pid, uint64_t pc)
 {
 	return m->pc == pc && m->pid == pid && m->file && m->gen == u->model->gen &&
-	       m->evicted == u->stats.tables_evicted && m->file->table;
+	       m->evicted == (uint32_t)u->stats.tables_evicted;
 }
 
 #define PREFETCH_BYTES (32 << 10)
@@ -804,7 +826,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		const struct hs_cfi_table *t = NULL;
 		struct hs_unwind_file *f;
 		struct hs_unwind_memo *memo;
-		bool tramp = false;
+		bool tramp = false, anon = false;
 
 		if (pc == 0 && depth > 0) {
 			stop = HS_STOP_END;
@@ -818,7 +840,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		if (memo_valid(u, memo, pid, lookup)) {
 			map = memo->map;
 			memo->file->last_use = ++u->clock;
-			t = memo->file->table;
+			t = memo->table;
 			vaddr = memo->vaddr;
 			row = memo->row;
 			u->stats.memo_hits++;
@@ -834,6 +856,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		}
 		if (map->dso->kind == HS_DSO_ANON) {
 			/* JIT code: CFI where its runtime gave some, else a trampoline's */
+			anon = true;
 			t = jit_table(u, pid, lookup, &vaddr);
 			if (!t && (t = tramp_table(u, pid, map, lookup, &vaddr))) {
 				u->stats.tramp_steps++;
@@ -846,13 +869,13 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 				t = NULL;
 			if (t) {
 				row = hs_cfi_table_find(t, vaddr);
-				*memo = (struct hs_unwind_memo){lookup, u->model->gen, u->stats.tables_evicted, pid, map, f,
+				*memo = (struct hs_unwind_memo){lookup, u->model->gen, (uint32_t)u->stats.tables_evicted, pid, map, f, t,
 								vaddr, row};
 			}
 		}
 found:
 		if (t) {
-			if (map->dso->kind == HS_DSO_ANON)
+			if (anon)
 				row = hs_cfi_table_find(t, vaddr);
 			/* a sample taken during a system call whose instruction ends its function (the
 			 * signal trampoline's rt_sigreturn) has its PC just past the function's CFI */
@@ -866,8 +889,8 @@ found:
 			hs_callchain_push_signal(cc, pc);
 			u->stats.signal_frames++;
 		} else {
-			hs_callchain_push(cc, pc, false, !exact);
-			cc->frames.v[cc->frames.n - 1].tramp = tramp;
+			hs_vec_reserve(&cc->frames, cc->frames.n + 1);
+			cc->frames.v[cc->frames.n++] = (struct hs_cc_frame){.addr = pc, .ret = !exact, .tramp = tramp};
 		}
 		depth++;
 		u->stats.frames++;

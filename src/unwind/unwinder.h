@@ -52,6 +52,7 @@ struct hs_unwinder_stats {
 	uint64_t cfi_steps, fp_steps, signal_frames;
 	uint64_t stops[HS_STOP_COUNT];
 	uint64_t tables_built, tables_evicted, tables_failed;
+	uint64_t tables_cached; /* taken from the user's cache (cfi-cache.h) instead of compiled */
 	uint64_t memo_hits; /* lookups answered by the memo */
 	uint64_t unsupported_rows_hit;
 	uint64_t jit_tables;   /* JIT code unwinding information compiled */

@@ -1,15 +1,23 @@
 /* The user's cache directory (see cache.h). */
 #include "cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "strbuf.h"
+#include "util.h"
+
+/* A temporary file of a writer that died goes after this long. */
+#define ORPHAN_AGE 600
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char *cache_path;
@@ -141,4 +149,96 @@ int hs_cache_write(const char *name, const void *data, size_t n)
 		return rc;
 	hs_outfile_write(&o, data, n);
 	return hs_outfile_commit(&o);
+}
+
+struct entry {
+	char *name;
+	uint64_t size;
+	struct timespec mtime;
+};
+
+static int by_mtime(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void hs_cache_entry_name(char *buf, size_t size, const char *dir, const uint8_t *build_id, size_t build_id_size,
+			 uint64_t dev, uint64_t ino, const char *ext)
+{
+	struct hs_strbuf sb = {0};
+
+	hs_strbuf_addf(&sb, "%s/", dir);
+	if (build_id_size) {
+		for (size_t i = 0; i < build_id_size; i++)
+			hs_strbuf_addf(&sb, "%02x", build_id[i]);
+	} else {
+		hs_strbuf_addf(&sb, "i-%016llx", (unsigned long long)hs_hash_combine(hs_hash_u64(dev), ino));
+	}
+	hs_strbuf_addf(&sb, ".%s", ext);
+	snprintf(buf, size, "%s", hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
+}
+
+int hs_cache_trim(const char *subdir, uint64_t max)
+{
+	const char *cache = hs_cache_dir();
+	HS_VEC(struct entry) v = {0};
+	struct hs_strbuf sb = {0};
+	uint64_t total = 0;
+	struct dirent *de;
+	int dfd, removed = 0;
+	time_t now = time(NULL);
+	DIR *dir;
+
+	if (!cache)
+		return 0;
+	hs_strbuf_addf(&sb, "%s/%s", cache, subdir);
+	dfd = open(hs_strbuf_str(&sb), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	hs_strbuf_release(&sb);
+	if (dfd < 0 || !(dir = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+		struct entry en;
+
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		/* a writer's temporary file: another run may be writing it now */
+		if (de->d_name[0] == '.' && st.st_mtim.tv_sec > now - ORPHAN_AGE) {
+			total += (uint64_t)st.st_size;
+			continue;
+		}
+		en.name = hs_xstrdup(de->d_name);
+		en.size = (uint64_t)st.st_size;
+		en.mtime = st.st_mtim;
+		/* orphans first */
+		if (de->d_name[0] == '.')
+			en.mtime = (struct timespec){0, 0};
+		total += en.size;
+		hs_vec_push(&v, en);
+	}
+	if (total > max) {
+		qsort(v.v, v.n, sizeof(v.v[0]), by_mtime);
+		for (size_t i = 0; i < v.n && total > max; i++) {
+			if (unlinkat(dfd, v.v[i].name, 0) == 0) {
+				total -= v.v[i].size;
+				removed++;
+			}
+		}
+	}
+	for (size_t i = 0; i < v.n; i++)
+		free(v.v[i].name);
+	hs_vec_free(&v);
+	closedir(dir);
+	return removed;
 }

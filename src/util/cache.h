@@ -30,4 +30,14 @@ char *hs_cache_read(const char *name, size_t max, size_t *n);
 /* Writes entry name whole (n bytes). Returns 0 or a negative errno. */
 int hs_cache_write(const char *name, const void *data, size_t n);
 
+/* The name of the entry under dir of a file: DIR/BUILD-ID.EXT (the build-id in hex), or, for a
+ * file without one, DIR/i-HASH.EXT of its device and inode (rebuilt, it replaces the entry). */
+void hs_cache_entry_name(char *buf, size_t size, const char *dir, const uint8_t *build_id, size_t build_id_size,
+			 uint64_t dev, uint64_t ino, const char *ext);
+
+/* Removes the entries of subdir, least recently used first (an entry's mtime: when it was
+ * written or, as its user says, last used), until it holds at most max bytes; a temporary file
+ * a writer left more than ten minutes ago goes first. Returns how many were removed. */
+int hs_cache_trim(const char *subdir, uint64_t max);
+
 #endif

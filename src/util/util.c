@@ -41,7 +41,7 @@ void *hs_xrealloc(void *p, size_t n)
 	return p;
 }
 
-void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem)
+void hs_xgrow_slow(void **p, size_t *cap, size_t want, size_t elem)
 {
 	size_t n;
 

@@ -27,8 +27,14 @@
 void *hs_xmalloc(size_t n);
 void *hs_xcalloc(size_t nmemb, size_t size);
 void *hs_xrealloc(void *p, size_t n);
-/* Grows *p (holding *cap elements of elem bytes) to hold at least want elements. */
-void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem);
+/* Grows *p (holding *cap elements of elem bytes) to hold at least want elements: the check
+ * inline (every vector push makes it), the growth out of line. */
+void hs_xgrow_slow(void **p, size_t *cap, size_t want, size_t elem);
+static inline void hs_xgrow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want > *cap)
+		hs_xgrow_slow(p, cap, want, elem);
+}
 char *hs_xstrdup(const char *s);
 char *hs_xstrndup(const char *s, size_t n);
 /* Reads path whole: *ret holds lead zero bytes, then the file, then a NUL; *len counts the

@@ -11,39 +11,13 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$WORKLOADS/dwcache" ] || skip "no C++ compiler: the dwcache workload was not built"
-for t in readelf dd truncate; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-require_perf_events
-command -v perf >/dev/null 2>&1 || skip "perf is not installed (one recording converted several times)"
-perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
-mkdir -p "$dir/home"
-export HOME="$dir/home" # perf's build-id cache
-unset PERF_BUILDID_DIR
-
-prog=$dir/prog
-cp "$WORKLOADS/dwcache" "$prog"
-cp "$prog" "$dir/prog.pristine"
-id=$(readelf -n "$prog" | awk '/Build ID/ { print $3; exit }')
-[ -n "$id" ] || fail "the workload has no build-id"
-perf record -q -g -o "$dir/rec.data" -- "$prog" 1 >/dev/null 2>"$dir/perf.err" ||
-	skip "perf record failed: $(head -n1 "$dir/perf.err")"
-cache=$dir/cache
-mkdir -m 700 "$cache"
+# shellcheck source=cache-lib.sh
+. "$(dirname "$0")/cache-lib.sh"
+cache_setup "$WORKLOADS/dwcache" -g
 entry=$cache/debug/$id.debug
-
-# convert NAME [CACHE]: rec.data as NAME.folded (inline frames, file:line) and NAME.pb.gz,
-# with the cache directory CACHE (none: off)
-convert() {
-	HOTSTACK_CACHE_DIR=${2:-} "$HOTSTACK" convert "$dir/rec.data" --inline-annotate --lines \
-		-o "$dir/$1.folded" -o "$dir/$1.pb.gz" 2>"$dir/$1.err" || fail "convert $1: $(cat "$dir/$1.err")"
-}
-
-# same A B: the two conversions are identical
-same() {
-	cmp -s "$dir/$1.folded" "$dir/$2.folded" || fail "$1 and $2 differ: $(diff "$dir/$1.folded" "$dir/$2.folded" | cut -c1-300 | head -4)"
-	cmp -s "$dir/$1.pb.gz" "$dir/$2.pb.gz" || fail "the pprof of $1 and $2 differ"
-}
+# inline frames, file:line, and the pprof too
+convert_args="--inline-annotate --lines"
+convert_pprof=1
 
 # inlined NAME: how many of the program's inline frames, with a line, NAME.folded shows
 inlined() {
@@ -89,11 +63,6 @@ convert hit "$cache"
 same off hit
 echo "the entry is read: the same output from a program whose DWARF is corrupt"
 
-# not_read WHAT: with the entry as it now is, the program's DWARF is not read from it
-not_read() {
-	convert "$1" "$cache"
-	same bad "$1"
-}
 chown nobody "$entry" 2>/dev/null && not_read other-user
 rm -f "$entry"
 ln -s "$dir/good.entry" "$entry"

@@ -1,13 +1,17 @@
 #!/bin/sh
 # Code built without unwind tables keeps its CFI in .debug_frame; split into a separate debug
 # file (found through .gnu_debuglink, its CRC checked), it still unwinds completely. Without the
-# debug file, the stacks end honestly in [no unwind info] rather than in made-up frames.
+# debug file, the stacks end honestly in [no unwind info] rather than in made-up frames. The
+# compiled tables are cached (a cache directory of the test's own): the debug file that comes,
+# goes or changes makes the cached table stale each time.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 command -v cc >/dev/null 2>&1 || skip "no C compiler"
 command -v objcopy >/dev/null 2>&1 || skip "no objcopy"
+mkdir -m 700 "$dir/cache"
+export HOTSTACK_CACHE_DIR="$dir/cache"
 
 cat >"$dir/df.c" <<'C'
 #include <time.h>
@@ -58,10 +62,17 @@ cp "$dir/df.debug" "$dir/df.debug.good"
 printf 'x' >>"$dir/df.debug"
 "$HOTSTACK" record -q -g dwarf -o "$dir/bad.folded" -- "$dir/df" || fail "record failed"
 grep -q "main;rec" "$dir/bad.folded" && fail "a debug file with the wrong CRC was used"
-mv "$dir/df.debug.good" "$dir/df.debug"
+cp "$dir/df.debug.good" "$dir/df.debug"
 
 rm "$dir/df.debug"
 "$HOTSTACK" record -q -g dwarf -o "$dir/without.folded" -- "$dir/df" || fail "record failed"
 grep -q "\[no unwind info\]" "$dir/without.folded" || fail "no [no unwind info] ending without CFI: $(head -3 "$dir/without.folded")"
 grep -q "main;rec" "$dir/without.folded" && fail "frames without CFI were made up in dwarf mode"
+
+# the debug file back, after a table without it was cached: its CFI is used again
+mv "$dir/df.debug.good" "$dir/df.debug"
+"$HOTSTACK" record -q -g dwarf -o "$dir/again.folded" -- "$dir/df" || fail "record failed"
+again=$(complete_pct "$dir/again.folded")
+[ "$again" -ge 95 ] || fail "only $again% complete with the debug file back: a table cached without it was used"
+echo "with the debug file back: $again%"
 exit 0
