@@ -1,3 +1,5 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # dir is lib.sh's, sourced before this file
 # Shared by the tests of the cache directory's entries made of a program (debug-cache.sh,
 # cfi-cache.sh): one perf.data of the program, converted again and again with the cache off,
 # cold, warm and with its entry spoiled. Sourced after lib.sh.
@@ -12,17 +14,14 @@ cache_setup() {
 		command -v $t >/dev/null 2>&1 || skip "$t is not installed"
 	done
 	require_perf_events
-	command -v perf >/dev/null 2>&1 || skip "perf is not installed (one recording converted several times)"
-	perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
-	mkdir -p "$dir/home"
-	export HOME="$dir/home" # perf's build-id cache
-	unset PERF_BUILDID_DIR
+	require_perf_record
 	prog=$dir/prog
 	cp "$wl" "$prog"
 	cp "$prog" "$dir/prog.pristine"
 	id=$(readelf -n "$prog" | awk '/Build ID/ { print $3; exit }')
 	[ -n "$id" ] || fail "the workload has no build-id"
 	perf record -q "$@" -o "$dir/rec.data" -- "$prog" 1 >/dev/null 2>"$dir/perf.err" ||
+		perf record -q "$@" -o "$dir/rec.data" -- "$prog" 1 >/dev/null 2>"$dir/perf.err" ||
 		skip "perf record failed: $(head -n1 "$dir/perf.err")"
 	cache=$dir/cache
 	mkdir -m 700 "$cache"

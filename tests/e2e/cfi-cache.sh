@@ -91,7 +91,9 @@ done
 # "hotstack: unwinding tables of files: N compiled, M from the cache"
 read -r _ _ _ _ _ c1 _ k1 _ <"$dir/r1.tables"
 read -r _ _ _ _ _ c2 _ k2 _ <"$dir/r2.tables"
-[ "$c1" -ge 1 ] && [ "$k1" = 0 ] || fail "the first recording, with an empty cache: $(cat "$dir/r1.tables")"
-[ "$c2" -lt "$c1" ] && [ "$k2" -ge 1 ] || fail "the second recording: $(cat "$dir/r2.tables"), the first: $(cat "$dir/r1.tables")"
+# every full walk goes through the program and libc (main's caller): both compiled by the first
+# and read by the second (which may still compile another file it samples, the vdso or ld.so)
+[ "$c1" -ge 2 ] && [ "$k1" = 0 ] || fail "the first recording, with an empty cache: $(cat "$dir/r1.tables")"
+[ "$k2" -ge 2 ] || fail "the second recording: $(cat "$dir/r2.tables"), the first: $(cat "$dir/r1.tables")"
 [ "$(deep r2)" -gt 0 ] || fail "the second recording has no deep stack: $(head -3 "$dir/r2.folded" | cut -c1-200)"
 echo "first recording: $c1 compiled; second: $c2 compiled, $k2 from the cache"

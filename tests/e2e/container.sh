@@ -14,7 +14,7 @@ for t in objcopy strip; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed (apt-get install binutils)"
 done
 require_perf_events
-perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
+require_perf_record
 mkdir -p "$dir/ns" "$dir/home" "$dir/empty"
 unshare -m --propagation private sh -c 'mount -t tmpfs none "$1"' sh "$dir/ns" 2>"$dir/unshare.err" ||
 	skip "no private mount namespace here: $(head -n1 "$dir/unshare.err")"

@@ -43,6 +43,20 @@ require_perf_events() {
 	fi
 }
 
+# For tests that read perf.data perf writes: perf installed and able to record, with a build-id
+# cache of the test's own ($dir/home as HOME, PERF_BUILDID_DIR unset): perf processes of tests
+# side by side writing one ~/.debug at once fail now and then. A second try, as perf also fails
+# an assertion of its own now and then on a busy machine.
+require_perf_record() {
+	command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"
+	mkdir -p "$dir/home"
+	export HOME="$dir/home"
+	unset PERF_BUILDID_DIR
+	perf record -q -o "$dir/probe.data" -- true >/dev/null 2>"$dir/probe.err" ||
+		perf record -q -o "$dir/probe.data" -- true >/dev/null 2>"$dir/probe.err" ||
+		skip "perf record does not work here: $(head -n1 "$dir/probe.err")"
+}
+
 # Asserts that a command's exit status is the expected one.
 expect_status() {
 	want=$1

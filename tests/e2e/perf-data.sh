@@ -9,12 +9,10 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 require_perf_events
 command -v perf >/dev/null 2>&1 || skip "perf is not installed"
-perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
+# perf keeps copies of the binaries it sampled in $HOME/.debug: in the scratch dir
+require_perf_record
 command -v cc >/dev/null 2>&1 || skip "no C compiler"
-# perf keeps copies of the binaries it sampled in $HOME/.debug: keep that in the scratch dir
-mkdir -p "$dir/home" "$dir/empty"
-export HOME="$dir/home"
-unset PERF_BUILDID_DIR
+mkdir -p "$dir/empty"
 
 # -- frame pointers: the same stacks, sample for sample (user-mode samples; perf and hotstack
 #    may name a kernel function by different aliases)

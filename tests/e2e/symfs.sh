@@ -12,7 +12,7 @@ for t in objcopy strip readelf; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed (apt-get install binutils)"
 done
 require_perf_events
-perf record -q -o "$dir/probe.data" -- true >/dev/null 2>&1 || skip "perf record does not work here"
+require_perf_record
 # perf's build-id cache would hold a copy of the program: keep it empty, and in the scratch dir
 mkdir -p "$dir/home"
 export HOME="$dir/home" PERF_BUILDID_DIR="$dir/home/.debug"
