@@ -1044,6 +1044,38 @@ static void name_user_pending(struct hs_builder *b)
 	b->user_pending.n = 0;
 }
 
+/* Names the JIT code left unnamed at its samples from the jitdump records and perf maps read
+ * so far; what is named leaves jit_pending. Locations keep their ids: only their lines change. */
+static void name_jit_pending(struct hs_builder *b)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->jit_pending.n; i++) {
+		const struct hs_jit_pending *pd = &b->jit_pending.v[i];
+		struct hs_location *l;
+		struct hs_jit_sym js;
+		uint32_t nm, file;
+		struct hs_line ln;
+
+		if (!hs_symbolize_jit(&b->sym, &b->model, pd->pid, pd->addr, pd->time, true, &js)) {
+			b->jit_pending.v[kept++] = *pd;
+			continue;
+		}
+		nm = hs_profile_intern_str(b->p, js.name);
+		file = js.file ? hs_profile_intern_str(b->p, js.file) : 0;
+		ln.function = hs_profile_function(b->p, nm, nm, file, 0);
+		ln.line = js.line;
+		/* the location keeps its id (stacks refer to it); it is found by its new lines no
+		 * more, which nothing needs: its address's cache entry still leads to it */
+		l = &b->p->locations.v[pd->loc];
+		l->line0 = (uint32_t)b->p->lines.n;
+		l->nlines = 1;
+		l->sym_off = js.offset + (l->address - pd->addr);
+		hs_vec_push(&b->p->lines, ln);
+	}
+	b->jit_pending.n = kept;
+}
+
 void hs_builder_finish(struct hs_builder *b)
 {
 	struct hs_jit *j = &b->model.jit;
@@ -1063,28 +1095,39 @@ void hs_builder_finish(struct hs_builder *b)
 	for (size_t i = 0; i < pids.n; i++)
 		hs_jit_perfmap_read(j, pids.v[i], b->model.now, 0, true);
 	free(pids.v);
-	for (size_t i = 0; i < b->jit_pending.n; i++) {
-		const struct hs_jit_pending *pd = &b->jit_pending.v[i];
-		struct hs_location *l = &b->p->locations.v[pd->loc];
-		struct hs_jit_sym js;
-		uint32_t nm, file;
-		struct hs_line ln;
-
-		if (!hs_symbolize_jit(&b->sym, &b->model, pd->pid, pd->addr, pd->time, true, &js))
-			continue;
-		nm = hs_profile_intern_str(b->p, js.name);
-		file = js.file ? hs_profile_intern_str(b->p, js.file) : 0;
-		ln.function = hs_profile_function(b->p, nm, nm, file, 0);
-		ln.line = js.line;
-		/* the location keeps its id (stacks refer to it); it is found by its new lines no
-		 * more, which nothing needs after the end */
-		l = &b->p->locations.v[pd->loc];
-		l->line0 = (uint32_t)b->p->lines.n;
-		l->nlines = 1;
-		l->sym_off = js.offset + (l->address - pd->addr);
-		hs_vec_push(&b->p->lines, ln);
-	}
+	name_jit_pending(b);
 	hs_jit_end(j);
+}
+
+struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance)
+{
+	struct hs_filter f = {0};
+	struct hs_profile *q;
+
+	if (!b->p)
+		return NULL;
+	if (!b->finished) {
+		choose_main_mapping(b);
+		name_user_pending(b);
+		name_jit_pending(b);
+	}
+	f.since = mark->values.v;
+	f.nsince = mark->values.n;
+	if (hs_profile_filter(b->p, &f, &q))
+		return NULL;
+	if (advance) {
+		mark->values.n = 0;
+		hs_vec_reserve(&mark->values, b->p->values.n);
+		if (b->p->values.n)
+			memcpy(mark->values.v, b->p->values.v, b->p->values.n * sizeof(*b->p->values.v));
+		mark->values.n = b->p->values.n;
+	}
+	return q;
+}
+
+void hs_builder_mark_release(struct hs_builder_mark *mark)
+{
+	hs_vec_free(&mark->values);
 }
 
 void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *ret)

@@ -52,7 +52,8 @@ void hs_filter_release(struct hs_filter *f)
 
 bool hs_filter_active(const struct hs_filter *f)
 {
-	return f->pids.n || f->tids.n || f->comm.n || f->include.n || f->exclude.n || f->time || f->min_percent > 0;
+	return f->pids.n || f->tids.n || f->comm.n || f->include.n || f->exclude.n || f->time || f->min_percent > 0 ||
+	       f->since;
 }
 
 int hs_filter_add_ids(struct hs_filter *f, bool tids, const char *list)
@@ -376,6 +377,32 @@ static uint32_t cut_stack(struct copier *c, struct cut_tree *t, uint32_t stack, 
 
 /* ---- the filter ---- */
 
+/* Whether sample i has values now that it did not have at f->since */
+static bool added_since(const struct hs_profile *p, const struct hs_filter *f, uint32_t i)
+{
+	size_t nt = p->types.n, at = (size_t)i * nt;
+
+	if (at + nt > f->nsince)
+		return true;
+	for (size_t k = 0; k < nt; k++)
+		if (p->values.v[at + k] != f->since[at + k])
+			return true;
+	return false;
+}
+
+/* Sample i's values, less what it had at f->since (into scratch, room for one sample's) */
+static const int64_t *sample_values(const struct hs_profile *p, const struct hs_filter *f, uint32_t i,
+				    int64_t *scratch)
+{
+	size_t nt = p->types.n, at = (size_t)i * nt;
+
+	if (!f->since || at + nt > f->nsince)
+		return hs_profile_sample_values(p, i);
+	for (size_t k = 0; k < nt; k++)
+		scratch[k] = p->values.v[at + k] - f->since[at + k];
+	return scratch;
+}
+
 int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, struct hs_profile **ret)
 {
 	struct hs_profile *q;
@@ -387,6 +414,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 	uint64_t t0 = UINT64_MAX, tstart = 0, tend = UINT64_MAX;
 	uint32_t vi = p->types.n && f->value_index < p->types.n ? f->value_index : 0;
 	uint32_t small_loc = 0;
+	int64_t *vals = hs_xcalloc(p->types.n + 1, sizeof(*vals));
 	char small_name[64];
 	bool cut = false;
 	double thr = 0;
@@ -397,6 +425,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 				t0 = p->samples.v[i].time;
 		if (t0 == UINT64_MAX) {
 			free(keep);
+			free(vals);
 			return -ENODATA;
 		}
 		tstart = t0 + (uint64_t)(HS_MAX(f->time_start, 0.0) * 1e9);
@@ -425,6 +454,8 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 			continue;
 		if (f->exclude.n && stack_matches(p, s->stack, f->exclude.v, f->exclude.n, &exc))
 			continue;
+		if (f->since && !added_since(p, f, (uint32_t)i))
+			continue;
 		keep[i] = 1;
 	}
 
@@ -437,8 +468,9 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 		for (size_t i = 0; i < p->samples.n; i++) {
 			if (!keep[i])
 				continue;
-			total = hs_add_sat(total, hs_profile_sample_values(p, (uint32_t)i)[vi]);
-			cut_add(&tree, p, p->samples.v[i].stack, hs_profile_sample_values(p, (uint32_t)i)[vi]);
+			int64_t v = sample_values(p, f, (uint32_t)i, vals)[vi];
+			total = hs_add_sat(total, v);
+			cut_add(&tree, p, p->samples.v[i].stack, v);
 		}
 		thr = (double)total * f->min_percent / 100.0;
 		snprintf(small_name, sizeof(small_name), HS_FILTER_SMALL_FMT, f->min_percent);
@@ -456,7 +488,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 			stack = copy_stack(&c, s->stack);
 		}
 		hs_profile_add_sample(q, stack, copy_str(&c, s->comm), s->pid, s->tid, s->time,
-				      hs_profile_sample_values(p, (uint32_t)i));
+				      sample_values(p, f, (uint32_t)i, vals));
 	}
 	if (p->main_mapping && p->main_mapping < p->mappings.n)
 		q->main_mapping = c.map[p->main_mapping];
@@ -466,6 +498,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 	hs_u64map_release(&comm_ok);
 	hs_u64map_release(&tree.ix);
 	hs_vec_free(&tree.total);
+	free(vals);
 	free(keep);
 	*ret = q;
 	return 0;

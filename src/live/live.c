@@ -1,0 +1,186 @@
+/* A live recording made into profiles: see live.h. */
+#include "live/live.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/off-cpu.h"
+#include "record/events.h"
+#include "record/jvm.h"
+#include "util/strbuf.h"
+
+void hs_live_builder_opts(const struct hs_record *rec, const struct hs_callgraph_opts *cg, struct hs_builder_opts *bo)
+{
+	bo->unwind = cg->unwind == HS_CG_UNWIND_AUTO  ? HS_UNWIND_AUTO
+		     : cg->unwind == HS_CG_UNWIND_CFI ? HS_UNWIND_DWARF
+						      : HS_UNWIND_FP;
+	bo->kernel = rec->o.kernel;
+	bo->user = true;
+	bo->lbr_repair = hs_callgraph_lbr_repair(cg, rec->o.event);
+	bo->strip_tracing = hs_event_in_kernel_paths(rec->o.event);
+	bo->exclude_pid = getpid();
+	bo->max_stack = rec->o.max_stack;
+	bo->capture = hs_record_capture;
+	bo->capture_ctx = (void *)rec;
+	bo->live = true;
+	bo->jit_timed = hs_record_times_monotonic(rec);
+	bo->tsc = rec->tsc;
+}
+
+static void say(struct hs_live *lv, const char *fmt, ...) HS_PRINTF(2, 3);
+static void say(struct hs_live *lv, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lv->hooks.warn(lv->hooks.ctx, msg);
+}
+
+static void on_event(void *ctx, const struct hs_perf_event *ev)
+{
+	struct hs_live *lv = ctx;
+	uint32_t evidx = 0;
+
+	if (ev->type == PERF_RECORD_SAMPLE && lv->rec->o.off_cpu &&
+	    hs_record_event_index(lv->rec, ev->sid.id) == HS_REC_EVENT_OFF_CPU)
+		evidx = lv->off_cpu_ev;
+	hs_builder_event_of(&lv->b, ev, evidx);
+}
+
+static void on_proc(void *ctx, int32_t pid)
+{
+	hs_builder_add_proc(&((struct hs_live *)ctx)->b, pid);
+}
+
+static void on_progress(void *ctx, const struct hs_record_progress *p)
+{
+	struct hs_live *lv = ctx;
+
+	if (lv->hooks.progress)
+		lv->hooks.progress(lv->hooks.ctx, lv->b.stats.samples, p);
+}
+
+/* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
+ * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
+ * SIGINT or SIGTERM meanwhile ends the asking, not the run. */
+static void on_ending(void *ctx)
+{
+	struct hs_live *lv = ctx;
+	struct hs_pid_list pids = {0};
+	size_t left = 0;
+	int err;
+
+	if (!lv->o.jvm_perfmap)
+		return;
+	hs_builder_jit_pids(&lv->b, &pids);
+	err = hs_jvm_request_perfmaps(pids.v, pids.n, lv->hooks.jvm_answer, lv->hooks.ctx, &left);
+	if (err)
+		say(lv, "%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
+		    err == -ETIMEDOUT ? "no time left" : "asked to stop");
+	free(pids.v);
+}
+
+/* What the profile says of the recording: its command line, its event */
+static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
+{
+	struct hs_strbuf sb = {0};
+
+	hs_strbuf_adds(&sb, "hotstack");
+	for (int i = 0; i < argc; i++) /* the command after "--", where it was typed without */
+		hs_strbuf_addf(&sb, " %s%s", argv + i == o->argv && strcmp(argv[i - 1], "--") ? "-- " : "", argv[i]);
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	hs_strbuf_reset(&sb);
+	hs_event_describe(o->event, o->freq, o->period, &sb);
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	if (o->off_cpu)
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, HS_OFF_CPU_NOTE));
+	hs_strbuf_release(&sb);
+}
+
+/* Writes the current period's profile to its files: with ended, its last write (the next
+ * period begins); else a checkpoint of it so far. Returns 0 or -1. */
+static int write_period(struct hs_live *lv, bool ended)
+{
+	uint64_t began = hs_now_ns();
+	struct hs_profile *p = hs_builder_copy(&lv->b, &lv->mark, ended);
+	int rc;
+
+	if (!p)
+		return -1;
+	p->time_nanos = lv->pe.start_wall;
+	p->duration_nanos = (int64_t)(began - lv->pe.start);
+	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
+	rc = lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended);
+	hs_profile_free(p);
+	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
+		say(lv, "cannot remove the files past --switch-max-files");
+	return rc;
+}
+
+static void on_tick(void *ctx, bool switch_asked)
+{
+	struct hs_live *lv = ctx;
+	enum hs_periodic_due due = hs_periodic_due(&lv->pe, hs_now_ns(), switch_asked);
+
+	if (!due || !write_period(lv, due == HS_DUE_PERIOD))
+		return;
+	if (due == HS_DUE_CHECKPOINT) {
+		say(lv, "no more checkpoints: the outputs are written at the end only");
+		lv->pe.o.checkpoints = false;
+	} else {
+		lv->write_failed = true;
+	}
+}
+
+void hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
+		  const struct hs_live_opts *o, const struct hs_live_hooks *hooks)
+{
+	const struct hs_record_opts *ro = &rec->o;
+
+	memset(lv, 0, sizeof(*lv));
+	lv->rec = rec;
+	lv->o = *o;
+	lv->hooks = *hooks;
+	lv->sink = (struct hs_record_sink){on_event, on_proc, on_progress, lv, on_ending, on_tick};
+	hs_builder_init(&lv->b, bo);
+	hs_builder_add_event(&lv->b, ro->event->name, ro->event->time_based);
+	if (ro->off_cpu)
+		lv->off_cpu_ev = hs_builder_add_off_cpu(&lv->b, o->off_cpu_min);
+	lv->b.p->period = hs_event_sample_period(ro->event, ro->freq, ro->period);
+	lv->b.p->time_nanos = hs_wall_ns();
+	hs_periodic_init(&lv->pe, &o->periodic, o->outputs, o->noutputs, hs_now_ns(), lv->b.p->time_nanos);
+}
+
+int hs_live_run(struct hs_live *lv, struct hs_error *err)
+{
+	return hs_record_run(lv->rec, &lv->sink, err);
+}
+
+struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
+{
+	struct hs_profile *p;
+
+	*failed = lv->write_failed;
+	if (lv->rec->o.off_cpu)
+		hs_builder_off_cpu_end(&lv->b, lv->rec->stop_ns);
+	hs_builder_finish(&lv->b);
+	if (hs_periodic_switching(&lv->pe) && write_period(lv, true))
+		*failed = true;
+	p = hs_builder_take(&lv->b);
+	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
+	return p;
+}
+
+void hs_live_release(struct hs_live *lv)
+{
+	hs_periodic_release(&lv->pe);
+	hs_builder_mark_release(&lv->mark);
+	hs_builder_release(&lv->b);
+}
