@@ -12,7 +12,7 @@
 /* The longest a recording to a file goes without writing what it has: a recording killed then
  * (SIGKILL, the OOM killer) leaves a complete file of all but its last seconds. Checkpoints
  * that take long are spaced out to at most a tenth of the time (hs_periodic_due()). */
-#define HS_CHECKPOINT_NS (5 * 1000000000ULL)
+#define HS_CHECKPOINT_NS (8 * 1000000000ULL)
 
 struct hs_periodic_opts {
 	uint64_t period_ns; /* --switch-output=TIME: each period's length; 0: not by time */
