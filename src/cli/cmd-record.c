@@ -78,6 +78,7 @@ struct record_ctx {
 	const struct cli_outputs *outs;
 	struct hs_output_opts *oo;
 	int value_bad; /* -1: --value not looked for yet; else whether the profile lacks it (said) */
+	bool keep_old; /* the default output, kept as .old at the first write (perf.data.old) */
 };
 
 static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
@@ -111,6 +112,9 @@ static int write_profile(void *ctx, struct hs_profile *p, const char *const *nam
 	int was = cli_quiet, failed;
 
 	memcpy(outs.path, names, (size_t)outs.n * sizeof(*names));
+	if (rc->keep_old)
+		hs_outfile_keep_old(names[0]);
+	rc->keep_old = false;
 	if (rc->value_bad < 0)
 		rc->value_bad = cli_resolve_value(p, rc->oo) != 0;
 	cli_quiet = was || quiet;
@@ -434,8 +438,8 @@ int cmd_record(int argc, char **argv)
 	lo.noutputs = (size_t)outs.n;
 	lo.jvm_perfmap = !no_jvm_perfmap;
 	lo.off_cpu_min = off_cpu_min;
-	if (outs.path[0] == default_output) /* no -o: the last one kept as .old, as perf.data.old */
-		hs_outfile_keep_old(default_output);
+	/* no -o: the last one kept as .old, as perf.data.old */
+	ctx.keep_old = outs.path[0] == default_output && !hs_periodic_opts_switching(po);
 	hs_live_init(&lv, &rec, &bo, &lo, &hooks);
 	rc = hs_live_run(&lv, &err);
 	if (ctx.tty && !cli_quiet)
