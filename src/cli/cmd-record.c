@@ -50,6 +50,11 @@ static const char record_usage[] =
 	"                          its extension (-o p.pb.gz: p.20261123191023.pb.gz); W: signal\n"
 	"                          (the default: on SIGUSR2) or a period: 10s, 5m, 1h, 1d\n"
 	"      --switch-max-files N  keep each output's newest N period files\n"
+	"      --push URL          send each period (10s unless --switch-output) to a profile store's\n"
+	"                          ingest API (Pyroscope's /ingest; docs/continuous.md), with -a a\n"
+	"                          series per service; no -o: no files\n"
+	"      --push-label K=V    a label of the series (repeatable)\n"
+	"      --push-spool DIR    profiles the store cannot take yet wait in DIR (bounded)\n"
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
@@ -66,6 +71,9 @@ enum {
 	OPT_USER,
 	OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES,
+	OPT_PUSH,
+	OPT_PUSH_LABEL,
+	OPT_PUSH_SPOOL,
 };
 
 static const char default_output[] = "hotstack.pb.gz";
@@ -81,14 +89,6 @@ struct record_ctx {
 	bool keep_old; /* the default output, kept as .old at the first write (perf.data.old) */
 };
 
-static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
-{
-	if (rc)
-		cli_warn("cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
-	else if (cli_verbose)
-		fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pid);
-}
-
 static void on_progress(void *ctx, uint64_t samples, const struct hs_record_progress *p)
 {
 	if (!((struct record_ctx *)ctx)->tty || cli_quiet)
@@ -98,9 +98,12 @@ static void on_progress(void *ctx, uint64_t samples, const struct hs_record_prog
 	fflush(stderr);
 }
 
-static void on_warn(void *ctx, const char *msg)
+static void on_say(void *ctx, bool detail, const char *msg)
 {
-	cli_warn("%s", msg);
+	if (!detail)
+		cli_warn("%s", msg);
+	else if (cli_verbose)
+		fprintf(stderr, "hotstack: %s\n", msg);
 }
 
 /* Writes p to names, the files of -o (or of this period); a checkpoint (quiet) says nothing
@@ -179,6 +182,9 @@ int cmd_record(int argc, char **argv)
 		{"user", required_argument, NULL, OPT_USER},
 		{"switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT},
 		{"switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES},
+		{"push", required_argument, NULL, OPT_PUSH},
+		{"push-label", required_argument, NULL, OPT_PUSH_LABEL},
+		{"push-spool", required_argument, NULL, OPT_PUSH_SPOOL},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -193,7 +199,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_live lv;
 	struct hs_live_opts lo = {.argc = argc, .argv = argv};
 	struct hs_periodic_opts *po = &lo.periodic;
-	struct hs_live_hooks hooks = {write_profile, on_progress, jvm_answer, on_warn, &ctx};
+	struct hs_live_hooks hooks = {write_profile, on_progress, on_say, &ctx};
 	bool failed;
 	struct hs_record rec;
 	struct hs_error err;
@@ -206,6 +212,7 @@ int cmd_record(int argc, char **argv)
 	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
+	char msg[256];
 	unsigned long v;
 	size_t n = 0;
 	int c, status = 0, rc;
@@ -293,6 +300,16 @@ int cmd_record(int argc, char **argv)
 				goto usage_error;
 			po->max_files = (unsigned)v;
 			break;
+		case OPT_PUSH:
+		case OPT_PUSH_SPOOL:
+			*(c == OPT_PUSH ? &lo.push.url : &lo.push.spool_dir) = optarg;
+			break;
+		case OPT_PUSH_LABEL:
+			if (hs_live_push_label(&lo, optarg)) {
+				cli_error("invalid --push-label '%s' (KEY=VALUE, at most %zu)", optarg, HS_ARRAY_SIZE(lo.labels));
+				goto usage_error;
+			}
+			break;
 		case OPT_MAX_STACK:
 			if (cli_parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
@@ -349,19 +366,8 @@ int cmd_record(int argc, char **argv)
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
 	if (cli_value_wanted() && hs_off_cpu_value(cli_value_wanted()))
 		ro.off_cpu = true;
-	if (off_cpu_min_given && !ro.off_cpu) {
-		cli_error("--off-cpu-min goes with --off-cpu");
-		goto usage_error;
-	}
-	if (ro.off_cpu && !hs_callgraph_off_cpu_ok(&cgo)) {
-		cli_error("--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a thread switched out); "
-			  "use -g auto");
-		goto usage_error;
-	}
-	if (ro.off_cpu && !hs_event_off_cpu_ok(ro.event)) {
-		cli_error("--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
-			  "time add up to wall-clock time; '%s' counts events",
-			  ro.event->name);
+	if ((w = hs_callgraph_off_cpu_conflict(&cgo, ro.event, ro.off_cpu, off_cpu_min_given, msg, sizeof(msg)))) {
+		cli_error("%s", w);
 		goto usage_error;
 	}
 	if (stack_size && hs_callgraph_stack_bytes(stack_size, &ro.stack_bytes)) {
@@ -390,18 +396,12 @@ int cmd_record(int argc, char **argv)
 		if ((status = run_as_user(user, &ro)))
 			goto out;
 	}
-	if (!outs.n)
+	if (!outs.n && !lo.push.url)
 		cli_outputs_add(&outs, default_output);
 	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, NULL, argv[0]))
 		goto usage_error;
-	if (po->max_files && !hs_periodic_opts_switching(po)) {
-		cli_error("--switch-max-files goes with --switch-output");
-		goto usage_error;
-	}
-	/* checkpoints (and periods) replace files: never a pipe's or a device's output */
-	po->checkpoints = hs_outputs_files((const char *const *)outs.path, (size_t)outs.n);
-	if (hs_periodic_opts_switching(po) && !po->checkpoints) {
-		cli_error("--switch-output writes files: not standard output, a pipe or a device");
+	if ((w = hs_live_opts_settle(&lo, (const char *const *)outs.path, (size_t)outs.n))) {
+		cli_error("%s", w);
 		goto usage_error;
 	}
 	/* find out now, not after the recording, that an output cannot be written */
@@ -440,7 +440,11 @@ int cmd_record(int argc, char **argv)
 	lo.off_cpu_min = off_cpu_min;
 	/* no -o: the last one kept as .old, as perf.data.old */
 	ctx.keep_old = outs.path[0] == default_output && !hs_periodic_opts_switching(po);
-	hs_live_init(&lv, &rec, &bo, &lo, &hooks);
+	if (hs_live_init(&lv, &rec, &bo, &lo, &hooks, &err)) {
+		cli_error("--push: %s", err.detail);
+		status = 2;
+		goto closed;
+	}
 	rc = hs_live_run(&lv, &err);
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);
@@ -454,6 +458,8 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; i < sum.jit_nwarnings; i++)
 		cli_warn("%s", sum.jit_warnings[i]);
 	cli_record_summary(p, &sum, &rec, bo.lbr_repair, ro.off_cpu);
+	if (lo.push.url)
+		cli_record_push_summary(&lv);
 	if (!hs_periodic_switching(&lv.pe))
 		failed |= write_profile(&ctx, p, (const char *const *)outs.path, false) != 0;
 	if (failed || ctx.value_bad > 0)

@@ -216,3 +216,14 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 		return 2; /* what was asked for cannot work */
 	return err->cause == HS_RECORD_USER ? 126 : 1;
 }
+
+void cli_record_push_summary(const struct hs_live *lv)
+{
+	struct hs_strbuf warn = {0}, info = {0};
+
+	hs_live_push_summary(lv, &warn, &info);
+	cli_warn_lines(hs_strbuf_str(&warn));
+	cli_info("%s", hs_strbuf_str(&info));
+	hs_strbuf_release(&warn);
+	hs_strbuf_release(&info);
+}

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "live/live.h"
 #include "record/events.h"
 #include "record/session.h"
 
@@ -22,5 +23,7 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
  * p's comments too. lbr_repair and off_cpu: what the recording was asked for. */
 void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
 			bool lbr_repair, bool off_cpu);
+/* What --push URL did, at the end: a warning where profiles were dropped or left waiting. */
+void cli_record_push_summary(const struct hs_live *lv);
 
 #endif

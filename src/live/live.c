@@ -11,6 +11,7 @@
 #include "profile/off-cpu.h"
 #include "record/events.h"
 #include "record/jvm.h"
+#include "push/service.h"
 #include "util/strbuf.h"
 
 void hs_live_builder_opts(const struct hs_record *rec, const struct hs_callgraph_opts *cg, struct hs_builder_opts *bo)
@@ -40,7 +41,19 @@ static void say(struct hs_live *lv, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	lv->hooks.warn(lv->hooks.ctx, msg);
+	lv->hooks.say(lv->hooks.ctx, false, msg);
+}
+
+static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
+{
+	struct hs_live *lv = ctx;
+	char msg[640];
+
+	if (rc)
+		snprintf(msg, sizeof(msg), "cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
+	else
+		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map", (int)pid);
+	lv->hooks.say(lv->hooks.ctx, !rc, msg);
 }
 
 static void on_event(void *ctx, const struct hs_perf_event *ev)
@@ -80,7 +93,7 @@ static void on_ending(void *ctx)
 	if (!lv->o.jvm_perfmap)
 		return;
 	hs_builder_jit_pids(&lv->b, &pids);
-	err = hs_jvm_request_perfmaps(pids.v, pids.n, lv->hooks.jvm_answer, lv->hooks.ctx, &left);
+	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, lv, &left);
 	if (err)
 		say(lv, "%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
 		    err == -ETIMEDOUT ? "no time left" : "asked to stop");
@@ -117,11 +130,24 @@ static int write_period(struct hs_live *lv, bool ended)
 	p->time_nanos = lv->pe.start_wall;
 	p->duration_nanos = (int64_t)(began - lv->pe.start);
 	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
-	rc = lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended);
+	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended) : 0;
+	if (ended && lv->push)
+		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
 	hs_profile_free(p);
 	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
 		say(lv, "cannot remove the files past --switch-max-files");
 	return rc;
+}
+
+/* What the pushing has to say, each said once */
+static void say_push_notes(struct hs_live *lv)
+{
+	char *msg;
+
+	while (lv->push && !hs_push_note(lv->push, &msg)) {
+		lv->hooks.say(lv->hooks.ctx, false, msg);
+		free(msg);
+	}
 }
 
 static void on_tick(void *ctx, bool switch_asked)
@@ -129,6 +155,7 @@ static void on_tick(void *ctx, bool switch_asked)
 	struct hs_live *lv = ctx;
 	enum hs_periodic_due due = hs_periodic_due(&lv->pe, hs_now_ns(), switch_asked);
 
+	say_push_notes(lv);
 	if (!due || !write_period(lv, due == HS_DUE_PERIOD))
 		return;
 	if (due == HS_DUE_CHECKPOINT) {
@@ -139,14 +166,80 @@ static void on_tick(void *ctx, bool switch_asked)
 	}
 }
 
-void hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
-		  const struct hs_live_opts *o, const struct hs_live_hooks *hooks)
+int hs_live_push_label(struct hs_live_opts *o, const char *label)
+{
+	if (!hs_push_label_ok(label) || o->push.nlabels == HS_ARRAY_SIZE(o->labels))
+		return -1;
+	o->labels[o->push.nlabels++] = label;
+	o->push.labels = o->labels;
+	return 0;
+}
+
+const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n)
+{
+	struct hs_periodic_opts *po = &o->periodic;
+
+	if ((o->push.nlabels || o->push.spool_dir) && !o->push.url)
+		return "--push-label and --push-spool go with --push URL";
+	if (o->push.url && !hs_periodic_opts_switching(po)) /* the store's usual 10 s profiles */
+		hs_switch_output_parse("10s", po);
+	if (po->max_files && !hs_periodic_opts_switching(po))
+		return "--switch-max-files goes with --switch-output";
+	/* checkpoints (and periods) replace files: never a pipe's or a device's output */
+	po->checkpoints = n && hs_outputs_files(outputs, n);
+	if (n && hs_periodic_opts_switching(po) && !po->checkpoints)
+		return "--switch-output writes files: not standard output, a pipe or a device";
+	return NULL;
+}
+
+void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info)
+{
+	const struct hs_push_stats *st = &lv->push_stats;
+
+	if (st->dropped || st->refused)
+		hs_strbuf_addf(warn, "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or time left)\n",
+			       (unsigned long long)(st->dropped + st->refused), lv->o.push.url,
+			       (unsigned long long)st->refused, (unsigned long long)st->dropped);
+	if (st->spooled)
+		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
+			       (unsigned long long)st->spooled, lv->o.push.spool_dir);
+	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, lv->o.push.url);
+}
+
+/* The series of a recording that is not system-wide: its command's name, else its first
+ * process's service */
+static void series_of(const struct hs_record_opts *ro, char *buf, size_t cap)
+{
+	const char *slash;
+
+	if (ro->argv) {
+		slash = strrchr(ro->argv[0], '/');
+		hs_service_of(-1, slash ? slash + 1 : ro->argv[0], buf, cap);
+	} else {
+		hs_service_of(ro->npids ? ro->pids[0] : ro->ntids ? ro->tids[0] : -1, "hotstack", buf, cap);
+	}
+}
+
+int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
+		 const struct hs_live_opts *o, const struct hs_live_hooks *hooks, struct hs_error *err)
 {
 	const struct hs_record_opts *ro = &rec->o;
+	char service[128];
+	int rc;
 
 	memset(lv, 0, sizeof(*lv));
+	if (o->push.url) {
+		struct hs_push_opts po = o->push;
+		po.by_service = ro->all_cpus;
+		series_of(ro, service, sizeof(service));
+		po.service = service;
+		po.sample_rate = ro->freq;
+		if ((rc = hs_push_start(&lv->push, &po, err)))
+			return rc;
+	}
 	lv->rec = rec;
 	lv->o = *o;
+	lv->o.push.labels = lv->o.labels;
 	lv->hooks = *hooks;
 	lv->sink = (struct hs_record_sink){on_event, on_proc, on_progress, lv, on_ending, on_tick};
 	hs_builder_init(&lv->b, bo);
@@ -156,6 +249,7 @@ void hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_bui
 	lv->b.p->period = hs_event_sample_period(ro->event, ro->freq, ro->period);
 	lv->b.p->time_nanos = hs_wall_ns();
 	hs_periodic_init(&lv->pe, &o->periodic, o->outputs, o->noutputs, hs_now_ns(), lv->b.p->time_nanos);
+	return 0;
 }
 
 int hs_live_run(struct hs_live *lv, struct hs_error *err)
@@ -173,6 +267,11 @@ struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
 	hs_builder_finish(&lv->b);
 	if (hs_periodic_switching(&lv->pe) && write_period(lv, true))
 		*failed = true;
+	if (lv->push) {
+		say_push_notes(lv);
+		hs_push_finish(lv->push, &lv->push_stats);
+		lv->push = NULL;
+	}
 	p = hs_builder_take(&lv->b);
 	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
 	return p;
@@ -180,6 +279,8 @@ struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
 
 void hs_live_release(struct hs_live *lv)
 {
+	if (lv->push)
+		hs_push_finish(lv->push, &lv->push_stats);
 	hs_periodic_release(&lv->pe);
 	hs_builder_mark_release(&lv->mark);
 	hs_builder_release(&lv->b);
