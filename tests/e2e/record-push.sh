@@ -99,7 +99,34 @@ got=$(find "$dir/in3" -name '*.pb.gz' | wc -l)
 [ "$(find "$dir/spool" -name '*.push' | wc -l)" -eq 0 ] || fail "the spool was not emptied"
 [ "$(query "$dir/in3/1.json" from)" -le "$(query "$dir/in3/$got.json" from)" ] || fail "the spooled profiles did not go first"
 
-# 4. what is refused, at once
+# 4. the agent's command line, as contrib/hotstack-agent.service runs it: a SIGTERM (systemctl
+# stop) sends the current period, a minute's not yet over, before hotstack exits
+unit=$SRCDIR/contrib/hotstack-agent.service
+if command -v systemd-analyze >/dev/null 2>&1; then
+	sed "s|/usr/local/bin/hotstack|$HOTSTACK|" "$unit" >"$dir/hotstack-agent.service"
+	systemd-analyze verify "$dir/hotstack-agent.service" >"$dir/verify.txt" 2>&1 ||
+		fail "systemd-analyze verify: $(cat "$dir/verify.txt")"
+fi
+port=$(free_port)
+receive "$port" "$dir/in4"
+cmd=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/^ExecStart=//; s/\\$//' | tr -d '\t\n')
+cmd=$(echo "$cmd" | sed "s|/usr/local/bin/hotstack|$HOTSTACK|; s|\${HOTSTACK_PUSH_URL}|http://127.0.0.1:$port|;
+	s|/var/lib/hotstack-agent|$dir/agent|; s|%H|testhost|")
+mkdir "$dir/agent"
+# shellcheck disable=SC2086 # the unit's words, split as systemd splits them
+$cmd &
+agent=$!
+sleep 3
+kill -TERM "$agent"
+set +e
+wait "$agent"
+status=$?
+set -e
+[ "$status" -eq 143 ] || fail "the agent stopped by SIGTERM exited $status"
+[ -e "$dir/in4/1.json" ] || fail "the agent stopped before its first minute pushed nothing"
+query "$dir/in4/1.json" name | grep -q '{host=testhost}$' || fail "the agent's series: $(query "$dir/in4/1.json" name)"
+
+# 5. what is refused, at once
 expect_status 2 "$HOTSTACK" record -a -d 1 --push ftp://example
 expect_stderr "not an http:// or https:// URL"
 expect_status 2 "$HOTSTACK" record -a -d 1 --push http://127.0.0.1:1 --push-label 'bad label'
