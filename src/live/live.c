@@ -122,7 +122,10 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 static int write_period(struct hs_live *lv, bool ended)
 {
 	uint64_t began = hs_now_ns();
-	struct hs_profile *p = hs_builder_copy(&lv->b, &lv->mark, ended);
+	/* a period's end: the profile starts afresh, or where it cannot, the next copy starts at
+	 * a mark */
+	bool fresh = ended && hs_periodic_switching(&lv->pe) && !lv->b.finished && !lv->rec->o.off_cpu;
+	struct hs_profile *p = hs_builder_copy(&lv->b, &lv->mark, ended && !fresh);
 	int rc;
 
 	if (!p)
@@ -134,6 +137,8 @@ static int write_period(struct hs_live *lv, bool ended)
 	if (ended && lv->push)
 		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
 	hs_profile_free(p);
+	if (fresh)
+		hs_builder_rebase(&lv->b);
 	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
 		say(lv, "cannot remove the files past --switch-max-files");
 	return rc;

@@ -1125,6 +1125,44 @@ struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark 
 	return q;
 }
 
+bool hs_builder_rebase(struct hs_builder *b)
+{
+	struct hs_profile *old = b->p, *p;
+
+	if (!old || b->finished || b->off_cpu_ev != UINT32_MAX)
+		return false;
+	p = hs_profile_new();
+	for (size_t i = 0; i < old->types.n; i++)
+		hs_profile_add_type(p, hs_profile_str(old, old->types.v[i].type), hs_profile_str(old, old->types.v[i].unit));
+	for (size_t i = 0; i < old->type_events.n; i++)
+		hs_vec_push(&p->type_events, old->type_events.v[i] ? hs_profile_intern_str(p, hs_profile_str(old, old->type_events.v[i])) : 0);
+	p->period_type.type = hs_profile_intern_str(p, hs_profile_str(old, old->period_type.type));
+	p->period_type.unit = hs_profile_intern_str(p, hs_profile_str(old, old->period_type.unit));
+	p->period = old->period;
+	p->max_stacks = old->max_stacks;
+	p->max_frames = old->max_frames;
+	hs_profile_free(old);
+	b->p = p;
+	/* what held the old profile's ids */
+	b->loc_cache.n = 1;
+	hs_index_release(&b->loc_ix);
+	free(b->frame_memo);
+	b->frame_memo = NULL;
+	chain_memo_free(b);
+	b->chain = NULL;
+	hs_u64map_release(&b->kernel_maps);
+	hs_u64map_release(&b->demangled);
+	hs_u64map_release(&b->exe_samples);
+	b->jit_pending.n = 0;
+	b->user_pending.n = 0;
+	hs_builder_py_forget_locations(b);
+	hs_model_forget_exited(&b->model);
+	for (size_t i = 0; i < b->model.procs.n; i++)
+		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)
+			b->model.procs.v[i]->maps.v[k].profile_mapping = 0;
+	return true;
+}
+
 void hs_builder_mark_release(struct hs_builder_mark *mark)
 {
 	hs_vec_free(&mark->values);
