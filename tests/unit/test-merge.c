@@ -1,6 +1,7 @@
-/* Merging profiles (profile/merge.h): two profiles with stacks and value types in common and of
- * their own, their totals per stack and per type, labels, times, comments and counters once
- * merged. */
+/* Merging profiles (profile/merge.h) and reading several inputs as one (hs_profile_load_many(),
+ * profile/load.h): two profiles with stacks and value types in common and of their own, their
+ * totals per stack and per type, labels, times, comments and counters once merged; files and
+ * directories read together, what a directory's reading leaves out, and the errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "helpers.h"
+#include "profile/load.h"
 #include "profile/merge.h"
 #include "profile/profile.h"
 #include "util/strbuf.h"
@@ -294,6 +298,155 @@ static void test_merge_type_cap(void **state)
 	hs_profile_free(b);
 }
 
+/* ---- several inputs ---- */
+
+static const char folded_a[] = "app;main;work 3\napp;main;idle 2\n";
+static const char folded_b[] = "app;main;work 4\nworker;main;spin 1\n";
+
+static char dir[256];
+
+static void put(const char *name, const void *buf, size_t len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	hs_test_write_file(path, buf, len);
+}
+
+static int mkdir_fixtures(void **state)
+{
+	struct hs_profile *p = NULL;
+	struct hs_error err = {0};
+	uint8_t *pb;
+	size_t n;
+	char path[512];
+
+	(void)state;
+	if (hs_test_mkdtemp(dir, sizeof(dir), "hs-merge"))
+		return -1;
+	put("b.folded", folded_b, strlen(folded_b));
+	/* a as pprof, read back from folded text */
+	put("a.folded", folded_a, strlen(folded_a));
+	snprintf(path, sizeof(path), "%s/a.folded", dir);
+	if (hs_profile_load(path, &p, &err) || unlink(path))
+		return -1;
+	pb = hs_test_write_pprof(p, &n);
+	put("a.pb.gz", pb, n);
+	free(pb);
+	hs_profile_free(p);
+	/* left out: no profile, a file still being written, a subdirectory, a link */
+	put("notes.txt", "hi\n", 3);
+	put(".prof.pb.gz.tmp", folded_a, strlen(folded_a));
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	if (mkdir(path, 0700))
+		return -1;
+	put("sub/c.folded", folded_a, strlen(folded_a));
+	snprintf(path, sizeof(path), "%s/link.folded", dir);
+	if (symlink("b.folded", path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	return mkdir(path, 0700);
+}
+
+static int rm_fixtures(void **state)
+{
+	(void)state;
+	return hs_test_rmtree(dir);
+}
+
+static void counted(void *ctx, const char *path, const struct hs_load_info *info, const struct hs_profile *p)
+{
+	struct hs_strbuf *sb = ctx;
+
+	(void)info;
+	(void)p;
+	hs_strbuf_addf(sb, "%s\n", path + strlen(dir) + 1);
+}
+
+static int load(const char *const *names, size_t n, struct hs_load_many *lm, struct hs_strbuf *seen,
+		struct hs_profile **ret, struct hs_error *err)
+{
+	static char paths[4][512]; /* lm->skipped_in points into them */
+	const char *pp[4];
+
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s%s%s", dir, *names[i] ? "/" : "", names[i]);
+		pp[i] = paths[i];
+	}
+	memset(lm, 0, sizeof(*lm));
+	lm->loaded = counted;
+	lm->ctx = seen;
+	return hs_profile_load_many(pp, n, lm, ret, err);
+}
+
+static void test_load_files_and_dirs(void **state)
+{
+	const char *files[] = {"a.pb.gz", "b.folded"}, *whole[] = {""};
+	struct hs_strbuf seen = {0}, note = {0};
+	struct hs_load_many lm;
+	struct hs_error err = {0};
+	struct hs_profile *p = NULL;
+
+	(void)state;
+	/* pprof and folded named: both, in that order */
+	assert_int_equal(load(files, 2, &lm, &seen, &p, &err), 0);
+	assert_string_equal(hs_strbuf_str(&seen), "a.pb.gz\nb.folded\n");
+	assert_int_equal(lm.read, 2);
+	assert_int_equal(lm.skipped, 0);
+	assert_int_equal(type_total(p, "samples"), 10);
+	assert_int_equal(stack_total(p, "app;main;work", "samples"), 7);
+	assert_int_equal(stack_total(p, "app;main;idle", "samples"), 2);
+	assert_int_equal(stack_total(p, "worker;main;spin", "samples"), 1);
+	hs_profile_free(p);
+	hs_load_many_release(&lm);
+
+	/* the directory: its regular files, in name order, no profile skipped and said */
+	hs_strbuf_reset(&seen);
+	assert_int_equal(load(whole, 1, &lm, &seen, &p, &err), 0);
+	assert_string_equal(hs_strbuf_str(&seen), "a.pb.gz\nb.folded\n");
+	assert_int_equal(lm.skipped, 1);
+	assert_int_equal(type_total(p, "samples"), 10);
+	assert_int_equal(stack_total(p, "app;main;work", "samples"), 7);
+	hs_load_many_notes(&lm, &note);
+	assert_true(!strncmp(hs_strbuf_str(&note), dir, strlen(dir)));
+	assert_string_equal(hs_strbuf_str(&note) + strlen(dir),
+			    ": skipped 1 file that is not a profile hotstack reads\n");
+	assert_null(lm.failed);
+	hs_profile_free(p);
+	hs_load_many_release(&lm);
+	hs_strbuf_release(&seen);
+	hs_strbuf_release(&note);
+}
+
+static void test_load_errors(void **state)
+{
+	const char *named[] = {"b.folded", "notes.txt"}, *missing[] = {"b.folded", "none.pb.gz"};
+	const char *empty[] = {"b.folded", "empty/"};
+	struct hs_strbuf seen = {0};
+	struct hs_load_many lm;
+	struct hs_error err = {0};
+	struct hs_profile *p = NULL;
+
+	(void)state;
+	/* a file named that is no profile stays an error, as it is read alone */
+	assert_int_equal(load(named, 2, &lm, &seen, &p, &err), -EBADMSG);
+	assert_null(p);
+	assert_string_equal(lm.failed + strlen(dir), "/notes.txt");
+	hs_load_many_release(&lm);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(load(missing, 2, &lm, &seen, &p, &err), -ENOENT);
+	assert_string_equal(lm.failed + strlen(dir), "/none.pb.gz");
+	hs_load_many_release(&lm);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(load(empty, 2, &lm, &seen, &p, &err), -ENOMSG);
+	assert_string_equal(err.detail, "no profiles");
+	assert_string_equal(lm.failed + strlen(dir), "/empty/");
+	assert_null(p);
+	hs_load_many_release(&lm);
+	hs_strbuf_release(&seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +454,8 @@ int main(void)
 		cmocka_unit_test(test_merge_into_empty),
 		cmocka_unit_test(test_merge_times_periods),
 		cmocka_unit_test(test_merge_type_cap),
+		cmocka_unit_test_setup_teardown(test_load_files_and_dirs, mkdir_fixtures, rm_fixtures),
+		cmocka_unit_test_setup_teardown(test_load_errors, mkdir_fixtures, rm_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
