@@ -135,7 +135,8 @@ static size_t spool_list(const struct hs_push *ps, char ***ret, uint64_t *bytes)
 	}
 	if (d)
 		closedir(d);
-	qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))strcmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))strcmp);
 	*ret = v;
 	return n;
 }
