@@ -37,7 +37,7 @@ trap 'kill $spawner $rec 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 ) &
 spawner=$!
 
-"$hotstack" record -q -a -F "$freq" --switch-output="$period" --switch-max-files=3 -d "$secs" \
+"$hotstack" record -q -a -F "$freq" --switch-output="$period" --switch-max-files=3 -d "$((secs + 10))" \
 	-o "$tmp/agent.pb.gz" &
 rec=$!
 start=$(date +%s)

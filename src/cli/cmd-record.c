@@ -457,7 +457,7 @@ int cmd_record(int argc, char **argv)
 	hs_builder_summary(&lv.b, &sum);
 	for (size_t i = 0; i < sum.jit_nwarnings; i++)
 		cli_warn("%s", sum.jit_warnings[i]);
-	cli_record_summary(p, &sum, &rec, bo.lbr_repair, ro.off_cpu);
+	cli_record_summary(p, lv.pe.periods, &sum, &rec, bo.lbr_repair, ro.off_cpu);
 	if (lo.push.url)
 		cli_record_push_summary(&lv);
 	if (!hs_periodic_switching(&lv.pe))

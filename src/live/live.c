@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "profile/off-cpu.h"
+#include "push/service.h"
 #include "record/events.h"
 #include "record/jvm.h"
-#include "push/service.h"
 #include "util/strbuf.h"
 
 void hs_live_builder_opts(const struct hs_record *rec, const struct hs_callgraph_opts *cg, struct hs_builder_opts *bo)

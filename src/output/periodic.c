@@ -170,9 +170,11 @@ size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, uint64_t now,
 			failed += keep_file(pe, i, pe->names[i]);
 	pe->written = true;
 	pe->last_write = now;
-	if (!ended)
+	if (!ended) {
 		pe->write_ns = now - began;
-	else
+	} else {
+		pe->periods++;
 		name_period(pe, now, now_wall);
+	}
 	return failed;
 }

@@ -55,6 +55,7 @@ struct hs_periodic {
 	uint64_t last_write;      /* monotonic ns */
 	uint64_t write_ns;        /* how long the last checkpoint took */
 	unsigned seq;
+	unsigned periods;         /* ended so far */
 };
 
 /* Starts the first period at now (monotonic ns) and now_wall (since the epoch). With
