@@ -155,20 +155,21 @@ static void say_push_notes(struct hs_live *lv)
 	}
 }
 
-static void on_tick(void *ctx, bool switch_asked)
+static uint64_t on_tick(void *ctx, bool switch_asked)
 {
 	struct hs_live *lv = ctx;
 	enum hs_periodic_due due = hs_periodic_due(&lv->pe, hs_now_ns(), switch_asked);
 
 	say_push_notes(lv);
-	if (!due || !write_period(lv, due == HS_DUE_PERIOD))
-		return;
-	if (due == HS_DUE_CHECKPOINT) {
-		say(lv, "no more checkpoints: the outputs are written at the end only");
-		lv->pe.o.checkpoints = false;
-	} else {
-		lv->write_failed = true;
+	if (due && write_period(lv, due == HS_DUE_PERIOD)) {
+		if (due == HS_DUE_CHECKPOINT) {
+			say(lv, "no more checkpoints: the outputs are written at the end only");
+			lv->pe.o.checkpoints = false;
+		} else {
+			lv->write_failed = true;
+		}
 	}
+	return hs_periodic_next(&lv->pe, hs_now_ns());
 }
 
 int hs_live_push_label(struct hs_live_opts *o, const char *label)

@@ -129,15 +129,32 @@ void hs_periodic_release(struct hs_periodic *pe)
 	memset(pe, 0, sizeof(*pe));
 }
 
+/* the time between checkpoints: a tenth of it at most spent writing them */
+static uint64_t checkpoint_gap(const struct hs_periodic *pe)
+{
+	return HS_MAX(HS_CHECKPOINT_NS, pe->write_ns * 10);
+}
+
 enum hs_periodic_due hs_periodic_due(const struct hs_periodic *pe, uint64_t now, bool switch_asked)
 {
-	uint64_t gap = HS_MAX(HS_CHECKPOINT_NS, pe->write_ns * 10);
+	uint64_t gap = checkpoint_gap(pe);
 
 	if ((switch_asked && pe->o.by_signal) || (pe->o.period_ns && now - pe->start >= pe->o.period_ns))
 		return HS_DUE_PERIOD;
 	if (pe->o.checkpoints && now - pe->last_write >= gap)
 		return HS_DUE_CHECKPOINT;
 	return HS_DUE_NONE;
+}
+
+uint64_t hs_periodic_next(const struct hs_periodic *pe, uint64_t now)
+{
+	uint64_t at = UINT64_MAX;
+
+	if (pe->o.period_ns)
+		at = pe->start + pe->o.period_ns;
+	if (pe->o.checkpoints)
+		at = HS_MIN(at, pe->last_write + checkpoint_gap(pe));
+	return at == UINT64_MAX ? at : at > now ? at - now : 0;
 }
 
 /* Keeps name as output i's newest period file, removing the oldest past max_files; returns

@@ -72,6 +72,8 @@ static inline bool hs_periodic_opts_switching(const struct hs_periodic_opts *o)
 }
 /* What is due at now; switch_asked: a SIGUSR2 came. */
 enum hs_periodic_due hs_periodic_due(const struct hs_periodic *pe, uint64_t now, bool switch_asked);
+/* The nanoseconds from now until the next write is due by time (UINT64_MAX: none is). */
+uint64_t hs_periodic_next(const struct hs_periodic *pe, uint64_t now);
 /* The current period's files, one per output. */
 static inline const char *const *hs_periodic_names(const struct hs_periodic *pe)
 {

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +21,52 @@
 #include "push/service.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+
+/* libcurl, opened when a push starts rather than linked: the libraries it brings (TLS, HTTP/2,
+ * LDAP, Kerberos...) would cost every hotstack command their loading. */
+static struct {
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	const char *(*easy_strerror)(CURLcode);
+	char *(*easy_escape)(CURL *, const char *, int);
+	void (*free)(void *);
+	curl_mime *(*mime_init)(CURL *);
+	curl_mimepart *(*mime_addpart)(curl_mime *);
+	CURLcode (*mime_name)(curl_mimepart *, const char *);
+	CURLcode (*mime_filename)(curl_mimepart *, const char *);
+	CURLcode (*mime_type)(curl_mimepart *, const char *);
+	CURLcode (*mime_data)(curl_mimepart *, const char *, size_t);
+	void (*mime_free)(curl_mime *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+} curl;
+
+static int curl_open(struct hs_error *err)
+{
+	static const char *const names[] = {
+		"curl_global_init", "curl_easy_init", "curl_easy_setopt", "curl_easy_perform", "curl_easy_getinfo",
+		"curl_easy_cleanup", "curl_easy_strerror", "curl_easy_escape", "curl_free", "curl_mime_init",
+		"curl_mime_addpart", "curl_mime_name", "curl_mime_filename", "curl_mime_type", "curl_mime_data",
+		"curl_mime_free", "curl_slist_append", "curl_slist_free_all"};
+	void **slot = (void **)&curl;
+	void *h;
+
+	_Static_assert(sizeof(curl) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
+	if (curl.global_init)
+		return 0;
+	if (!(h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL)))
+		return hs_error_set(err, -ENOENT, "--push needs libcurl (libcurl.so.4): %s", dlerror());
+	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
+		if (!(slot[i] = dlsym(h, names[i])))
+			return hs_error_set(err, -ENOENT, "this libcurl has no %s", names[i]);
+	if (curl.global_init(CURL_GLOBAL_DEFAULT))
+		return hs_error_set(err, -ENOMEM, "cannot start libcurl");
+	return 0;
+}
 
 #define SPOOL_MAGIC "HSPUSH1"
 #define BACKOFF_MIN_MS 1000
@@ -242,7 +289,7 @@ enum sent { SENT, RETRY, REFUSED };
 
 static enum sent send_one(struct hs_push *ps, const struct item *it, char *why, size_t whycap)
 {
-	CURL *c = curl_easy_init();
+	CURL *c = curl.easy_init();
 	struct hs_strbuf url = {0}, answer = {0};
 	curl_mime *mime;
 	curl_mimepart *part;
@@ -254,38 +301,38 @@ static enum sent send_one(struct hs_push *ps, const struct item *it, char *why, 
 		snprintf(why, whycap, "cannot start an HTTP request");
 		return RETRY;
 	}
-	name = curl_easy_escape(c, it->name, 0);
+	name = curl.easy_escape(c, it->name, 0);
 	hs_strbuf_addf(&url, "%s%cname=%s&from=%lld&until=%lld&format=pprof&sampleRate=%u&spyName=hotstack", ps->url,
 		       strchr(ps->url, '?') ? '&' : '?', name, (long long)(it->from / 1000000000),
 		       (long long)((it->until + 999999999) / 1000000000), ps->o.sample_rate);
-	curl_free(name);
-	mime = curl_mime_init(c);
-	part = curl_mime_addpart(mime);
-	curl_mime_name(part, "profile");
-	curl_mime_filename(part, "profile.pprof");
-	curl_mime_type(part, "application/octet-stream");
-	curl_mime_data(part, (const char *)it->body, it->len);
-	curl_easy_setopt(c, CURLOPT_URL, hs_strbuf_str(&url));
-	curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
+	curl.free(name);
+	mime = curl.mime_init(c);
+	part = curl.mime_addpart(mime);
+	curl.mime_name(part, "profile");
+	curl.mime_filename(part, "profile.pprof");
+	curl.mime_type(part, "application/octet-stream");
+	curl.mime_data(part, (const char *)it->body, it->len);
+	curl.easy_setopt(c, CURLOPT_URL, hs_strbuf_str(&url));
+	curl.easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	curl.easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
 	if (ps->userpwd) {
-		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(c, CURLOPT_USERPWD, ps->userpwd);
+		curl.easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl.easy_setopt(c, CURLOPT_USERPWD, ps->userpwd);
 	}
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	rc = curl_easy_perform(c);
+	curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
+	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl.easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+	curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	rc = curl.easy_perform(c);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_mime_free(mime);
-	curl_easy_cleanup(c);
+		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl.mime_free(mime);
+	curl.easy_cleanup(c);
 	hs_strbuf_release(&url);
 	if (rc != CURLE_OK) {
-		snprintf(why, whycap, "%s", curl_easy_strerror(rc));
+		snprintf(why, whycap, "%s", curl.easy_strerror(rc));
 		hs_strbuf_release(&answer);
 		return RETRY;
 	}
@@ -558,18 +605,16 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 		rc = hs_error_set(err, -errno, "cannot write the push spool '%s': %s", o->spool_dir, strerror(errno));
 		goto fail;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		rc = hs_error_set(err, -ENOMEM, "cannot start libcurl");
+	if ((rc = curl_open(err)))
 		goto fail;
-	}
 	if (token && *token) {
 		hs_strbuf_addf(&sb, "Authorization: Bearer %s", token);
-		ps->headers = curl_slist_append(ps->headers, hs_strbuf_str(&sb));
+		ps->headers = curl.slist_append(ps->headers, hs_strbuf_str(&sb));
 	}
 	if (tenant && *tenant) {
 		hs_strbuf_reset(&sb);
 		hs_strbuf_addf(&sb, "X-Scope-OrgID: %s", tenant);
-		ps->headers = curl_slist_append(ps->headers, hs_strbuf_str(&sb));
+		ps->headers = curl.slist_append(ps->headers, hs_strbuf_str(&sb));
 	}
 	hs_strbuf_release(&sb);
 	if (user && *user) {
@@ -627,7 +672,7 @@ void hs_push_finish(struct hs_push *ps, struct hs_push_stats *st)
 	for (int k = 0; k < NOTE_KINDS; k++)
 		free(ps->notes[k]);
 	hs_service_cache_release(&ps->services);
-	curl_slist_free_all(ps->headers);
+	curl.slist_free_all(ps->headers);
 	free(ps->userpwd);
 	free((char *)ps->o.service);
 	free(ps->url);

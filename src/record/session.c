@@ -25,7 +25,7 @@
 /* The main thread wakes for each round of the reader's and for its signals and timers; else
  * only this often, to see whether -t's threads are gone and to show progress: each wake-up
  * costs two context switches, paid by every sample of a recording that does nothing else. */
-#define MAIN_POLL_MS 100
+#define MAIN_POLL_MS 250
 
 /* The signals the main loop reads (SIGUSR2 only when it asks for the next period) */
 static void own_signals(sigset_t *set, bool usr2)
@@ -478,7 +478,7 @@ static void enable_all(struct hs_record *r, unsigned long req)
 
 int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err)
 {
-	uint64_t last_progress;
+	uint64_t last_progress, tick_ns = UINT64_MAX;
 	bool switch_asked;
 	int rc;
 
@@ -498,7 +498,9 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 
 	while (r->cause == HS_CAUSE_NONE) {
 		struct epoll_event evs[32];
-		int n = epoll_wait(r->epfd, evs, 32, MAIN_POLL_MS);
+		/* a tick asked for sooner than the usual poll (a period's end): then, to the ms */
+		int n = epoll_wait(r->epfd, evs, 32,
+				   tick_ns < MAIN_POLL_MS * 1000000ULL ? (int)((tick_ns + 999999) / 1000000) : MAIN_POLL_MS);
 
 		switch_asked = false;
 		for (int i = 0; i < n; i++) {
@@ -542,7 +544,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 			sink->progress(sink->ctx, &p);
 		}
 		if (sink->tick && r->cause == HS_CAUSE_NONE)
-			sink->tick(sink->ctx, switch_asked);
+			tick_ns = sink->tick(sink->ctx, switch_asked);
 	}
 
 	r->stop_ns = hs_now_ns();

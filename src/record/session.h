@@ -160,10 +160,11 @@ struct hs_record_sink {
 	void (*progress)(void *ctx, const struct hs_record_progress *p); /* about once a second */
 	void *ctx;
 	void (*ending)(void *ctx);
-	/* when not NULL: called at least every tenth of a second while the recording runs,
+	/* when not NULL: called at least every quarter of a second while the recording runs,
 	 * after the events that came were handed on; switch_asked: a SIGUSR2 came
-	 * (hs_record_opts.switch_signal) */
-	void (*tick)(void *ctx, bool switch_asked);
+	 * (hs_record_opts.switch_signal). Returns the nanoseconds until it wants to be called
+	 * again (sooner than a quarter of a second: then), or UINT64_MAX. */
+	uint64_t (*tick)(void *ctx, bool switch_asked);
 };
 
 enum hs_stop_cause {

@@ -89,6 +89,7 @@ static void test_due(void **state)
 	assert_string_equal(hs_periodic_names(&pe)[0], "p.20261123191023.pb.gz");
 	assert_int_equal(hs_periodic_due(&pe, t0 + 1 * S, false), HS_DUE_NONE);
 	assert_int_equal(hs_periodic_due(&pe, t0 + 1 * S, true), HS_DUE_NONE); /* SIGUSR2 not asked for */
+	assert_true(hs_periodic_next(&pe, t0 + 1 * S) == HS_CHECKPOINT_NS - 1 * S); /* the checkpoint first */
 	assert_int_equal(hs_periodic_due(&pe, t0 + HS_CHECKPOINT_NS, false), HS_DUE_CHECKPOINT);
 	/* a checkpoint that took 2 s: the next one no sooner than 20 s after it */
 	hs_periodic_written(&pe, t0 + HS_CHECKPOINT_NS, t0 + HS_CHECKPOINT_NS + 2 * S, when() + 7 * (int64_t)S, false);
@@ -98,6 +99,8 @@ static void test_due(void **state)
 	hs_periodic_written(&pe, t0 + 20 * S, t0 + 20 * S, when() + 20 * (int64_t)S, true);
 	assert_string_equal(hs_periodic_names(&pe)[0], "p.20261123191043.pb.gz");
 	assert_int_equal(hs_periodic_due(&pe, t0 + 39 * S, false), HS_DUE_NONE);
+	assert_true(hs_periodic_next(&pe, t0 + 39 * S) == 1 * S);
+	assert_true(hs_periodic_next(&pe, t0 + 41 * S) == 0); /* overdue */
 	assert_int_equal(hs_periodic_due(&pe, t0 + 40 * S, false), HS_DUE_PERIOD);
 	/* a second period begun in the same second has files of its own */
 	hs_periodic_written(&pe, t0 + 40 * S, t0 + 40 * S, when() + 20 * (int64_t)S + 5, true);
@@ -109,6 +112,7 @@ static void test_due(void **state)
 	hs_periodic_init(&pe, &o, paths, 1, t0, when());
 	assert_int_equal(hs_periodic_due(&pe, t0 + 1000 * S, false), HS_DUE_NONE);
 	assert_int_equal(hs_periodic_due(&pe, t0 + 1 * S, true), HS_DUE_PERIOD);
+	assert_true(hs_periodic_next(&pe, t0) == UINT64_MAX); /* nothing due by time */
 	hs_periodic_release(&pe);
 
 	/* no periods: the outputs keep their names */
