@@ -77,37 +77,44 @@ void cli_warn_lines(const char *lines)
 	say_lines(cli_warn, lines);
 }
 
-struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts)
+/* What reading one input found, said as it is read. */
+static void say_loaded(void *ctx, const char *path, const struct hs_load_info *li, const struct hs_profile *p)
 {
+	struct hs_strbuf warn = {0}, note = {0};
+
+	(void)ctx;
+	hs_load_info_notes(li, p, strcmp(path, "-") ? path : "<stdin>", debuginfod_set(), &warn, &note);
+	cli_warn_lines(hs_strbuf_str(&warn));
+	say_lines(cli_info, hs_strbuf_str(&note));
+	hs_strbuf_release(&warn);
+	hs_strbuf_release(&note);
+}
+
+struct hs_profile *cli_load(const char *const *paths, size_t n, const struct hs_load_opts *opts)
+{
+	struct hs_load_many lm = {.opts = opts, .loaded = say_loaded};
+	struct hs_strbuf sb = {0};
 	struct hs_error err = {0};
-	struct hs_load_info li;
 	struct hs_profile *p = NULL;
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	int rc;
+	int rc = hs_profile_load_many(paths, n, &lm, &p, &err);
+	const char *path = lm.failed, *name = rc && strcmp(path, "-") ? path : "<stdin>";
+	bool detail = rc && err.detail[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR;
 
-	rc = hs_profile_load_ex(path, opts, &p, &li, &err);
-	if (!rc) {
-		struct hs_strbuf warn = {0}, note = {0};
-
-		hs_load_info_notes(&li, p, name, debuginfod_set(), &warn, &note);
-		cli_warn_lines(hs_strbuf_str(&warn));
-		say_lines(cli_info, hs_strbuf_str(&note));
-		hs_strbuf_release(&warn);
-		hs_strbuf_release(&note);
-		hs_load_info_release(&li);
-		return p;
-	}
-	hs_load_info_release(&li);
+	if (!rc)
+		hs_load_many_notes(&lm, &sb);
+	say_lines(cli_info, hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
 	/* of the file as a whole, at its start, or in a text file whose line number says more */
-	if (err.detail[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR && (!err.offset || !strncmp(err.detail, "line ", 5)))
+	if (detail && (!err.offset || !strncmp(err.detail, "line ", 5)))
 		cli_error("%s: %s", name, err.detail);
-	else if (err.detail[0] && rc != -ENOENT && rc != -EACCES && rc != -EISDIR)
+	else if (detail)
 		cli_error("%s: offset 0x%llx: %s", name, (unsigned long long)err.offset, err.detail);
 	else if (rc == -EFBIG)
 		cli_error("'%s' is too large to read", path);
-	else
+	else if (rc)
 		cli_error("cannot read '%s': %s", path, strerror(-rc));
-	return NULL;
+	hs_load_many_release(&lm);
+	return p;
 }
 
 void cli_warn_unnamed(const struct hs_profile *p)

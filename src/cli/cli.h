@@ -20,10 +20,10 @@ extern int cli_verbose;
 extern int cli_quiet;
 
 struct hs_load_opts;
-/* Loads a profile input (opts NULL: the defaults); prints the error and returns NULL on
- * failure. Warnings (a perf.data cut short, files changed since the recording) are printed
- * too. */
-struct hs_profile *cli_load_ex(const char *path, const struct hs_load_opts *opts);
+/* Loads profile inputs, files or directories, merged into one (opts NULL: the defaults); prints
+ * the error and returns NULL on failure. Warnings (a perf.data cut short, files changed since
+ * the recording) are printed too, each input's. */
+struct hs_profile *cli_load(const char *const *paths, size_t n, const struct hs_load_opts *opts);
 /* Says how to get function names when most user-space samples have none. */
 void cli_warn_unnamed(const struct hs_profile *p);
 /* cli_warn() of each line of lines (each ended by "\n"). */
@@ -128,12 +128,9 @@ extern const struct option cli_filter_longopts[];
 int cli_filter_apply(struct hs_filter *f, const struct hs_output_opts *o, struct hs_profile **p, const char *name);
 
 int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_flame(int argc, char **argv);
-int cmd_convert(int argc, char **argv);
+/* report, flame, convert, script, annotate: the command is argv[0]. */
+int cmd_view(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
-int cmd_script(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
-int cmd_annotate(int argc, char **argv);
 
 #endif

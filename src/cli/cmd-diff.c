@@ -39,7 +39,7 @@ static void diff_usage(FILE *fp, const void *ctx)
 static struct hs_profile *load_side(const char *path, const struct hs_load_opts *lo, struct hs_filter *f,
 				    struct hs_output_opts *o)
 {
-	struct hs_profile *p = cli_load_ex(path, lo);
+	struct hs_profile *p = cli_load(&path, 1, lo);
 
 	if (!p)
 		return NULL;

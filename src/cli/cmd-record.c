@@ -8,14 +8,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "profile/builder.h"
+#include "live/live.h"
 #include "profile/off-cpu.h"
 #include "python/names.h"
-#include "record/callgraph.h"
-#include "record/jvm.h"
-#include "record/session.h"
 #include "util/outfile.h"
-#include "util/strbuf.h"
 #include "record-print.h"
 #include "view-opts.h"
 
@@ -50,6 +46,15 @@ static const char record_usage[] =
 	"  -m, --mmap-pages N      ring buffer data pages per CPU, a power of two (default: room for 256\n"
 	"                          samples: 4096 pages, 16 MiB, with auto/dwarf stack copies; else 128)\n"
 	"      --max-stack N       longest chain to record (default: the kernel's maximum)\n"
+	"      --switch-output[=W] a profile per period, each file's name with its start (UTC) before\n"
+	"                          its extension (-o p.pb.gz: p.20261123191023.pb.gz); W: signal\n"
+	"                          (the default: on SIGUSR2) or a period: 10s, 5m, 1h, 1d\n"
+	"      --switch-max-files N  keep each output's newest N period files\n"
+	"      --push URL          send each period (10s unless --switch-output) to a profile store's\n"
+	"                          ingest API (Pyroscope's /ingest; docs/continuous.md), with -a a\n"
+	"                          series per service; no -o: no files\n"
+	"      --push-label K=V    a label of the series (repeatable)\n"
+	"      --push-spool DIR    profiles the store cannot take yet wait in DIR (bounded)\n"
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
@@ -64,92 +69,61 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_OFF_CPU_MIN,
 	OPT_USER,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_PUSH,
+	OPT_PUSH_LABEL,
+	OPT_PUSH_SPOOL,
 };
 
 static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
 static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, py_internals;
 
+/* What record's hooks need (struct hs_live_hooks) */
 struct record_ctx {
-	struct hs_builder b;
 	bool tty;
-	bool jvm_perfmap;
-	const struct hs_record *rec;
-	uint32_t off_cpu_ev; /* the builder's event index of --off-cpu samples */
+	const struct cli_outputs *outs;
+	struct hs_output_opts *oo;
+	int value_bad; /* -1: --value not looked for yet; else whether the profile lacks it (said) */
+	bool keep_old; /* the default output, kept as .old at the first write (perf.data.old) */
 };
 
-static void sink_event(void *ctx, const struct hs_perf_event *ev)
+static void on_progress(void *ctx, uint64_t samples, const struct hs_record_progress *p)
 {
-	struct record_ctx *rc = ctx;
-	uint32_t evidx = 0;
-
-	if (ev->type == PERF_RECORD_SAMPLE && rc->rec->o.off_cpu &&
-	    hs_record_event_index(rc->rec, ev->sid.id) == HS_REC_EVENT_OFF_CPU)
-		evidx = rc->off_cpu_ev;
-	hs_builder_event_of(&rc->b, ev, evidx);
-}
-
-static void sink_proc(void *ctx, int32_t pid)
-{
-	hs_builder_add_proc(&((struct record_ctx *)ctx)->b, pid);
-}
-
-static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
-{
-	if (rc)
-		cli_warn("cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
-	else if (cli_verbose)
-		fprintf(stderr, "hotstack: JVM %d wrote its perf map\n", (int)pid);
-}
-
-/* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
- * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
- * SIGINT or SIGTERM meanwhile ends the asking, not the run. */
-static void sink_ending(void *ctx)
-{
-	struct record_ctx *rc = ctx;
-	struct hs_pid_list pids = {0};
-	size_t left = 0;
-	int err;
-
-	if (!rc->jvm_perfmap)
+	if (!((struct record_ctx *)ctx)->tty || cli_quiet)
 		return;
-	hs_builder_jit_pids(&rc->b, &pids);
-	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, NULL, &left);
-	if (err)
-		cli_warn("%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
-			 err == -ETIMEDOUT ? "no time left" : "asked to stop");
-	free(pids.v);
-}
-
-static void sink_progress(void *ctx, const struct hs_record_progress *p)
-{
-	struct record_ctx *rc = ctx;
-	struct hs_builder_summary s;
-
-	if (!rc->tty || cli_quiet)
-		return;
-	hs_builder_summary(&rc->b, &s);
 	fprintf(stderr, "\rhotstack: recording %.0f s, %llu samples, %.1f MB of events%s", p->elapsed,
-		(unsigned long long)s.stats.samples, (double)p->bytes / 1e6,
-		p->lost_records ? " (losing samples)" : "");
+		(unsigned long long)samples, (double)p->bytes / 1e6, p->lost_records ? " (losing samples)" : "");
 	fflush(stderr);
 }
 
-static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
+static void on_say(void *ctx, bool detail, const char *msg)
 {
-	struct hs_strbuf sb = {0};
+	if (!detail)
+		cli_warn("%s", msg);
+	else if (cli_verbose)
+		fprintf(stderr, "hotstack: %s\n", msg);
+}
 
-	hs_strbuf_adds(&sb, "hotstack");
-	for (int i = 0; i < argc; i++) /* the command after "--", where it was typed without */
-		hs_strbuf_addf(&sb, " %s%s", argv + i == o->argv && strcmp(argv[i - 1], "--") ? "-- " : "", argv[i]);
-	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	hs_strbuf_reset(&sb);
-	hs_event_describe(o->event, o->freq, o->period, &sb);
-	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
-	if (o->off_cpu)
-		hs_vec_push(&p->comments, hs_profile_intern_str(p, HS_OFF_CPU_NOTE));
-	hs_strbuf_release(&sb);
+/* Writes p to names, the files of -o (or of this period); a checkpoint (quiet) says nothing
+ * but a failure. A --value p does not have is said once, and the default written. */
+static int write_profile(void *ctx, struct hs_profile *p, const char *const *names, bool quiet)
+{
+	struct record_ctx *rc = ctx;
+	struct cli_outputs outs = *rc->outs;
+	int was = cli_quiet, failed;
+
+	memcpy(outs.path, names, (size_t)outs.n * sizeof(*names));
+	if (rc->keep_old)
+		hs_outfile_keep_old(names[0]);
+	rc->keep_old = false;
+	if (rc->value_bad < 0)
+		rc->value_bad = cli_resolve_value(p, rc->oo) != 0;
+	cli_quiet = was || quiet;
+	failed = cli_outputs_write(&outs, NULL, p, rc->oo);
+	cli_quiet = was;
+	return failed;
 }
 
 static void stack_size_error(const char *arg)
@@ -206,6 +180,11 @@ int cmd_record(int argc, char **argv)
 		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"user", required_argument, NULL, OPT_USER},
+		{"switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT},
+		{"switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES},
+		{"push", required_argument, NULL, OPT_PUSH},
+		{"push-label", required_argument, NULL, OPT_PUSH_LABEL},
+		{"push-spool", required_argument, NULL, OPT_PUSH_SPOOL},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -216,11 +195,15 @@ int cmd_record(int argc, char **argv)
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
 	struct hs_record_pids pids = {0}, tids = {0};
-	struct record_ctx ctx;
+	struct record_ctx ctx = {.outs = &outs, .oo = &oo, .value_bad = -1};
+	struct hs_live lv;
+	struct hs_live_opts lo = {.argc = argc, .argv = argv};
+	struct hs_periodic_opts *po = &lo.periodic;
+	struct hs_live_hooks hooks = {write_profile, on_progress, on_say, &ctx};
+	bool failed;
 	struct hs_record rec;
 	struct hs_error err;
 	struct hs_builder_opts bo = {0};
-	struct hs_record_sink sink = {sink_event, sink_proc, sink_progress, &ctx, sink_ending};
 	struct hs_profile *p;
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
@@ -229,6 +212,7 @@ int cmd_record(int argc, char **argv)
 	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
+	char msg[256];
 	unsigned long v;
 	size_t n = 0;
 	int c, status = 0, rc;
@@ -305,6 +289,27 @@ int cmd_record(int argc, char **argv)
 		case OPT_USER:
 			user = optarg;
 			break;
+		case OPT_SWITCH_OUTPUT: /* perf's: alone, signal */
+			if (hs_switch_output_parse(optarg ? optarg : "signal", po)) {
+				cli_error("invalid --switch-output '%s' (signal, or a period: 10s, 5m, 1h, 1d)", optarg);
+				goto usage_error;
+			}
+			break;
+		case OPT_SWITCH_MAX_FILES:
+			if (cli_parse_ulong(optarg, "number of files", 1, 1000000, &v))
+				goto usage_error;
+			po->max_files = (unsigned)v;
+			break;
+		case OPT_PUSH:
+		case OPT_PUSH_SPOOL:
+			*(c == OPT_PUSH ? &lo.push.url : &lo.push.spool_dir) = optarg;
+			break;
+		case OPT_PUSH_LABEL:
+			if (hs_live_push_label(&lo, optarg)) {
+				cli_error("invalid --push-label '%s' (KEY=VALUE, at most %zu)", optarg, HS_ARRAY_SIZE(lo.labels));
+				goto usage_error;
+			}
+			break;
 		case OPT_MAX_STACK:
 			if (cli_parse_ulong(optarg, "stack depth", 1, 65535, &v))
 				goto usage_error;
@@ -361,19 +366,8 @@ int cmd_record(int argc, char **argv)
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
 	if (cli_value_wanted() && hs_off_cpu_value(cli_value_wanted()))
 		ro.off_cpu = true;
-	if (off_cpu_min_given && !ro.off_cpu) {
-		cli_error("--off-cpu-min goes with --off-cpu");
-		goto usage_error;
-	}
-	if (ro.off_cpu && !hs_callgraph_off_cpu_ok(&cgo)) {
-		cli_error("--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a thread switched out); "
-			  "use -g auto");
-		goto usage_error;
-	}
-	if (ro.off_cpu && !hs_event_off_cpu_ok(ro.event)) {
-		cli_error("--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- and off-CPU "
-			  "time add up to wall-clock time; '%s' counts events",
-			  ro.event->name);
+	if ((w = hs_callgraph_off_cpu_conflict(&cgo, ro.event, ro.off_cpu, off_cpu_min_given, msg, sizeof(msg)))) {
+		cli_error("%s", w);
 		goto usage_error;
 	}
 	if (stack_size && hs_callgraph_stack_bytes(stack_size, &ro.stack_bytes)) {
@@ -402,10 +396,14 @@ int cmd_record(int argc, char **argv)
 		if ((status = run_as_user(user, &ro)))
 			goto out;
 	}
-	if (!outs.n)
+	if (!outs.n && !lo.push.url)
 		cli_outputs_add(&outs, default_output);
 	if (cli_outputs_check(&outs) || cli_outputs_refuse(&outs, NULL, argv[0]))
 		goto usage_error;
+	if ((w = hs_live_opts_settle(&lo, (const char *const *)outs.path, (size_t)outs.n))) {
+		cli_error("%s", w);
+		goto usage_error;
+	}
 	/* find out now, not after the recording, that an output cannot be written */
 	for (int i = 0; i < outs.n; i++) {
 		rc = hs_output_probe(outs.path[i]);
@@ -416,7 +414,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	hs_record_block_signals();
+	hs_record_block_signals(po->by_signal);
+	ro.switch_signal = po->by_signal;
 	ro.py_names = bo.py_names = no_python ? NULL : hs_py_names_new();
 	bo.python_internals = py_internals;
 	rc = hs_record_open(&rec, &ro, &err);
@@ -427,39 +426,26 @@ int cmd_record(int argc, char **argv)
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
 			 "only; run as root or grant CAP_PERFMON for kernel stacks");
-	memset(&ctx, 0, sizeof(ctx));
 	ctx.tty = isatty(STDERR_FILENO);
 	/* samples are aggregated unless a view needs each one with its time */
 	bo.keep_time = keep_time || oo.flamechart ||
 		       hs_outputs_times(outs.path, (size_t)outs.n, outs.format) == HS_TIMES_ORDER;
-	/* the builder's name for how -g unwinds user stacks */
-	bo.unwind = cgo.unwind == HS_CG_UNWIND_AUTO  ? HS_UNWIND_AUTO
-		    : cgo.unwind == HS_CG_UNWIND_CFI ? HS_UNWIND_DWARF
-						     : HS_UNWIND_FP;
 	bo.no_demangle = so.no_demangle;
 	bo.no_inline = so.no_inline;
 	bo.symfs = so.symfs;
-	bo.kernel = ro.kernel;
-	bo.user = true;
-	bo.lbr_repair = hs_callgraph_lbr_repair(&cgo, ro.event);
-	bo.strip_tracing = hs_event_in_kernel_paths(ro.event);
-	bo.exclude_pid = getpid();
-	bo.max_stack = rec.o.max_stack;
-	bo.capture = hs_record_capture;
-	bo.capture_ctx = &rec;
-	bo.live = true;
-	bo.jit_timed = hs_record_times_monotonic(&rec);
-	bo.tsc = rec.tsc;
-	ctx.jvm_perfmap = !no_jvm_perfmap;
-	hs_builder_init(&ctx.b, &bo);
-	hs_builder_add_event(&ctx.b, ro.event->name, ro.event->time_based);
-	ctx.rec = &rec;
-	if (ro.off_cpu)
-		ctx.off_cpu_ev = hs_builder_add_off_cpu(&ctx.b, off_cpu_min);
-	ctx.b.p->period = hs_event_sample_period(ro.event, ro.freq, ro.period);
-
-	ctx.b.p->time_nanos = hs_wall_ns();
-	rc = hs_record_run(&rec, &sink, &err);
+	hs_live_builder_opts(&rec, &cgo, &bo);
+	lo.outputs = (const char *const *)outs.path;
+	lo.noutputs = (size_t)outs.n;
+	lo.jvm_perfmap = !no_jvm_perfmap;
+	lo.off_cpu_min = off_cpu_min;
+	/* no -o: the last one kept as .old, as perf.data.old */
+	ctx.keep_old = outs.path[0] == default_output && !hs_periodic_opts_switching(po);
+	if (hs_live_init(&lv, &rec, &bo, &lo, &hooks, &err)) {
+		cli_error("--push: %s", err.detail);
+		status = 2;
+		goto closed;
+	}
+	rc = hs_live_run(&lv, &err);
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);
 	if (rc) {
@@ -467,25 +453,20 @@ int cmd_record(int argc, char **argv)
 		goto released;
 	}
 	status = hs_record_command_status(&rec);
-
-	if (ro.off_cpu)
-		hs_builder_off_cpu_end(&ctx.b, rec.stop_ns);
-	p = hs_builder_take(&ctx.b);
-	hs_builder_summary(&ctx.b, &sum);
+	p = hs_live_end(&lv, &failed);
+	hs_builder_summary(&lv.b, &sum);
 	for (size_t i = 0; i < sum.jit_nwarnings; i++)
 		cli_warn("%s", sum.jit_warnings[i]);
-	add_comments(p, argc, argv, &ro);
-	cli_record_summary(p, &sum, &rec, bo.lbr_repair, ro.off_cpu);
-	/* a --value the profile does not have: said, and the outputs written with the default */
-	if (cli_resolve_value(p, &oo))
-		status = status ? status : 1;
-	if (outs.path[0] == default_output) /* no -o: the last one kept as .old, as perf.data.old */
-		hs_outfile_keep_old(default_output);
-	if (cli_outputs_write(&outs, NULL, p, &oo))
+	cli_record_summary(p, lv.pe.periods, &sum, &rec, bo.lbr_repair, ro.off_cpu);
+	if (lo.push.url)
+		cli_record_push_summary(&lv);
+	if (!hs_periodic_switching(&lv.pe))
+		failed |= write_profile(&ctx, p, (const char *const *)outs.path, false) != 0;
+	if (failed || ctx.value_bad > 0)
 		status = status ? status : 1;
 	hs_profile_free(p);
 released:
-	hs_builder_release(&ctx.b);
+	hs_live_release(&lv);
 closed:
 	hs_record_close(&rec);
 	hs_py_names_free(bo.py_names);

@@ -13,13 +13,13 @@ struct command {
 
 static const struct command commands[] = {
 	{"record", cmd_record, "record stacks of a command, processes, or the whole system"},
-	{"report", cmd_report, "text report: top functions by self and total"},
-	{"flame", cmd_flame, "interactive flame graph of a profile (SVG, or HTML for large ones)"},
-	{"convert", cmd_convert, "convert a profile to another format"},
+	{"report", cmd_view, "text report: top functions by self and total"},
+	{"flame", cmd_view, "interactive flame graph of a profile (SVG, or HTML for large ones)"},
+	{"convert", cmd_view, "convert a profile to another format"},
 	{"collapse", cmd_collapse, "perf script text to folded stacks (stackcollapse-perf.pl)"},
-	{"script", cmd_script, "every sample of a perf.data as perf script text"},
+	{"script", cmd_view, "every sample of a perf.data as perf script text"},
 	{"diff", cmd_diff, "what changed between two profiles: differential flame graph, or text"},
-	{"annotate", cmd_annotate, "samples per source line of a function (perf annotate)"},
+	{"annotate", cmd_view, "samples per source line of a function (perf annotate)"},
 };
 
 static void usage(FILE *f)

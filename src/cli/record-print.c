@@ -87,8 +87,8 @@ void cli_tracepoint_error(const struct hs_error *err, const char *name)
 	}
 }
 
-void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
-			bool lbr_repair, bool off_cpu)
+void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_builder_summary *s,
+			const struct hs_record *rec, bool lbr_repair, bool off_cpu)
 {
 	const struct hs_builder_stats *st = &s->stats;
 	uint64_t got = st->samples, lost = st->lost;
@@ -100,7 +100,10 @@ void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s
 			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
 			 rec->o.period ? "a larger -c" : "a lower -F",
 			 rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)" : "");
-	if (!cli_quiet)
+	if (!cli_quiet && periods)
+		fprintf(stderr, "hotstack: %llu sample%s in %u period%s\n", (unsigned long long)got, got == 1 ? "" : "s",
+			periods, periods == 1 ? "" : "s");
+	else if (!cli_quiet)
 		fprintf(stderr, "hotstack: %llu sample%s in %zu stack%s%s\n", (unsigned long long)got,
 			got == 1 ? "" : "s", p->stacks.n - 1, p->stacks.n == 2 ? "" : "s",
 			rec->bad_records ? " (some records were unreadable)" : "");
@@ -215,4 +218,15 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 	if (err->cause == HS_RECORD_BAD_CPUS || err->cause == HS_RECORD_RING_SMALL)
 		return 2; /* what was asked for cannot work */
 	return err->cause == HS_RECORD_USER ? 126 : 1;
+}
+
+void cli_record_push_summary(const struct hs_live *lv)
+{
+	struct hs_strbuf warn = {0}, info = {0};
+
+	hs_live_push_summary(lv, &warn, &info);
+	cli_warn_lines(hs_strbuf_str(&warn));
+	cli_info("%s", hs_strbuf_str(&info));
+	hs_strbuf_release(&warn);
+	hs_strbuf_release(&info);
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "profile/builder.h"
+#include "live/live.h"
 #include "record/events.h"
 #include "record/session.h"
 
@@ -18,9 +19,12 @@ void cli_tracepoint_error(const struct hs_error *err, const char *name);
  * the exit status: 127 for a command not found, 126 for one that could not be run, as a shell
  * has it, else 1. */
 int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro);
-/* The summary on stderr (more of it with -v) of recording rec into p; lost samples are said in
- * p's comments too. lbr_repair and off_cpu: what the recording was asked for. */
-void cli_record_summary(struct hs_profile *p, const struct hs_builder_summary *s, const struct hs_record *rec,
-			bool lbr_repair, bool off_cpu);
+/* The summary on stderr (more of it with -v) of recording rec into p (or into periods of
+ * which p is the last); lost samples are said in p's comments too. lbr_repair and off_cpu:
+ * what the recording was asked for. */
+void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_builder_summary *s,
+			const struct hs_record *rec, bool lbr_repair, bool off_cpu);
+/* What --push URL did, at the end: a warning where profiles were dropped or left waiting. */
+void cli_record_push_summary(const struct hs_live *lv);
 
 #endif

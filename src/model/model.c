@@ -266,6 +266,41 @@ void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid)
 		m->procs.v[ix]->exited = true;
 }
 
+size_t hs_model_forget_exited(struct hs_model *m)
+{
+	struct hs_u64map gone = {0};
+	size_t kept = 0, tkept = 0;
+	uint64_t ix;
+
+	for (size_t i = 0; i < m->procs.n; i++) {
+		struct hs_process *p = m->procs.v[i];
+		if (!p->exited) {
+			m->procs.v[kept++] = p;
+			continue;
+		}
+		hs_u64map_put(&gone, (uint32_t)p->pid, 1);
+		hs_vec_free(&p->maps);
+		free(p);
+	}
+	if (kept == m->procs.n)
+		return 0;
+	m->procs.n = kept;
+	hs_u64map_release(&m->proc_ix);
+	for (size_t i = 0; i < m->procs.n; i++)
+		hs_u64map_put(&m->proc_ix, (uint32_t)m->procs.v[i]->pid, i);
+	for (size_t i = 0; i < m->threads.n; i++)
+		if (!hs_u64map_get(&gone, (uint32_t)m->threads.v[i].pid, &ix))
+			m->threads.v[tkept++] = m->threads.v[i];
+	m->threads.n = tkept;
+	hs_u64map_release(&m->thread_ix);
+	for (size_t i = 0; i < m->threads.n; i++)
+		hs_u64map_put(&m->thread_ix, (uint32_t)m->threads.v[i].tid, i);
+	kept = gone.n;
+	hs_u64map_release(&gone);
+	m->gen++;
+	return kept;
+}
+
 const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)
 {
 	uint64_t ix;

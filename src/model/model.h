@@ -113,6 +113,11 @@ void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *com
 /* A new thread (pid == ppid) or a new process (which inherits the parent's mappings and name). */
 void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
 void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid);
+/* Forgets the processes that have exited (hs_model_exit()) and their threads: their mappings
+ * and names are freed, what was cached by (pid, address) no longer holds (gen). For a
+ * recording that runs for months: what it holds stays that of the processes alive. Returns
+ * how many were forgotten. */
+size_t hs_model_forget_exited(struct hs_model *m);
 
 struct hs_process *hs_model_process(struct hs_model *m, int32_t pid);
 /* The mapping that holds addr in pid, or NULL. */

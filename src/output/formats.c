@@ -168,15 +168,20 @@ char *hs_output_name(const char *in, const char *base, const char *ext)
 {
 	static const char *const exts[] = {".pb.gz", ".pprof", ".pb", ".folded", ".txt", ".data"};
 	struct hs_strbuf sb = {0};
-	size_t n = strlen(in);
+	size_t n = strlen(in), c;
 
-	if (!strcmp(in, "-")) {
+	/* a directory: its name without the slashes after it; "." and ".." (its last part): base */
+	while (n > 1 && in[n - 1] == '/')
+		n--;
+	for (c = n; c && in[c - 1] != '/'; c--)
+		;
+	if (!strcmp(in, "-") || ((n - c == 1 || n - c == 2) && !strncmp(in + c, "..", n - c))) {
 		in = base;
 		n = strlen(base);
 	}
 	for (size_t i = 0; i < HS_ARRAY_SIZE(exts); i++) {
 		size_t k = strlen(exts[i]);
-		if (n > k && !strcmp(in + n - k, exts[i])) {
+		if (n > k && !memcmp(in + n - k, exts[i], k)) {
 			n -= k;
 			break;
 		}

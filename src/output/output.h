@@ -197,8 +197,8 @@ int hs_format_write_path(const struct hs_format *f, const char *path, const stru
  * and passes. */
 int hs_output_probe(const char *path);
 /* The default output name for input in: its name with its profile extension (.pb.gz, .pprof,
- * .pb, .folded, .txt, .data) replaced by ext (a.pb.gz -> a.svg), or base + ext for "-" (standard
- * input). Freed by the caller. */
+ * .pb, .folded, .txt, .data) replaced by ext (a.pb.gz -> a.svg; a directory "d/" -> d.svg), or
+ * base + ext for "-" (standard input) and for the directories "." and "..". Freed by the caller. */
 char *hs_output_name(const char *in, const char *base, const char *ext);
 
 /* ---- frames as people see them, shared by the stack-merging writers ---- */

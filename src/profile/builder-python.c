@@ -16,6 +16,13 @@
  * the stacks, so that each comes before its sample (record/python.c). */
 #define PY_STACK_WINDOW_NS HS_PY_STACK_EARLY_NS
 
+void hs_builder_py_forget_locations(struct hs_builder *b)
+{
+	hs_u64map_release(&b->py.loc_ix);
+	hs_vec_free(&b->py.locs);
+	hs_u64map_release(&b->py.classes);
+}
+
 void hs_builder_py_release(struct hs_builder *b)
 {
 	struct hs_builder_py *py = &b->py;

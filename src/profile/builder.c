@@ -1044,6 +1044,38 @@ static void name_user_pending(struct hs_builder *b)
 	b->user_pending.n = 0;
 }
 
+/* Names the JIT code left unnamed at its samples from the jitdump records and perf maps read
+ * so far; what is named leaves jit_pending. Locations keep their ids: only their lines change. */
+static void name_jit_pending(struct hs_builder *b)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->jit_pending.n; i++) {
+		const struct hs_jit_pending *pd = &b->jit_pending.v[i];
+		struct hs_location *l;
+		struct hs_jit_sym js;
+		uint32_t nm, file;
+		struct hs_line ln;
+
+		if (!hs_symbolize_jit(&b->sym, &b->model, pd->pid, pd->addr, pd->time, true, &js)) {
+			b->jit_pending.v[kept++] = *pd;
+			continue;
+		}
+		nm = hs_profile_intern_str(b->p, js.name);
+		file = js.file ? hs_profile_intern_str(b->p, js.file) : 0;
+		ln.function = hs_profile_function(b->p, nm, nm, file, 0);
+		ln.line = js.line;
+		/* the location keeps its id (stacks refer to it); it is found by its new lines no
+		 * more, which nothing needs: its address's cache entry still leads to it */
+		l = &b->p->locations.v[pd->loc];
+		l->line0 = (uint32_t)b->p->lines.n;
+		l->nlines = 1;
+		l->sym_off = js.offset + (l->address - pd->addr);
+		hs_vec_push(&b->p->lines, ln);
+	}
+	b->jit_pending.n = kept;
+}
+
 void hs_builder_finish(struct hs_builder *b)
 {
 	struct hs_jit *j = &b->model.jit;
@@ -1063,28 +1095,77 @@ void hs_builder_finish(struct hs_builder *b)
 	for (size_t i = 0; i < pids.n; i++)
 		hs_jit_perfmap_read(j, pids.v[i], b->model.now, 0, true);
 	free(pids.v);
-	for (size_t i = 0; i < b->jit_pending.n; i++) {
-		const struct hs_jit_pending *pd = &b->jit_pending.v[i];
-		struct hs_location *l = &b->p->locations.v[pd->loc];
-		struct hs_jit_sym js;
-		uint32_t nm, file;
-		struct hs_line ln;
-
-		if (!hs_symbolize_jit(&b->sym, &b->model, pd->pid, pd->addr, pd->time, true, &js))
-			continue;
-		nm = hs_profile_intern_str(b->p, js.name);
-		file = js.file ? hs_profile_intern_str(b->p, js.file) : 0;
-		ln.function = hs_profile_function(b->p, nm, nm, file, 0);
-		ln.line = js.line;
-		/* the location keeps its id (stacks refer to it); it is found by its new lines no
-		 * more, which nothing needs after the end */
-		l = &b->p->locations.v[pd->loc];
-		l->line0 = (uint32_t)b->p->lines.n;
-		l->nlines = 1;
-		l->sym_off = js.offset + (l->address - pd->addr);
-		hs_vec_push(&b->p->lines, ln);
-	}
+	name_jit_pending(b);
 	hs_jit_end(j);
+}
+
+struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance)
+{
+	struct hs_filter f = {0};
+	struct hs_profile *q;
+
+	if (!b->p)
+		return NULL;
+	if (!b->finished) {
+		choose_main_mapping(b);
+		name_user_pending(b);
+		name_jit_pending(b);
+	}
+	f.since = mark->values.v;
+	f.nsince = mark->values.n;
+	if (hs_profile_filter(b->p, &f, &q))
+		return NULL;
+	if (advance) {
+		mark->values.n = 0;
+		hs_vec_reserve(&mark->values, b->p->values.n);
+		if (b->p->values.n)
+			memcpy(mark->values.v, b->p->values.v, b->p->values.n * sizeof(*b->p->values.v));
+		mark->values.n = b->p->values.n;
+	}
+	return q;
+}
+
+bool hs_builder_rebase(struct hs_builder *b)
+{
+	struct hs_profile *old = b->p, *p;
+
+	if (!old || b->finished || b->off_cpu_ev != UINT32_MAX)
+		return false;
+	p = hs_profile_new();
+	for (size_t i = 0; i < old->types.n; i++)
+		hs_profile_add_type(p, hs_profile_str(old, old->types.v[i].type), hs_profile_str(old, old->types.v[i].unit));
+	for (size_t i = 0; i < old->type_events.n; i++)
+		hs_vec_push(&p->type_events, old->type_events.v[i] ? hs_profile_intern_str(p, hs_profile_str(old, old->type_events.v[i])) : 0);
+	p->period_type.type = hs_profile_intern_str(p, hs_profile_str(old, old->period_type.type));
+	p->period_type.unit = hs_profile_intern_str(p, hs_profile_str(old, old->period_type.unit));
+	p->period = old->period;
+	p->max_stacks = old->max_stacks;
+	p->max_frames = old->max_frames;
+	hs_profile_free(old);
+	b->p = p;
+	/* what held the old profile's ids */
+	b->loc_cache.n = 1;
+	hs_index_release(&b->loc_ix);
+	free(b->frame_memo);
+	b->frame_memo = NULL;
+	chain_memo_free(b);
+	b->chain = NULL;
+	hs_u64map_release(&b->kernel_maps);
+	hs_u64map_release(&b->demangled);
+	hs_u64map_release(&b->exe_samples);
+	b->jit_pending.n = 0;
+	b->user_pending.n = 0;
+	hs_builder_py_forget_locations(b);
+	hs_model_forget_exited(&b->model);
+	for (size_t i = 0; i < b->model.procs.n; i++)
+		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)
+			b->model.procs.v[i]->maps.v[k].profile_mapping = 0;
+	return true;
+}
+
+void hs_builder_mark_release(struct hs_builder_mark *mark)
+{
+	hs_vec_free(&mark->values);
 }
 
 void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *ret)

@@ -227,6 +227,25 @@ void hs_builder_finish(struct hs_builder *b);
 /* Hands the finished profile over to the caller (who frees it). */
 struct hs_profile *hs_builder_take(struct hs_builder *b);
 
+/* Where a period of the building began: the profile's sample values then (empty: its start). */
+struct hs_builder_mark {
+	HS_VEC(int64_t) values;
+};
+/* A copy of the profile so far (the caller frees it) with only what the samples since mark
+ * added, as hs_builder_take() hands it on: names left pending looked up now, only what those
+ * samples refer to, in the order they first do. With advance, mark moves to now: the next
+ * copy holds what comes after. The building goes on (after hs_builder_finish(), the copy
+ * has the names it gave). NULL once the profile was taken. The copy's time_nanos and
+ * duration_nanos are the caller's to set. */
+struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance);
+void hs_builder_mark_release(struct hs_builder_mark *mark);
+/* Starts the profile afresh (after the copy of a period): an empty one with the same values,
+ * and the processes that exited forgotten, so that what a recording of months holds is its
+ * last period's and its live processes'. What is kept across (the processes' mappings, their
+ * files' symbols and unwinding tables) is what costs to find again. Not with off-CPU time
+ * (threads switched out hold stacks of the profile): returns false, and nothing changes. */
+bool hs_builder_rebase(struct hs_builder *b);
+
 
 /* What the building counted, for a person (record's summary): plain numbers copied out of the
  * builder and the stages it drives, so that a reader needs none of their structures. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/copy.h"
 #include "util/hashmap.h"
 
 static void free_regexes(regex_t *v, size_t n)
@@ -52,7 +53,8 @@ void hs_filter_release(struct hs_filter *f)
 
 bool hs_filter_active(const struct hs_filter *f)
 {
-	return f->pids.n || f->tids.n || f->comm.n || f->include.n || f->exclude.n || f->time || f->min_percent > 0;
+	return f->pids.n || f->tids.n || f->comm.n || f->include.n || f->exclude.n || f->time || f->min_percent > 0 ||
+	       f->since;
 }
 
 int hs_filter_add_ids(struct hs_filter *f, bool tids, const char *list)
@@ -174,116 +176,29 @@ static bool stack_matches(const struct hs_profile *p, uint32_t stack, const rege
 
 /* ---- copying what the kept samples refer to ---- */
 
-struct copier {
-	const struct hs_profile *p;
-	struct hs_profile *q;
-	uint32_t *str, *map, *func, *loc; /* old id -> new id, 0 = not copied yet */
-	uint64_t *shift;                  /* per old mapping, subtracted from addresses; or NULL */
-	HS_VEC(struct hs_line) lines;
-	HS_VEC(uint32_t) locs;
-};
-
-static uint32_t copy_str(struct copier *c, uint32_t id)
+/* The copy's header, with the value types first: samples need them. */
+static void copy_header(struct hs_copier *c)
 {
-	if (!id)
-		return 0;
-	if (!c->str[id])
-		c->str[id] = hs_profile_intern(c->q, hs_profile_str(c->p, id), c->p->str_len.v[id]);
-	return c->str[id];
-}
+	const struct hs_profile *p = c->p;
+	struct hs_profile *q = c->q;
 
-static uint32_t copy_mapping(struct copier *c, uint32_t id)
-{
-	if (id && !c->map[id]) {
-		struct hs_mapping m = c->p->mappings.v[id];
-		m.file = copy_str(c, m.file);
-		m.build_id = copy_str(c, m.build_id);
-		c->map[id] = hs_profile_mapping(c->q, &m);
-	}
-	return id ? c->map[id] : 0;
-}
-
-static uint32_t copy_function(struct copier *c, uint32_t id)
-{
-	if (id && !c->func[id]) {
-		const struct hs_function *f = &c->p->functions.v[id];
-		c->func[id] = hs_profile_function(c->q, copy_str(c, f->name), copy_str(c, f->system_name),
-						  copy_str(c, f->filename), f->start_line);
-	}
-	return id ? c->func[id] : 0;
-}
-
-/* Location id with only its outermost lines from first on (first = 0: all of them). */
-static uint32_t copy_location_lines(struct copier *c, uint32_t id, uint32_t first)
-{
-	const struct hs_location *l = &c->p->locations.v[id];
-	uint32_t nl;
-
-	if (!first && c->loc[id])
-		return c->loc[id];
-	c->lines.n = 0;
-	for (uint32_t j = first; j < l->nlines; j++) {
-		struct hs_line ln = {copy_function(c, c->p->lines.v[l->line0 + j].function), c->p->lines.v[l->line0 + j].line};
-		hs_vec_push(&c->lines, ln);
-	}
-	nl = hs_profile_location(c->q, copy_mapping(c, l->mapping), l->address - (c->shift ? c->shift[l->mapping] : 0),
-				 l->kind, c->lines.v, (uint32_t)c->lines.n);
-	c->q->locations.v[nl].sym_off = l->sym_off;
-	if (!first)
-		c->loc[id] = nl;
-	return nl;
-}
-
-static void copier_init(struct copier *c, const struct hs_profile *p, struct hs_profile *q)
-{
-	memset(c, 0, sizeof(*c));
-	c->p = p;
-	c->q = q;
-	c->str = hs_xcalloc(p->str_off.n, sizeof(*c->str));
-	c->map = hs_xcalloc(p->mappings.n, sizeof(*c->map));
-	c->func = hs_xcalloc(p->functions.n, sizeof(*c->func));
-	c->loc = hs_xcalloc(p->locations.n, sizeof(*c->loc));
-
-	/* the header, with the value types first: samples need them */
 	for (size_t i = 0; i < p->types.n; i++) {
-		struct hs_value_type t = {copy_str(c, p->types.v[i].type), copy_str(c, p->types.v[i].unit)};
+		struct hs_value_type t = {hs_copy_str(c, p->types.v[i].type), hs_copy_str(c, p->types.v[i].unit)};
 		hs_vec_push(&q->types, t);
 	}
 	for (size_t i = 0; i < p->type_events.n; i++)
-		hs_vec_push(&q->type_events, copy_str(c, p->type_events.v[i]));
-	q->period_type.type = copy_str(c, p->period_type.type);
-	q->period_type.unit = copy_str(c, p->period_type.unit);
+		hs_vec_push(&q->type_events, hs_copy_str(c, p->type_events.v[i]));
+	q->period_type.type = hs_copy_str(c, p->period_type.type);
+	q->period_type.unit = hs_copy_str(c, p->period_type.unit);
 	q->period = p->period;
 	q->time_nanos = p->time_nanos;
 	q->duration_nanos = p->duration_nanos;
 	for (size_t i = 0; i < p->comments.n; i++)
-		hs_vec_push(&q->comments, copy_str(c, p->comments.v[i]));
+		hs_vec_push(&q->comments, hs_copy_str(c, p->comments.v[i]));
 	/* what reading the profile cut or held, still to be said about the copy */
 	q->stacks_over_cap = p->stacks_over_cap;
 	q->frames_over_cap = p->frames_over_cap;
 	q->values_saturated = p->values_saturated;
-}
-
-static void copier_release(struct copier *c)
-{
-	free(c->str);
-	free(c->map);
-	free(c->func);
-	free(c->loc);
-	free(c->shift);
-	hs_vec_free(&c->lines);
-	hs_vec_free(&c->locs);
-}
-
-static uint32_t copy_stack(struct copier *c, uint32_t stack)
-{
-	const struct hs_stack *st = &c->p->stacks.v[stack];
-	const uint32_t *locs = hs_profile_stack_locs(c->p, stack);
-
-	c->locs.n = 0;
-	for (uint32_t j = 0; j < st->nlocs; j++)
-		hs_vec_push(&c->locs, copy_location_lines(c, locs[j], 0));
-	return hs_profile_stack(c->q, c->locs.v, (uint32_t)c->locs.n);
 }
 
 /* ---- min_percent: the call tree of the kept samples ---- */
@@ -334,7 +249,7 @@ static void cut_add(struct cut_tree *t, const struct hs_profile *p, uint32_t sta
 /* The new stack of a sample: frames from the root while their node holds at least thr, then
  * the pseudo-frame named small_name (its location made on first use, in *small_loc) for the
  * rest. */
-static uint32_t cut_stack(struct copier *c, struct cut_tree *t, uint32_t stack, double thr, const char *small_name,
+static uint32_t cut_stack(struct hs_copier *c, struct cut_tree *t, uint32_t stack, double thr, const char *small_name,
 			  uint32_t *small_loc)
 {
 	const struct hs_profile *p = c->p;
@@ -353,12 +268,9 @@ static uint32_t cut_stack(struct copier *c, struct cut_tree *t, uint32_t stack, 
 			}
 		}
 	}
+	if (cut_loc == UINT32_MAX)
+		return hs_copy_stack(c, stack);
 	c->locs.n = 0;
-	if (cut_loc == UINT32_MAX) {
-		for (uint32_t i = 0; i < st->nlocs; i++)
-			hs_vec_push(&c->locs, copy_location_lines(c, locs[i], 0));
-		return hs_profile_stack(c->q, c->locs.v, (uint32_t)c->locs.n);
-	}
 	/* leaf first: the pseudo-frame, then what is kept of the location cut inside its inline
 	 * chain (its lines outside frame cut_line), then the whole locations towards the root */
 	if (!*small_loc) {
@@ -368,18 +280,44 @@ static uint32_t cut_stack(struct copier *c, struct cut_tree *t, uint32_t stack, 
 	}
 	hs_vec_push(&c->locs, *small_loc);
 	if (cut_line + 1 < p->locations.v[locs[cut_loc]].nlines)
-		hs_vec_push(&c->locs, copy_location_lines(c, locs[cut_loc], cut_line + 1));
+		hs_vec_push(&c->locs, hs_copy_location(c, locs[cut_loc], cut_line + 1));
 	for (uint32_t i = cut_loc + 1; i < st->nlocs; i++)
-		hs_vec_push(&c->locs, copy_location_lines(c, locs[i], 0));
+		hs_vec_push(&c->locs, hs_copy_location(c, locs[i], 0));
 	return hs_profile_stack(c->q, c->locs.v, (uint32_t)c->locs.n);
 }
 
 /* ---- the filter ---- */
 
+/* Whether sample i has values now that it did not have at f->since */
+static bool added_since(const struct hs_profile *p, const struct hs_filter *f, uint32_t i)
+{
+	size_t nt = p->types.n, at = (size_t)i * nt;
+
+	if (at + nt > f->nsince)
+		return true;
+	for (size_t k = 0; k < nt; k++)
+		if (p->values.v[at + k] != f->since[at + k])
+			return true;
+	return false;
+}
+
+/* Sample i's values, less what it had at f->since (into scratch, room for one sample's) */
+static const int64_t *sample_values(const struct hs_profile *p, const struct hs_filter *f, uint32_t i,
+				    int64_t *scratch)
+{
+	size_t nt = p->types.n, at = (size_t)i * nt;
+
+	if (!f->since || at + nt > f->nsince)
+		return hs_profile_sample_values(p, i);
+	for (size_t k = 0; k < nt; k++)
+		scratch[k] = p->values.v[at + k] - f->since[at + k];
+	return scratch;
+}
+
 int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, struct hs_profile **ret)
 {
 	struct hs_profile *q;
-	struct copier c;
+	struct hs_copier c;
 	struct name_cache inc = {{0}}, exc = {{0}};
 	struct hs_u64map comm_ok = {0};
 	struct cut_tree tree = {{0}};
@@ -387,6 +325,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 	uint64_t t0 = UINT64_MAX, tstart = 0, tend = UINT64_MAX;
 	uint32_t vi = p->types.n && f->value_index < p->types.n ? f->value_index : 0;
 	uint32_t small_loc = 0;
+	int64_t *vals = hs_xcalloc(p->types.n + 1, sizeof(*vals));
 	char small_name[64];
 	bool cut = false;
 	double thr = 0;
@@ -397,6 +336,7 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 				t0 = p->samples.v[i].time;
 		if (t0 == UINT64_MAX) {
 			free(keep);
+			free(vals);
 			return -ENODATA;
 		}
 		tstart = t0 + (uint64_t)(HS_MAX(f->time_start, 0.0) * 1e9);
@@ -425,11 +365,14 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 			continue;
 		if (f->exclude.n && stack_matches(p, s->stack, f->exclude.v, f->exclude.n, &exc))
 			continue;
+		if (f->since && !added_since(p, f, (uint32_t)i))
+			continue;
 		keep[i] = 1;
 	}
 
 	q = hs_profile_new();
-	copier_init(&c, p, q);
+	hs_copier_init(&c, p, q);
+	copy_header(&c);
 	if (f->min_percent > 0 && p->types.n) {
 		int64_t total = 0;
 
@@ -437,8 +380,9 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 		for (size_t i = 0; i < p->samples.n; i++) {
 			if (!keep[i])
 				continue;
-			total = hs_add_sat(total, hs_profile_sample_values(p, (uint32_t)i)[vi]);
-			cut_add(&tree, p, p->samples.v[i].stack, hs_profile_sample_values(p, (uint32_t)i)[vi]);
+			int64_t v = sample_values(p, f, (uint32_t)i, vals)[vi];
+			total = hs_add_sat(total, v);
+			cut_add(&tree, p, p->samples.v[i].stack, v);
 		}
 		thr = (double)total * f->min_percent / 100.0;
 		snprintf(small_name, sizeof(small_name), HS_FILTER_SMALL_FMT, f->min_percent);
@@ -453,19 +397,20 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 		if (cut) {
 			stack = cut_stack(&c, &tree, s->stack, thr, small_name, &small_loc);
 		} else {
-			stack = copy_stack(&c, s->stack);
+			stack = hs_copy_stack(&c, s->stack);
 		}
-		hs_profile_add_sample(q, stack, copy_str(&c, s->comm), s->pid, s->tid, s->time,
-				      hs_profile_sample_values(p, (uint32_t)i));
+		hs_profile_add_sample(q, stack, hs_copy_str(&c, s->comm), s->pid, s->tid, s->time,
+				      sample_values(p, f, (uint32_t)i, vals));
 	}
 	if (p->main_mapping && p->main_mapping < p->mappings.n)
 		q->main_mapping = c.map[p->main_mapping];
-	copier_release(&c);
+	hs_copier_release(&c);
 	hs_u64map_release(&inc.m);
 	hs_u64map_release(&exc.m);
 	hs_u64map_release(&comm_ok);
 	hs_u64map_release(&tree.ix);
 	hs_vec_free(&tree.total);
+	free(vals);
 	free(keep);
 	*ret = q;
 	return 0;
@@ -479,14 +424,15 @@ int hs_profile_filter(const struct hs_profile *p, const struct hs_filter *f, str
 int hs_profile_main_first(const struct hs_profile *p, uint32_t main, struct hs_profile **ret)
 {
 	struct hs_profile *q;
-	struct copier c;
+	struct hs_copier c;
 	const struct hs_mapping *mm;
 
 	if (!main || main >= p->mappings.n)
 		return -EINVAL;
 	mm = &p->mappings.v[main];
 	q = hs_profile_new();
-	copier_init(&c, p, q);
+	hs_copier_init(&c, p, q);
+	copy_header(&c);
 	c.shift = hs_xcalloc(p->mappings.n, sizeof(*c.shift));
 	for (uint32_t k = 0; k < p->mappings.n; k++) {
 		uint32_t i = k ? k : main; /* main first, then the others of its file in order */
@@ -498,17 +444,17 @@ int hs_profile_main_first(const struct hs_profile *p, uint32_t main, struct hs_p
 		m.start -= m.elf_base;
 		m.limit -= m.elf_base;
 		m.elf_base = 0;
-		m.file = copy_str(&c, m.file);
-		m.build_id = copy_str(&c, m.build_id);
+		m.file = hs_copy_str(&c, m.file);
+		m.build_id = hs_copy_str(&c, m.build_id);
 		c.map[i] = hs_profile_mapping(q, &m);
 	}
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const struct hs_sample *s = &p->samples.v[i];
-		hs_profile_add_sample(q, copy_stack(&c, s->stack), copy_str(&c, s->comm), s->pid, s->tid, s->time,
+		hs_profile_add_sample(q, hs_copy_stack(&c, s->stack), hs_copy_str(&c, s->comm), s->pid, s->tid, s->time,
 				      hs_profile_sample_values(p, (uint32_t)i));
 	}
 	q->main_mapping = 1;
-	copier_release(&c);
+	hs_copier_release(&c);
 	*ret = q;
 	return 0;
 }

@@ -25,6 +25,10 @@ struct hs_filter {
 	double time_end;         /* < 0: no end */
 	double min_percent;      /* > 0: call-tree frames under this share of the total are cut */
 	uint32_t value_index;    /* the value min_percent measures */
+	const int64_t *since;    /* the profile's values at an earlier time (nsince of them): each
+	                          * sample's values less what it had then, a sample with nothing
+	                          * added since dropped */
+	size_t nsince;
 };
 
 enum hs_filter_re { HS_FILTER_COMM, HS_FILTER_INCLUDE, HS_FILTER_EXCLUDE };

@@ -4,6 +4,7 @@
  * or read whole. */
 #include "load.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "format/perf-data.h"
 #include "profile/folded-read.h"
+#include "profile/merge.h"
 #include "profile/pprof-read.h"
 #include "profile/speedscope-read.h"
 #include "util/strbuf.h"
@@ -337,6 +339,8 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 			/* the reader needs it whole */
 			if (!(rc = read_all(&in, HS_PPROF_MAX_SIZE, &buf, &len))) {
 				bool fresh = err && !err->detail[0];
+				if (info)
+					info->pprof = true;
 				rc = hs_pprof_read_sized(buf, len, in.raw, ret, err);
 				if (rc && fresh && err->detail[0] && strlen(err->detail) + 40 < sizeof(err->detail))
 					strcat(err->detail, " (offset in the decompressed data)");
@@ -390,6 +394,8 @@ int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct
 		} else if (json) {
 			rc = hs_speedscope_read(buf, len, len, ret, err);
 		} else {
+			if (info)
+				info->pprof = true;
 			rc = hs_pprof_read(buf, len, ret, err);
 		}
 		break;
@@ -456,4 +462,156 @@ void hs_load_info_notes(const struct hs_load_info *li, const struct hs_profile *
 			       li->folded_lines_cut == 1 ? "line has" : "lines have", HS_FOLDED_MAX_FRAMES);
 	if (!info->mismatched.n && li->named_here) /* else said above, or names no install adds */
 		hs_profile_unnamed_note(p, debuginfod_set, warn);
+}
+
+/* ---- several inputs, directories ---- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of directory dir that hs_profile_load_many() reads, in name order: *ret_n paths in
+ * *ret, each and the array the caller's to free. */
+static int dir_files(const char *dir, char ***ret, size_t *ret_n, struct hs_error *err)
+{
+	HS_VEC(char *) v = {0};
+	size_t len = strlen(dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return -errno;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	while ((errno = 0, e = readdir(d))) {
+		struct hs_strbuf sb = {0};
+		struct stat st;
+
+		/* dot-files are writers' files still being written (and ".", "..") */
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (v.n == HS_LOAD_MAX_DIR_FILES) {
+			rc = hs_error_set(err, -EOVERFLOW, "more than %u files", HS_LOAD_MAX_DIR_FILES);
+			break;
+		}
+		hs_strbuf_add(&sb, dir, len);
+		hs_strbuf_addf(&sb, "%s%s", dir[len - 1] == '/' ? "" : "/", e->d_name);
+		hs_vec_push(&v, hs_strbuf_detach(&sb));
+	}
+	rc = rc ? rc : -errno;
+	closedir(d);
+	if (rc) {
+		for (size_t i = 0; i < v.n; i++)
+			free(v.v[i]);
+		hs_vec_free(&v);
+		return rc;
+	}
+	if (v.n)
+		qsort(v.v, v.n, sizeof(*v.v), name_cmp);
+	*ret = v.v;
+	*ret_n = v.n;
+	return 0;
+}
+
+/* Reads path into *acc, or merges it into *acc; a file of a directory (in_dir) that is no
+ * profile is counted and skipped. */
+static int load_one(const char *path, bool in_dir, struct hs_load_many *lm, struct hs_profile **acc,
+		    struct hs_error *err)
+{
+	struct hs_error e = {0}; /* one input's: a file skipped leaves none behind */
+	struct hs_load_info li;
+	struct hs_profile *p = NULL;
+	int rc = hs_profile_load_ex(path, lm->opts, &p, &li, &e);
+	bool parse = rc == -EBADMSG || rc == -ENODATA || rc == -EOVERFLOW || rc == -EOPNOTSUPP;
+
+	if (in_dir && (rc == -EPROTONOSUPPORT || (li.pprof && parse))) {
+		lm->skipped++;
+		hs_load_info_release(&li);
+		return 0;
+	}
+	if (!rc && lm->loaded)
+		lm->loaded(lm->ctx, path, &li, p);
+	hs_load_info_release(&li);
+	if (!rc && *acc) {
+		rc = hs_profile_merge(*acc, p, &e);
+		hs_profile_free(p);
+	} else if (!rc) {
+		*acc = p;
+	}
+	if (rc) {
+		if (err)
+			*err = e;
+		lm->failed = hs_xstrdup(path);
+		return rc;
+	}
+	lm->read++;
+	return 0;
+}
+
+/* The files of directory dir into *acc. */
+static int load_dir(const char *dir, struct hs_load_many *lm, struct hs_profile **acc, struct hs_error *err)
+{
+	size_t nf = 0, read = lm->read, skipped = lm->skipped;
+	char **files = NULL;
+	int rc = dir_files(dir, &files, &nf, err);
+
+	for (size_t i = 0; !rc && i < nf; i++)
+		rc = load_one(files[i], true, lm, acc, err);
+	for (size_t i = 0; i < nf; i++)
+		free(files[i]);
+	free(files);
+	if (!rc && lm->skipped > skipped && !lm->skipped_dirs++)
+		lm->skipped_in = dir;
+	if (!rc && lm->read == read)
+		rc = hs_error_set(err, -ENOMSG, "no profiles");
+	if (rc && !lm->failed)
+		lm->failed = hs_xstrdup(dir);
+	return rc;
+}
+
+int hs_profile_load_many(const char *const *paths, size_t n, struct hs_load_many *lm, struct hs_profile **ret,
+			 struct hs_error *err)
+{
+	struct hs_profile *acc = NULL;
+	int rc = n ? 0 : hs_error_set(err, -EINVAL, "no input");
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+
+		if (strcmp(paths[i], "-") && !stat(paths[i], &st) && S_ISDIR(st.st_mode))
+			rc = load_dir(paths[i], lm, &acc, err);
+		else
+			rc = load_one(paths[i], false, lm, &acc, err);
+	}
+	if (rc) {
+		hs_profile_free(acc);
+		return rc;
+	}
+	*ret = acc;
+	return 0;
+}
+
+void hs_load_many_release(struct hs_load_many *lm)
+{
+	if (!lm)
+		return;
+	free(lm->failed);
+	lm->failed = NULL;
+}
+
+void hs_load_many_notes(const struct hs_load_many *lm, struct hs_strbuf *note)
+{
+	bool one = lm->skipped == 1;
+
+	if (!lm->skipped)
+		return;
+	hs_strbuf_adds(note, lm->skipped_in);
+	if (lm->skipped_dirs > 1)
+		hs_strbuf_addf(note, " and %zu more director%s", lm->skipped_dirs - 1,
+			       lm->skipped_dirs > 2 ? "ies" : "y");
+	hs_strbuf_addf(note, ": skipped %zu %s not %s hotstack reads\n", lm->skipped,
+		       one ? "file that is" : "files that are", one ? "a profile" : "profiles");
 }

@@ -61,6 +61,8 @@ struct hs_load_info {
 	bool named_here;                    /* a perf.data: names were looked up in loading it, where debug symbols
 	                  * installed since can still add them (a pprof or folded file keeps the
 	                  * names it was written with) */
+	bool pprof; /* read as pprof (gzipped or not), which has no magic number: any bytes whose first
+	             * fields fit were taken for it, even where reading fails */
 };
 void hs_load_info_release(struct hs_load_info *info);
 struct hs_strbuf;
@@ -74,5 +76,40 @@ void hs_load_info_notes(const struct hs_load_info *li, const struct hs_profile *
 /* hs_profile_load() with options, and what reading found (info may be NULL). */
 int hs_profile_load_ex(const char *path, const struct hs_load_opts *opts, struct hs_profile **ret,
 		       struct hs_load_info *info, struct hs_error *err);
+
+/* Several inputs read as one profile (report A B C, flame DIR): each read as
+ * hs_profile_load_ex() reads it, then merged (profile/merge.h) in the order given. A directory
+ * stands for its regular files in name order (by bytes, as strcmp), leaving out dot-files (the
+ * temporary files of writers that rename a file into place once written), links and
+ * subdirectories. Those of its files that are no profile this build reads are skipped and
+ * counted, where a file named is an error: what nothing recognises (-EPROTONOSUPPORT), and what
+ * was taken for pprof and does not read as one (text can start as pprof does). One input that
+ * is no directory is read as hs_profile_load_ex() reads it, the same profile. */
+#define HS_LOAD_MAX_DIR_FILES (1u << 20) /* files of one directory */
+
+struct hs_load_many {
+	const struct hs_load_opts *opts; /* as for hs_profile_load_ex(); may be NULL */
+	/* Called for each input read, before it is merged, with what reading it found (for
+	 * hs_load_info_notes()) and its profile (borrowed for the call); may be NULL. */
+	void (*loaded)(void *ctx, const char *path, const struct hs_load_info *info, const struct hs_profile *p);
+	void *ctx;
+	/* what hs_profile_load_many() found */
+	char *failed;           /* the input (a file, a directory) an error is of; owned */
+	size_t read;            /* profiles read and merged */
+	size_t skipped;         /* files of directories that are no profile this build reads */
+	size_t skipped_dirs;    /* ... the directories they are in */
+	const char *skipped_in; /* the first of those directories, borrowed from paths */
+};
+
+/* Reads the n inputs at paths (n >= 1; "-": standard input) into one profile in *ret. Returns 0,
+ * or the first error, that of the input lm->failed names: hs_profile_load_ex()'s, -errno for a
+ * directory that cannot be read, -EOVERFLOW for one with more than HS_LOAD_MAX_DIR_FILES files,
+ * -ENOMSG for one with no profile (err says so), or hs_profile_merge()'s. Call
+ * hs_load_many_release() either way. */
+int hs_profile_load_many(const char *const *paths, size_t n, struct hs_load_many *lm, struct hs_profile **ret,
+			 struct hs_error *err);
+void hs_load_many_release(struct hs_load_many *lm);
+/* What hs_profile_load_many() skipped, for a person, a line ("\n" after it) appended to note. */
+void hs_load_many_notes(const struct hs_load_many *lm, struct hs_strbuf *note);
 
 #endif

@@ -2,6 +2,7 @@
 #include "callgraph.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +104,20 @@ size_t hs_callgraph_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_
 	while (pages < want && pages < 8192)
 		pages *= 2;
 	return pages;
+}
+
+const char *hs_callgraph_off_cpu_conflict(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event,
+					  bool off_cpu, bool min_given, char *buf, size_t cap)
+{
+	if (min_given && !off_cpu)
+		snprintf(buf, cap, "--off-cpu-min goes with --off-cpu");
+	else if (off_cpu && !hs_callgraph_off_cpu_ok(cg))
+		snprintf(buf, cap, "--off-cpu (and --wall) does not go with -g lbr (the CPU records no branches for a "
+				   "thread switched out); use -g auto");
+	else if (off_cpu && !hs_event_off_cpu_ok(event))
+		snprintf(buf, cap, "--off-cpu (and --wall) goes with a CPU-time event (cpu-clock, task-clock), so that on- "
+				   "and off-CPU time add up to wall-clock time; '%s' counts events", event->name);
+	else
+		return NULL;
+	return buf;
 }

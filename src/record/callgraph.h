@@ -63,6 +63,11 @@ bool hs_callgraph_lbr_repair(const struct hs_callgraph_opts *cg, const struct hs
 /* Whether off-CPU time (struct hs_record_opts.off_cpu) can be recorded with these chains: not
  * from branch records, which the CPU does not take for a thread switched out. */
 bool hs_callgraph_off_cpu_ok(const struct hs_callgraph_opts *cg);
+/* What does not go together in recording off-CPU time (off_cpu) with chains cg on event:
+ * --off-cpu-min (min_given) without it, branch-record chains, an event that counts rather
+ * than measures CPU time. NULL, or a line saying which (in buf). */
+const char *hs_callgraph_off_cpu_conflict(const struct hs_callgraph_opts *cg, const struct hs_event_desc *event,
+					  bool off_cpu, bool min_given, char *buf, size_t cap);
 /* The fewest data pages per ring (a power of two) that hold two of the largest samples these
  * chains make: a ring smaller than one loses every sample. */
 size_t hs_callgraph_min_ring_pages(enum hs_callgraph cg, uint32_t stack_bytes, size_t page_size);

@@ -27,14 +27,22 @@
  * costs two context switches, paid by every sample of a recording that does nothing else. */
 #define MAIN_POLL_MS 250
 
-void hs_record_block_signals(void)
+/* The signals the main loop reads (SIGUSR2 only when it asks for the next period) */
+static void own_signals(sigset_t *set, bool usr2)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGCHLD);
+	if (usr2)
+		sigaddset(set, SIGUSR2);
+}
+
+void hs_record_block_signals(bool switch_signal)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
+	own_signals(&set, switch_signal);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
@@ -89,10 +97,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &we);
 		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, r->stop_fd, &se);
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
+	own_signals(&set, o->switch_signal);
 	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (r->epfd < 0 || r->sigfd < 0)
 		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot set up event polling: %s",
@@ -473,7 +478,8 @@ static void enable_all(struct hs_record *r, unsigned long req)
 
 int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err)
 {
-	uint64_t last_progress;
+	uint64_t last_progress, tick_ns = UINT64_MAX;
+	bool switch_asked;
 	int rc;
 
 	r->sink = sink;
@@ -492,8 +498,11 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 
 	while (r->cause == HS_CAUSE_NONE) {
 		struct epoll_event evs[32];
-		int n = epoll_wait(r->epfd, evs, 32, MAIN_POLL_MS);
+		/* a tick asked for sooner than the usual poll (a period's end): then, to the ms */
+		int n = epoll_wait(r->epfd, evs, 32,
+				   tick_ns < MAIN_POLL_MS * 1000000ULL ? (int)((tick_ns + 999999) / 1000000) : MAIN_POLL_MS);
 
+		switch_asked = false;
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			if (tag == 1) {
@@ -501,6 +510,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 				while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 					if (si.ssi_signo == SIGCHLD) {
 						hs_record_reap_child(r);
+					} else if (si.ssi_signo == SIGUSR2) {
+						switch_asked = true;
 					} else if (r->cause == HS_CAUSE_NONE) {
 						r->cause = HS_CAUSE_SIGNAL;
 						r->stop_signal = (int)si.ssi_signo;
@@ -532,6 +543,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 			last_progress = hs_now_ns();
 			sink->progress(sink->ctx, &p);
 		}
+		if (sink->tick && r->cause == HS_CAUSE_NONE)
+			tick_ns = sink->tick(sink->ctx, switch_asked);
 	}
 
 	r->stop_ns = hs_now_ns();

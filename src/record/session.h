@@ -61,6 +61,7 @@ struct hs_record_opts {
 	/* Python frames: read at each sample by a BPF program, for every CPython process, their
 	 * code objects read into this (which the caller owns); NULL: none */
 	struct hs_py_names *py_names;
+	bool switch_signal; /* SIGUSR2 asks for the next period (the sink's tick) */
 };
 
 /* -d SECONDS: a number of seconds over 0 and at most 1e7, into ret. Returns 0 or -EINVAL. */
@@ -159,6 +160,11 @@ struct hs_record_sink {
 	void (*progress)(void *ctx, const struct hs_record_progress *p); /* about once a second */
 	void *ctx;
 	void (*ending)(void *ctx);
+	/* when not NULL: called at least every quarter of a second while the recording runs,
+	 * after the events that came were handed on; switch_asked: a SIGUSR2 came
+	 * (hs_record_opts.switch_signal). Returns the nanoseconds until it wants to be called
+	 * again (sooner than a quarter of a second: then), or UINT64_MAX. */
+	uint64_t (*tick)(void *ctx, bool switch_asked);
 };
 
 enum hs_stop_cause {
@@ -288,9 +294,10 @@ struct perf_event_header *hs_record_copy(const struct perf_event_header *rec, co
 struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
 					      uint8_t **buf, size_t *cap, bool no_stack);
 
-/* Blocks SIGINT, SIGTERM and SIGCHLD so that hs_record_run() receives them on a signalfd.
+/* Blocks SIGINT, SIGTERM and SIGCHLD (and SIGUSR2 with switch_signal) so that hs_record_run()
+ * receives them on a signalfd.
  * Call before hs_record_open(). */
-void hs_record_block_signals(void);
+void hs_record_block_signals(bool switch_signal);
 
 /* A descriptor on the file mapped at [start, end) in pid, taken from what was captured while
  * the mapping existed, or opened now through /proc/PID/map_files; -1 if neither works. The

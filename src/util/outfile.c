@@ -141,8 +141,34 @@ int hs_outfile_keep_old(const char *path)
 	return rc;
 }
 
+static void outfile_release(struct hs_outfile *o);
+
+void hs_outfile_open_mem(struct hs_outfile *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->fd = -1;
+	ret->mem = true;
+	ret->cap = OUT_BUFSZ;
+	ret->buf = hs_xmalloc(ret->cap);
+}
+
+uint8_t *hs_outfile_take_mem(struct hs_outfile *o, size_t *len)
+{
+	uint8_t *b = (uint8_t *)o->buf;
+
+	*len = o->len;
+	o->buf = NULL;
+	outfile_release(o);
+	return b;
+}
+
 static void outfile_flush(struct hs_outfile *o)
 {
+	if (o->mem) { /* in memory: room for more */
+		o->cap *= 2;
+		o->buf = hs_xrealloc(o->buf, o->cap);
+		return;
+	}
 	size_t off = 0;
 
 	while (off < o->len && !o->err) {
@@ -164,7 +190,7 @@ void hs_outfile_write(struct hs_outfile *o, const void *p, size_t n)
 {
 	const char *s = p;
 
-	if (o->err || o->fd < 0)
+	if (o->err || (o->fd < 0 && !o->mem))
 		return;
 	while (n) {
 		size_t k;

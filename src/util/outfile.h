@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -19,6 +20,7 @@ struct hs_outfile {
 	char *tmp;    /* the temporary file, owned; NULL for stdout */
 	int fd;
 	bool direct;  /* fd is the target itself (a device or a pipe), closed at the end */
+	bool mem;     /* no file: everything written stays in buf (hs_outfile_open_mem()) */
 	int err;      /* first error (positive errno), 0 if none */
 	char *buf;
 	size_t len, cap;
@@ -28,6 +30,11 @@ struct hs_outfile {
  * writable, ...); *ret is initialised in both cases and must be released with
  * hs_outfile_abort() or hs_outfile_commit(). */
 int hs_outfile_open(struct hs_outfile *ret, const char *path);
+/* Opens an output that keeps everything written in memory, for hs_outfile_take_mem(). */
+void hs_outfile_open_mem(struct hs_outfile *ret);
+/* The bytes written to an output of hs_outfile_open_mem() (*len of them; the caller frees
+ * them); releases o. */
+uint8_t *hs_outfile_take_mem(struct hs_outfile *o, size_t *len);
 /* Whether path names a directory (through links too): an output cannot be written there
  * (hs_outfile_open() returns -EISDIR). */
 bool hs_outfile_is_dir(const char *path);

@@ -940,13 +940,21 @@ static void test_format_table(void **state)
 	assert_ptr_equal(hs_format_from_name("pb.gz"), hs_format_from_path("out.pb.gz"));
 }
 
+/* The default output name of input in, with the base "hotstack". */
+static void output_name_is(const char *in, const char *ext, const char *want)
+{
+	char *name = hs_output_name(in, "hotstack", ext);
+
+	assert_string_equal(name, want);
+	free(name);
+}
+
 /* What the commands ask the table: the format of an output, the lists help and messages show,
  * default names, whether an output can be written. */
 static void test_format_outputs(void **state)
 {
 	struct hs_strbuf sb = {0};
 	char dir[256], path[300];
-	char *name;
 
 	(void)state;
 	assert_ptr_equal(hs_format_for_output("a.svg", NULL), hs_format_from_name("svg"));
@@ -966,15 +974,14 @@ static void test_format_outputs(void **state)
 	assert_string_equal(hs_strbuf_str(&sb), "flame graphs (.svg, .html), two-column folded stacks (.folded) and a "
 						"text report of the changes (.txt)");
 	hs_strbuf_release(&sb);
-	name = hs_output_name("dir.d/a.pb.gz", "hotstack", ".svg");
-	assert_string_equal(name, "dir.d/a.svg");
-	free(name);
-	name = hs_output_name("perf.data.old", "hotstack", ".svg");
-	assert_string_equal(name, "perf.data.old.svg");
-	free(name);
-	name = hs_output_name("-", "hotstack", ".html");
-	assert_string_equal(name, "hotstack.html");
-	free(name);
+	output_name_is("dir.d/a.pb.gz", ".svg", "dir.d/a.svg");
+	output_name_is("perf.data.old", ".svg", "perf.data.old.svg");
+	output_name_is("-", ".html", "hotstack.html");
+	/* directories: their name; ".", "..": the base */
+	output_name_is("prof/periods//", ".svg", "prof/periods.svg");
+	output_name_is("./", ".svg", "hotstack.svg");
+	output_name_is("a/..", ".svg", "hotstack.svg");
+	output_name_is("a/.x", ".svg", "a/.x.svg");
 	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-outputs"), 0);
 	snprintf(path, sizeof(path), "%s/none/out.svg", dir);
 	assert_int_equal(hs_output_probe(path), -ENOENT);

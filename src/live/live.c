@@ -1,0 +1,293 @@
+/* A live recording made into profiles: see live.h. */
+#include "live/live.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/off-cpu.h"
+#include "push/service.h"
+#include "record/events.h"
+#include "record/jvm.h"
+#include "util/strbuf.h"
+
+void hs_live_builder_opts(const struct hs_record *rec, const struct hs_callgraph_opts *cg, struct hs_builder_opts *bo)
+{
+	bo->unwind = cg->unwind == HS_CG_UNWIND_AUTO  ? HS_UNWIND_AUTO
+		     : cg->unwind == HS_CG_UNWIND_CFI ? HS_UNWIND_DWARF
+						      : HS_UNWIND_FP;
+	bo->kernel = rec->o.kernel;
+	bo->user = true;
+	bo->lbr_repair = hs_callgraph_lbr_repair(cg, rec->o.event);
+	bo->strip_tracing = hs_event_in_kernel_paths(rec->o.event);
+	bo->exclude_pid = getpid();
+	bo->max_stack = rec->o.max_stack;
+	bo->capture = hs_record_capture;
+	bo->capture_ctx = (void *)rec;
+	bo->live = true;
+	bo->jit_timed = hs_record_times_monotonic(rec);
+	bo->tsc = rec->tsc;
+}
+
+static void say(struct hs_live *lv, const char *fmt, ...) HS_PRINTF(2, 3);
+static void say(struct hs_live *lv, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lv->hooks.say(lv->hooks.ctx, false, msg);
+}
+
+static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
+{
+	struct hs_live *lv = ctx;
+	char msg[640];
+
+	if (rc)
+		snprintf(msg, sizeof(msg), "cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
+	else
+		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map", (int)pid);
+	lv->hooks.say(lv->hooks.ctx, !rc, msg);
+}
+
+static void on_event(void *ctx, const struct hs_perf_event *ev)
+{
+	struct hs_live *lv = ctx;
+	uint32_t evidx = 0;
+
+	if (ev->type == PERF_RECORD_SAMPLE && lv->rec->o.off_cpu &&
+	    hs_record_event_index(lv->rec, ev->sid.id) == HS_REC_EVENT_OFF_CPU)
+		evidx = lv->off_cpu_ev;
+	hs_builder_event_of(&lv->b, ev, evidx);
+}
+
+static void on_proc(void *ctx, int32_t pid)
+{
+	hs_builder_add_proc(&((struct hs_live *)ctx)->b, pid);
+}
+
+static void on_progress(void *ctx, const struct hs_record_progress *p)
+{
+	struct hs_live *lv = ctx;
+
+	if (lv->hooks.progress)
+		lv->hooks.progress(lv->hooks.ctx, lv->b.stats.samples, p);
+}
+
+/* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
+ * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
+ * SIGINT or SIGTERM meanwhile ends the asking, not the run. */
+static void on_ending(void *ctx)
+{
+	struct hs_live *lv = ctx;
+	struct hs_pid_list pids = {0};
+	size_t left = 0;
+	int err;
+
+	if (!lv->o.jvm_perfmap)
+		return;
+	hs_builder_jit_pids(&lv->b, &pids);
+	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, lv, &left);
+	if (err)
+		say(lv, "%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
+		    err == -ETIMEDOUT ? "no time left" : "asked to stop");
+	free(pids.v);
+}
+
+/* What the profile says of the recording: its command line, its event */
+static void add_comments(struct hs_profile *p, int argc, char **argv, const struct hs_record_opts *o)
+{
+	struct hs_strbuf sb = {0};
+
+	hs_strbuf_adds(&sb, "hotstack");
+	for (int i = 0; i < argc; i++) /* the command after "--", where it was typed without */
+		hs_strbuf_addf(&sb, " %s%s", argv + i == o->argv && strcmp(argv[i - 1], "--") ? "-- " : "", argv[i]);
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	hs_strbuf_reset(&sb);
+	hs_event_describe(o->event, o->freq, o->period, &sb);
+	hs_vec_push(&p->comments, hs_profile_intern_str(p, hs_strbuf_str(&sb)));
+	if (o->off_cpu)
+		hs_vec_push(&p->comments, hs_profile_intern_str(p, HS_OFF_CPU_NOTE));
+	hs_strbuf_release(&sb);
+}
+
+/* Writes the current period's profile to its files: with ended, its last write (the next
+ * period begins); else a checkpoint of it so far. Returns 0 or -1. */
+static int write_period(struct hs_live *lv, bool ended)
+{
+	uint64_t began = hs_now_ns();
+	/* a period's end: the profile starts afresh, or where it cannot, the next copy starts at
+	 * a mark */
+	bool fresh = ended && hs_periodic_switching(&lv->pe) && !lv->b.finished && !lv->rec->o.off_cpu;
+	struct hs_profile *p = hs_builder_copy(&lv->b, &lv->mark, ended && !fresh);
+	int rc;
+
+	if (!p)
+		return -1;
+	p->time_nanos = lv->pe.start_wall;
+	p->duration_nanos = (int64_t)(began - lv->pe.start);
+	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
+	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended) : 0;
+	if (ended && lv->push)
+		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
+	hs_profile_free(p);
+	if (fresh)
+		hs_builder_rebase(&lv->b);
+	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
+		say(lv, "cannot remove the files past --switch-max-files");
+	return rc;
+}
+
+/* What the pushing has to say, each said once */
+static void say_push_notes(struct hs_live *lv)
+{
+	char *msg;
+
+	while (lv->push && !hs_push_note(lv->push, &msg)) {
+		lv->hooks.say(lv->hooks.ctx, false, msg);
+		free(msg);
+	}
+}
+
+static uint64_t on_tick(void *ctx, bool switch_asked)
+{
+	struct hs_live *lv = ctx;
+	enum hs_periodic_due due = hs_periodic_due(&lv->pe, hs_now_ns(), switch_asked);
+
+	say_push_notes(lv);
+	if (due && write_period(lv, due == HS_DUE_PERIOD)) {
+		if (due == HS_DUE_CHECKPOINT) {
+			say(lv, "no more checkpoints: the outputs are written at the end only");
+			lv->pe.o.checkpoints = false;
+		} else {
+			lv->write_failed = true;
+		}
+	}
+	return hs_periodic_next(&lv->pe, hs_now_ns());
+}
+
+int hs_live_push_label(struct hs_live_opts *o, const char *label)
+{
+	if (!hs_push_label_ok(label) || o->push.nlabels == HS_ARRAY_SIZE(o->labels))
+		return -1;
+	o->labels[o->push.nlabels++] = label;
+	o->push.labels = o->labels;
+	return 0;
+}
+
+const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n)
+{
+	struct hs_periodic_opts *po = &o->periodic;
+
+	if ((o->push.nlabels || o->push.spool_dir) && !o->push.url)
+		return "--push-label and --push-spool go with --push URL";
+	if (o->push.url && !hs_periodic_opts_switching(po)) /* the store's usual 10 s profiles */
+		hs_switch_output_parse("10s", po);
+	if (po->max_files && !hs_periodic_opts_switching(po))
+		return "--switch-max-files goes with --switch-output";
+	/* checkpoints (and periods) replace files: never a pipe's or a device's output */
+	po->checkpoints = n && hs_outputs_files(outputs, n);
+	if (n && hs_periodic_opts_switching(po) && !po->checkpoints)
+		return "--switch-output writes files: not standard output, a pipe or a device";
+	return NULL;
+}
+
+void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info)
+{
+	const struct hs_push_stats *st = &lv->push_stats;
+
+	if (st->dropped || st->refused)
+		hs_strbuf_addf(warn, "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or time left)\n",
+			       (unsigned long long)(st->dropped + st->refused), lv->o.push.url,
+			       (unsigned long long)st->refused, (unsigned long long)st->dropped);
+	if (st->spooled)
+		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
+			       (unsigned long long)st->spooled, lv->o.push.spool_dir);
+	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, lv->o.push.url);
+}
+
+/* The series of a recording that is not system-wide: its command's name, else its first
+ * process's service */
+static void series_of(const struct hs_record_opts *ro, char *buf, size_t cap)
+{
+	const char *slash;
+
+	if (ro->argv) {
+		slash = strrchr(ro->argv[0], '/');
+		hs_service_of(-1, slash ? slash + 1 : ro->argv[0], buf, cap);
+	} else {
+		hs_service_of(ro->npids ? ro->pids[0] : ro->ntids ? ro->tids[0] : -1, "hotstack", buf, cap);
+	}
+}
+
+int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
+		 const struct hs_live_opts *o, const struct hs_live_hooks *hooks, struct hs_error *err)
+{
+	const struct hs_record_opts *ro = &rec->o;
+	char service[128];
+	int rc;
+
+	memset(lv, 0, sizeof(*lv));
+	if (o->push.url) {
+		struct hs_push_opts po = o->push;
+		po.by_service = ro->all_cpus;
+		series_of(ro, service, sizeof(service));
+		po.service = service;
+		po.sample_rate = ro->freq;
+		if ((rc = hs_push_start(&lv->push, &po, err)))
+			return rc;
+	}
+	lv->rec = rec;
+	lv->o = *o;
+	lv->o.push.labels = lv->o.labels;
+	lv->hooks = *hooks;
+	lv->sink = (struct hs_record_sink){on_event, on_proc, on_progress, lv, on_ending, on_tick};
+	hs_builder_init(&lv->b, bo);
+	hs_builder_add_event(&lv->b, ro->event->name, ro->event->time_based);
+	if (ro->off_cpu)
+		lv->off_cpu_ev = hs_builder_add_off_cpu(&lv->b, o->off_cpu_min);
+	lv->b.p->period = hs_event_sample_period(ro->event, ro->freq, ro->period);
+	lv->b.p->time_nanos = hs_wall_ns();
+	hs_periodic_init(&lv->pe, &o->periodic, o->outputs, o->noutputs, hs_now_ns(), lv->b.p->time_nanos);
+	return 0;
+}
+
+int hs_live_run(struct hs_live *lv, struct hs_error *err)
+{
+	return hs_record_run(lv->rec, &lv->sink, err);
+}
+
+struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
+{
+	struct hs_profile *p;
+
+	*failed = lv->write_failed;
+	if (lv->rec->o.off_cpu)
+		hs_builder_off_cpu_end(&lv->b, lv->rec->stop_ns);
+	hs_builder_finish(&lv->b);
+	if (hs_periodic_switching(&lv->pe) && write_period(lv, true))
+		*failed = true;
+	if (lv->push) {
+		say_push_notes(lv);
+		hs_push_finish(lv->push, &lv->push_stats);
+		lv->push = NULL;
+	}
+	p = hs_builder_take(&lv->b);
+	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
+	return p;
+}
+
+void hs_live_release(struct hs_live *lv)
+{
+	if (lv->push)
+		hs_push_finish(lv->push, &lv->push_stats);
+	hs_periodic_release(&lv->pe);
+	hs_builder_mark_release(&lv->mark);
+	hs_builder_release(&lv->b);
+}

@@ -1,0 +1,88 @@
+/* A live recording made into profiles: the events record/ reads from the kernel fed to a
+ * profile builder while they come, and a profile handed to the caller to write whenever one is
+ * due: each period's (record --switch-output), a checkpoint of the one so far, and the whole
+ * recording's at the end. Nothing here prints: what a person is told goes through the hooks. */
+#ifndef HS_LIVE_H
+#define HS_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "output/periodic.h"
+#include "profile/builder.h"
+#include "push/push.h"
+#include "record/callgraph.h"
+#include "record/session.h"
+
+struct hs_error;
+struct hs_strbuf;
+
+struct hs_live_hooks {
+	/* Writes p to the files names (one per output given to hs_live_init()); quiet: a
+	 * checkpoint, which says nothing but a failure. Returns 0, or -1 after saying why. */
+	int (*write)(void *ctx, struct hs_profile *p, const char *const *names, bool quiet);
+	/* About once a second: samples so far, and the recording's progress. */
+	void (*progress)(void *ctx, uint64_t samples, const struct hs_record_progress *p);
+	/* Something to say: a line without "\n", a warning, or with detail a detail for those who
+	 * asked for them (-v). */
+	void (*say)(void *ctx, bool detail, const char *msg);
+	void *ctx;
+};
+
+struct hs_live_opts {
+	int argc; /* the command line, for each profile's comments */
+	char **argv;
+	const char *const *outputs; /* the files each profile is written to, as given */
+	size_t noutputs;
+	struct hs_periodic_opts periodic;
+	bool jvm_perfmap;     /* ask HotSpot JVMs for their perf maps at the end */
+	uint64_t off_cpu_min; /* with the record's off_cpu: the shortest blocked period kept */
+	/* each period's profile sent to a profile store: push.url set (the series, the rate and
+	 * whether by service are the recording's, set by hs_live_init()) */
+	struct hs_push_opts push;
+	const char *labels[32];
+};
+
+struct hs_live {
+	struct hs_builder b;
+	struct hs_record *rec;
+	struct hs_live_opts o;
+	struct hs_live_hooks hooks;
+	struct hs_record_sink sink;
+	uint32_t off_cpu_ev; /* the builder's event index of off-CPU samples */
+	struct hs_periodic pe;
+	struct hs_builder_mark mark;
+	bool write_failed;
+	struct hs_push *push;
+	struct hs_push_stats push_stats; /* after hs_live_end() */
+};
+
+/* Adds --push-label LABEL (o keeps it); -1 for one the store would refuse (hs_push_label_ok()),
+ * or one too many. */
+int hs_live_push_label(struct hs_live_opts *o, const char *label);
+/* Settles o for its n outputs: --push without --switch-output pushes every 10 s; checkpoints
+ * for outputs that are all files. Returns NULL, or what does not go together (a line). */
+const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n);
+/* What --push did, at the end, for a person: warnings (profiles dropped or left waiting) to
+ * warn, lines with "\n"; what was sent to info, a line without. */
+void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info);
+
+/* Sets the builder options that follow from the open recording rec and its call-graph options
+ * cg (how user stacks are unwound, the kernel's frames, hotstack's own samples left out, ...);
+ * the caller's own (names, times, symbols) are left as they are. */
+void hs_live_builder_opts(const struct hs_record *rec, const struct hs_callgraph_opts *cg, struct hs_builder_opts *bo);
+/* Starts the building of rec's profile (opened, not yet run) with bo (see
+ * hs_live_builder_opts()), and the pushing with o->push.url. The first period begins now.
+ * Returns 0, or a negative errno with err said (the push cannot start: lv is released). */
+int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
+		 const struct hs_live_opts *o, const struct hs_live_hooks *hooks, struct hs_error *err);
+/* Records until the end (hs_record_run()), writing periods and checkpoints as they are due. */
+int hs_live_run(struct hs_live *lv, struct hs_error *err);
+/* After hs_live_run(): ends the building, writes (and pushes) the last period (when
+ * switching), sends what the push queue holds (lv->push_stats), and hands over the whole
+ * recording's profile (the caller frees it; it writes it where not switching). *failed is
+ * set when a write failed. */
+struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed);
+void hs_live_release(struct hs_live *lv);
+
+#endif
