@@ -59,7 +59,7 @@ static int curl_open(struct hs_error *err)
 	if (curl.global_init)
 		return 0;
 	if (!(h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL)))
-		return hs_error_set(err, -ENOENT, "--push needs libcurl (libcurl.so.4): %s", dlerror());
+		return hs_error_set(err, -ENOENT, "libcurl (libcurl.so.4) cannot be opened: %s", dlerror());
 	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
 		if (!(slot[i] = dlsym(h, names[i])))
 			return hs_error_set(err, -ENOENT, "this libcurl has no %s", names[i]);

@@ -40,18 +40,18 @@ header() { # FILE.json NAME
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["headers"].get(sys.argv[2], ""))' "$1" "$2"
 }
 
-# 1. the store down for the first 4 s of a 7 s recording: every period arrives all the same
+# 1. the store down for the first 5 s of an 8 s recording: every period arrives all the same
 port=$(free_port)
 mkdir "$dir/in1"
-(sleep 4 && exec python3 "$receiver" "$port" "$dir/in1") &
+(sleep 5 && exec python3 "$receiver" "$port" "$dir/in1") &
 pids="$pids $!"
 mkdir "$dir/files"
-HOTSTACK_PUSH_TOKEN=s3cret HOTSTACK_PUSH_TENANT=team-a "$HOTSTACK" record -p "$target" -d 7 --switch-output=1s \
+HOTSTACK_PUSH_TOKEN=s3cret HOTSTACK_PUSH_TENANT=team-a "$HOTSTACK" record -p "$target" -d 8 --switch-output=1s \
 	--push "http://127.0.0.1:$port" --push-label env=test --push-label region=here -o "$dir/files/p.folded" \
 	2>"$dir/push1.err" || fail "record --push failed: $(cat "$dir/push1.err")"
 periods=$(find "$dir/files" -name 'p.*.folded' | wc -l)
 got=$(find "$dir/in1" -name '*.pb.gz' | wc -l)
-[ "$periods" -ge 5 ] || fail "7 s at --switch-output=1s made $periods periods"
+[ "$periods" -ge 6 ] || fail "8 s at --switch-output=1s made $periods periods"
 [ "$got" -eq "$periods" ] || fail "$got profiles arrived of $periods periods"
 grep -q "cannot push to http://127.0.0.1:$port/ingest" "$dir/push1.err" ||
 	fail "the store being down was not said: $(cat "$dir/push1.err")"
