@@ -24,8 +24,7 @@ static void fit(const char *name, size_t len, char *buf, size_t cap)
 		snprintf(buf, cap, "unknown");
 }
 
-/* The service in a cgroup path's last part, or false */
-static bool from_cgroup(const char *path, char *buf, size_t cap)
+bool hs_service_of_cgroup(const char *path, char *buf, size_t cap)
 {
 	static const char *const runtimes[] = {"docker-", "cri-containerd-", "crio-", "libpod-"};
 	const char *last = strrchr(path, '/');
@@ -37,8 +36,7 @@ static bool from_cgroup(const char *path, char *buf, size_t cap)
 		size_t k = strlen(runtimes[i]);
 		if (!strncmp(last, runtimes[i], k) && n >= k + 12) {
 			char id[64];
-			snprintf(id, sizeof(id), "%.*s%.12s", (int)(k - 1), last, last + k);
-			id[k - 1] = '-';
+			snprintf(id, sizeof(id), "%.*s-%.12s", (int)(k - 1), last, last + k);
 			fit(id, strlen(id), buf, cap);
 			return true;
 		}
@@ -73,7 +71,7 @@ void hs_service_of(int32_t pid, const char *comm, char *buf, size_t cap)
 				if (!p)
 					continue;
 				p[strcspn(p, "\n")] = 0;
-				found = from_cgroup(p + 1, buf, cap);
+				found = hs_service_of_cgroup(p + 1, buf, cap);
 			}
 			fclose(f);
 			if (found)

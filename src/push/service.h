@@ -3,6 +3,7 @@
 #ifndef HS_SERVICE_H
 #define HS_SERVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,9 @@
  * else the process's command name (/proc/PID/comm, or comm where the process is gone or
  * unknown). Characters a series name cannot hold become _. */
 void hs_service_of(int32_t pid, const char *comm, char *buf, size_t cap);
+/* The service a cgroup path names (a line of /proc/PID/cgroup after its second ':'), into buf
+ * as above: false when it names none (a session, the root). */
+bool hs_service_of_cgroup(const char *path, char *buf, size_t cap);
 
 /* The services of the processes of the last profile grouped, by pid: kept from one profile to
  * the next (a process's service is read once), and only for the processes still in them. */

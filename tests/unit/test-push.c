@@ -51,6 +51,32 @@ static void test_service_of(void **state)
 	assert_string_equal(buf, "unknown");
 }
 
+static void test_service_of_cgroup(void **state)
+{
+	static const struct {
+		const char *path, *want; /* NULL: none */
+	} cases[] = {
+		{"/system.slice/nginx.service", "nginx"},
+		{"/system.slice/getty@tty1.service", "getty"},
+		{"/system.slice/docker-0123456789abcdef0123.scope", "docker-0123456789ab"},
+		{"/kubepods.slice/kubepods-pod1.slice/cri-containerd-fedcba9876543210ff.scope", "cri-containerd-fedcba987654"},
+		{"/machine.slice/libpod-aabbccddeeff00112233.scope", "libpod-aabbccddeeff"},
+		{"/docker/0123456789abcdef0123", "docker-0123456789ab"},
+		{"/user.slice/user-0.slice/session-3.scope", NULL},
+		{"/", NULL},
+		{"/system.slice/docker-short.scope", NULL},
+	};
+	char buf[128];
+	(void)state;
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
+		bool found = hs_service_of_cgroup(cases[i].path, buf, sizeof(buf));
+		assert_true(found == (cases[i].want != NULL));
+		if (found)
+			assert_string_equal(buf, cases[i].want);
+	}
+}
+
 static void test_group(void **state)
 {
 	struct hs_profile *p = hs_profile_new();
@@ -103,6 +129,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_service_of),
+		cmocka_unit_test(test_service_of_cgroup),
 		cmocka_unit_test(test_group),
 	};
 
