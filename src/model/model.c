@@ -71,17 +71,24 @@ static bool dso_eq(const void *ctx, uint32_t ix)
 	return d->maj == id->maj && d->min == id->min && d->ino == id->ino;
 }
 
+static uint64_t dso_hash(const struct hs_dso_ident *id)
+{
+	const char *path = id->path ? id->path : "";
+	uint64_t h = hs_hash_bytes(path, strlen(path), id->ino);
+
+	if (id->build_id_size)
+		h = hs_hash_combine(h, hs_hash_bytes(id->build_id, id->build_id_size, 1));
+	return hs_hash_combine(h, ((uint64_t)id->maj << 32) | id->min);
+}
+
 struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id)
 {
 	struct dso_key k = {m, id};
 	const char *path = id->path ? id->path : "";
-	uint64_t h = hs_hash_bytes(path, strlen(path), id->ino);
+	uint64_t h = dso_hash(id);
 	uint32_t ix;
 	struct hs_dso *d;
 
-	if (id->build_id_size)
-		h = hs_hash_combine(h, hs_hash_bytes(id->build_id, id->build_id_size, 1));
-	h = hs_hash_combine(h, ((uint64_t)id->maj << 32) | id->min);
 	ix = hs_index_find(&m->dso_ix, h, dso_eq, &k);
 	if (ix != UINT32_MAX)
 		return m->dsos.v[ix];
@@ -299,6 +306,53 @@ size_t hs_model_forget_exited(struct hs_model *m)
 	hs_u64map_release(&gone);
 	m->gen++;
 	return kept;
+}
+
+uint32_t *hs_model_unmapped_dsos(const struct hs_model *m)
+{
+	uint32_t *renumber = hs_xcalloc(m->dsos.n + 1, sizeof(*renumber));
+	uint32_t kept = 0;
+
+	/* 1 where mapped, then the new ids in place */
+	for (size_t i = 0; i < m->procs.n; i++) {
+		const struct hs_process *p = m->procs.v[i];
+		for (size_t k = 0; k < p->maps.n; k++)
+			renumber[p->maps.v[k].dso->id] = 1;
+		if (p->exe)
+			renumber[p->exe->id] = 1;
+	}
+	for (size_t i = 0; i < m->dsos.n; i++)
+		renumber[i] = renumber[i] ? kept++ : UINT32_MAX;
+	if (kept == m->dsos.n) {
+		free(renumber);
+		return NULL;
+	}
+	return renumber;
+}
+
+void hs_model_drop_dsos(struct hs_model *m, const uint32_t *renumber)
+{
+	size_t kept = 0;
+
+	if (!renumber)
+		return;
+	hs_index_release(&m->dso_ix);
+	for (size_t i = 0; i < m->dsos.n; i++) {
+		struct hs_dso *d = m->dsos.v[i];
+		struct hs_dso_ident id = {d->path, d->build_id, d->build_id_size, d->maj, d->min, d->ino};
+		if (renumber[i] == UINT32_MAX) {
+			if (d->fd >= 0)
+				close(d->fd);
+			free(d->path);
+			free(d);
+			continue;
+		}
+		d->id = (uint32_t)kept;
+		m->dsos.v[kept++] = d;
+		hs_index_insert(&m->dso_ix, dso_hash(&id), d->id);
+	}
+	m->dsos.n = kept;
+	m->gen++;
 }
 
 const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)

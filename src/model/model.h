@@ -118,6 +118,15 @@ void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid);
  * recording that runs for months: what it holds stays that of the processes alive. Returns
  * how many were forgotten. */
 size_t hs_model_forget_exited(struct hs_model *m);
+/* The dsos no process maps now (no mapping, not a program): a table of m->dsos.n entries, by
+ * id, where each of those is UINT32_MAX and each other its id once they are gone (the order
+ * kept); NULL when every dso is mapped. The caller frees it. For the stages that keep data per
+ * dso, to forget theirs (with the renumbering) before hs_model_drop_dsos(). */
+uint32_t *hs_model_unmapped_dsos(const struct hs_model *m);
+/* Frees the dsos renumber marks UINT32_MAX (their captured descriptors closed) and gives the
+ * others their new ids. A file mapped again later is a new dso, found and read afresh. Every
+ * per-dso pointer (sym, unwind) of those freed must have been dropped. */
+void hs_model_drop_dsos(struct hs_model *m, const uint32_t *renumber);
 
 struct hs_process *hs_model_process(struct hs_model *m, int32_t pid);
 /* The mapping that holds addr in pid, or NULL. */

@@ -1125,6 +1125,21 @@ struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark 
 	return q;
 }
 
+/* The files no process maps now: their symbols, DWARF and unwinding tables, and the dsos. A
+ * machine's processes come and go with files of their own (builds, tests, deployments): what a
+ * recording of months holds stays that of the files mapped. */
+static void forget_files(struct hs_builder *b)
+{
+	uint32_t *renumber = hs_model_unmapped_dsos(&b->model);
+
+	if (!renumber)
+		return;
+	hs_symbolizer_forget(&b->sym, &b->model, renumber);
+	hs_unwinder_forget(&b->unwinder, renumber);
+	hs_model_drop_dsos(&b->model, renumber);
+	free(renumber);
+}
+
 bool hs_builder_rebase(struct hs_builder *b)
 {
 	struct hs_profile *old = b->p, *p;
@@ -1157,6 +1172,7 @@ bool hs_builder_rebase(struct hs_builder *b)
 	b->user_pending.n = 0;
 	hs_builder_py_forget_locations(b);
 	hs_model_forget_exited(&b->model);
+	forget_files(b);
 	for (size_t i = 0; i < b->model.procs.n; i++)
 		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)
 			b->model.procs.v[i]->maps.v[k].profile_mapping = 0;

@@ -240,9 +240,10 @@ struct hs_builder_mark {
 struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance);
 void hs_builder_mark_release(struct hs_builder_mark *mark);
 /* Starts the profile afresh (after the copy of a period): an empty one with the same values,
- * and the processes that exited forgotten, so that what a recording of months holds is its
- * last period's and its live processes'. What is kept across (the processes' mappings, their
- * files' symbols and unwinding tables) is what costs to find again. Not with off-CPU time
+ * the processes that exited forgotten, and the files no process maps any more (their symbols,
+ * DWARF and unwinding tables), so that what a recording of months holds is its last period's
+ * and its live processes'. What is kept across (the live processes' mappings, their files'
+ * symbols and unwinding tables) is what costs to find again. Not with off-CPU time
  * (threads switched out hold stacks of the profile): returns false, and nothing changes. */
 bool hs_builder_rebase(struct hs_builder *b);
 

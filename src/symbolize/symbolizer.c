@@ -46,6 +46,18 @@ void hs_symbolizer_init(struct hs_symbolizer *s, const struct hs_symbolizer_opts
 
 static void dwarf_join(struct hs_symbolizer *s, struct hs_sym_dwarf *d);
 
+static void dwarf_free(struct hs_sym_dwarf *d)
+{
+	hs_dwarf_file_release(&d->df);
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->alt_dw)
+		dwarf_end(d->alt_dw);
+	hs_dso_elf_close(&d->alt);
+	hs_dso_elf_close(&d->elf);
+	free(d);
+}
+
 void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 {
 	if (!s)
@@ -60,17 +72,8 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 		hs_elf_symtab_free(s->tables.v[i]);
 	hs_vec_free(&s->tables);
 	hs_u64map_release(&s->by_key);
-	for (size_t i = 0; i < s->dwarfs.n; i++) {
-		struct hs_sym_dwarf *d = s->dwarfs.v[i];
-		hs_dwarf_file_release(&d->df);
-		if (d->dw)
-			dwarf_end(d->dw);
-		if (d->alt_dw)
-			dwarf_end(d->alt_dw);
-		hs_dso_elf_close(&d->alt);
-		hs_dso_elf_close(&d->elf);
-		free(d);
-	}
+	for (size_t i = 0; i < s->dwarfs.n; i++)
+		dwarf_free(s->dwarfs.v[i]);
 	hs_vec_free(&s->dwarfs);
 	hs_u64map_release(&s->dwarf_by_key);
 	hs_u64map_release(&s->dwarf_by_dso);
@@ -79,6 +82,91 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m)
 	hs_vec_free(&s->mismatched);
 	hs_kallsyms_free(s->kallsyms);
 	s->kallsyms = NULL;
+}
+
+/* Keeps the entries of map (key -> index in a table) whose index newix maps to a new one
+ * (not UINT64_MAX), with that index. */
+static void rekey(struct hs_u64map *map, const uint64_t *newix)
+{
+	struct hs_u64map kept = {0};
+
+	for (size_t i = 0; i < map->cap; i++)
+		if (hs_u64map_used(map, i) && newix[map->vals[i]] != UINT64_MAX)
+			hs_u64map_put(&kept, map->keys[i], newix[map->vals[i]]);
+	hs_u64map_release(map);
+	*map = kept;
+}
+
+void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uint32_t *renumber)
+{
+	uint64_t *newtab = hs_xmalloc((s->tables.n + 1) * sizeof(*newtab));
+	uint64_t *newdw = hs_xmalloc((s->dwarfs.n + 1) * sizeof(*newdw));
+	struct hs_u64map by_dso = {0}, by_ptr = {0};
+	size_t kept = 0;
+
+	/* the threads opening DWARF use the entries: done with first */
+	for (size_t i = 0; i < s->dwarfs.n; i++)
+		dwarf_join(s, s->dwarfs.v[i]);
+	/* tables: those a dso kept still points to */
+	for (size_t i = 0; i < s->tables.n; i++) {
+		newtab[i] = UINT64_MAX;
+		hs_u64map_put(&by_ptr, (uintptr_t)s->tables.v[i], i);
+	}
+	for (size_t i = 0; i < m->dsos.n; i++) {
+		uint64_t t;
+		if (renumber[i] != UINT32_MAX && hs_u64map_get(&by_ptr, (uintptr_t)m->dsos.v[i]->sym, &t))
+			newtab[t] = 0;
+	}
+	hs_u64map_release(&by_ptr);
+	for (size_t i = 0; i < s->tables.n; i++) {
+		if (newtab[i] == UINT64_MAX) {
+			hs_elf_symtab_free(s->tables.v[i]);
+			continue;
+		}
+		newtab[i] = kept;
+		s->tables.v[kept++] = s->tables.v[i];
+	}
+	s->tables.n = kept;
+	rekey(&s->by_key, newtab);
+	/* DWARF: the entries a dso kept is found with */
+	for (size_t i = 0; i < s->dwarfs.n; i++)
+		newdw[i] = UINT64_MAX;
+	for (size_t i = 0; i < s->dwarf_by_dso.cap; i++) {
+		uint64_t id, ix;
+		if (!hs_u64map_used(&s->dwarf_by_dso, i))
+			continue;
+		id = s->dwarf_by_dso.keys[i];
+		ix = s->dwarf_by_dso.vals[i];
+		if (id < m->dsos.n && renumber[id] != UINT32_MAX && ix != NO_DWARF)
+			newdw[ix] = 0;
+	}
+	kept = 0;
+	for (size_t i = 0; i < s->dwarfs.n; i++) {
+		if (newdw[i] == UINT64_MAX) {
+			dwarf_free(s->dwarfs.v[i]);
+			continue;
+		}
+		newdw[i] = kept;
+		s->dwarfs.v[kept++] = s->dwarfs.v[i];
+	}
+	s->dwarfs.n = kept;
+	rekey(&s->dwarf_by_key, newdw);
+	for (size_t i = 0; i < s->dwarf_by_dso.cap; i++) {
+		uint64_t id, ix;
+		if (!hs_u64map_used(&s->dwarf_by_dso, i))
+			continue;
+		id = s->dwarf_by_dso.keys[i];
+		ix = s->dwarf_by_dso.vals[i];
+		if (id < m->dsos.n && renumber[id] != UINT32_MAX)
+			hs_u64map_put(&by_dso, renumber[id], ix == NO_DWARF ? NO_DWARF : newdw[ix]);
+	}
+	hs_u64map_release(&s->dwarf_by_dso);
+	s->dwarf_by_dso = by_dso;
+	for (size_t i = 0; i < m->dsos.n; i++)
+		if (renumber[i] == UINT32_MAX)
+			m->dsos.v[i]->sym = NULL;
+	free(newtab);
+	free(newdw);
 }
 
 /* The kernel's symbols: from the file the options name, else the running kernel's, through the

@@ -72,6 +72,11 @@ struct hs_sym {
 void hs_symbolizer_init(struct hs_symbolizer *s, const struct hs_symbolizer_opts *opts);
 /* Frees every table and clears dso->sym of every dso of model m (m may be NULL). */
 void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m);
+/* Forgets what belongs only to the dsos renumber marks gone (hs_model_unmapped_dsos()): their
+ * symbol tables and DWARF, unless a dso kept shares the file; the rest is keyed by the new ids.
+ * Names handed out before from a table freed here are gone with it. Call before
+ * hs_model_drop_dsos(). */
+void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uint32_t *renumber);
 
 /* Symbol for a file offset in dso (address - map start + map pgoff). Returns true when found. */
 bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset, struct hs_sym *ret);

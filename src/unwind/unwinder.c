@@ -83,6 +83,38 @@ void hs_unwinder_release(struct hs_unwinder *u)
 	u->memo = NULL;
 }
 
+void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber)
+{
+	struct hs_model *m = u->model;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < u->files.n; i++)
+		u->files.v[i]->dso = NULL;
+	/* a file stays while a dso kept maps it, and is built again from that one */
+	for (size_t i = 0; i < m->dsos.n; i++) {
+		struct hs_dso *d = m->dsos.v[i];
+		struct hs_unwind_file *f = d->unwind;
+		if (renumber[i] == UINT32_MAX)
+			d->unwind = NULL;
+		else if (f && f != (void *)&dso_failed && !f->dso)
+			f->dso = d;
+	}
+	hs_u64map_release(&u->by_key);
+	for (size_t i = 0; i < u->files.n; i++) {
+		struct hs_unwind_file *f = u->files.v[i];
+		if (!f->dso) {
+			if (f->table)
+				u->bytes -= hs_cfi_table_bytes(f->table);
+			hs_cfi_table_free(f->table);
+			free(f);
+			continue;
+		}
+		hs_u64map_put(&u->by_key, f->key, kept);
+		u->files.v[kept++] = f;
+	}
+	u->files.n = kept;
+}
+
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) to DWARF's. */
 static const int8_t perf_to_dwarf[24] = {
 	0,  /* AX */ 3, /* BX */ 2, /* CX */ 1, /* DX */ 4, /* SI */ 5, /* DI */

@@ -91,6 +91,9 @@ struct hs_unwinder {
 void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struct hs_unwinder_opts *opts);
 /* Frees every table and clears dso->unwind of the model's dsos. */
 void hs_unwinder_release(struct hs_unwinder *u);
+/* Forgets the files only the dsos renumber marks gone (hs_model_unmapped_dsos()) map: their
+ * tables are freed. Call before hs_model_drop_dsos(). */
+void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber);
 
 /* Converts PERF_SAMPLE_REGS_USER values (in the order of the bits of mask, x86-64 perf register
  * numbering) to DWARF numbering. */

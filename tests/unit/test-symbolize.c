@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@
 
 #include "model/dso-file.h"
 #include "model/model.h"
+#include "profile/builder.h"
 #include "symbolize/elf-symtab.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/symbolizer.h"
@@ -791,6 +794,179 @@ static void test_deleted_file(void **state)
 	replaced_case(true);
 }
 
+/* ---- files no process maps any more ---- */
+
+/* A copy of libsymtest at path with one byte of its build-id changed: another file, whose
+ * tables nothing shares with the original's. */
+static void write_other_build(const char *path)
+{
+	static const char note[] = {4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0};
+	Dl_info info;
+	size_t len;
+	char *img, *at;
+
+	assert_true(dladdr(lib_alpha(), &info) != 0);
+	img = hs_test_read_file(info.dli_fname, &len);
+	at = memmem(img, len, note, sizeof(note));
+	assert_non_null(at);
+	at[sizeof(note)] ^= 0x5a;
+	hs_test_write_file(path, img, len);
+	free(img);
+}
+
+static void event_mmap(struct hs_builder *b, int32_t pid, const struct self_map *sm)
+{
+	struct hs_perf_event ev;
+	struct stat st;
+
+	assert_int_equal(stat(sm->path, &st), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_MMAP2;
+	ev.mmap.pid = ev.mmap.tid = (uint32_t)pid;
+	ev.mmap.start = sm->start;
+	ev.mmap.len = sm->end - sm->start;
+	ev.mmap.pgoff = sm->pgoff;
+	ev.mmap.maj = major(st.st_dev);
+	ev.mmap.min = minor(st.st_dev);
+	ev.mmap.ino = st.st_ino;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = sm->path;
+	ev.mmap.is_mmap2 = true;
+	hs_builder_event(b, &ev);
+}
+
+static void event_exit(struct hs_builder *b, int32_t pid)
+{
+	struct hs_perf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_EXIT;
+	ev.task.pid = ev.task.ppid = ev.task.tid = ev.task.ptid = (uint32_t)pid;
+	hs_builder_event(b, &ev);
+}
+
+/* A sample of pid whose user chain is the one address ip. */
+static void event_sample(struct hs_builder *b, int32_t pid, uint64_t ip)
+{
+	struct hs_perf_event ev;
+	uint64_t chain[2] = {PERF_CONTEXT_USER, ip};
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_SAMPLE;
+	ev.sid.pid = ev.sid.tid = (uint32_t)pid;
+	ev.sample.sid = ev.sid;
+	ev.sample.ip = ip;
+	ev.sample.period = 1;
+	ev.sample.callchain = chain;
+	ev.sample.nr_callchain = 2;
+	hs_builder_event(b, &ev);
+}
+
+/* Loads what a sample at addr in pid needs: the symbol table, the DWARF, the unwinding table.
+ * Returns the inline chain's outermost function name. */
+static const char *load_at(struct hs_builder *b, int32_t pid, uint64_t addr, const char **file)
+{
+	struct hs_map *map = hs_model_find_map(&b->model, pid, addr);
+	struct hs_sym_frame frames[8];
+	uint64_t off, vaddr, sym_off;
+	int n;
+
+	assert_non_null(map);
+	off = addr - map->start + map->pgoff;
+	n = hs_symbolize_user_frames(&b->sym, map->dso, off, frames, 8, &sym_off);
+	assert_true(n > 0);
+	assert_non_null(hs_unwinder_table(&b->unwinder, map->dso, off, &vaddr));
+	*file = frames[n - 1].file;
+	return frames[n - 1].name;
+}
+
+static bool profile_names(const struct hs_profile *p, const char *name)
+{
+	for (size_t i = 1; i < p->functions.n; i++)
+		if (!strcmp(hs_profile_str(p, p->functions.v[i].name), name))
+			return true;
+	return false;
+}
+
+/* At a period's end (hs_builder_rebase()), what belongs to the files no live process maps is
+ * freed: their symbol tables, DWARF, unwinding tables and dsos; what a live process's files
+ * share with them stays; a file mapped again is read afresh. */
+static void test_forget_unmapped_files(void **state)
+{
+	const int32_t gone = 4000001, later = 4000002;
+	char dir[256], lib[300];
+	struct hs_builder_opts o = {0};
+	struct hs_builder b;
+	struct self_map own, other;
+	const void *alpha;
+	const char *file, *other_file;
+	size_t tables, dwarfs, files, dsos;
+	struct hs_profile *p;
+	void *h;
+
+	(void)state;
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "test-forget"), 0);
+	setenv("HOTSTACK_CACHE_DIR", dir, 1);
+	snprintf(lib, sizeof(lib), "%s/libsymother.so", dir);
+	write_other_build(lib);
+	/* where the loader maps it, then unmapped: only the made-up processes map it */
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	alpha = dlsym(h, "symtest_alpha");
+	assert_non_null(alpha);
+	assert_true(self_map_find(alpha, &other));
+	dlclose(h);
+	assert_false(self_map_find(alpha, &own));
+	assert_true(self_map_find(lib_alpha(), &own));
+
+	o.user = true;
+	hs_builder_init(&b, &o);
+	hs_builder_add_event(&b, "cpu-clock", true);
+	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	assert_string_equal(load_at(&b, getpid(), (uintptr_t)lib_alpha(), &file), "symtest_alpha");
+	tables = b.sym.tables.n;
+	dwarfs = b.sym.dwarfs.n;
+	files = b.unwinder.files.n;
+	dsos = b.model.dsos.n;
+	event_mmap(&b, gone, &other);
+	assert_string_equal(load_at(&b, gone, (uintptr_t)alpha, &other_file), "symtest_alpha");
+	assert_int_equal(b.sym.tables.n, tables + 1);
+	assert_int_equal(b.sym.dwarfs.n, dwarfs + (other_file != NULL));
+	assert_int_equal(b.unwinder.files.n, files + 1);
+	assert_int_equal(b.model.dsos.n, dsos + 1);
+	event_sample(&b, gone, (uintptr_t)alpha);
+
+	event_exit(&b, gone);
+	assert_true(hs_builder_rebase(&b));
+	assert_int_equal(b.sym.tables.n, tables);
+	assert_int_equal(b.sym.dwarfs.n, dwarfs);
+	assert_int_equal(b.unwinder.files.n, files);
+	assert_int_equal(b.model.dsos.n, dsos);
+	for (size_t i = 0; i < b.model.dsos.n; i++)
+		assert_int_equal(b.model.dsos.v[i]->id, i);
+	/* this process's files are as they were */
+	{
+		const char *again;
+		assert_string_equal(load_at(&b, getpid(), (uintptr_t)lib_alpha(), &again), "symtest_alpha");
+		assert_true(!file == !again);
+		assert_int_equal(b.sym.tables.n, tables);
+		assert_int_equal(b.unwinder.files.n, files);
+	}
+	/* the file mapped again is found again, and a sample in it named */
+	event_mmap(&b, later, &other);
+	event_sample(&b, later, (uintptr_t)alpha);
+	assert_int_equal(b.model.dsos.n, dsos + 1);
+	assert_int_equal(b.sym.tables.n, tables + 1);
+	p = hs_builder_take(&b);
+	assert_non_null(p);
+	assert_true(profile_names(p, "symtest_alpha"));
+	hs_profile_free(p);
+	hs_builder_release(&b);
+	unsetenv("HOTSTACK_CACHE_DIR");
+	unlink(lib);
+	assert_int_equal(hs_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -808,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_minidebug_bomb),
 		cmocka_unit_test(test_replaced_file),
 		cmocka_unit_test(test_deleted_file),
+		cmocka_unit_test(test_forget_unmapped_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
