@@ -1,12 +1,15 @@
 #!/bin/bash
 # hotstack as an always-on agent under process churn: `record -a -F FREQ --switch-output=PERIOD`
-# for DURATION seconds while thousands of short-lived processes start and end (CHURN a second:
-# sh running a program that maps libc, then exits), and its resident memory (VmRSS) at the
-# times in AT (seconds). Flat means the last within 10% of the first: what it holds is its live
-# processes' and its last period's, not everything it ever saw. perf record has no such mode
-# (its memory is the kernel's rings and its output file), so there is no ratio against it.
+# for DURATION seconds while thousands of short-lived processes start and end, and its resident
+# memory (VmRSS) at the times in AT (seconds). Each second: CHURN runs of /bin/true (a new pid
+# with its own mappings of libc), and NEWFILES runs of programs never seen before, each a file
+# of its own with its own build-id, symbols, DWARF and unwinding tables, that spins for 30 ms so
+# that samples land in it (a machine that builds and tests software, or deploys new versions).
+# Flat means the last within 10% of the first: what it holds is its live processes' and files'
+# and its last period's, not everything it ever saw. perf record has no such mode (its memory is
+# the kernel's rings and its output file), so there is no ratio against it.
 #
-#   bench/agent-rss.sh                          # DURATION=1800 AT="60 600 1800" FREQ=99 CHURN=200
+#   bench/agent-rss.sh         # DURATION=1800 AT="60 600 1800" FREQ=99 CHURN=200 NEWFILES=4
 #   DURATION=300 AT="60 120 300" bench/agent-rss.sh   # a shorter look
 set -u
 
@@ -17,6 +20,7 @@ secs=${DURATION:-1800}
 at=${AT:-60 600 1800}
 freq=${FREQ:-99}
 churn=${CHURN:-200}
+newfiles=${NEWFILES:-4}
 period=${PERIOD:-10s}
 
 [ -x "$hotstack" ] || {
@@ -28,10 +32,40 @@ spawner=""
 rec=""
 trap 'kill $spawner $rec 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 
-# CHURN short-lived processes a second, each a new pid with its own mappings
+# the new programs: built once, copied with a build-id of their own each time
+if [ "$newfiles" -gt 0 ]; then
+	cc -g -O1 -Wno-unused-function -o "$tmp/prog" "$here/agent-rss-prog.c" || {
+		echo "agent-rss: cannot build the new programs (NEWFILES=0 leaves them out)" >&2
+		exit 1
+	}
+fi
+# copy SRC DST N: SRC with N in its build-id (after the note's header: namesz 4, descsz 20,
+# type 3, "GNU")
+copy_new() {
+	python3 - "$@" <<'PY'
+import sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = bytearray(open(src, "rb").read())
+i = d.find(bytes([4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0]) + b"GNU\0")
+if i < 0:
+    sys.exit("agent-rss: the new program has no build-id")
+d[i + 16:i + 20] = n.to_bytes(4, "little")
+open(dst, "wb").write(d)
+PY
+	chmod +x "$2"
+}
+
+# each second, CHURN short-lived processes (each a new pid with its own mappings) and NEWFILES
+# programs never seen before
 (
+	n=0
 	while :; do
 		for _ in $(seq "$churn"); do /bin/true; done
+		for _ in $(seq "$newfiles"); do
+			n=$((n + 1))
+			copy_new "$tmp/prog" "$tmp/prog$n" "$n" && "$tmp/prog$n"
+			rm -f "$tmp/prog$n"
+		done
 		sleep 1
 	done
 ) &
@@ -42,7 +76,7 @@ spawner=$!
 rec=$!
 start=$(date +%s)
 first=""
-echo "agent-rss: record -a -F $freq --switch-output=$period for $secs s, $churn processes a second started and ended"
+echo "agent-rss: record -a -F $freq --switch-output=$period for $secs s; each second $churn processes and $newfiles new programs started and ended"
 for t in $at; do
 	while [ $(($(date +%s) - start)) -lt "$t" ]; do
 		kill -0 "$rec" 2>/dev/null || break
