@@ -5,6 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 
@@ -137,8 +140,14 @@ static int write_period(struct hs_live *lv, bool ended)
 	if (ended && lv->push)
 		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
 	hs_profile_free(p);
-	if (fresh)
+	if (fresh) {
 		hs_builder_rebase(&lv->b);
+#ifdef __GLIBC__
+		/* what the period freed, given back: a recording of months stays at its live size
+		 * rather than its largest */
+		malloc_trim(0);
+#endif
+	}
 	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
 		say(lv, "cannot remove the files past --switch-max-files");
 	return rc;

@@ -110,24 +110,27 @@ static void source_free(struct hs_jit_source *s)
 	free(s);
 }
 
+static void proc_free(struct hs_jit_proc *p)
+{
+	for (size_t k = 0; k < p->sources.n; k++)
+		source_free(p->sources.v[k]);
+	hs_vec_free(&p->sources);
+	hs_vec_free(&p->codes);
+	hs_vec_free(&p->by_start);
+	hs_vec_free(&p->max_end);
+	hs_u64map_release(&p->by_index);
+	hs_vec_free(&p->pm_entries);
+	hs_vec_free(&p->pm_segs);
+	free(p->pm_path);
+	free(p);
+}
+
 void hs_jit_release(struct hs_jit *j)
 {
 	if (!j)
 		return;
-	for (size_t i = 0; i < j->procs.n; i++) {
-		struct hs_jit_proc *p = j->procs.v[i];
-		for (size_t k = 0; k < p->sources.n; k++)
-			source_free(p->sources.v[k]);
-		hs_vec_free(&p->sources);
-		hs_vec_free(&p->codes);
-		hs_vec_free(&p->by_start);
-		hs_vec_free(&p->max_end);
-		hs_u64map_release(&p->by_index);
-		hs_vec_free(&p->pm_entries);
-		hs_vec_free(&p->pm_segs);
-		free(p->pm_path);
-		free(p);
-	}
+	for (size_t i = 0; i < j->procs.n; i++)
+		proc_free(j->procs.v[i]);
 	hs_vec_free(&j->procs);
 	hs_u64map_release(&j->proc_ix);
 	hs_vec_free(&j->str_pool);
@@ -142,7 +145,135 @@ void hs_jit_release(struct hs_jit *j)
 	for (size_t i = 0; i < j->warnings.n; i++)
 		free(j->warnings.v[i]);
 	hs_vec_free(&j->warnings);
+	hs_vec_free(&j->dropped_tables);
 	memset(j, 0, sizeof(*j));
+}
+
+/* The packing of hs_jit_forget(): the new pools, and where each old entry went. */
+struct jit_pack {
+	struct hs_jit *j;
+	struct hs_jit n;        /* the new strings, lines and unwinding information */
+	struct hs_u64map lines; /* old line0 -> new line0 */
+	uint32_t *unwinds;      /* old index -> new index + 1, 0 while not moved */
+};
+
+static uint32_t pack_str(struct jit_pack *k, uint32_t id)
+{
+	const char *s = hs_jit_str(k->j, id);
+	return intern(&k->n, s, strlen(s));
+}
+
+/* Lines [line0, line0 + nlines) of the old store: their new first index. */
+static uint32_t pack_lines(struct jit_pack *k, uint32_t line0, uint32_t nlines)
+{
+	uint64_t to;
+
+	if (!nlines)
+		return 0;
+	if (hs_u64map_get(&k->lines, line0, &to))
+		return (uint32_t)to;
+	to = k->n.lines.n;
+	for (uint32_t i = 0; i < nlines; i++) {
+		struct hs_jit_line l = k->j->lines.v[line0 + i];
+		l.file = pack_str(k, l.file);
+		hs_vec_push(&k->n.lines, l);
+	}
+	hs_u64map_put(&k->lines, line0, to);
+	return (uint32_t)to;
+}
+
+/* Unwinding information index + 1 (0: none) of the old store, in the new one. */
+static uint32_t pack_unwind(struct jit_pack *k, uint32_t unwind)
+{
+	if (!unwind)
+		return 0;
+	if (!k->unwinds[unwind - 1]) {
+		hs_vec_push(&k->n.unwinds, k->j->unwinds.v[unwind - 1]);
+		k->n.unwind_bytes += k->j->unwinds.v[unwind - 1].eh_frame_size + k->j->unwinds.v[unwind - 1].hdr_size;
+		k->unwinds[unwind - 1] = (uint32_t)k->n.unwinds.n;
+	}
+	return k->unwinds[unwind - 1];
+}
+
+static void pack_proc(struct jit_pack *k, struct hs_jit_proc *p)
+{
+	for (size_t i = 0; i < p->codes.n; i++) {
+		struct hs_jit_code *c = &p->codes.v[i];
+		c->name = pack_str(k, c->name);
+		c->line0 = pack_lines(k, c->line0, c->nlines);
+		c->unwind = pack_unwind(k, c->unwind);
+	}
+	for (size_t i = 0; i < p->sources.n; i++) {
+		struct hs_jit_source *s = p->sources.v[i];
+		if (s->pending_lines)
+			s->pending_line0 = pack_lines(k, s->pending_line0, s->pending_nlines);
+		s->pending_unwind = pack_unwind(k, s->pending_unwind);
+	}
+	for (size_t i = 0; i < p->pm_entries.n; i++) {
+		const char *name = k->j->pm_names.v + p->pm_entries.v[i].name;
+		size_t len = strlen(name) + 1;
+		p->pm_entries.v[i].name = (uint32_t)k->n.pm_names.n;
+		hs_vec_reserve(&k->n.pm_names, k->n.pm_names.n + len);
+		memcpy(k->n.pm_names.v + k->n.pm_names.n, name, len);
+		k->n.pm_names.n += len;
+	}
+	k->n.ncodes += p->codes.n;
+	k->n.pm_entries += p->pm_entries.n;
+	k->n.pm_bytes += p->pm_consumed;
+}
+
+size_t hs_jit_forget(struct hs_jit *j, const struct hs_u64map *gone)
+{
+	struct jit_pack k;
+	size_t kept = 0, n;
+	uint64_t v;
+
+	for (size_t i = 0; i < j->procs.n; i++)
+		if (!hs_u64map_get(gone, (uint32_t)j->procs.v[i]->pid, &v))
+			j->procs.v[kept++] = j->procs.v[i];
+		else
+			proc_free(j->procs.v[i]);
+	n = j->procs.n - kept;
+	if (!n)
+		return 0;
+	j->procs.n = kept;
+	hs_u64map_release(&j->proc_ix);
+	for (size_t i = 0; i < j->procs.n; i++)
+		hs_u64map_put(&j->proc_ix, (uint32_t)j->procs.v[i]->pid, i);
+	/* what the processes kept refer to, into new pools */
+	memset(&k, 0, sizeof(k));
+	k.j = j;
+	k.unwinds = hs_xcalloc(j->unwinds.n + 1, sizeof(*k.unwinds));
+	intern(&k.n, "", 0);
+	for (size_t i = 0; i < j->procs.n; i++)
+		pack_proc(&k, j->procs.v[i]);
+	for (size_t i = 0; i < j->unwinds.n; i++) {
+		if (k.unwinds[i])
+			continue;
+		free(j->unwinds.v[i].data);
+		if (j->unwinds.v[i].table)
+			hs_vec_push(&j->dropped_tables, j->unwinds.v[i].table);
+	}
+	free(k.unwinds);
+	hs_u64map_release(&k.lines);
+#define SWAP_POOL(f)              \
+	do {                      \
+		hs_vec_free(&j->f); \
+		j->f = k.n.f;     \
+	} while (0)
+	SWAP_POOL(str_pool);
+	SWAP_POOL(str_off);
+	SWAP_POOL(lines);
+	SWAP_POOL(unwinds);
+	SWAP_POOL(pm_names);
+#undef SWAP_POOL
+	hs_index_release(&j->str_ix);
+	j->str_ix = k.n.str_ix;
+	j->ncodes = k.n.ncodes;
+	j->pm_entries = k.n.pm_entries;
+	j->pm_bytes = k.n.pm_bytes;
+	j->unwind_bytes = k.n.unwind_bytes;
+	return n;
 }
 
 /* ---- code entries ---- */

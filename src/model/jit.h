@@ -99,6 +99,8 @@ struct hs_jit {
 	uint64_t pm_entries, pm_bytes; /* perf map lines held, bytes read, all processes */
 	HS_VEC(char) pm_names;    /* perf map names, each NUL-terminated */
 	HS_VEC(char *) warnings;  /* one line each, for a person; at most HS_JIT_MAX_WARNINGS */
+	/* the unwinder's compiled tables of code hs_jit_forget() forgot, for it to free */
+	HS_VEC(void *) dropped_tables;
 	struct hs_jit_stats stats;
 };
 
@@ -114,6 +116,13 @@ void hs_jit_add_jitdump(struct hs_jit *j, int32_t pid, int fd, const char *path)
 /* Remembers what reading the process's perf map later needs (its user, its pid in its own pid
  * namespace, whether it has its own root), while it is alive. Done once per process; live only. */
 void hs_jit_note_process(struct hs_jit *j, int32_t pid);
+
+/* Forgets the processes in gone (pid -> anything): their code, perf map entries, jitdump
+ * files (closed), and what only they used of the store's strings, lines and unwinding
+ * information, which are packed again; the caps count what is held. The compiled tables of
+ * the unwinding information dropped go to dropped_tables. Ids of code kept stay. Returns how
+ * many processes were forgotten. */
+size_t hs_jit_forget(struct hs_jit *j, const struct hs_u64map *gone);
 
 /* Whether pid has jitdump files. */
 bool hs_jit_has_jitdump(const struct hs_jit *j, int32_t pid);

@@ -104,6 +104,7 @@ struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id)
 	d->ino = id->ino;
 	d->fd = -1;
 	d->pid_hint = -1;
+	d->period = m->period - 1; /* no frame yet */
 	d->symfs = m->symfs && *m->symfs ? m->symfs : NULL;
 	hs_vec_push(&m->dsos, d);
 	hs_index_insert(&m->dso_ix, h, d->id);
@@ -273,7 +274,7 @@ void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid)
 		m->procs.v[ix]->exited = true;
 }
 
-size_t hs_model_forget_exited(struct hs_model *m)
+size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone_ret)
 {
 	struct hs_u64map gone = {0};
 	size_t kept = 0, tkept = 0;
@@ -303,17 +304,25 @@ size_t hs_model_forget_exited(struct hs_model *m)
 	for (size_t i = 0; i < m->threads.n; i++)
 		hs_u64map_put(&m->thread_ix, (uint32_t)m->threads.v[i].tid, i);
 	kept = gone.n;
-	hs_u64map_release(&gone);
+	if (gone_ret) {
+		hs_u64map_release(gone_ret);
+		*gone_ret = gone;
+	} else {
+		hs_u64map_release(&gone);
+	}
 	m->gen++;
 	return kept;
 }
 
-uint32_t *hs_model_unmapped_dsos(const struct hs_model *m)
+uint32_t *hs_model_unmapped_dsos(struct hs_model *m)
 {
 	uint32_t *renumber = hs_xcalloc(m->dsos.n + 1, sizeof(*renumber));
 	uint32_t kept = 0;
 
-	/* 1 where mapped, then the new ids in place */
+	/* 1 where mapped or used, then the new ids in place */
+	for (size_t i = 0; i < m->dsos.n; i++)
+		renumber[i] = m->dsos.v[i]->period == m->period;
+	m->period++;
 	for (size_t i = 0; i < m->procs.n; i++) {
 		const struct hs_process *p = m->procs.v[i];
 		for (size_t k = 0; k < p->maps.n; k++)

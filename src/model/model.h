@@ -34,6 +34,7 @@ struct hs_dso {
 	void *sym;                /* the symbolizer's per-dso data, owned by the symbolizer */
 	void *unwind;             /* the unwinder's per-dso data, owned by the unwinder */
 	const char *symfs;        /* the model's symfs when the dso was made (borrowed) */
+	uint32_t period;          /* the model's period of its last frame (its user's to set) */
 };
 
 struct hs_map {
@@ -86,6 +87,9 @@ struct hs_model {
 	 * exec, a fork): what is cached by (pid, address) - its map, its CFI row, its location -
 	 * holds while it stays the same. */
 	uint64_t gen;
+	/* The recording's period (hs_model_unmapped_dsos()): what was used in the last one is
+	 * kept even when no process maps it now. */
+	uint32_t period;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */
@@ -116,13 +120,15 @@ void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid);
 /* Forgets the processes that have exited (hs_model_exit()) and their threads: their mappings
  * and names are freed, what was cached by (pid, address) no longer holds (gen). For a
  * recording that runs for months: what it holds stays that of the processes alive. Returns
- * how many were forgotten. */
-size_t hs_model_forget_exited(struct hs_model *m);
-/* The dsos no process maps now (no mapping, not a program): a table of m->dsos.n entries, by
- * id, where each of those is UINT32_MAX and each other its id once they are gone (the order
- * kept); NULL when every dso is mapped. The caller frees it. For the stages that keep data per
- * dso, to forget theirs (with the renumbering) before hs_model_drop_dsos(). */
-uint32_t *hs_model_unmapped_dsos(const struct hs_model *m);
+ * how many were forgotten; their pids are put in gone (pid -> 1) when it is not NULL. */
+size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone);
+/* Ends the model's period (m->period), and returns the dsos no process maps now (no mapping,
+ * not a program) and none had a frame in during the period (dso->period): a table of
+ * m->dsos.n entries, by id, where each of those is UINT32_MAX and each other its id once they
+ * are gone (the order kept); NULL when none is. The caller frees it. A file that short-lived
+ * processes map again and again stays while they have frames in it. For the stages that keep
+ * data per dso, to forget theirs (with the renumbering) before hs_model_drop_dsos(). */
+uint32_t *hs_model_unmapped_dsos(struct hs_model *m);
 /* Frees the dsos renumber marks UINT32_MAX (their captured descriptors closed) and gives the
  * others their new ids. A file mapped again later is a new dso, found and read afresh. Every
  * per-dso pointer (sym, unwind) of those freed must have been dropped. */

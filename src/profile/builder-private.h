@@ -9,6 +9,9 @@
 void hs_builder_py_release(struct hs_builder *b);
 /* Forgets the profile's locations of Python frames (hs_builder_rebase()). */
 void hs_builder_py_forget_locations(struct hs_builder *b);
+/* Forgets the threads' Python stacks whose samples never came, and the threads left with none
+ * (hs_builder_rebase()): many short-lived Python processes leave many threads. */
+void hs_builder_py_forget_threads(struct hs_builder *b);
 /* An HS_RECORD_PY_STACK record: kept as its thread's latest Python stack. */
 void hs_builder_py_stack(struct hs_builder *b, const struct hs_perf_event *ev);
 /* A location the unwinder found to be a trampoline of the interpreter's (-X perf). */

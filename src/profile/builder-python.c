@@ -23,6 +23,39 @@ void hs_builder_py_forget_locations(struct hs_builder *b)
 	hs_u64map_release(&b->py.classes);
 }
 
+void hs_builder_py_forget_threads(struct hs_builder *b)
+{
+	struct hs_builder_py *py = &b->py;
+	uint64_t now = b->model.now, ix;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < py->threads.n; i++) {
+		struct hs_py_pending *t = py->threads.v[i];
+		for (unsigned k = 0; k < HS_PY_PENDING; k++) {
+			if (t->live >> k & 1 && t->s[k].time + PY_STACK_WINDOW_NS < now) {
+				t->live &= ~(1u << k); /* its sample never came */
+				b->stats.py_orphans++;
+			}
+		}
+		if (!t->live)
+			free(t);
+		else
+			py->threads.v[kept++] = t;
+	}
+	py->threads.n = kept;
+	hs_u64map_release(&py->pending);
+	for (size_t i = 0; i < py->threads.n; i++) {
+		/* the thread of a stack: any of its stacks says */
+		const struct hs_py_pending *t = py->threads.v[i];
+		for (unsigned k = 0; k < HS_PY_PENDING; k++)
+			if (t->live >> k & 1) {
+				if (!hs_u64map_get(&py->pending, t->s[k].tid, &ix))
+					hs_u64map_put(&py->pending, t->s[k].tid, i + 1);
+				break;
+			}
+	}
+}
+
 void hs_builder_py_release(struct hs_builder *b)
 {
 	struct hs_builder_py *py = &b->py;

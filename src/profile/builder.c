@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "profile/filter.h"
+#include "python/names.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf-lines.h"
 #include "unwind/lbr.h"
@@ -241,6 +242,7 @@ static uint32_t user_mapping(struct hs_builder *b, struct hs_map *map)
 
 	if (map->profile_mapping)
 		return map->profile_mapping;
+	d->period = b->model.period; /* its first frame in this period */
 	m.start = map->start;
 	m.limit = map->end;
 	m.offset = map->pgoff;
@@ -886,6 +888,7 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 				 ? b->opts.capture(b->opts.capture_ctx, (int32_t)m->pid, m->start, m->start + m->len)
 				 : -1;
 		hs_jit_add_jitdump(&b->model.jit, (int32_t)m->pid, fd, m->filename);
+		hs_model_process(&b->model, (int32_t)m->pid); /* its exit forgets its files */
 		return;
 	}
 	id.path = m->filename;
@@ -944,7 +947,7 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 	case PERF_RECORD_EXIT:
 		hs_model_exit(&b->model, (int32_t)ev->task.pid, (int32_t)ev->task.tid);
 		if (b->off_cpu_ev != UINT32_MAX)
-			hs_off_cpu_exit(&b->off_cpu, (int32_t)ev->task.tid);
+			hs_off_cpu_exit(&b->off_cpu, (int32_t)ev->task.tid, ev->task.time);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -1132,9 +1135,8 @@ static void forget_files(struct hs_builder *b)
 {
 	uint32_t *renumber = hs_model_unmapped_dsos(&b->model);
 
-	if (!renumber)
-		return;
-	hs_symbolizer_forget(&b->sym, &b->model, renumber);
+	if (renumber)
+		hs_symbolizer_forget(&b->sym, &b->model, renumber);
 	hs_unwinder_forget(&b->unwinder, renumber);
 	hs_model_drop_dsos(&b->model, renumber);
 	free(renumber);
@@ -1143,6 +1145,7 @@ static void forget_files(struct hs_builder *b)
 bool hs_builder_rebase(struct hs_builder *b)
 {
 	struct hs_profile *old = b->p, *p;
+	struct hs_u64map gone = {0};
 
 	if (!old || b->finished || b->off_cpu_ev != UINT32_MAX)
 		return false;
@@ -1171,7 +1174,13 @@ bool hs_builder_rebase(struct hs_builder *b)
 	b->jit_pending.n = 0;
 	b->user_pending.n = 0;
 	hs_builder_py_forget_locations(b);
-	hs_model_forget_exited(&b->model);
+	/* the processes that exited, and what is kept of them elsewhere */
+	hs_model_forget_exited(&b->model, &gone);
+	hs_jit_forget(&b->model.jit, &gone);
+	if (b->opts.py_names)
+		hs_py_names_forget(b->opts.py_names, &gone);
+	hs_u64map_release(&gone);
+	hs_builder_py_forget_threads(b);
 	forget_files(b);
 	for (size_t i = 0; i < b->model.procs.n; i++)
 		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)

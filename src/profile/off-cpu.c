@@ -59,6 +59,11 @@ void hs_off_cpu_release(struct hs_off_cpu *oc)
 	hs_vec_free(&oc->values);
 }
 
+/* Exited threads are kept (their last switch-outs block nothing) until there are more than
+ * this many, and more than live ones; then those that exited a while ago go. */
+#define OFF_CPU_EXITED_KEPT 4096
+#define OFF_CPU_EXIT_KEPT_NS 1000000000ULL
+
 static struct hs_off_cpu_pending *thread_of(struct hs_off_cpu *oc, int32_t tid, bool create)
 {
 	uint64_t ix;
@@ -204,22 +209,49 @@ void hs_off_cpu_switch(struct hs_off_cpu *oc, const struct hs_perf_event *ev)
 		add_period(oc, e, ev->sid.time);
 }
 
-void hs_off_cpu_exit(struct hs_off_cpu *oc, int32_t tid)
+/* The threads that exited over a second before t: their last switch-outs, which come right
+ * after their exits, are past. */
+static void forget_exited(struct hs_off_cpu *oc, uint64_t t)
+{
+	size_t kept = 0;
+
+	oc->exited = 0;
+	hs_u64map_release(&oc->by_tid);
+	for (size_t i = 0; i < oc->threads.n; i++) {
+		struct hs_off_cpu_pending *e = &oc->threads.v[i];
+		if (e->exited && !e->active && e->exit_time + OFF_CPU_EXIT_KEPT_NS < t) {
+			hs_vec_free(&e->locs);
+			continue;
+		}
+		oc->exited += e->exited;
+		hs_u64map_put(&oc->by_tid, (uint32_t)e->tid, kept);
+		oc->threads.v[kept++] = *e;
+	}
+	oc->threads.n = kept;
+}
+
+void hs_off_cpu_exit(struct hs_off_cpu *oc, int32_t tid, uint64_t t)
 {
 	struct hs_off_cpu_pending *e = thread_of(oc, tid, true);
 
 	e->active = false;
+	oc->exited += !e->exited;
 	e->exited = true;
+	e->exit_time = t;
 	e->running = false;
-	hs_vec_free(&e->locs); /* many short-lived threads: keep only the entry */
+	hs_vec_free(&e->locs); /* many short-lived threads: keep only the entry, for a while */
+	if (oc->exited > OFF_CPU_EXITED_KEPT && oc->exited > oc->threads.n / 2)
+		forget_exited(oc, t);
 }
 
 void hs_off_cpu_fork(struct hs_off_cpu *oc, int32_t tid)
 {
 	struct hs_off_cpu_pending *e = thread_of(oc, tid, false);
 
-	if (e)
+	if (e && e->exited) {
 		e->exited = false; /* the id is used again */
+		oc->exited--;
+	}
 }
 
 void hs_off_cpu_lost(struct hs_off_cpu *oc)

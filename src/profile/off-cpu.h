@@ -34,6 +34,7 @@ struct hs_off_cpu_pending {
 	bool active;
 	bool preempted;    /* switched out runnable: waiting for a CPU, not blocked */
 	bool exited;       /* its last switch-outs (system-wide events see them) block nothing */
+	uint64_t exit_time;
 	/* its time on the CPU since its last on-CPU sample (the wall value of the next one):
 	 * ran_ns in closed intervals, and since ran_since while running (switch records) */
 	bool running, out_at_sample;
@@ -48,6 +49,7 @@ struct hs_off_cpu {
 	bool keep_time;            /* periods keep their switch-out time as their sample's time */
 	struct hs_u64map by_tid;   /* tid -> index in threads */
 	HS_VEC(struct hs_off_cpu_pending) threads;
+	size_t exited;             /* of them, exited */
 	HS_VEC(int64_t) values;    /* one sample's values, reused */
 	struct hs_off_cpu_stats stats;
 };
@@ -90,8 +92,9 @@ uint64_t hs_off_cpu_running(struct hs_off_cpu *oc, int32_t tid, uint64_t t, uint
  * out (PERF_RECORD_MISC_SWITCH_OUT) or in; a switch-in ends the period held for it. */
 void hs_off_cpu_switch(struct hs_off_cpu *oc, const struct hs_perf_event *ev);
 
-/* Thread tid exited: its last switch-outs block nothing. A fork with its id uses it again. */
-void hs_off_cpu_exit(struct hs_off_cpu *oc, int32_t tid);
+/* Thread tid exited at time t: its last switch-outs block nothing. A fork with its id uses it
+ * again. What is kept of threads that exited is bounded: many short-lived threads. */
+void hs_off_cpu_exit(struct hs_off_cpu *oc, int32_t tid, uint64_t t);
 void hs_off_cpu_fork(struct hs_off_cpu *oc, int32_t tid);
 
 /* Records were lost: no thread's time on the CPU since its last sample is known. */

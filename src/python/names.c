@@ -69,6 +69,39 @@ void hs_py_names_add_proc(struct hs_py_names *n, int32_t pid, const struct hs_py
 	pthread_mutex_unlock(&n->lock);
 }
 
+static struct entry *find(struct hs_py_names *n, int32_t pid, uint64_t code, uint32_t firstlineno, uint32_t ident,
+			  uint64_t *slot);
+
+void hs_py_names_forget(struct hs_py_names *n, const struct hs_u64map *gone)
+{
+	size_t kept = 0;
+	uint64_t v, slot;
+
+	if (!gone->n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	for (size_t i = 0; i < n->procs.n; i++)
+		if (!hs_u64map_get(gone, (uint32_t)n->procs.v[i].pid, &v))
+			n->procs.v[kept++] = n->procs.v[i];
+	n->procs.n = kept;
+	kept = 0;
+	hs_u64map_release(&n->index);
+	for (size_t i = 0; i < n->entries.n; i++) {
+		struct entry *e = n->entries.v[i];
+		if (hs_u64map_get(gone, (uint32_t)e->pid, &v)) {
+			if (e->ok)
+				hs_py_code_release(&e->c);
+			free(e);
+			continue;
+		}
+		n->entries.v[kept++] = e;
+		find(n, e->pid, e->code, e->firstlineno, e->ident, &slot);
+		hs_u64map_put(&n->index, slot, kept);
+	}
+	n->entries.n = kept;
+	pthread_mutex_unlock(&n->lock);
+}
+
 static const struct hs_py_interp *interp_of(struct hs_py_names *n, int32_t pid)
 {
 	for (size_t i = n->procs.n; i-- > 0;)

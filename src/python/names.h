@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "python/python.h"
+#include "util/hashmap.h"
 
 struct hs_py_names;
 
@@ -22,6 +23,8 @@ void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s);
 /* The code object a frame reader's frame names, read now if it was not before; NULL when it
  * cannot be (its process is gone, the address holds no code object, or another one than the
  * frame's: its first line or ident differ). Valid until hs_py_names_free(). */
+/* Forgets the processes in gone (pid -> anything) and their code objects. */
+void hs_py_names_forget(struct hs_py_names *n, const struct hs_u64map *gone);
 const struct hs_py_code *hs_py_names_get(struct hs_py_names *n, int32_t pid, const struct hs_py_frame *f);
 
 #endif

@@ -39,7 +39,8 @@ struct hs_record_py {
 	uint64_t tag;
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
-	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once) */
+	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once), 0 gone */
+	size_t forgotten;         /* of them, 0 */
 	HS_VEC(char *) notes;     /* lines for a person, each once (under lock) */
 	size_t said;              /* of them, returned by hs_record_python_note() */
 	HS_VEC(struct soon) soon; /* reader thread only */
@@ -200,9 +201,23 @@ static void probe_soon(struct hs_record *r)
  * on the other thread meanwhile is told too. */
 static void forget(struct hs_record_py *py, uint32_t pid)
 {
+	uint64_t state = 0;
+
 	pthread_mutex_lock(&py->lock);
-	hs_u64map_put(&py->pids, pid, 0);
-	if (py->loaded)
+	if (hs_u64map_get(&py->pids, pid, &state) && state) {
+		hs_u64map_put(&py->pids, pid, 0);
+		/* many short-lived Python processes: the map is made again of those still there */
+		if (++py->forgotten > 1024 && py->forgotten > py->pids.n / 2) {
+			struct hs_u64map kept = {0};
+			for (size_t i = 0; i < py->pids.cap; i++)
+				if (hs_u64map_used(&py->pids, i) && py->pids.vals[i])
+					hs_u64map_put(&kept, py->pids.keys[i], py->pids.vals[i]);
+			hs_u64map_release(&py->pids);
+			py->pids = kept;
+			py->forgotten = 0;
+		}
+	}
+	if (py->loaded && state == 1) /* its frames were read */
 		hs_pyframes_remove(py->pf, pid);
 	pthread_mutex_unlock(&py->lock);
 }

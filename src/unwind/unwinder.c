@@ -57,11 +57,22 @@ void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struc
 		u->opts.cache_bytes = (size_t)256 << 20;
 }
 
+/* The tables of JIT code the store forgot (hs_jit_forget()) */
+static void free_dropped_jit(struct hs_unwinder *u)
+{
+	struct hs_jit *j = &u->model->jit;
+
+	for (size_t i = 0; i < j->dropped_tables.n; i++)
+		hs_cfi_table_free(j->dropped_tables.v[i]);
+	j->dropped_tables.n = 0;
+}
+
 void hs_unwinder_release(struct hs_unwinder *u)
 {
 	if (!u)
 		return;
 	if (u->model) {
+		free_dropped_jit(u);
 		for (size_t i = 0; i < u->model->dsos.n; i++)
 			u->model->dsos.v[i]->unwind = NULL;
 		for (size_t i = 0; i < u->model->jit.unwinds.n; i++) {
@@ -88,6 +99,9 @@ void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber)
 	struct hs_model *m = u->model;
 	size_t kept = 0;
 
+	free_dropped_jit(u);
+	if (!renumber)
+		return;
 	for (size_t i = 0; i < u->files.n; i++)
 		u->files.v[i]->dso = NULL;
 	/* a file stays while a dso kept maps it, and is built again from that one */

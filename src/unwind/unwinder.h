@@ -92,7 +92,8 @@ void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struc
 /* Frees every table and clears dso->unwind of the model's dsos. */
 void hs_unwinder_release(struct hs_unwinder *u);
 /* Forgets the files only the dsos renumber marks gone (hs_model_unmapped_dsos()) map: their
- * tables are freed. Call before hs_model_drop_dsos(). */
+ * tables are freed (renumber may be NULL: none). Frees the tables of the JIT code the model's
+ * store forgot. Call before hs_model_drop_dsos(). */
 void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber);
 
 /* Converts PERF_SAMPLE_REGS_USER values (in the order of the bits of mask, x86-64 perf register

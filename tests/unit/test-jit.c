@@ -767,6 +767,99 @@ static void test_store_times(void **state)
 	hs_jit_release(&store);
 }
 
+/* A jitdump file of one function, name, at code, with two lines and unwinding information. */
+static void write_one(const char *path, const char *name, uint8_t *code, uint32_t line)
+{
+	struct hsjit_options o = {sizeof(o)};
+	struct hsjit *j;
+	uint8_t eh[64];
+	struct hsjit_line lines[2] = {{(uintptr_t)code, line, 0, name}, {(uintptr_t)code + 14, line + 1, 0, name}};
+	struct hsjit_code_info info = {sizeof(info)};
+
+	o.path = path;
+	assert_int_equal(hsjit_open(&j, &o), 0);
+	info.lines = lines;
+	info.nlines = 2;
+	info.eh_frame = eh;
+	info.eh_frame_size = toy_eh_frame(eh, 0x18);
+	assert_int_equal(hsjit_code_load(j, name, code, 24, &info, NULL), 0);
+	assert_int_equal(hsjit_close(j), 0);
+}
+
+/* Processes that exited are forgotten with what only they used: their code, lines, unwinding
+ * information, names and perf map entries; the others' stay as they were, and the caps count
+ * what is held. */
+static void test_store_forget(void **state)
+{
+	static uint8_t mem[8192];
+	char a_path[128], b_path[128];
+	struct hs_jit store;
+	struct hs_jit_opts so = {0};
+	struct hs_u64map gone = {0};
+	const struct hs_jit_code *c;
+	const char *file;
+	uint32_t line;
+	uint64_t start, ncodes, pm_entries;
+	size_t strs, unwinds, eh_size;
+	void *table = malloc(1); /* what the unwinder would have compiled for 77's code */
+
+	(void)state;
+	snprintf(a_path, sizeof(a_path), "%s/forget-a.dump", tmpdir);
+	snprintf(b_path, sizeof(b_path), "%s/forget-b.dump", tmpdir);
+	write_one(a_path, "alpha_only", mem + 64, 10);
+	write_one(b_path, "beta_kept", mem + 4096, 20);
+	hs_jit_init(&store, &so);
+	hs_jit_add_jitdump(&store, 77, -1, a_path);
+	hs_jit_add_jitdump(&store, 78, -1, b_path);
+	assert_int_equal(hs_jit_perfmap_feed(&store, 9, "1000 100 gone_name\n", 19, true), 19);
+	assert_int_equal(hs_jit_perfmap_feed(&store, 10, "2000 100 kept_name\n", 19, true), 19);
+	c = hs_jit_find(&store, 77, (uintptr_t)mem + 68, 0);
+	assert_non_null(c);
+	assert_true(c->unwind != 0);
+	store.unwinds.v[c->unwind - 1].table = table;
+	c = hs_jit_find(&store, 78, (uintptr_t)mem + 4100, 0);
+	assert_non_null(c);
+	eh_size = store.unwinds.v[c->unwind - 1].eh_frame_size;
+	ncodes = store.ncodes;
+	pm_entries = store.pm_entries;
+	strs = store.str_off.n;
+	unwinds = store.unwinds.n;
+
+	hs_u64map_put(&gone, 77, 1);
+	hs_u64map_put(&gone, 9, 1);
+	hs_u64map_put(&gone, 12345, 1); /* never known */
+	assert_int_equal(hs_jit_forget(&store, &gone), 2);
+	assert_null(hs_jit_find(&store, 77, (uintptr_t)mem + 68, 0));
+	assert_null(hs_jit_perfmap_find(&store, 9, 0x1000, &start));
+	assert_int_equal(store.ncodes, ncodes - 1);
+	assert_int_equal(store.pm_entries, pm_entries - 1);
+	assert_int_equal(store.unwinds.n, unwinds - 1);
+	assert_true(store.str_off.n < strs);
+	assert_int_equal(store.dropped_tables.n, 1);
+	assert_ptr_equal(store.dropped_tables.v[0], table);
+	free(table);
+	store.dropped_tables.n = 0;
+	/* the others, as they were */
+	c = hs_jit_find(&store, 78, (uintptr_t)mem + 4100, 0);
+	assert_non_null(c);
+	assert_string_equal(hs_jit_str(&store, c->name), "beta_kept");
+	assert_true(hs_jit_code_line(&store, c, (uintptr_t)mem + 4096 + 16, &file, &line));
+	assert_string_equal(file, "beta_kept");
+	assert_int_equal(line, 21);
+	assert_true(c->unwind != 0);
+	assert_int_equal(store.unwinds.v[c->unwind - 1].eh_frame_size, eh_size);
+	assert_string_equal(hs_jit_perfmap_find(&store, 10, 0x2004, &start), "kept_name");
+	/* new names after it go on in the packed pools */
+	assert_int_equal(hs_jit_perfmap_feed(&store, 11, "3000 10 later\n", 14, true), 14);
+	assert_string_equal(hs_jit_perfmap_find(&store, 11, 0x3004, &start), "later");
+	assert_string_equal(hs_jit_perfmap_find(&store, 10, 0x2004, &start), "kept_name");
+	assert_int_equal(hs_jit_forget(&store, &gone), 0);
+	hs_u64map_release(&gone);
+	hs_jit_release(&store);
+	unlink(a_path);
+	unlink(b_path);
+}
+
 static void append(const char *path, const void *p, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -1263,6 +1356,7 @@ int main(void)
 		cmocka_unit_test(test_libjit_file),
 		cmocka_unit_test(test_libjit_threads),
 		cmocka_unit_test(test_store_times),
+		cmocka_unit_test(test_store_forget),
 		cmocka_unit_test(test_store_live),
 		cmocka_unit_test(test_store_hostile),
 		cmocka_unit_test(test_jitdump_untrusted),

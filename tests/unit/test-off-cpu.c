@@ -312,7 +312,7 @@ static void test_module_exit_fork_end(void **state)
 	module_start(&m, true, 0, false);
 	m_sample_out(&m, 7, 100);
 	m_sample_out(&m, 9, 100);
-	hs_off_cpu_exit(&m.oc, 9);
+	hs_off_cpu_exit(&m.oc, 9, 150);
 	m_sample_out(&m, 9, 200);
 	hs_off_cpu_fork(&m.oc, 11); /* unknown: nothing to follow */
 	assert_int_equal(m.oc.threads.n, 2);
@@ -327,6 +327,34 @@ static void test_module_exit_fork_end(void **state)
 	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, UINT32_MAX, 2100, true);
 	switch_record(&m, PERF_RECORD_SWITCH_CPU_WIDE, 0, 9, 2500, true);
 	assert_int_equal(m_value(&m, 9, V_OFF), 500);
+	module_end(&m);
+}
+
+/* Many short-lived threads: what is kept of those that exited stays bounded, while their last
+ * switch-outs right after their exits still block nothing, and a live thread's period is kept. */
+static void test_module_many_exits(void **state)
+{
+	const uint64_t ms = 1000000;
+	struct module m;
+
+	(void)state;
+	module_start(&m, true, 0, false);
+	m_sample_out(&m, 7, ms);
+	for (int32_t i = 0; i < 20000; i++) {
+		uint64_t t = 2 * ms + (uint64_t)i * ms;
+		m_sample_out(&m, 1000 + i, t);
+		m_in(&m, (uint32_t)(1000 + i), t + 10);
+		hs_off_cpu_exit(&m.oc, 1000 + i, t + 20);
+		m_sample_out(&m, 1000 + i, t + 30); /* its last switch-out */
+	}
+	/* those that exited in the last second are all kept */
+	assert_in_range(m.oc.threads.n, 1000, 2 * 4096 + 2);
+	/* the last ones' final switch-outs, had they been forgotten, would count up to the end */
+	hs_off_cpu_end(&m.oc, 30000 * ms);
+	assert_int_equal(m_value(&m, 7, V_OFF), 30000 * ms - ms);
+	for (size_t i = 0; i < m.p->samples.n; i++)
+		if (m.p->samples.v[i].tid != 7)
+			assert_true(m.p->values.v[i * m.p->types.n + V_OFF] <= 10);
 	module_end(&m);
 }
 
@@ -692,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_module_running_wall),
 		cmocka_unit_test(test_module_lost_switch_in),
 		cmocka_unit_test(test_module_exit_fork_end),
+		cmocka_unit_test(test_module_many_exits),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_preempted),

@@ -22,6 +22,7 @@
 
 #include "helpers.h"
 
+#include "python/names.h"
 #include "python/python.h"
 
 /* ---- fixtures ---- */
@@ -679,6 +680,28 @@ static void check_live(const char *python, unsigned version)
 		struct hs_py_frame two[2];
 		assert_int_equal(hs_py_walk(&in, &mem, main_id, two, 2, &flags), 2);
 		assert_int_equal(flags, HS_PY_TRUNCATED);
+	}
+	/* the names store names its code until the process is forgotten (it exited) */
+	{
+		struct hs_py_names *names = hs_py_names_new();
+		struct hs_u64map gone = {0};
+		struct hs_py_mem mem = hs_py_mem_pid(pid);
+		struct hs_py_frame leaf[1];
+		const struct hs_py_code *c;
+
+		assert_int_equal(hs_py_walk(&in, &mem, main_id, leaf, 1, &flags), 1);
+		hs_py_names_add_proc(names, pid, &in);
+		c = hs_py_names_get(names, pid, &leaf[0]);
+		assert_non_null(c);
+		assert_string_equal(c->name, "leaf");
+		hs_u64map_put(&gone, (uint32_t)pid + 1, 1);
+		hs_py_names_forget(names, &gone);
+		assert_non_null(hs_py_names_get(names, pid, &leaf[0]));
+		hs_u64map_put(&gone, (uint32_t)pid, 1);
+		hs_py_names_forget(names, &gone);
+		assert_null(hs_py_names_get(names, pid, &leaf[0]));
+		hs_u64map_release(&gone);
+		hs_py_names_free(names);
 	}
 }
 
