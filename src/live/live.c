@@ -219,6 +219,9 @@ void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, stru
 		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
 			       (unsigned long long)st->spooled, lv->o.push.spool_dir);
 	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, lv->o.push.url);
+	if (st->from_spool)
+		hs_strbuf_addf(info, "; %llu were waiting in %s from an earlier recording", (unsigned long long)st->from_spool,
+			       lv->o.push.spool_dir);
 }
 
 /* The series of a recording that is not system-wide: its command's name, else its first

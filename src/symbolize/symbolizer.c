@@ -97,12 +97,39 @@ static void rekey(struct hs_u64map *map, const uint64_t *newix)
 	*map = kept;
 }
 
+/* Keeps the entries v[i] whose newix[i] is not UINT64_MAX, in order, with newix[i] set to
+ * where each went; drops the others. Returns how many are kept. */
+static size_t pack(void **v, size_t n, uint64_t *newix, void (*drop)(void *))
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (newix[i] == UINT64_MAX) {
+			drop(v[i]);
+			continue;
+		}
+		newix[i] = kept;
+		v[kept++] = v[i];
+	}
+	return kept;
+}
+
+static void drop_table(void *t)
+{
+	hs_elf_symtab_free(t);
+}
+
+static void drop_dwarf(void *d)
+{
+	dwarf_free(d);
+}
+
 void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uint32_t *renumber)
 {
 	uint64_t *newtab = hs_xmalloc((s->tables.n + 1) * sizeof(*newtab));
 	uint64_t *newdw = hs_xmalloc((s->dwarfs.n + 1) * sizeof(*newdw));
 	struct hs_u64map by_dso = {0}, by_ptr = {0};
-	size_t kept = 0;
+	HS_VEC(size_t) kept = {0}; /* slots of dwarf_by_dso of the dsos kept */
 
 	/* the threads opening DWARF use the entries: done with first */
 	for (size_t i = 0; i < s->dwarfs.n; i++)
@@ -118,48 +145,26 @@ void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uin
 			newtab[t] = 0;
 	}
 	hs_u64map_release(&by_ptr);
-	for (size_t i = 0; i < s->tables.n; i++) {
-		if (newtab[i] == UINT64_MAX) {
-			hs_elf_symtab_free(s->tables.v[i]);
-			continue;
-		}
-		newtab[i] = kept;
-		s->tables.v[kept++] = s->tables.v[i];
-	}
-	s->tables.n = kept;
+	s->tables.n = pack((void **)s->tables.v, s->tables.n, newtab, drop_table);
 	rekey(&s->by_key, newtab);
 	/* DWARF: the entries a dso kept is found with */
 	for (size_t i = 0; i < s->dwarfs.n; i++)
 		newdw[i] = UINT64_MAX;
 	for (size_t i = 0; i < s->dwarf_by_dso.cap; i++) {
-		uint64_t id, ix;
-		if (!hs_u64map_used(&s->dwarf_by_dso, i))
-			continue;
-		id = s->dwarf_by_dso.keys[i];
-		ix = s->dwarf_by_dso.vals[i];
-		if (id < m->dsos.n && renumber[id] != UINT32_MAX && ix != NO_DWARF)
-			newdw[ix] = 0;
-	}
-	kept = 0;
-	for (size_t i = 0; i < s->dwarfs.n; i++) {
-		if (newdw[i] == UINT64_MAX) {
-			dwarf_free(s->dwarfs.v[i]);
-			continue;
+		uint64_t id = s->dwarf_by_dso.keys[i];
+		if (hs_u64map_used(&s->dwarf_by_dso, i) && id < m->dsos.n && renumber[id] != UINT32_MAX) {
+			hs_vec_push(&kept, i);
+			if (s->dwarf_by_dso.vals[i] != NO_DWARF)
+				newdw[s->dwarf_by_dso.vals[i]] = 0;
 		}
-		newdw[i] = kept;
-		s->dwarfs.v[kept++] = s->dwarfs.v[i];
 	}
-	s->dwarfs.n = kept;
+	s->dwarfs.n = pack((void **)s->dwarfs.v, s->dwarfs.n, newdw, drop_dwarf);
 	rekey(&s->dwarf_by_key, newdw);
-	for (size_t i = 0; i < s->dwarf_by_dso.cap; i++) {
-		uint64_t id, ix;
-		if (!hs_u64map_used(&s->dwarf_by_dso, i))
-			continue;
-		id = s->dwarf_by_dso.keys[i];
-		ix = s->dwarf_by_dso.vals[i];
-		if (id < m->dsos.n && renumber[id] != UINT32_MAX)
-			hs_u64map_put(&by_dso, renumber[id], ix == NO_DWARF ? NO_DWARF : newdw[ix]);
+	for (size_t k = 0; k < kept.n; k++) {
+		uint64_t id = s->dwarf_by_dso.keys[kept.v[k]], ix = s->dwarf_by_dso.vals[kept.v[k]];
+		hs_u64map_put(&by_dso, renumber[id], ix == NO_DWARF ? NO_DWARF : newdw[ix]);
 	}
+	hs_vec_free(&kept);
 	hs_u64map_release(&s->dwarf_by_dso);
 	s->dwarf_by_dso = by_dso;
 	for (size_t i = 0; i < m->dsos.n; i++)
