@@ -1,7 +1,8 @@
 /* Python frames merged into native stacks (python/merge.h): which native frames are the eval
  * loop, the interpreter's machinery or a -X perf trampoline, and where each run of the eval
  * loop's Python frames goes, for whole stacks, stacks cut short and stacks with no eval-loop
- * frame, with and without --python-internals. */
+ * frame, with and without --python-internals; and the builder's Python stacks waiting for their
+ * samples, forgotten at a period's end when their samples never came. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "profile/builder.h"
 #include "python/merge.h"
+#include "python/names.h"
 
 enum {
 	O = HS_PY_NATIVE_OTHER,
@@ -182,6 +185,59 @@ static void test_no_python_frames(void **state)
 	assert_string_equal(merged(native, 5, NULL, 0, false), "0,1,2,3,4");
 }
 
+/* A Python stack of thread tid read at time t, as the frame reader hands it on. */
+static void py_stack(struct hs_builder *b, uint32_t tid, uint64_t t)
+{
+	struct hs_py_sample s;
+	struct hs_perf_event ev;
+
+	memset(&s, 0, sizeof(s));
+	s.time = t;
+	s.pid = 100;
+	s.tid = tid;
+	s.nframes = 1;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = HS_RECORD_PY_STACK;
+	ev.raw.data = &s;
+	ev.raw.size = offsetof(struct hs_py_sample, frames) + sizeof(s.frames[0]);
+	hs_builder_event(b, &ev);
+}
+
+/* Many short-lived Python threads: the stacks whose samples never came are forgotten at a
+ * period's end with the threads left with none; one read just now waits on. */
+static void test_pending_forgotten(void **state)
+{
+	const uint64_t s = 1000000000;
+	struct hs_builder_opts o = {0};
+	struct hs_builder b;
+	struct hs_perf_event ev;
+
+	(void)state;
+	o.user = true;
+	o.py_names = hs_py_names_new();
+	hs_builder_init(&b, &o);
+	for (uint32_t tid = 1000; tid < 1500; tid++)
+		py_stack(&b, tid, 10 * s + tid);
+	/* the recording's clock moves on: a record with a time, then one more stack */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_COMM;
+	ev.sid.has_time = true;
+	ev.sid.time = 20 * s;
+	ev.comm.pid = ev.comm.tid = 100;
+	ev.comm.comm = "worker";
+	hs_builder_event(&b, &ev);
+	py_stack(&b, 7, 20 * s - 1000);
+	assert_int_equal(b.py.threads.n, 501);
+	assert_true(hs_builder_rebase(&b));
+	assert_int_equal(b.py.threads.n, 1);
+	assert_int_equal(b.stats.py_orphans, 500);
+	/* the one left is found by its thread: its next stack goes with it, not to a new entry */
+	py_stack(&b, 7, 20 * s);
+	assert_int_equal(b.py.threads.n, 1);
+	hs_builder_release(&b);
+	hs_py_names_free(o.py_names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_cut_python_stack),
 		cmocka_unit_test(test_unknown_frames),
 		cmocka_unit_test(test_no_python_frames),
+		cmocka_unit_test(test_pending_forgotten),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
