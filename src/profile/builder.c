@@ -1140,6 +1140,7 @@ static void forget_files(struct hs_builder *b)
 	hs_unwinder_forget(&b->unwinder, renumber);
 	hs_model_drop_dsos(&b->model, renumber);
 	free(renumber);
+	hs_symbolizer_drop_pages(&b->sym);
 }
 
 bool hs_builder_rebase(struct hs_builder *b)

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "format/elf.h"
 #include "model/dso-file.h"
@@ -172,6 +176,64 @@ void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uin
 			m->dsos.v[i]->sym = NULL;
 	free(newtab);
 	free(newdw);
+}
+
+/* A file libelf maps: its identity and size, to find its mapping */
+struct mapped_file {
+	uint64_t dev, ino, size;
+};
+
+/* Whether e was opened from a file (ELF_C_READ_MMAP), not a memory image: then *ret is set. */
+static bool mapped_file_of(const struct hs_dso_elf *e, struct mapped_file *ret)
+{
+	struct stat st;
+
+	if (!e->elf || e->fd < 0 || e->image || fstat(e->fd, &st))
+		return false;
+	*ret = (struct mapped_file){st.st_dev, st.st_ino, (uint64_t)st.st_size};
+	return true;
+}
+
+void hs_symbolizer_drop_pages(struct hs_symbolizer *s)
+{
+	HS_VEC(struct mapped_file) files = {0};
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char line[512];
+	FILE *maps;
+
+	if (s->kallsyms && s->kallsyms->map && !s->kallsyms_loading)
+		madvise(s->kallsyms->map, s->kallsyms->map_len, MADV_DONTNEED); /* PROT_READ, private */
+	for (size_t i = 0; i < s->dwarfs.n; i++) {
+		struct mapped_file f;
+		if (s->dwarfs.v[i]->loading)
+			continue;
+		if (mapped_file_of(&s->dwarfs.v[i]->elf, &f))
+			hs_vec_push(&files, f);
+		if (mapped_file_of(&s->dwarfs.v[i]->alt, &f))
+			hs_vec_push(&files, f);
+	}
+	if (!files.n || !(maps = fopen("/proc/self/maps", "re"))) {
+		hs_vec_free(&files);
+		return;
+	}
+	/* libelf's mapping of a whole file: read-only, private, from offset 0, the file's size; the
+	 * loader's mappings of a library are its segments, one of them written (relro) */
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[5];
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu", &start, &end, perms, &off, &maj, &min, &ino) != 7 ||
+		    strcmp(perms, "r--p") || off)
+			continue;
+		for (size_t i = 0; i < files.n; i++)
+			if (files.v[i].ino == ino && files.v[i].dev == makedev(maj, min) &&
+			    end - start == (files.v[i].size + page - 1) / page * page) {
+				madvise((void *)(uintptr_t)start, end - start, MADV_DONTNEED);
+				break;
+			}
+	}
+	fclose(maps);
+	hs_vec_free(&files);
 }
 
 /* The kernel's symbols: from the file the options name, else the running kernel's, through the

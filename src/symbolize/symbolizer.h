@@ -77,6 +77,11 @@ void hs_symbolizer_release(struct hs_symbolizer *s, struct hs_model *m);
  * Names handed out before from a table freed here are gone with it. Call before
  * hs_model_drop_dsos(). */
 void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uint32_t *renumber);
+/* Gives back the pages of the files it reads in place (the DWARF files libelf maps, the kernel's
+ * symbols from the cache): they stay in the page cache, and the next lookups fault in only what
+ * they read. What a recording of months keeps resident is then what a period reads, not every
+ * page it ever read. */
+void hs_symbolizer_drop_pages(struct hs_symbolizer *s);
 
 /* Symbol for a file offset in dso (address - map start + map pgoff). Returns true when found. */
 bool hs_symbolize_user(struct hs_symbolizer *s, struct hs_dso *dso, uint64_t file_offset, struct hs_sym *ret);

@@ -972,6 +972,70 @@ static void test_forget_unmapped_files(void **state)
 	assert_int_equal(hs_test_rmtree(dir), 0);
 }
 
+/* Resident kB of this process's mapping of path that is read-only, private, from offset 0 and
+ * size bytes long (libelf's of the whole file); -1 when there is none. */
+static long whole_file_rss(const char *path, uint64_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[1024], name[512];
+	unsigned long long start, end, off;
+	char perms[5];
+	bool in = false;
+	long rss = -1, kb;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %511s", &start, &end, perms, &off, name) == 5) {
+			in = !strcmp(name, path) && !strcmp(perms, "r--p") && !off && end - start >= size &&
+			     end - start < size + 4096;
+			continue;
+		}
+		if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			rss = kb;
+	}
+	fclose(f);
+	return rss;
+}
+
+/* The pages of the DWARF files it maps are given back (they stay in the page cache), and read
+ * again as lookups need them; the loader's own mappings of the same file are left alone. */
+static void test_drop_pages(void **state)
+{
+	struct env e;
+	struct hs_map *map;
+	struct hs_sym_frame frames[8];
+	struct self_map sm;
+	struct stat st;
+	uint64_t sym_off;
+	const void *alpha = lib_alpha();
+	struct symtest_probe p = {.n = 4};
+	int (*beta)(struct symtest_probe *) = (int (*)(struct symtest_probe *))dlsym(RTLD_DEFAULT, "symtest_beta");
+	int n;
+
+	(void)state;
+	assert_true(self_map_find(alpha, &sm));
+	assert_int_equal(stat(sm.path, &st), 0);
+	env_init(&e, NULL);
+	map = hs_model_find_map(&e.m, getpid(), (uintptr_t)alpha);
+	assert_non_null(map);
+	n = hs_symbolize_user_frames(&e.s, map->dso, (uintptr_t)alpha - map->start + map->pgoff, frames, 8, &sym_off);
+	assert_true(n > 0);
+	assert_string_equal(frames[n - 1].name, "symtest_alpha");
+	if (!frames[n - 1].file)
+		hs_test_skip("libsymtest has no DWARF (built without -g)");
+	assert_true(whole_file_rss(sm.path, (uint64_t)st.st_size) > 0);
+	hs_symbolizer_drop_pages(&e.s);
+	assert_int_equal(whole_file_rss(sm.path, (uint64_t)st.st_size), 0);
+	/* the loader's mappings work as before, and the names are read again */
+	assert_non_null(beta);
+	assert_int_equal(beta(&p), 6);
+	n = hs_symbolize_user_frames(&e.s, map->dso, (uintptr_t)p.alpha_mid - map->start + map->pgoff, frames, 8, &sym_off);
+	assert_true(n > 0);
+	assert_string_equal(frames[n - 1].name, "symtest_alpha");
+	assert_non_null(frames[n - 1].file);
+	env_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -990,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_replaced_file),
 		cmocka_unit_test(test_deleted_file),
 		cmocka_unit_test(test_forget_unmapped_files),
+		cmocka_unit_test(test_drop_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
