@@ -1,13 +1,16 @@
 #!/bin/bash
 # hotstack as an always-on agent under process churn: `record -a -F FREQ --switch-output=PERIOD`
-# for DURATION seconds while thousands of short-lived processes start and end, and its resident
-# memory (VmRSS) at the times in AT (seconds). Each second: CHURN runs of /bin/true (a new pid
-# with its own mappings of libc), and NEWFILES runs of programs never seen before, each a file
-# of its own with its own build-id, symbols, DWARF and unwinding tables, that spins for 30 ms so
-# that samples land in it (a machine that builds and tests software, or deploys new versions).
-# Flat means the last within 10% of the first: what it holds is its live processes' and files'
-# and its last period's, not everything it ever saw. perf record has no such mode (its memory is
-# the kernel's rings and its output file), so there is no ratio against it.
+# for DURATION seconds while thousands of short-lived processes start and end. In a loop: CHURN
+# runs of /bin/true (each a new pid with its own mappings of libc), NEWFILES runs of programs
+# never seen before (each a file of its own, with its own build-id, symbols, DWARF and unwinding
+# tables, that spins for 30 ms so that samples land in it: a machine that builds and tests
+# software, or deploys new versions), then a second's sleep. hotstack's resident memory (VmRSS)
+# is read every second; for each time in AT (seconds) its least and its most over the minute
+# before are printed: a period's end gives memory back and the next period's lookups take some
+# again. Flat means the most of the last minute within 10% of the first minute's: what it holds
+# is its live processes' and files' and its last period's, not everything it ever saw. perf
+# record has no such mode (its memory is the kernel's rings and its output file), so there is
+# no ratio against it.
 #
 #   bench/agent-rss.sh         # DURATION=1800 AT="60 600 1800" FREQ=99 CHURN=200 NEWFILES=4
 #   DURATION=300 AT="60 120 300" bench/agent-rss.sh   # a shorter look
@@ -57,10 +60,11 @@ copy_new() { # SRC DST N
 		dd of="$2" bs=1 seek="$idat" conv=notrunc status=none
 }
 
-# each second, CHURN short-lived processes (each a new pid with its own mappings) and NEWFILES
-# programs never seen before
+# in a loop, CHURN short-lived processes (each a new pid with its own mappings) and NEWFILES
+# programs never seen before, then a second's sleep; the loops so far in $tmp/loops
 (
 	n=0
+	loops=0
 	while :; do
 		for _ in $(seq "$churn"); do /bin/true; done
 		for _ in $(seq "$newfiles"); do
@@ -68,6 +72,8 @@ copy_new() { # SRC DST N
 			copy_new "$tmp/prog" "$tmp/prog$n" "$n" && "$tmp/prog$n"
 			rm -f "$tmp/prog$n"
 		done
+		loops=$((loops + 1))
+		echo "$loops" >"$tmp/loops.new" && mv "$tmp/loops.new" "$tmp/loops"
 		sleep 1
 	done
 ) &
@@ -78,19 +84,28 @@ spawner=$!
 rec=$!
 start=$(date +%s)
 first=""
-echo "agent-rss: record -a -F $freq --switch-output=$period for $secs s; each second $churn processes and $newfiles new programs started and ended"
+echo "agent-rss: record -a -F $freq --switch-output=$period for $secs s; in a loop: $churn short-lived" \
+	"processes, $newfiles programs from new files, 1 s of sleep"
+echo "  RSS over the minute before each time (read every second): its least and its most"
+: >"$tmp/rss"
 for t in $at; do
 	while [ $(($(date +%s) - start)) -lt "$t" ]; do
-		kill -0 "$rec" 2>/dev/null || break
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2>/dev/null)
+		[ -n "$rss" ] || {
+			echo "agent-rss: hotstack ended before $t s" >&2
+			exit 1
+		}
+		echo "$(($(date +%s) - start)) $rss" >>"$tmp/rss"
 		sleep 1
 	done
-	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2>/dev/null)
-	[ -n "$rss" ] || {
-		echo "agent-rss: hotstack ended before $t s" >&2
-		exit 1
-	}
-	first=${first:-$rss}
-	awk -v t="$t" -v r="$rss" -v f="$first" 'BEGIN { printf "  at %5d s: RSS %7.1f MiB (%+.1f%% from the first)\n", t, r / 1024, 100 * (r - f) / f }'
+	loops=$(cat "$tmp/loops" 2>/dev/null || echo 0)
+	read -r lo hi <<EOF
+$(awk -v t="$t" '$1 > t - 60 && $1 <= t { if (lo == "" || $2 < lo) lo = $2; if ($2 > hi) hi = $2 } END { print lo, hi }' "$tmp/rss")
+EOF
+	first=${first:-$hi}
+	awk -v t="$t" -v lo="$lo" -v hi="$hi" -v f="$first" 'BEGIN {
+		printf "  at %5d s: RSS %5.1f to %5.1f MiB (the most %+.1f%% from the first),", t, lo / 1024, hi / 1024, 100 * (hi - f) / f }'
+	echo " $((loops * (churn + newfiles))) processes so far, $((loops * newfiles)) from new files"
 done
 kill -INT "$rec" 2>/dev/null
 wait "$rec" 2>/dev/null
