@@ -92,10 +92,10 @@ spooled=$(find "$dir/spool" -name '*.push' | wc -l)
 grep -q "wait in $dir/spool" "$dir/push3.err" || fail "the profiles left in the spool were not said"
 [ "$(stat -c %a "$dir/spool")" = 700 ] || fail "the spool is not the user's own"
 receive "$port" "$dir/in3"
-"$HOTSTACK" record -p "$target" -d 1 --push "http://127.0.0.1:$port" --push-spool "$dir/spool" \
+"$HOTSTACK" record -v -p "$target" -d 1 --push "http://127.0.0.1:$port" --push-spool "$dir/spool" \
 	>/dev/null 2>"$dir/push3b.err" || fail "the second record --push-spool failed: $(cat "$dir/push3b.err")"
 grep -q "$spooled were waiting in $dir/spool from an earlier recording" "$dir/push3b.err" ||
-	fail "what the spool held was not said: $(grep pushed "$dir/push3b.err")"
+	fail "what the spool held was not said: $(cat "$dir/push3b.err")"
 got=$(find "$dir/in3" -name '*.pb.gz' | wc -l)
 [ "$got" -ge $((spooled + 1)) ] || fail "$got profiles arrived, $spooled of them spooled before"
 [ "$(find "$dir/spool" -name '*.push' | wc -l)" -eq 0 ] || fail "the spool was not emptied"

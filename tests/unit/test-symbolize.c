@@ -985,8 +985,9 @@ static long whole_file_rss(const char *path, uint64_t size)
 
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %511s", &start, &end, perms, &off, name) == 5) {
-			in = !strcmp(name, path) && !strcmp(perms, "r--p") && !off && end - start >= size &&
+		int got = sscanf(line, "%llx-%llx %4s %llx %*s %*s %511s", &start, &end, perms, &off, name);
+		if (got >= 4) { /* a mapping's first line; anonymous ones have no name */
+			in = got == 5 && !strcmp(name, path) && !strcmp(perms, "r--p") && !off && end - start >= size &&
 			     end - start < size + 4096;
 			continue;
 		}
