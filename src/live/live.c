@@ -142,6 +142,8 @@ static int write_period(struct hs_live *lv, bool ended)
 	hs_profile_free(p);
 	if (fresh) {
 		hs_builder_rebase(&lv->b);
+		if (lv->view)
+			hs_view_rebased(lv->view);
 #ifdef __GLIBC__
 		/* what the period freed, given back: a recording of months stays at its live size
 		 * rather than its largest */
@@ -168,6 +170,7 @@ static uint64_t on_tick(void *ctx, bool switch_asked)
 {
 	struct hs_live *lv = ctx;
 	enum hs_periodic_due due = hs_periodic_due(&lv->pe, hs_now_ns(), switch_asked);
+	uint64_t next, now;
 
 	say_push_notes(lv);
 	if (due && write_period(lv, due == HS_DUE_PERIOD)) {
@@ -178,7 +181,18 @@ static uint64_t on_tick(void *ctx, bool switch_asked)
 			lv->write_failed = true;
 		}
 	}
-	return hs_periodic_next(&lv->pe, hs_now_ns());
+	now = hs_now_ns();
+	next = hs_periodic_next(&lv->pe, now);
+	if (lv->view)
+		next = HS_MIN(next, hs_view_tick(lv->view, &lv->b, now));
+	if (lv->hooks.tick)
+		next = HS_MIN(next, lv->hooks.tick(lv->hooks.ctx));
+	return next;
+}
+
+void hs_live_stop(struct hs_live *lv)
+{
+	hs_record_stop(lv->rec);
 }
 
 int hs_live_push_label(struct hs_live_opts *o, const char *label)
@@ -283,6 +297,8 @@ struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
 	if (lv->rec->o.off_cpu)
 		hs_builder_off_cpu_end(&lv->b, lv->rec->stop_ns);
 	hs_builder_finish(&lv->b);
+	if (lv->view)
+		hs_view_end(lv->view, &lv->b);
 	if (hs_periodic_switching(&lv->pe) && write_period(lv, true))
 		*failed = true;
 	if (lv->push) {

@@ -10,6 +10,7 @@
 
 #include "output/periodic.h"
 #include "profile/builder.h"
+#include "live/view.h"
 #include "push/push.h"
 #include "record/callgraph.h"
 #include "record/session.h"
@@ -27,6 +28,10 @@ struct hs_live_hooks {
 	 * asked for them (-v). */
 	void (*say)(void *ctx, bool detail, const char *msg);
 	void *ctx;
+	/* When not NULL: called on the main thread at every tick of the recording (at least every
+	 * quarter of a second), after the view's; returns the ns until it wants to be called again
+	 * (UINT64_MAX: no wish). hotstack top reads its keys and redraws from here. */
+	uint64_t (*tick)(void *ctx);
 };
 
 struct hs_live_opts {
@@ -55,6 +60,9 @@ struct hs_live {
 	bool write_failed;
 	struct hs_push *push;
 	struct hs_push_stats push_stats; /* after hs_live_end() */
+	/* The live view (top, --serve): set by the caller after hs_live_init() when it wants one
+	 * (the caller makes and frees it); driven from each tick, ended by hs_live_end(). */
+	struct hs_view *view;
 };
 
 /* Adds --push-label LABEL (o keeps it); -1 for one the store would refuse (hs_push_label_ok()),
@@ -78,6 +86,8 @@ int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_buil
 		 const struct hs_live_opts *o, const struct hs_live_hooks *hooks, struct hs_error *err);
 /* Records until the end (hs_record_run()), writing periods and checkpoints as they are due. */
 int hs_live_run(struct hs_live *lv, struct hs_error *err);
+/* Asks the recording to end after the tick it is called from (hotstack top's q). */
+void hs_live_stop(struct hs_live *lv);
 /* After hs_live_run(): ends the building, writes (and pushes) the last period (when
  * switching), sends what the push queue holds (lv->push_stats), and hands over the whole
  * recording's profile (the caller frees it; it writes it where not switching). *failed is

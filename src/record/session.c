@@ -476,6 +476,12 @@ static void enable_all(struct hs_record *r, unsigned long req)
 		ioctl(r->fds.v[i], req, 0);
 }
 
+void hs_record_stop(struct hs_record *r)
+{
+	if (r->cause == HS_CAUSE_NONE)
+		r->cause = HS_CAUSE_ASKED;
+}
+
 int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err)
 {
 	uint64_t last_progress, tick_ns = UINT64_MAX;

@@ -173,6 +173,7 @@ enum hs_stop_cause {
 	HS_CAUSE_TARGETS_EXITED,
 	HS_CAUSE_DURATION,
 	HS_CAUSE_SIGNAL,
+	HS_CAUSE_ASKED, /* hs_record_stop() */
 };
 
 /* A thread's name read when it was attached (-p): a process that ends before the recording
@@ -284,6 +285,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
  * or a negative errno with err filled in. */
 int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct hs_error *err);
 void hs_record_close(struct hs_record *r);
+/* From the sink's tick (the main thread): the recording ends after it, as at its duration. */
+void hs_record_stop(struct hs_record *r);
 
 /* A copy (owned by the caller: free()) of rec, parsed into ev, as the recording keeps records
  * it reads from the rings: a sample's stack copy cut to what the kernel filled of it and a word

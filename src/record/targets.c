@@ -320,7 +320,7 @@ void hs_record_end_command(struct hs_record *r)
 {
 	if (r->child > 0 && !r->child_exited) {
 		/* we end the recording: end the command too, as perf does */
-		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION;
+		r->child_killed_by_us = r->cause == HS_CAUSE_DURATION || r->cause == HS_CAUSE_ASKED;
 		kill(r->child, SIGTERM);
 		for (int i = 0; i < 50 && !r->child_exited; i++) {
 			hs_record_reap_child(r);

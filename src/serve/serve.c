@@ -1,0 +1,2 @@
+/* The HTTP server of live views: see serve.h. */
+#include "serve/serve.h"

@@ -1,0 +1,2 @@
+/* placeholder */
+#include "live/view.h"
