@@ -54,12 +54,15 @@ void hs_view_zero(struct hs_view *v, struct hs_builder *b);
 /* The builder's profile started afresh (hs_builder_rebase()): what was marked in it is gone. */
 void hs_view_rebased(struct hs_view *v);
 /* The recording ended (b finished or not): a last step, the waiting readers answered with what
- * they have, and from now on every reader gets the last snapshots at once. */
+ * they have, and from now on every reader gets the last snapshots at once. b NULL: it failed,
+ * and the waiting readers get NULL. Before the server stops: its readers may be waiting. */
 void hs_view_end(struct hs_view *v, struct hs_builder *b);
 /* The latest window (a reference, or NULL before the first step). Any thread. */
 struct hs_snapshot *hs_view_window(struct hs_view *v);
 /* How many steps the view has made (the window changed when this did). Any thread. */
 uint64_t hs_view_steps(struct hs_view *v);
+/* How many readers wait in hs_view_next(). Any thread. */
+unsigned hs_view_waiting(struct hs_view *v);
 
 /* The readers' side, any thread but the main one. */
 
@@ -68,8 +71,8 @@ uint64_t hs_view_steps(struct hs_view *v);
  * 10 s). */
 struct hs_snapshot *hs_view_get(struct hs_view *v, enum hs_view_kind kind);
 /* The profile of the next seconds (1 to HS_VIEW_MAX_SECONDS), after waiting for them: a
- * reference, or NULL with *why set when too many wait already ("busy") or seconds is out of
- * range ("range"). When the recording ends sooner, what there was. */
+ * reference, or NULL with *why set when too many wait already ("busy"), seconds is out of
+ * range ("range") or the recording ended ("ended"). When it ends sooner, what there was. */
 struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why);
 
 #endif

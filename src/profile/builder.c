@@ -1118,14 +1118,20 @@ struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark 
 	f.nsince = mark->values.n;
 	if (hs_profile_filter(b->p, &f, &q))
 		return NULL;
-	if (advance) {
-		mark->values.n = 0;
-		hs_vec_reserve(&mark->values, b->p->values.n);
-		if (b->p->values.n)
-			memcpy(mark->values.v, b->p->values.v, b->p->values.n * sizeof(*b->p->values.v));
-		mark->values.n = b->p->values.n;
-	}
+	if (advance)
+		hs_builder_mark_now(b, mark);
 	return q;
+}
+
+void hs_builder_mark_now(const struct hs_builder *b, struct hs_builder_mark *mark)
+{
+	mark->values.n = 0;
+	if (!b->p)
+		return;
+	hs_vec_reserve(&mark->values, b->p->values.n);
+	if (b->p->values.n)
+		memcpy(mark->values.v, b->p->values.v, b->p->values.n * sizeof(*b->p->values.v));
+	mark->values.n = b->p->values.n;
 }
 
 /* The files no process maps now: their symbols, DWARF and unwinding tables, and the dsos. A

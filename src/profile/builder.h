@@ -238,6 +238,8 @@ struct hs_builder_mark {
  * has the names it gave). NULL once the profile was taken. The copy's time_nanos and
  * duration_nanos are the caller's to set. */
 struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance);
+/* Moves mark to now without a copy: the next copy from it holds what comes after. */
+void hs_builder_mark_now(const struct hs_builder *b, struct hs_builder_mark *mark);
 void hs_builder_mark_release(struct hs_builder_mark *mark);
 /* Starts the profile afresh (after the copy of a period): an empty one with the same values,
  * the processes that exited forgotten, and the files no process maps any more (their symbols,

@@ -1,0 +1,401 @@
+/* Live views of a recording: see view.h.
+ *
+ * The window is a ring of per-step profiles (each a copy of the samples of one step, made with
+ * a mark that moves every step), merged anew at each step. Everything so far is a copy from a
+ * mark set at the start (or at hs_view_zero()), made only when a reader asks and at most once
+ * a step. The next N seconds are a copy from a mark set when the main thread first sees the
+ * reader's request. Readers wait on one condition variable; the main thread only signals it. */
+#include "live/view.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "profile/merge.h"
+#include "util/util.h"
+
+#define DEFAULT_STEP_NS 1000000000ULL
+/* how long a reader waits for the main thread to make a snapshot of everything so far */
+#define GET_WAIT_NS (10 * 1000000000ULL)
+
+/* A reader's request for the next seconds: on its stack while it waits. Until done, only the
+ * main thread touches mark, due and start_wall. */
+struct waiter {
+	unsigned seconds;
+	uint64_t due;       /* 0 until the main thread marked its start */
+	int64_t start_wall;
+	struct hs_builder_mark mark;
+	struct hs_snapshot *result;
+	bool done;
+	struct waiter *next;
+};
+
+struct hs_view {
+	struct hs_view_opts o;
+	/* the main thread's alone */
+	struct hs_builder_mark step_mark, zero_mark;
+	struct hs_profile **ring; /* o.window per-step profiles, oldest at head when full */
+	int64_t *ring_wall;       /* when each began */
+	unsigned nring, head;
+	uint64_t next_step;
+	int64_t step_wall, zero_wall;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	/* under lock */
+	struct hs_snapshot *window, *all;
+	uint64_t all_made; /* CLOCK_MONOTONIC ns */
+	bool want_all, ended;
+	struct waiter *waiting;
+	unsigned nwaiting;
+	uint64_t seq, steps;
+};
+
+struct hs_snapshot *hs_snapshot_get(struct hs_snapshot *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+void hs_snapshot_put(struct hs_snapshot *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	hs_profile_free(s->p);
+	free(s);
+}
+
+struct hs_view *hs_view_new(const struct hs_view_opts *o)
+{
+	struct hs_view *v = hs_xcalloc(1, sizeof(*v));
+	pthread_condattr_t ca;
+
+	v->o = *o;
+	if (!v->o.step_ns)
+		v->o.step_ns = DEFAULT_STEP_NS;
+	if (v->o.window) {
+		v->ring = hs_xcalloc(v->o.window, sizeof(*v->ring));
+		v->ring_wall = hs_xcalloc(v->o.window, sizeof(*v->ring_wall));
+	}
+	pthread_mutex_init(&v->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&v->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	v->step_wall = v->zero_wall = hs_wall_ns();
+	return v;
+}
+
+void hs_view_free(struct hs_view *v)
+{
+	if (!v)
+		return;
+	for (unsigned i = 0; i < v->nring; i++)
+		hs_profile_free(v->ring[i]);
+	free(v->ring);
+	free(v->ring_wall);
+	hs_builder_mark_release(&v->step_mark);
+	hs_builder_mark_release(&v->zero_mark);
+	hs_snapshot_put(v->window);
+	hs_snapshot_put(v->all);
+	pthread_cond_destroy(&v->cond);
+	pthread_mutex_destroy(&v->lock);
+	free(v);
+}
+
+/* Under lock: a new snapshot of p (NULL when p is) */
+static struct hs_snapshot *snapshot(struct hs_view *v, struct hs_profile *p, int64_t start, int64_t end)
+{
+	struct hs_snapshot *s;
+
+	if (!p)
+		return NULL;
+	s = hs_xcalloc(1, sizeof(*s));
+	s->p = p;
+	s->start_wall = start;
+	s->end_wall = end;
+	s->seq = ++v->seq;
+	s->refs = 1;
+	p->time_nanos = start;
+	p->duration_nanos = end > start ? end - start : 0;
+	return s;
+}
+
+static void publish(struct hs_snapshot **slot, struct hs_snapshot *s)
+{
+	hs_snapshot_put(*slot);
+	*slot = s;
+}
+
+/* The window's profiles merged into one */
+static struct hs_profile *merge_ring(const struct hs_view *v)
+{
+	struct hs_profile *p = hs_profile_new();
+
+	for (unsigned i = 0; i < v->nring; i++)
+		hs_profile_merge(p, v->ring[(v->head + i) % v->o.window], NULL);
+	return p;
+}
+
+/* One step: the samples since the last go into the window's ring, the oldest out. */
+static void step(struct hs_view *v, struct hs_builder *b, int64_t wall)
+{
+	struct hs_profile *delta, *win;
+	struct hs_snapshot *s;
+	unsigned at;
+
+	if (!v->o.window) {
+		pthread_mutex_lock(&v->lock);
+		v->steps++;
+		pthread_mutex_unlock(&v->lock);
+		return;
+	}
+	delta = hs_builder_copy(b, &v->step_mark, true);
+	if (!delta)
+		return;
+	if (v->nring < v->o.window) {
+		at = (v->head + v->nring++) % v->o.window;
+	} else {
+		at = v->head;
+		hs_profile_free(v->ring[at]);
+		v->head = (v->head + 1) % v->o.window;
+	}
+	v->ring[at] = delta;
+	v->ring_wall[at] = v->step_wall;
+	v->step_wall = wall;
+	win = merge_ring(v);
+	pthread_mutex_lock(&v->lock);
+	s = snapshot(v, win, v->ring_wall[v->head], wall);
+	publish(&v->window, s);
+	v->steps++;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Everything so far, when a reader asked */
+static void make_all(struct hs_view *v, struct hs_builder *b, uint64_t now, int64_t wall)
+{
+	struct hs_profile *p = hs_builder_copy(b, &v->zero_mark, false);
+
+	pthread_mutex_lock(&v->lock);
+	if (p) {
+		publish(&v->all, snapshot(v, p, v->zero_wall, wall));
+		v->all_made = now;
+	}
+	v->want_all = false;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* The waiting readers: new ones marked, those whose seconds are over answered. Returns the
+ * earliest time one is due, or UINT64_MAX. */
+static uint64_t serve_waiters(struct hs_view *v, struct hs_builder *b, uint64_t now, int64_t wall, bool all_due)
+{
+	struct waiter *due[HS_VIEW_MAX_WAITING];
+	unsigned n = 0;
+	uint64_t next = UINT64_MAX;
+
+	pthread_mutex_lock(&v->lock);
+	for (struct waiter *w = v->waiting; w; w = w->next) {
+		if (w->done)
+			continue;
+		if (!w->due) {
+			hs_builder_mark_now(b, &w->mark);
+			w->due = now + w->seconds * 1000000000ULL;
+			w->start_wall = wall;
+		}
+		if (all_due || w->due <= now)
+			due[n++] = w;
+		else
+			next = HS_MIN(next, w->due);
+	}
+	pthread_mutex_unlock(&v->lock);
+	/* the copies outside the lock: the readers of other snapshots go on meanwhile */
+	for (unsigned i = 0; i < n; i++) {
+		struct hs_profile *p = hs_builder_copy(b, &due[i]->mark, false);
+		pthread_mutex_lock(&v->lock);
+		due[i]->result = snapshot(v, p, due[i]->start_wall, wall);
+		due[i]->done = true;
+		pthread_mutex_unlock(&v->lock);
+		hs_builder_mark_release(&due[i]->mark);
+	}
+	if (n) {
+		pthread_mutex_lock(&v->lock);
+		pthread_cond_broadcast(&v->cond);
+		pthread_mutex_unlock(&v->lock);
+	}
+	return next;
+}
+
+uint64_t hs_view_tick(struct hs_view *v, struct hs_builder *b, uint64_t now)
+{
+	int64_t wall = hs_wall_ns();
+	uint64_t next;
+	bool want_all;
+
+	if (!v->next_step) {
+		v->next_step = now + v->o.step_ns;
+	} else if (now >= v->next_step) {
+		step(v, b, wall);
+		/* a late tick does not bring the next step nearer */
+		v->next_step = HS_MAX(v->next_step + v->o.step_ns, now + v->o.step_ns / 2);
+	}
+	pthread_mutex_lock(&v->lock);
+	want_all = v->want_all;
+	pthread_mutex_unlock(&v->lock);
+	if (want_all)
+		make_all(v, b, now, wall);
+	next = HS_MIN(v->next_step, serve_waiters(v, b, now, wall, false));
+	return next > now ? next - now : 0;
+}
+
+void hs_view_zero(struct hs_view *v, struct hs_builder *b)
+{
+	int64_t wall = hs_wall_ns();
+
+	for (unsigned i = 0; i < v->nring; i++)
+		hs_profile_free(v->ring[(v->head + i) % v->o.window]);
+	v->nring = v->head = 0;
+	hs_builder_mark_now(b, &v->step_mark);
+	hs_builder_mark_now(b, &v->zero_mark);
+	v->step_wall = v->zero_wall = wall;
+	pthread_mutex_lock(&v->lock);
+	if (v->o.window)
+		publish(&v->window, snapshot(v, hs_builder_copy(b, &v->zero_mark, false), wall, wall));
+	publish(&v->all, NULL);
+	v->steps++;
+	pthread_mutex_unlock(&v->lock);
+}
+
+void hs_view_rebased(struct hs_view *v)
+{
+	/* the new profile is empty: a mark of the old one would hide its first samples */
+	v->step_mark.values.n = 0;
+	v->zero_mark.values.n = 0;
+	pthread_mutex_lock(&v->lock);
+	for (struct waiter *w = v->waiting; w; w = w->next)
+		if (!w->done)
+			w->mark.values.n = 0;
+	pthread_mutex_unlock(&v->lock);
+}
+
+void hs_view_end(struct hs_view *v, struct hs_builder *b)
+{
+	uint64_t now = hs_now_ns();
+	int64_t wall = hs_wall_ns();
+
+	if (b) {
+		step(v, b, wall);
+		make_all(v, b, now, wall);
+	}
+	/* no reader joins the waiting from now on: every one there is answered below */
+	pthread_mutex_lock(&v->lock);
+	v->ended = true;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	if (b) {
+		serve_waiters(v, b, now, wall, true);
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	for (struct waiter *w = v->waiting; w; w = w->next)
+		w->done = true;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+struct hs_snapshot *hs_view_window(struct hs_view *v)
+{
+	struct hs_snapshot *s;
+
+	pthread_mutex_lock(&v->lock);
+	s = hs_snapshot_get(v->o.window ? v->window : v->all);
+	pthread_mutex_unlock(&v->lock);
+	return s;
+}
+
+uint64_t hs_view_steps(struct hs_view *v)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&v->lock);
+	n = v->steps;
+	pthread_mutex_unlock(&v->lock);
+	return n;
+}
+
+unsigned hs_view_waiting(struct hs_view *v)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&v->lock);
+	n = v->nwaiting;
+	pthread_mutex_unlock(&v->lock);
+	return n;
+}
+
+static void deadline_of(struct timespec *ts, uint64_t ns)
+{
+	uint64_t at = hs_now_ns() + ns;
+
+	ts->tv_sec = (time_t)(at / 1000000000ULL);
+	ts->tv_nsec = (long)(at % 1000000000ULL);
+}
+
+struct hs_snapshot *hs_view_get(struct hs_view *v, enum hs_view_kind kind)
+{
+	struct hs_snapshot *s = NULL;
+	struct timespec until;
+	int rc = 0;
+
+	deadline_of(&until, GET_WAIT_NS);
+	pthread_mutex_lock(&v->lock);
+	if (kind == HS_VIEW_WINDOW && v->o.window) {
+		while (!v->window && !v->ended && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&v->cond, &v->lock, &until);
+		s = hs_snapshot_get(v->window);
+	} else {
+		/* one at most a step old, else a new one asked for and waited for */
+		uint64_t seq = v->all ? v->all->seq : 0;
+		if (!v->ended && (!v->all || hs_now_ns() - v->all_made >= v->o.step_ns)) {
+			v->want_all = true;
+			while (!v->ended && (v->all ? v->all->seq : 0) == seq && rc != ETIMEDOUT)
+				rc = pthread_cond_timedwait(&v->cond, &v->lock, &until);
+		}
+		s = hs_snapshot_get(v->all);
+	}
+	pthread_mutex_unlock(&v->lock);
+	return s;
+}
+
+struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why)
+{
+	struct waiter w = {.seconds = seconds};
+	struct waiter **pp;
+
+	if (seconds < 1 || seconds > HS_VIEW_MAX_SECONDS) {
+		*why = "range";
+		return NULL;
+	}
+	pthread_mutex_lock(&v->lock);
+	if (v->ended || v->nwaiting >= HS_VIEW_MAX_WAITING) {
+		*why = v->ended ? "ended" : "busy";
+		pthread_mutex_unlock(&v->lock);
+		return NULL;
+	}
+	w.next = v->waiting;
+	v->waiting = &w;
+	v->nwaiting++;
+	while (!w.done)
+		pthread_cond_wait(&v->cond, &v->lock);
+	for (pp = &v->waiting; *pp != &w; pp = &(*pp)->next)
+		;
+	*pp = w.next;
+	v->nwaiting--;
+	pthread_mutex_unlock(&v->lock);
+	if (!w.result)
+		*why = "ended";
+	return w.result;
+}
