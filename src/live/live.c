@@ -141,9 +141,9 @@ static int write_period(struct hs_live *lv, bool ended)
 		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
 	hs_profile_free(p);
 	if (fresh) {
-		hs_builder_rebase(&lv->b);
 		if (lv->view)
-			hs_view_rebased(lv->view);
+			hs_view_rebase(lv->view, &lv->b);
+		hs_builder_rebase(&lv->b);
 #ifdef __GLIBC__
 		/* what the period freed, given back: a recording of months stays at its live size
 		 * rather than its largest */

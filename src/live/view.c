@@ -26,6 +26,7 @@ struct waiter {
 	uint64_t due;       /* 0 until the main thread marked its start */
 	int64_t start_wall;
 	struct hs_builder_mark mark;
+	struct hs_profile *carry; /* its samples of the periods before (hs_view_rebase()) */
 	struct hs_snapshot *result;
 	bool done;
 	struct waiter *next;
@@ -35,6 +36,7 @@ struct hs_view {
 	struct hs_view_opts o;
 	/* the main thread's alone */
 	struct hs_builder_mark step_mark, zero_mark;
+	struct hs_profile *step_carry; /* the step's samples of the period before */
 	struct hs_profile **ring; /* o.window per-step profiles, oldest at head when full */
 	int64_t *ring_wall;       /* when each began */
 	unsigned nring, head;
@@ -98,6 +100,7 @@ void hs_view_free(struct hs_view *v)
 	free(v->ring_wall);
 	hs_builder_mark_release(&v->step_mark);
 	hs_builder_mark_release(&v->zero_mark);
+	hs_profile_free(v->step_carry);
 	hs_snapshot_put(v->window);
 	hs_snapshot_put(v->all);
 	pthread_cond_destroy(&v->cond);
@@ -155,6 +158,11 @@ static void step(struct hs_view *v, struct hs_builder *b, int64_t wall)
 	delta = hs_builder_copy(b, &v->step_mark, true);
 	if (!delta)
 		return;
+	if (v->step_carry) {
+		hs_profile_merge(delta, v->step_carry, NULL);
+		hs_profile_free(v->step_carry);
+		v->step_carry = NULL;
+	}
 	if (v->nring < v->o.window) {
 		at = (v->head + v->nring++) % v->o.window;
 	} else {
@@ -214,12 +222,19 @@ static uint64_t serve_waiters(struct hs_view *v, struct hs_builder *b, uint64_t 
 	pthread_mutex_unlock(&v->lock);
 	/* the copies outside the lock: the readers of other snapshots go on meanwhile */
 	for (unsigned i = 0; i < n; i++) {
-		struct hs_profile *p = hs_builder_copy(b, &due[i]->mark, false);
+		struct waiter *w = due[i];
+		struct hs_profile *p = hs_builder_copy(b, &w->mark, false);
+		/* what came before a period's end (hs_view_rebase()) */
+		if (w->carry && p)
+			hs_profile_merge(p, w->carry, NULL);
+		hs_profile_free(w->carry);
+		w->carry = NULL;
+		/* w is the reader's: gone as soon as it sees done */
+		hs_builder_mark_release(&w->mark);
 		pthread_mutex_lock(&v->lock);
-		due[i]->result = snapshot(v, p, due[i]->start_wall, wall);
-		due[i]->done = true;
+		w->result = snapshot(v, p, w->start_wall, wall);
+		w->done = true;
 		pthread_mutex_unlock(&v->lock);
-		hs_builder_mark_release(&due[i]->mark);
 	}
 	if (n) {
 		pthread_mutex_lock(&v->lock);
@@ -269,15 +284,32 @@ void hs_view_zero(struct hs_view *v, struct hs_builder *b)
 	pthread_mutex_unlock(&v->lock);
 }
 
-void hs_view_rebased(struct hs_view *v)
+void hs_view_rebase(struct hs_view *v, struct hs_builder *b)
 {
-	/* the new profile is empty: a mark of the old one would hide its first samples */
+	/* What the marks hold back is about to go: the samples of the step and of each reader's
+	 * seconds so far are kept aside, and the marks start at the new profile's start. */
+	if (v->o.window) {
+		struct hs_profile *p = hs_builder_copy(b, &v->step_mark, false);
+		if (p && v->step_carry)
+			hs_profile_merge(p, v->step_carry, NULL);
+		hs_profile_free(v->step_carry);
+		v->step_carry = p;
+	}
 	v->step_mark.values.n = 0;
 	v->zero_mark.values.n = 0;
 	pthread_mutex_lock(&v->lock);
-	for (struct waiter *w = v->waiting; w; w = w->next)
-		if (!w->done)
-			w->mark.values.n = 0;
+	for (struct waiter *w = v->waiting; w; w = w->next) {
+		if (w->done || !w->due)
+			continue;
+		struct hs_profile *p = hs_builder_copy(b, &w->mark, false);
+		if (p && w->carry)
+			hs_profile_merge(p, w->carry, NULL);
+		hs_profile_free(w->carry);
+		w->carry = p;
+		w->mark.values.n = 0;
+	}
+	/* everything so far is now the new period's */
+	publish(&v->all, NULL);
 	pthread_mutex_unlock(&v->lock);
 }
 
@@ -300,8 +332,12 @@ void hs_view_end(struct hs_view *v, struct hs_builder *b)
 		return;
 	}
 	pthread_mutex_lock(&v->lock);
-	for (struct waiter *w = v->waiting; w; w = w->next)
+	for (struct waiter *w = v->waiting; w; w = w->next) {
+		hs_builder_mark_release(&w->mark);
+		hs_profile_free(w->carry);
+		w->carry = NULL;
 		w->done = true;
+	}
 	pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
 }

@@ -51,8 +51,10 @@ void hs_view_free(struct hs_view *v);
 uint64_t hs_view_tick(struct hs_view *v, struct hs_builder *b, uint64_t now_ns);
 /* The counts start again now: the window and everything so far are empty. */
 void hs_view_zero(struct hs_view *v, struct hs_builder *b);
-/* The builder's profile started afresh (hs_builder_rebase()): what was marked in it is gone. */
-void hs_view_rebased(struct hs_view *v);
+/* The builder's profile is about to start afresh (hs_builder_rebase(), a period's end): the
+ * samples of the current step and of each reader's seconds so far are kept aside for them.
+ * Everything so far is from then on the new period's. */
+void hs_view_rebase(struct hs_view *v, struct hs_builder *b);
 /* The recording ended (b finished or not): a last step, the waiting readers answered with what
  * they have, and from now on every reader gets the last snapshots at once. b NULL: it failed,
  * and the waiting readers get NULL. Before the server stops: its readers may be waiting. */

@@ -267,12 +267,58 @@ static void test_failed_end(void **state)
 	hs_view_free(v);
 }
 
+/* A period's end (--switch-output) within a reader's seconds and within a step: what came
+ * before it still counts */
+static void test_rebase(void **state)
+{
+	struct hs_builder b;
+	struct hs_view *v = hs_view_new(&(struct hs_view_opts){.step_ns = STEP, .window = 3});
+	struct reader r = {.v = v, .seconds = 2};
+	struct hs_snapshot *s;
+	pthread_t t;
+
+	(void)state;
+	start(&b);
+	hs_view_tick(v, &b, T0);
+	pthread_create(&t, NULL, read_view, &r);
+	wait_waiting(v, 1);
+	hs_view_tick(v, &b, T0 + 1);
+	samples(&b, K_ALPHA, 3);
+	hs_view_rebase(v, &b);
+	assert_true(hs_builder_rebase(&b));
+	samples(&b, K_BETA, 2);
+	hs_view_tick(v, &b, T0 + STEP);
+	s = hs_view_window(v);
+	assert_int_equal(count(s, "alpha"), 3);
+	assert_int_equal(count(s, "beta"), 2);
+	hs_snapshot_put(s);
+	/* a second period's end, and the samples after it */
+	samples(&b, K_GAMMA, 1);
+	hs_view_rebase(v, &b);
+	assert_true(hs_builder_rebase(&b));
+	samples(&b, K_GAMMA, 1);
+	tick_until_done(v, &b, T0 + 3 * STEP, &r);
+	pthread_join(t, NULL);
+	assert_non_null(r.got);
+	assert_int_equal(count(r.got, "alpha"), 3);
+	assert_int_equal(count(r.got, "beta"), 2);
+	assert_int_equal(count(r.got, "gamma"), 2);
+	hs_snapshot_put(r.got);
+	s = hs_view_window(v);
+	assert_int_equal(count(s, "alpha") + count(s, "beta") + count(s, "gamma"), 7);
+	hs_snapshot_put(s);
+	hs_view_end(v, &b);
+	hs_view_free(v);
+	hs_profile_free(hs_builder_take(&b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_moves),
 		cmocka_unit_test(test_readers),
 		cmocka_unit_test(test_failed_end),
+		cmocka_unit_test(test_rebase),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
