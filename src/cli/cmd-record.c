@@ -11,6 +11,7 @@
 #include "live/live.h"
 #include "profile/off-cpu.h"
 #include "python/names.h"
+#include "serve/serve.h"
 #include "util/outfile.h"
 #include "record-print.h"
 #include "view-opts.h"
@@ -55,6 +56,12 @@ static const char record_usage[] =
 	"                          series per service; no -o: no files\n"
 	"      --push-label K=V    a label of the series (repeatable)\n"
 	"      --push-spool DIR    profiles the store cannot take yet wait in DIR (bounded)\n"
+	"      --serve [ADDR:]PORT serve the recording over HTTP while it runs (docs/live.md): a live\n"
+	"                          flame graph at /, Go's /debug/pprof/profile?seconds=N, everything\n"
+	"                          so far at /profile.pb.gz and /folded; on 127.0.0.1 unless ADDR\n"
+	"                          is given (ADDR:PORT, [IPv6]:PORT); port 0: any free one\n"
+	"      --window SECONDS    with --serve: the flame graph shows the last SECONDS (default:\n"
+	"                          everything so far)\n"
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
@@ -74,6 +81,8 @@ enum {
 	OPT_PUSH,
 	OPT_PUSH_LABEL,
 	OPT_PUSH_SPOOL,
+	OPT_SERVE,
+	OPT_WINDOW,
 };
 
 static const char default_output[] = "hotstack.pb.gz";
@@ -185,6 +194,8 @@ int cmd_record(int argc, char **argv)
 		{"push", required_argument, NULL, OPT_PUSH},
 		{"push-label", required_argument, NULL, OPT_PUSH_LABEL},
 		{"push-spool", required_argument, NULL, OPT_PUSH_SPOOL},
+		{"serve", required_argument, NULL, OPT_SERVE},
+		{"window", required_argument, NULL, OPT_WINDOW},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -208,6 +219,11 @@ int cmd_record(int argc, char **argv)
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
 	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL, *w;
+	const char *serve = NULL;
+	struct hs_serve *server = NULL;
+	struct hs_view *view = NULL;
+	unsigned window = 0;
+	bool view_ended = false;
 	struct hs_callgraph_opts cgo;
 	bool off_cpu_min_given = false;
 	static struct hs_event_desc tracepoint;
@@ -304,6 +320,18 @@ int cmd_record(int argc, char **argv)
 		case OPT_PUSH_SPOOL:
 			*(c == OPT_PUSH ? &lo.push.url : &lo.push.spool_dir) = optarg;
 			break;
+		case OPT_SERVE:
+			if ((w = hs_serve_check(optarg))) {
+				cli_error("invalid --serve '%s': %s", optarg, w);
+				goto usage_error;
+			}
+			serve = optarg;
+			break;
+		case OPT_WINDOW:
+			if (cli_parse_ulong(optarg, "window", 1, HS_VIEW_MAX_SECONDS, &v))
+				goto usage_error;
+			window = (unsigned)v;
+			break;
 		case OPT_PUSH_LABEL:
 			if (hs_live_push_label(&lo, optarg)) {
 				cli_error("invalid --push-label '%s' (KEY=VALUE, at most %zu)", optarg, HS_ARRAY_SIZE(lo.labels));
@@ -388,6 +416,10 @@ int cmd_record(int argc, char **argv)
 		cli_error("nothing to record: give a command after --, -p PID, or -a");
 		goto usage_error;
 	}
+	if (window && !serve) {
+		cli_error("--window goes with --serve: hotstack record --serve PORT --window SECONDS");
+		goto usage_error;
+	}
 	if (user) {
 		if (!ro.argv) {
 			cli_error("--user goes with a command: hotstack record --user NAME -- command");
@@ -416,6 +448,21 @@ int cmd_record(int argc, char **argv)
 
 	hs_record_block_signals(po->by_signal);
 	ro.switch_signal = po->by_signal;
+	/* after the signals are blocked, which the server's threads inherit, and before the
+	 * command starts: an address that cannot be had stops the recording before it begins */
+	if (serve) {
+		struct hs_serve_opts sopts = {.listen = serve, .oo = &oo};
+
+		err = (struct hs_error){0};
+		sopts.view = view = hs_view_new(&(struct hs_view_opts){.step_ns = 1000000000ULL, .window = window});
+		if (hs_serve_start(&server, &sopts, &err)) {
+			cli_error("--serve: %s", err.detail);
+			status = 1;
+			goto served;
+		}
+		if (!cli_quiet)
+			fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
+	}
 	ro.py_names = bo.py_names = no_python ? NULL : hs_py_names_new();
 	bo.python_internals = py_internals;
 	rc = hs_record_open(&rec, &ro, &err);
@@ -445,6 +492,7 @@ int cmd_record(int argc, char **argv)
 		status = 2;
 		goto closed;
 	}
+	lv.view = view;
 	rc = hs_live_run(&lv, &err);
 	if (ctx.tty && !cli_quiet)
 		fputs("\r\033[K", stderr);
@@ -453,7 +501,8 @@ int cmd_record(int argc, char **argv)
 		goto released;
 	}
 	status = hs_record_command_status(&rec);
-	p = hs_live_end(&lv, &failed);
+	p = hs_live_end(&lv, &failed); /* ends the view: its readers are answered */
+	view_ended = true;
 	hs_builder_summary(&lv.b, &sum);
 	for (size_t i = 0; i < sum.jit_nwarnings; i++)
 		cli_warn("%s", sum.jit_warnings[i]);
@@ -470,6 +519,13 @@ released:
 closed:
 	hs_record_close(&rec);
 	hs_py_names_free(bo.py_names);
+served:
+	/* the readers of a recording that failed or never began are answered now, for
+	 * hs_serve_stop() waits for every reader */
+	if (view && !view_ended)
+		hs_view_end(view, NULL);
+	hs_serve_stop(server);
+	hs_view_free(view);
 	goto out;
 
 usage_error:

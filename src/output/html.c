@@ -18,6 +18,7 @@
  *   window.hotstackFlame {zoom(i), search(regex), resetSearch(), zoomed(), count(),
  *                       find(name) -> [i...], box(i) -> {x, y, w, h} in viewport pixels or null,
  *                       describe(i)}
+ * A live page (o->refresh, hotstack --serve) says so in #subtitle and reloads itself.
  */
 #include <math.h>
 #include <stdio.h>
@@ -66,6 +67,20 @@ static const char html_css[] =
 	"padding: 3px 6px; max-width: 60em; word-break: break-all; box-shadow: 2px 2px 4px rgba(0,0,0,.3); }\n"
 	"#foot { display: flex; justify-content: space-between; min-height: 18px; margin-top: 4px; }\n"
 	"[hidden] { display: none !important; }\n";
+
+/* A live page's reload (o->refresh, in ms): put off while its reader looks closer (a zoom, a
+ * search, the search box in use), which a reload would undo. */
+#define LIVE_JS                                                                                                  \
+	"<script>\n(() => {\n"                                                                                   \
+	"\tconst again = () => {\n"                                                                              \
+	"\t\tconst f = window.hotstackFlame, box = document.getElementById('searchbox');\n"                      \
+	"\t\tif (f && (f.zoomed() || f.searchTerm() || document.activeElement === box || (box && box.value)))\n" \
+	"\t\t\tsetTimeout(again, 1000);\n"                                                                       \
+	"\t\telse\n"                                                                                             \
+	"\t\t\tlocation.reload();\n"                                                                             \
+	"\t};\n"                                                                                                 \
+	"\tsetTimeout(again, %u);\n"                                                                             \
+	"})();\n</script>\n"
 
 static void add_color(struct hs_strbuf *sb, struct hs_rgb c)
 {
@@ -160,9 +175,13 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 	hs_strbuf_adds(&sb, "</h1><form id=\"searchform\"><input id=\"searchbox\" type=\"search\" size=\"24\" "
 			    "placeholder=\"regular expression\"> <button id=\"search\">Search</button> "
 			    "<button type=\"button\" id=\"resetsearch\" hidden>Reset Search</button></form></div>\n");
-	if (o->subtitle) {
+	if (o->subtitle || o->refresh) {
 		hs_strbuf_adds(&sb, "<div id=\"subtitle\">");
-		hs_xml_add(&sb, o->subtitle, SIZE_MAX);
+		if (o->refresh)
+			hs_strbuf_addf(&sb, "Live: reloads every %u s, not while zoomed or searching%s", o->refresh,
+				       o->subtitle ? " &#183; " : "");
+		if (o->subtitle)
+			hs_xml_add(&sb, o->subtitle, SIZE_MAX);
 		hs_strbuf_adds(&sb, "</div>\n");
 	}
 	hs_strbuf_adds(&sb, "<div id=\"legend\"></div>\n<div id=\"chart\"><canvas id=\"flame\"></canvas></div>\n"
@@ -240,7 +259,10 @@ int hs_html_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts
 		}
 		hs_outfile_puts(out, "]");
 	}
-	hs_outfile_printf(out, "}\n</script>\n<script>\n%s</script>\n</body></html>\n", hs_html_js);
+	hs_outfile_printf(out, "}\n</script>\n<script>\n%s</script>\n", hs_html_js);
+	if (o->refresh)
+		hs_outfile_printf(out, LIVE_JS, o->refresh * 1000);
+	hs_outfile_puts(out, "</body></html>\n");
 
 	for (size_t i = 0; i < merged.n; i++)
 		free(merged.v[i]);

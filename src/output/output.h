@@ -57,6 +57,8 @@ struct hs_output_opts {
 	bool lines;            /* frames shown as function:file:line where the line is known */
 	const char *title;     /* flame graph title; NULL = "Flame Graph" */
 	const char *subtitle;  /* flame graph subtitle, or NULL */
+	unsigned refresh;      /* html: a live page (--serve), reloading itself every this many seconds
+				* unless its reader zoomed or searched, and saying so; 0 = a file */
 	int width;             /* flame graph width in pixels; 0 = 1200 */
 	double min_width;      /* flame graph: frames narrower than this many pixels are merged; 0 = 0.1 */
 	bool inverted;         /* icicle graph */
