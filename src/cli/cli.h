@@ -132,5 +132,6 @@ int cmd_record(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"script", cmd_view, "every sample of a perf.data as perf script text"},
 	{"diff", cmd_diff, "what changed between two profiles: differential flame graph, or text"},
 	{"annotate", cmd_view, "samples per source line of a function (perf annotate)"},
+	{"top", cmd_top, "live view of the functions taking CPU time now (perf top)"},
 };
 
 static void usage(FILE *f)

@@ -125,7 +125,7 @@ static int by_total(const void *a, const void *b)
 	return cmp_names(x, y);
 }
 
-/* The short name of the stop reason stack st ends in, or NULL when it is complete. */
+/* The index in stop_names of the reason the stack ends in, or -1 when it is complete. */
 static int stop_reason(const struct hs_profile *p, uint32_t stack)
 {
 	const struct hs_stack *st = &p->stacks.v[stack];
@@ -250,6 +250,20 @@ void hs_top_related_release(struct hs_top_related *r)
 {
 	hs_vec_free(&r->callers);
 	hs_vec_free(&r->callees);
+}
+
+const char *hs_top_kind_mark(uint8_t kind)
+{
+	static const char *const marks[] = {"[.]", "[k]", "[j]", "[?]", "[py]"};
+
+	return kind < HS_ARRAY_SIZE(marks) ? marks[kind] : "[?]";
+}
+
+const char *hs_top_module_name(const char *module)
+{
+	const char *slash = strrchr(module, '/');
+
+	return *module == '[' || !slash ? module : slash + 1;
 }
 
 uint32_t hs_top_value_index(const struct hs_profile *p)

@@ -57,6 +57,11 @@ void hs_top_related_build(const struct hs_profile *p, const struct hs_top_opts *
 			  const char *module, struct hs_top_related *ret);
 void hs_top_related_release(struct hs_top_related *r);
 
+/* How a row marks its kind of code, perf's way: "[.]" user, "[k]" kernel, "[j]" JIT, "[py]"
+ * Python, "[?]" a pseudo-frame. */
+const char *hs_top_kind_mark(uint8_t kind);
+/* A module as a row shows it: a file's base name, "[kernel.kallsyms]" as it is. */
+const char *hs_top_module_name(const char *module);
 /* The value index top counts in p: the "samples" type where there is one, else the first. */
 uint32_t hs_top_value_index(const struct hs_profile *p);
 

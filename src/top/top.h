@@ -1,0 +1,42 @@
+/* hotstack top's side of a live recording: at each tick of the recording, the keys read and the
+ * window's profile drawn on the terminal (screen.h), or, with stdio, a text report of each new
+ * window written out. */
+#ifndef HS_TOP_H
+#define HS_TOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "live/live.h"
+
+struct hs_top_config {
+	bool stdio;      /* reports to out at each step of the window; else the screen */
+	FILE *out;       /* with stdio */
+	unsigned rows;   /* with stdio: the functions a report lists (0: 20) */
+	bool no_kernel;  /* recorded without kernel stacks */
+};
+
+struct hs_top {
+	struct hs_top_config c;
+	struct hs_live *lv;
+	struct hs_screen *screen;
+	struct hs_snapshot *shown; /* the window shown (a reference) */
+	uint64_t steps;            /* the view's steps when it was taken */
+	uint64_t zero_samples, zero_lost; /* the builder's counts at the last zero */
+	int write_error;           /* with stdio: errno of a failed write (the recording ends) */
+};
+
+/* Starts showing lv's view (lv->view set): takes the terminal over unless c->stdio. Returns 0,
+ * or -ENOTTY when the terminal cannot be used. */
+int hs_top_start(struct hs_top *t, struct hs_live *lv, const struct hs_top_config *c);
+/* The recording's tick (struct hs_live_hooks.tick), ctx a struct hs_top: reads the keys, draws
+ * or writes what is new, ends the recording on q. Returns the ns until the next. */
+uint64_t hs_top_tick(void *ctx);
+/* Something to say while the screen is up, on its key line; false with no screen (the caller
+ * says it). */
+bool hs_top_say(struct hs_top *t, const char *msg);
+/* Gives the terminal back (before anything is said on it) and drops the window shown. */
+void hs_top_end(struct hs_top *t);
+
+#endif

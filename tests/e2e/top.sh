@@ -1,0 +1,129 @@
+#!/bin/sh
+# hotstack top: on an 80x24 terminal (tmux) beside a busy workload, the workload's hot function
+# shows within seconds; s, k, /, Enter, p, z change what is shown; a resize redraws; q ends it at
+# once with status 0. Without a terminal it writes a report at each refresh until SIGINT (status
+# 0). A process that does not exist, and a refresh of 0, are refused.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+command -v tmux >/dev/null 2>&1 || skip "tmux is not installed"
+
+# main -> a -> b -> leaf and main -> c -> leaf, spinning
+"$WORKLOADS/calltree" 300 >/dev/null &
+busy=$!
+sock=hotstack-top-$$
+tmx() { tmux -L "$sock" "$@"; }
+trap 'tmx kill-server 2>/dev/null || true; kill $busy 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+# The screen now, in $dir/screen; whether it matches an extended regex.
+shows() {
+	tmx capture-pane -p -t top >"$dir/screen" 2>/dev/null && grep -qE -- "$1" "$dir/screen"
+}
+hides() {
+	tmx capture-pane -p -t top >"$dir/screen" 2>/dev/null && ! grep -qE -- "$1" "$dir/screen"
+}
+# Waits up to 15 s for the screen to match (shows) or not (hides).
+wait_screen() { # shows|hides REGEX WHAT
+	wait_until 150 "$1" "$2" || fail "$3; the screen: $(cat "$dir/screen")"
+}
+# The function names of the table's rows, one a line.
+rows() {
+	sed -nE 's/^ *[0-9.]+% +[0-9.]+% +\[[a-z.?]+\] +([^ ]+).*/\1/p' "$dir/screen"
+}
+# Whether the rows' percentages in column 1 (self) or 2 (total) never grow downwards.
+sorted_by() {
+	tmx capture-pane -p -t top >"$dir/screen" 2>/dev/null
+	sed -nE 's/^ *([0-9.]+)% +([0-9.]+)% +\[.*/\1 \2/p' "$dir/screen" |
+		awk -v c="$1" 'NR > 1 && $c > prev + 0.001 { bad = 1 } { prev = $c } END { exit bad }'
+}
+# The samples counted since the start or the last z, from the status line.
+samples() {
+	tmx capture-pane -p -t top | sed -nE '1s/.*, ([0-9]+) samples,.*/\1/p'
+}
+samples_from() { n=$(samples) && [ "${n:-0}" -ge "$1" ]; }
+samples_under() { n=$(samples) && [ "${n:-0}" -lt "$1" ]; }
+# Whether line N of the screen is the key help.
+keys_on_line() { tmx capture-pane -p -t top | sed -n "$1p" | grep -q 'q quit'; }
+
+tmx new-session -d -s top -x 80 -y 24 \
+	"'$HOTSTACK' top -p $busy 2>'$dir/top.err'; echo \$? >'$dir/status'; sleep 600"
+wait_screen shows '\[\.\] +leaf ' "the hot function never showed (stderr: $(cat "$dir/top.err" 2>/dev/null))"
+shows 'sort self' || fail "the status line does not say the sort"
+shows 'q quit' || fail "no key help on the last line"
+
+tmx send-keys -t top s
+wait_screen shows 'sort total' "s did not sort by total"
+wait_until 50 sorted_by 2 || fail "the rows are not in order of total: $(cat "$dir/screen")"
+tmx send-keys -t top s
+wait_screen shows 'sort self' "s again did not sort by self"
+wait_until 50 sorted_by 1 || fail "the rows are not in order of self: $(cat "$dir/screen")"
+
+tmx send-keys -t top k
+wait_screen shows 'kernel hidden' "k did not hide the kernel frames"
+hides '\[k\]' || fail "kernel frames shown after k: $(cat "$dir/screen")"
+tmx send-keys -t top k
+wait_screen shows 'kernel shown' "k again did not show the kernel frames"
+
+# / LEA Enter: only names holding "lea", in any case
+tmx send-keys -t top /
+tmx send-keys -t top -l LEA
+wait_screen shows 'filter: LEA' "/ did not show the filter being typed"
+tmx send-keys -t top Enter
+wait_screen hides '\[\.\] +main ' "the filter left other functions"
+[ -n "$(rows)" ] || fail "the filter left no row: $(cat "$dir/screen")"
+rows | grep -qiv lea && fail "rows that do not match the filter: $(rows)"
+# / and the text rubbed out: every function again
+tmx send-keys -t top / BSpace BSpace BSpace Enter
+wait_screen shows '\[\.\] +main ' "an empty filter did not show every function again"
+
+# Enter on the top row (leaf): its callers b and c, folded again by Enter
+tmx send-keys -t top Home Enter
+wait_screen shows 'callers:' "Enter did not show the callers"
+shows 'callees:' || fail "Enter did not show the callees"
+sed -n '/callers:/,/callees:/p' "$dir/screen" | grep -qE '\[\.\] +[bc] ' ||
+	fail "leaf's callers are not b and c: $(cat "$dir/screen")"
+tmx send-keys -t top Enter
+wait_screen hides 'callers:' "Enter again did not fold the callers"
+
+tmx send-keys -t top p
+wait_screen shows 'PAUSED' "p did not pause"
+tmx send-keys -t top p
+wait_screen hides 'PAUSED' "p again did not go on"
+
+# z: the count of samples starts again
+wait_until 150 samples_from 1500 || fail "fewer samples than expected before z: $(samples)"
+before=$(samples)
+tmx send-keys -t top z
+wait_until 50 samples_under "$before" || fail "z did not zero the counts ($before samples before, $(samples) after)"
+
+# a smaller terminal: drawn again to fit
+tmx resize-window -t top -x 70 -y 20
+wait_until 50 keys_on_line 20 || fail "not drawn again at 70x20: $(tmx capture-pane -p -t top)"
+
+tmx send-keys -t top q
+wait_until 50 test -s "$dir/status" || fail "q did not end top within 5 s"
+[ "$(cat "$dir/status")" = 0 ] || fail "top ended by q exited $(cat "$dir/status"): $(cat "$dir/top.err")"
+kill -0 "$busy" || fail "q ended the observed process"
+
+# no terminal: a report each refresh, system-wide by default
+"$HOTSTACK" top >"$dir/stdio.txt" 2>"$dir/stdio.err" &
+top=$!
+reports() { grep -c '^hotstack top .* samples in the last' "$dir/stdio.txt" 2>/dev/null || true; }
+two_reports() { [ "$(reports)" -ge 2 ]; }
+wait_until 200 two_reports || fail "fewer than 2 reports in 20 s: $(cat "$dir/stdio.txt" "$dir/stdio.err")"
+kill -INT "$top"
+set +e
+wait "$top"
+status=$?
+set -e
+[ "$status" = 0 ] || fail "top --stdio ended by SIGINT exited $status: $(cat "$dir/stdio.err")"
+grep -qE '\[\.\] +leaf ' "$dir/stdio.txt" || fail "the reports do not name the workload's function: $(cat "$dir/stdio.txt")"
+[ "$(reports)" -ge 2 ] || fail "fewer than 2 reports"
+
+expect_status 1 "$HOTSTACK" top -p 999999
+expect_stderr 'no such process'
+[ "$(wc -l <"$dir/.err")" = 1 ] || fail "more than one line for a missing process: $(cat "$dir/.err")"
+expect_status 2 "$HOTSTACK" top -d 0
+expect_stderr 'invalid refresh interval'
+exit 0
