@@ -57,6 +57,16 @@ void cli_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_detail(const char *fmt, ...)
+{
+	va_list ap;
+	if (!cli_verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
 static bool debuginfod_set(void)
 {
 	return (getenv("DEBUGINFOD_URLS") ?: "")[0];
@@ -75,6 +85,11 @@ static void say_lines(void (*say)(const char *fmt, ...), const char *lines)
 void cli_warn_lines(const char *lines)
 {
 	say_lines(cli_warn, lines);
+}
+
+void cli_detail_lines(const char *lines)
+{
+	say_lines(cli_detail, lines);
 }
 
 /* What reading one input found, said as it is read. */

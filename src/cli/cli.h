@@ -26,6 +26,9 @@ struct hs_load_opts;
 struct hs_profile *cli_load(const char *const *paths, size_t n, const struct hs_load_opts *opts);
 /* Says how to get function names when most user-space samples have none. */
 void cli_warn_unnamed(const struct hs_profile *p);
+/* A detail for those who asked for them (-v), a line; lines: each line of it, "\n" between. */
+void cli_detail(const char *fmt, ...) HS_PRINTF(1, 2);
+void cli_detail_lines(const char *lines);
 /* cli_warn() of each line of lines (each ended by "\n"). */
 void cli_warn_lines(const char *lines);
 

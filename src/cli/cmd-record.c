@@ -135,12 +135,6 @@ static int write_profile(void *ctx, struct hs_profile *p, const char *const *nam
 	return failed;
 }
 
-static void stack_size_error(const char *arg)
-{
-	cli_error("invalid stack copy size '%s' (expected a number from %lu to %lu)", arg,
-		  (unsigned long)HS_MIN_STACK_BYTES, (unsigned long)HS_MAX_STACK_BYTES);
-}
-
 /* What record --user NAME needs, kept for the whole run (the child reads it after fork). */
 static struct hs_run_as run_as;
 
@@ -205,7 +199,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_record_opts ro = {0};
 	struct hs_output_opts oo = {0};
 	struct cli_outputs outs = {0};
-	struct hs_record_pids pids = {0}, tids = {0};
+	struct cli_sampling sa = {.event = "cpu-clock", .cg = "auto"};
 	struct record_ctx ctx = {.outs = &outs, .oo = &oo, .value_bad = -1};
 	struct hs_live lv;
 	struct hs_live_opts lo = {.argc = argc, .argv = argv};
@@ -218,15 +212,13 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile *p;
 	struct hs_builder_summary sum;
 	struct cli_symbol_opts so = {0};
-	const char *event = "cpu-clock", *cg = "auto", *stack_size = NULL, *user = NULL, *w;
+	const char *stack_size = NULL, *user = NULL, *w;
 	const char *serve = NULL;
 	struct hs_serve *server = NULL;
 	struct hs_view *view = NULL;
 	unsigned window = 0;
 	bool view_ended = false;
-	struct hs_callgraph_opts cgo;
 	bool off_cpu_min_given = false;
-	static struct hs_event_desc tracepoint;
 	uint64_t off_cpu_min = 0;
 	char msg[256];
 	unsigned long v;
@@ -242,39 +234,16 @@ int cmd_record(int argc, char **argv)
 	/* '+': options end at the command's name, as in "record -F 99 ls -l" */
 	while ((c = getopt_long(argc, argv, "+:p:t:aC:d:F:c:e:g::o:m:s:qvh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-		case 't':
-			if (hs_record_pids_add(c == 'p' ? &pids : &tids, optarg)) {
-				cli_error("invalid %s id list '%s'", c == 'p' ? "process" : "thread", optarg);
-				goto usage_error;
-			}
-			break;
-		case 'C': /* perf's -C is system-wide, on those CPUs */
-		case 'a':
-			ro.cpu_list = c == 'C' ? optarg : ro.cpu_list;
-			ro.all_cpus = true;
-			break;
 		case 'd':
 			if (hs_record_duration_parse(optarg, &ro.duration)) {
 				cli_error("invalid duration '%s' (seconds, more than 0)", optarg);
 				goto usage_error;
 			}
 			break;
-		case 'F':
-			if (cli_parse_ulong(optarg, "frequency", 1, 100000, &v))
-				goto usage_error;
-			ro.freq = (uint32_t)v;
-			break;
 		case 'c':
 			if (cli_parse_ulong(optarg, "count", 1, ~0UL, &v))
 				goto usage_error;
 			ro.period = v;
-			break;
-		case 'e':
-			event = optarg;
-			break;
-		case 'g': /* perf's -g takes no value: alone, it is the default */
-			cg = hs_callgraph_getopt(argv, &optind, optarg) ?: cg;
 			break;
 		case 'o':
 			if (cli_outputs_add(&outs, optarg))
@@ -321,11 +290,8 @@ int cmd_record(int argc, char **argv)
 			*(c == OPT_PUSH ? &lo.push.url : &lo.push.spool_dir) = optarg;
 			break;
 		case OPT_SERVE:
-			if ((w = hs_serve_check(optarg))) {
-				cli_error("invalid --serve '%s': %s", optarg, w);
+			if (cli_serve_arg(optarg, &serve))
 				goto usage_error;
-			}
-			serve = optarg;
 			break;
 		case OPT_WINDOW:
 			if (cli_parse_ulong(optarg, "window", 1, HS_VIEW_MAX_SECONDS, &v))
@@ -355,7 +321,9 @@ int cmd_record(int argc, char **argv)
 			status = 0;
 			goto out;
 		default:
-			if (cli_symbol_option(c, optarg, &so))
+			if ((rc = cli_sampling_option(c, optarg, argv, &sa, &ro)) < 0)
+				goto usage_error;
+			if (rc || cli_symbol_option(c, optarg, &so))
 				break;
 			rc = c == '?' || c == ':' ? 0 : cli_output_option(c, optarg, &oo);
 			if (rc == 1)
@@ -367,49 +335,28 @@ int cmd_record(int argc, char **argv)
 	}
 	ro.kernel = !no_kernel;
 	ro.off_cpu = off_cpu;
-	if (!strcmp(event, "list") || !strncmp(event, "list:", 5)) {
-		status = cli_record_list_events(event);
+	if (!strcmp(sa.event, "list") || !strncmp(sa.event, "list:", 5)) {
+		status = cli_record_list_events(sa.event);
 		goto out;
 	}
-	rc = hs_event_lookup(event, &tracepoint, &ro.event, &err);
-	if (rc == -ESRCH) {
-		cli_error("unknown event '%s' (see 'hotstack record -e list')", event);
-		goto usage_error;
-	} else if (rc) {
-		cli_tracepoint_error(&err, event);
-		status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+	if ((status = cli_sampling_settle(&sa, &ro)) >= 0)
 		goto out;
-	}
-	rc = hs_callgraph_parse(cg, &cgo);
-	if (rc == -ERANGE) {
-		stack_size_error(cg + 6); /* dwarf,BYTES */
-		goto usage_error;
-	} else if (rc) {
-		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", cg);
-		goto usage_error;
-	}
-	ro.callgraph = cgo.callgraph;
-	ro.lbr_repair = cgo.lbr_repair;
-	ro.stack_bytes = cgo.stack_bytes;
+	status = 0;
 	/* a view of blocked time needs it recorded: --wall (or --value off-cpu|wall) asks for it */
 	if (cli_value_wanted() && hs_off_cpu_value(cli_value_wanted()))
 		ro.off_cpu = true;
-	if ((w = hs_callgraph_off_cpu_conflict(&cgo, ro.event, ro.off_cpu, off_cpu_min_given, msg, sizeof(msg)))) {
+	if ((w = hs_callgraph_off_cpu_conflict(&sa.cgo, ro.event, ro.off_cpu, off_cpu_min_given, msg, sizeof(msg)))) {
 		cli_error("%s", w);
 		goto usage_error;
 	}
 	if (stack_size && hs_callgraph_stack_bytes(stack_size, &ro.stack_bytes)) {
-		stack_size_error(stack_size);
+		cli_stack_size_error(stack_size);
 		goto usage_error;
 	}
 	if (so.symfs && cli_symfs_check(so.symfs))
 		goto usage_error;
 	if (optind < argc)
 		ro.argv = argv + optind;
-	ro.pids = pids.v;
-	ro.npids = pids.n;
-	ro.tids = tids.v;
-	ro.ntids = tids.n;
 	if ((w = hs_record_targets_settle(&ro))) /* -p/-t win over -a/-C, as in perf */
 		cli_warn("%s", w);
 	if (!ro.argv && !ro.npids && !ro.ntids && !ro.all_cpus) {
@@ -480,7 +427,7 @@ int cmd_record(int argc, char **argv)
 	bo.no_demangle = so.no_demangle;
 	bo.no_inline = so.no_inline;
 	bo.symfs = so.symfs;
-	hs_live_builder_opts(&rec, &cgo, &bo);
+	hs_live_builder_opts(&rec, &sa.cgo, &bo);
 	lo.outputs = (const char *const *)outs.path;
 	lo.noutputs = (size_t)outs.n;
 	lo.jvm_perfmap = !no_jvm_perfmap;
@@ -531,7 +478,6 @@ served:
 usage_error:
 	status = 2;
 out:
-	hs_vec_free(&pids);
-	hs_vec_free(&tids);
+	cli_sampling_release(&sa);
 	return status;
 }

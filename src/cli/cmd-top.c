@@ -1,18 +1,14 @@
 /* hotstack top: where the CPU time goes now, perf top's way: the functions of the last seconds
  * on a terminal screen (src/top), or as a text report at each refresh (--stdio), and over HTTP
  * with --serve. A live recording with no output files. */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "python/names.h"
 #include "record-print.h"
-#include "serve/serve.h"
 #include "top/top.h"
 
 static const char top_usage[] =
@@ -47,19 +43,15 @@ static int no_kernel, stdio_flag;
 
 struct top_args {
 	struct hs_record_opts ro;
-	struct hs_record_pids pids, tids;
-	const char *event, *cg, *serve;
+	struct cli_sampling sa;
+	const char *serve;
 	double refresh, window;
-	struct hs_event_desc tracepoint;
-	struct hs_callgraph_opts cgo;
 };
 
 static void on_say(void *ctx, bool detail, const char *msg)
 {
-	if ((detail && !cli_verbose) || (cli_quiet && !detail) || hs_top_say(ctx, msg))
-		return;
 	if (detail)
-		fprintf(stderr, "hotstack: %s\n", msg);
+		cli_detail("%s", msg);
 	else
 		cli_warn("%s", msg);
 }
@@ -91,35 +83,10 @@ static int parse(int argc, char **argv, struct top_args *a)
 		{"quiet", no_argument, NULL, 'q'},         {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},          {0, 0, 0, 0},
 	};
-	unsigned long v;
-	const char *w;
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:qvh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'a':
-		case 'C':
-			a->ro.cpu_list = c == 'C' ? optarg : a->ro.cpu_list;
-			a->ro.all_cpus = true;
-			break;
-		case 'p':
-		case 't':
-			if (hs_record_pids_add(c == 'p' ? &a->pids : &a->tids, optarg)) {
-				cli_error("invalid %s id list '%s'", c == 'p' ? "process" : "thread", optarg);
-				return 2;
-			}
-			break;
-		case 'F':
-			if (cli_parse_ulong(optarg, "frequency", 1, 100000, &v))
-				return 2;
-			a->ro.freq = (uint32_t)v;
-			break;
-		case 'e':
-			a->event = optarg;
-			break;
-		case 'g': /* perf's -g takes no value: alone, it is the default */
-			a->cg = hs_callgraph_getopt(argv, &optind, optarg) ?: a->cg;
-			break;
 		case 'd':
 		case OPT_WINDOW:
 			if (parse_seconds(optarg, c == 'd' ? "refresh interval" : "window", 0.1,
@@ -127,11 +94,8 @@ static int parse(int argc, char **argv, struct top_args *a)
 				return 2;
 			break;
 		case OPT_SERVE:
-			if ((w = hs_serve_check(optarg))) {
-				cli_error("invalid --serve '%s': %s", optarg, w);
+			if (cli_serve_arg(optarg, &a->serve))
 				return 2;
-			}
-			a->serve = optarg;
 			break;
 		case 'q':
 			cli_quiet = 1;
@@ -145,7 +109,11 @@ static int parse(int argc, char **argv, struct top_args *a)
 			fputs(top_usage, stdout);
 			return 0;
 		default:
-			return cli_option_error(argv[0], c, argv, longopts);
+			if ((rc = cli_sampling_option(c, optarg, argv, &a->sa, &a->ro)) > 0)
+				break;
+			if (rc == 0)
+				cli_option_error(argv[0], c, argv, longopts);
+			return 2;
 		}
 	}
 	if (optind < argc)
@@ -156,7 +124,6 @@ static int parse(int argc, char **argv, struct top_args *a)
 /* Settles what the options give the recording; returns -1 to go on, else the exit status. */
 static int settle(struct top_args *a)
 {
-	struct hs_error err;
 	const char *w;
 	int rc;
 
@@ -164,26 +131,9 @@ static int settle(struct top_args *a)
 		cli_error("invalid --window %g with -d %g (from one refresh to 1000 of them)", a->window, a->refresh);
 		return 2;
 	}
-	rc = hs_event_lookup(a->event, &a->tracepoint, &a->ro.event, &err);
-	if (rc == -ESRCH) {
-		cli_error("unknown event '%s' (see 'hotstack record -e list')", a->event);
-		return 2;
-	} else if (rc) {
-		cli_tracepoint_error(&err, a->event);
-		return rc == -EINVAL || rc == -ENOENT ? 2 : 1;
-	}
-	if (hs_callgraph_parse(a->cg, &a->cgo)) {
-		cli_error("unknown call-graph mode '%s' (auto, dwarf[,BYTES], fp, lbr, none)", a->cg);
-		return 2;
-	}
-	a->ro.callgraph = a->cgo.callgraph;
-	a->ro.lbr_repair = a->cgo.lbr_repair;
-	a->ro.stack_bytes = a->cgo.stack_bytes;
+	if ((rc = cli_sampling_settle(&a->sa, &a->ro)) >= 0)
+		return rc;
 	a->ro.kernel = !no_kernel;
-	a->ro.pids = a->pids.v;
-	a->ro.npids = a->pids.n;
-	a->ro.tids = a->tids.v;
-	a->ro.ntids = a->tids.n;
 	if (!a->ro.argv && !a->ro.npids && !a->ro.ntids)
 		a->ro.all_cpus = true; /* perf top's default */
 	if ((w = hs_record_targets_settle(&a->ro)))
@@ -191,106 +141,53 @@ static int settle(struct top_args *a)
 	return -1;
 }
 
-/* Serves lv's view over HTTP as asked; 0, or the exit status after saying why not. */
-static int serve(struct top_args *a, struct hs_view *view, const struct hs_output_opts *oo, struct hs_serve **ret)
+static void on_info(void *ctx, const char *msg)
 {
-	struct hs_serve_opts so = {a->serve, view, oo, (unsigned)ceil(a->refresh)};
-	struct hs_error err;
-
-	if (!a->serve)
-		return 0;
-	if (hs_serve_start(ret, &so, &err)) {
-		cli_error("cannot serve on %s: %s", a->serve, err.detail);
-		return 1;
-	}
-	cli_info("serving on http://%s/", hs_serve_address(*ret));
-	return 0;
+	if (!cli_quiet)
+		fprintf(stderr, "hotstack: %s\n", msg);
 }
 
-/* Takes the terminal (or stdout with --stdio) and records until q, a signal, or the command's
- * end; 0, or the exit status after saying why not. */
-static int show(struct top_args *a, struct hs_live *lv, struct hs_top *t, const struct hs_top_config *tc,
-		struct hs_serve *srv)
+static int run(struct top_args *a)
 {
-	struct hs_error err;
-	char msg[256];
-	int rc;
-
-	if (hs_top_start(t, lv, tc)) {
-		cli_error("cannot use the terminal (TERM=%s): use --stdio", getenv("TERM") ? getenv("TERM") : "");
-		return 1;
-	}
-	if (srv) {
-		snprintf(msg, sizeof(msg), "serving on http://%s/", hs_serve_address(srv));
-		hs_top_say(t, msg);
-	}
-	rc = hs_live_run(lv, &err);
-	hs_top_end(t); /* the terminal as it was, before anything is said */
-	if (rc)
-		return cli_record_error(&err, &a->ro);
-	if (t->write_error) {
-		cli_error("cannot write the report: %s", strerror(t->write_error));
-		return 1;
-	}
-	return 0;
-}
-
-static int run(struct top_args *a, int argc, char **argv)
-{
-	struct hs_live lv;
-	struct hs_live_opts lo = {.argc = argc, .argv = argv};
-	struct hs_top t = {0};
-	struct hs_live_hooks hooks = {NULL, NULL, on_say, &t, hs_top_tick};
-	struct hs_top_config tc = {.stdio = stdio_flag || !isatty(STDOUT_FILENO), .out = stdout};
 	struct hs_output_opts oo = {.title = "hotstack top"};
-	struct hs_view_opts vo = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)};
-	struct hs_builder_opts bo = {0};
-	struct hs_serve *srv = NULL;
-	struct hs_record rec;
-	struct hs_error err;
-	bool failed;
-	int status;
+	struct hs_top_run_opts o = {
+		.ro = &a->ro,
+		.cgo = &a->sa.cgo,
+		.view = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)},
+		.top = {.stdio = stdio_flag || !isatty(STDOUT_FILENO), .out = stdout, .no_kernel = no_kernel},
+		.serve = a->serve,
+		.oo = &oo,
+		.say = on_say,
+		.info = on_info,
+	};
+	struct hs_error err = {0};
 
-	hs_record_block_signals(false);
-	a->ro.py_names = bo.py_names = hs_py_names_new();
-	if (hs_record_open(&rec, &a->ro, &err)) {
-		status = cli_record_error(&err, &a->ro);
-		goto closed;
-	}
-	if (rec.user_only)
-		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): user space only");
-	tc.no_kernel = no_kernel || rec.user_only;
-	hs_live_builder_opts(&rec, &a->cgo, &bo);
-	if (hs_live_init(&lv, &rec, &bo, &lo, &hooks, &err)) {
+	switch (hs_top_run(&o, &err)) {
+	case HS_TOP_OK:
+		return 0;
+	case HS_TOP_RECORDING:
+		return cli_record_error(&err, &a->ro);
+	case HS_TOP_TERMINAL:
+		cli_error("cannot use the terminal (TERM=%s): use --stdio", getenv("TERM") ?: "");
+		return 1;
+	case HS_TOP_SERVING:
+		cli_error("--serve: %s", err.detail);
+		return 1;
+	default:
 		cli_error("%s", err.detail);
-		status = 1;
-		goto closed;
+		return 1;
 	}
-	lv.view = hs_view_new(&vo);
-	status = serve(a, lv.view, &oo, &srv);
-	if (!status)
-		status = show(a, &lv, &t, &tc, srv);
-	/* the view ended (its waiting readers answered) before the server stops */
-	hs_profile_free(hs_live_end(&lv, &failed));
-	hs_serve_stop(srv);
-	hs_view_free(lv.view);
-	hs_live_release(&lv);
-closed:
-	hs_record_close(&rec);
-	hs_py_names_free(bo.py_names);
-	return status;
 }
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_args a = {.ro.freq = 999, .event = "cpu-clock", .cg = "auto", .refresh = 1, .window = 5};
+	struct top_args a = {.ro.freq = 999, .sa = {.event = "cpu-clock", .cg = "auto"}, .refresh = 1, .window = 5};
 	int status = parse(argc, argv, &a);
 
 	if (status < 0)
 		status = settle(&a);
 	if (status < 0)
-		status = run(&a, argc, argv);
-	hs_vec_free(&a.pids);
-	hs_vec_free(&a.tids);
+		status = run(&a);
+	cli_sampling_release(&a.sa);
 	return status;
 }

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "util/strbuf.h"
 
@@ -92,6 +91,7 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 {
 	const struct hs_builder_stats *st = &s->stats;
 	uint64_t got = st->samples, lost = st->lost;
+	struct hs_strbuf sb = {0};
 
 	for (const char *l; (l = hs_record_python_note(rec));)
 		cli_warn("%s", l);
@@ -107,70 +107,16 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 		fprintf(stderr, "hotstack: %llu sample%s in %zu stack%s%s\n", (unsigned long long)got,
 			got == 1 ? "" : "s", p->stacks.n - 1, p->stacks.n == 2 ? "" : "s",
 			rec->bad_records ? " (some records were unreadable)" : "");
-	if (cli_verbose)
-		fprintf(stderr,
-			"hotstack: %llu records, %.1f MB (%llu copied out of a filling ring); own samples dropped %llu; "
-			"empty %llu; unmapped frames %llu; files loaded %llu, unreadable %llu, replaced %llu\n",
-			(unsigned long long)rec->records, (double)rec->bytes / 1e6, (unsigned long long)rec->spilled,
-			(unsigned long long)st->own_samples, (unsigned long long)st->empty_samples,
-			(unsigned long long)st->unmapped_frames, (unsigned long long)s->files_loaded,
-			(unsigned long long)s->files_unreadable, (unsigned long long)s->files_mismatched);
 	if (cli_verbose) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "hotstack: own CPU time %.3f s user, %.3f s system; unwound %llu frames (%llu by CFI, %llu by frame pointer); samples of a call chain seen before %llu\n",
-			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, (unsigned long long)s->frames,
-			(unsigned long long)s->cfi_steps, (unsigned long long)s->fp_steps, (unsigned long long)st->chain_hits);
-		if (s->cfi_steps)
-			fprintf(stderr, "hotstack: unwinding tables of files: %llu compiled, %llu from the cache\n",
-				(unsigned long long)s->tables_built, (unsigned long long)s->tables_cached);
-		if (s->fp_steps)
-			fprintf(stderr,
-				"hotstack: frame-pointer steps through a frame's own record %llu; refused: "
-				"frame pointer off the stack %llu, return address not in code %llu, not after "
-				"a call %llu\n",
-				(unsigned long long)s->fp_own_records, (unsigned long long)s->fp_outside_stack,
-				(unsigned long long)s->fp_not_code, (unsigned long long)s->fp_not_after_call);
+		hs_live_details(rec, s, lbr_repair, &sb);
+		cli_detail_lines(hs_strbuf_str(&sb));
 	}
-	if (cli_verbose && lbr_repair)
-		fprintf(stderr, "hotstack: last-branch records %s; leaf callers put back from them: %llu\n",
-			rec->layout.sample_type & PERF_SAMPLE_BRANCH_STACK ? "sampled" : "not available (no LBR)",
-			(unsigned long long)st->lbr_repaired);
-	if (cli_verbose && hs_record_python_reader(rec))
-		fprintf(stderr, "hotstack: Python: %s\n", hs_record_python_reader(rec));
-	if (cli_verbose && hs_record_python_active(rec))
-		fprintf(stderr, "hotstack: Python: %llu samples with Python frames, %llu without their stack; stacks cut %llu, "
-			"unpaired %llu, dropped %llu; frames unnamed %llu\n", (unsigned long long)st->py_samples,
-			(unsigned long long)st->py_unpaired, (unsigned long long)st->py_cut, (unsigned long long)st->py_orphans,
-			(unsigned long long)hs_record_python_dropped(rec), (unsigned long long)st->py_unnamed);
-	if (cli_verbose && (s->jit_files || s->jit_perf_maps))
-		fprintf(stderr,
-			"hotstack: JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables "
-			"used), %llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "
-			"unnamed %llu\n",
-			(unsigned long long)s->jit_files, (unsigned long long)s->jit_code_loads,
-			(unsigned long long)s->jit_code_moves, (unsigned long long)s->jit_tables,
-			(unsigned long long)s->jit_perf_maps, (unsigned long long)s->jit_perf_map_entries,
-			(unsigned long long)s->jit_named_jitdump, (unsigned long long)s->jit_named_perf_map,
-			(unsigned long long)s->jit_unnamed);
 	if (off_cpu && !cli_quiet) {
-		fprintf(stderr, "hotstack: off-CPU: %llu blocked periods, %.3f s", (unsigned long long)st->off_cpu.samples,
-			(double)st->off_cpu.ns / 1e9);
-		if (st->off_cpu.short_periods)
-			fprintf(stderr, "; %llu shorter than --off-cpu-min left out (%.3f s)",
-				(unsigned long long)st->off_cpu.short_periods, (double)st->off_cpu.short_ns / 1e9);
-		if (st->off_cpu.preempted)
-			fprintf(stderr, "; waiting for a CPU after %llu preemptions, %.3f s (wall time, not off-CPU)",
-				(unsigned long long)st->off_cpu.preempted, (double)st->off_cpu.preempted_ns / 1e9);
-		fputc('\n', stderr);
+		hs_strbuf_reset(&sb);
+		hs_live_off_cpu_summary(s, &sb);
+		fprintf(stderr, "hotstack: %s\n", hs_strbuf_str(&sb));
 	}
-	if (cli_verbose && st->off_cpu.unmatched)
-		fprintf(stderr, "hotstack: off-CPU: %llu switch-ins lost (periods ended at the next sample or switch-out)\n",
-			(unsigned long long)st->off_cpu.unmatched);
-	if (cli_verbose && st->tracing_frames)
-		fprintf(stderr, "hotstack: %llu frames of the tracing machinery left out at the top of kernel stacks\n",
-			(unsigned long long)st->tracing_frames);
+	hs_strbuf_release(&sb);
 	cli_warn_unnamed(p);
 	if (!got && !st->off_cpu.samples && !cli_quiet)
 		cli_warn("no samples were recorded");

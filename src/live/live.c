@@ -221,23 +221,6 @@ const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outpu
 	return NULL;
 }
 
-void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info)
-{
-	const struct hs_push_stats *st = &lv->push_stats;
-
-	if (st->dropped || st->refused)
-		hs_strbuf_addf(warn, "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or time left)\n",
-			       (unsigned long long)(st->dropped + st->refused), lv->o.push.url,
-			       (unsigned long long)st->refused, (unsigned long long)st->dropped);
-	if (st->spooled)
-		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
-			       (unsigned long long)st->spooled, lv->o.push.spool_dir);
-	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, lv->o.push.url);
-	if (st->from_spool)
-		hs_strbuf_addf(info, "; %llu were waiting in %s from an earlier recording", (unsigned long long)st->from_spool,
-			       lv->o.push.spool_dir);
-}
-
 /* The series of a recording that is not system-wide: its command's name, else its first
  * process's service */
 static void series_of(const struct hs_record_opts *ro, char *buf, size_t cap)

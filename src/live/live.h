@@ -71,6 +71,13 @@ int hs_live_push_label(struct hs_live_opts *o, const char *label);
 /* Settles o for its n outputs: --push without --switch-output pushes every 10 s; checkpoints
  * for outputs that are all files. Returns NULL, or what does not go together (a line). */
 const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n);
+/* What the recording counted, for those who asked for detail (record -v): lines with "\n",
+ * appended to sb; s is the builder's summary, lbr_repair whether leaf callers were put back
+ * from last-branch records. */
+void hs_live_details(const struct hs_record *rec, const struct hs_builder_summary *s, bool lbr_repair,
+		     struct hs_strbuf *sb);
+/* The off-CPU time recorded (--off-cpu), one line without "\n", appended to sb. */
+void hs_live_off_cpu_summary(const struct hs_builder_summary *s, struct hs_strbuf *sb);
 /* What --push did, at the end, for a person: warnings (profiles dropped or left waiting) to
  * warn, lines with "\n"; what was sent to info, a line without. */
 void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info);

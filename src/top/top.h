@@ -27,6 +27,32 @@ struct hs_top {
 	int write_error;           /* with stdio: errno of a failed write (the recording ends) */
 };
 
+struct hs_top_run_opts {
+	struct hs_record_opts *ro; /* what to record, settled (hs_record_targets_settle()) */
+	const struct hs_callgraph_opts *cgo;
+	struct hs_view_opts view;  /* the refresh (step) and the window */
+	struct hs_top_config top;
+	const char *serve;                /* --serve [ADDR:]PORT, or NULL */
+	const struct hs_output_opts *oo;  /* the served pages' options */
+	/* What there is to say when the screen is not up to show it on its last line: say as
+	 * struct hs_live_hooks' (a warning, or a detail), info a plain line (where it serves). */
+	void (*say)(void *ctx, bool detail, const char *msg);
+	void (*info)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+enum hs_top_failure {
+	HS_TOP_OK,
+	HS_TOP_RECORDING, /* err is the recording's (its cause an enum hs_record_failure) */
+	HS_TOP_SERVING,   /* err says why the server did not start */
+	HS_TOP_TERMINAL,  /* the terminal cannot be used */
+	HS_TOP_WRITING,   /* err says why a --stdio report could not be written */
+};
+
+/* hotstack top: records as o->ro asks and shows it until q, a signal, or the command's end;
+ * the signals are blocked (hs_record_block_signals()). Returns HS_TOP_OK, or what failed. */
+enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, struct hs_error *err);
+
 /* Starts showing lv's view (lv->view set): takes the terminal over unless c->stdio. Returns 0,
  * or -ENOTTY when the terminal cannot be used. */
 int hs_top_start(struct hs_top *t, struct hs_live *lv, const struct hs_top_config *c);
