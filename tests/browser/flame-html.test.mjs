@@ -6,30 +6,15 @@
 // tests/e2e/flame-html-browser.sh generates: "big;main;group_{i%100};sub_{i%1000};leaf_i 1+i%5"
 // for i < 100000, and "big;main;hot;spin 300000".
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { run, step } from './browser.mjs';
 
 const htmlPath = resolve(process.argv[2] ?? 'flame.html');
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TOTAL = 600000, FULL = 1180; // 1200 pixels less 10 of padding each side
 const MATCH = [230, 0, 230];
 
-const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-	executablePath,
-	headless: true,
-	viewport: { width: 1280, height: 400 },
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-let failed = false;
-const step = (what) => console.log('ok - ' + what);
-
-try {
-	const page = context.pages()[0] ?? (await context.newPage());
+await run({ viewport: { width: 1280, height: 400 } }, async (page) => {
 	page.setDefaultTimeout(20000);
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(e.message));
@@ -160,11 +145,4 @@ try {
 	assert.ok(times[0] < 500 && times[1] < 1000, `redraw ${times[0]} ms, search ${times[1]} ms`);
 	step(`redraw ${times[0].toFixed(1)} ms, search ${times[1].toFixed(1)} ms`);
 	assert.deepEqual(errors, [], 'no script errors');
-} catch (e) {
-	failed = true;
-	console.error(e);
-} finally {
-	await context.close();
-	rmSync(userDataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

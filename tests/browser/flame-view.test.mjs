@@ -2,23 +2,12 @@
 // what a person sees first: the base frame "all" inside the window, though the graph is taller.
 // Usage: node flame-view.test.mjs GRAPH.svg|GRAPH.html (run by tests/e2e/flame-open.sh).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { run } from './browser.mjs';
 
 const file = resolve(process.argv[2]);
-const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-	executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-	headless: true,
-	viewport: { width: 1200, height: 700 },
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
-let failed = false;
-try {
-	const page = context.pages()[0] ?? (await context.newPage());
+await run({ viewport: { width: 1200, height: 700 } }, async (page) => {
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(e.message));
 	await page.goto(pathToFileURL(file).href);
@@ -43,11 +32,4 @@ try {
 		console.log('ok - the title bar in view');
 	}
 	assert.deepEqual(errors, []);
-} catch (e) {
-	console.error(e);
-	failed = true;
-} finally {
-	await context.close();
-	rmSync(userDataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

@@ -3,28 +3,15 @@
 // Usage: node flame.test.mjs GRAPH.svg, where GRAPH.svg was drawn from
 // tests/fixtures/flame-small.folded (run by tests/e2e/flame-browser.sh).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { run, step } from './browser.mjs';
 
 const svgPath = resolve(process.argv[2] ?? 'flame.svg');
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const MATCH_FILL = 'rgb(230,0,230)';
 const FULL = 1180; // the default 1200 pixels less 10 of padding each side
 
-const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-	executablePath,
-	headless: true,
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-let failed = false;
-
-try {
-	const page = context.pages()[0] ?? (await context.newPage());
+await run({}, async (page) => {
 	page.setDefaultTimeout(10000);
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(e.message));
@@ -45,7 +32,6 @@ try {
 		}));
 	};
 	const classes = async (loc) => (await loc.getAttribute('class')).split(/\s+/);
-	const step = (what) => console.log('ok - ' + what);
 	// Every label fits in its box.
 	const labelsFit = () =>
 		page.evaluate(() => {
@@ -157,11 +143,4 @@ try {
 	step('Reset Search');
 
 	assert.deepEqual(errors, [], 'no script errors');
-} catch (e) {
-	failed = true;
-	console.error(e);
-} finally {
-	await context.close();
-	rmSync(userDataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

@@ -4,28 +4,12 @@
 // Usage: node serve.test.mjs URL FUNCTION..., URL a recording's server (tests/e2e/serve-browser.sh)
 // of a workload whose stacks hold the functions named (its page reloading every 5 s, the default).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { run, step } from './browser.mjs';
 
 const [url, ...functions] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const REFRESH_MS = 5000;
 
-const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-	executablePath,
-	headless: true,
-	viewport: { width: 1280, height: 600 },
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-let failed = false;
-const step = (what) => console.log('ok - ' + what);
-
-try {
-	const page = context.pages()[0] ?? (await context.newPage());
+await run({ viewport: { width: 1280, height: 600 } }, async (page) => {
 	page.setDefaultTimeout(30000);
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(e.message));
@@ -67,11 +51,4 @@ try {
 	assert.equal(await marked(), false);
 	step('reloads again once zoomed out');
 	assert.deepEqual(errors, [], 'no script errors');
-} catch (e) {
-	failed = true;
-	console.error(e);
-} finally {
-	await context.close();
-	rmSync(userDataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

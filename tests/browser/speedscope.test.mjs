@@ -7,17 +7,15 @@
 // (run by tests/e2e/speedscope-browser.sh).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { run, step } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, 'node_modules', 'speedscope', 'dist', 'release');
 const small = resolve(process.argv[2]);
 const threads = process.argv[3] ? resolve(process.argv[3]) : null;
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const types = {
 	'.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
 	'.woff2': 'font/woff2', '.png': 'image/png', '.ico': 'image/x-icon', '.wasm': 'application/wasm',
@@ -38,16 +36,6 @@ const server = createServer((req, res) => {
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}`;
-
-const userDataDir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'hotstack-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-	executablePath,
-	headless: true,
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-let failed = false;
-const step = (what) => console.log('ok - ' + what);
 
 // The Sandwich view's rows: {name: [total, self]}.
 async function sandwich(page) {
@@ -82,8 +70,7 @@ async function open(page, name) {
 	return errors;
 }
 
-try {
-	const page = context.pages()[0] ?? (await context.newPage());
+await run({}, async (page, context) => {
 	page.setDefaultTimeout(15000);
 	const errors = await open(page, 'small.json');
 	// two threads ("app" and "worker" in the folded input), app first
@@ -145,12 +132,4 @@ try {
 		assert.deepEqual(errs, [], 'no script errors');
 		step(`a recording of ${spinners.length} threads: one profile each, with its spinner`);
 	}
-} catch (e) {
-	failed = true;
-	console.error(e);
-} finally {
-	await context.close();
-	server.close();
-	rmSync(userDataDir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+}, () => server.close());

@@ -72,12 +72,10 @@ awk '
 ' "$dir/chart.svg" || fail "flame chart lanes: $(awk '/<g class="frame/' "$dir/chart.svg" | head -3)"
 
 # ---- what a person sees first, in a browser ----
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-browser_dir=$SRCDIR/tests/browser
-if [ -x "$CHROMIUM" ] && command -v node >/dev/null 2>&1 && [ -d "$browser_dir/node_modules/playwright-core" ]; then
+if have_browser; then
 	for f in deep.svg deep.html; do
 		TMPDIR=$dir CHROMIUM=$CHROMIUM node "$browser_dir/flame-view.test.mjs" "$dir/$f" || fail "$f opens on the wrong place"
 	done
 else
-	echo "flame-open: the browser checks skipped (no chromium, node or tests/browser/node_modules)" >&2
+	echo "flame-open: the browser checks skipped: $browser_missing" >&2
 fi

@@ -1,6 +1,7 @@
 # shellcheck shell=sh
-# Shared by the end-to-end tests: a scratch directory, failure and skip helpers, and the probe
-# that skips (exit 77) where the kernel refuses perf_event_open.
+# Shared by the end-to-end tests: a scratch directory, failure and skip helpers, the probe that
+# skips (exit 77) where the kernel refuses perf_event_open, and the check for what the browser
+# tests need (Chromium, node, tests/browser/node_modules).
 : "${HOTSTACK:?HOTSTACK must name the hotstack binary}"
 : "${WORKLOADS:?WORKLOADS must name the built workloads}"
 : "${SRCDIR:?}"
@@ -55,6 +56,32 @@ require_perf_record() {
 	perf record -q -o "$dir/probe.data" -- true >/dev/null 2>"$dir/probe.err" ||
 		perf record -q -o "$dir/probe.data" -- true >/dev/null 2>"$dir/probe.err" ||
 		skip "perf record does not work here: $(head -n1 "$dir/probe.err")"
+}
+
+# Whether the browser tests can run: $CHROMIUM (/usr/bin/chromium unless set) there, node 18 or
+# newer (what playwright-core needs), and playwright-core and each MODULE named installed in
+# tests/browser/node_modules (npm ci). Sets CHROMIUM and browser_dir (tests/browser); where it
+# answers no, $browser_missing says what is missing.
+have_browser() { # [MODULE...]
+	CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+	browser_dir=$SRCDIR/tests/browser
+	browser_missing="no $CHROMIUM (apt-get install chromium)"
+	[ -x "$CHROMIUM" ] || return 1
+	browser_missing="no node (apt-get install nodejs npm)"
+	command -v node >/dev/null 2>&1 || return 1
+	_node_major=$(node -p 'process.versions.node.split(".")[0]')
+	browser_missing="node $_node_major is older than 18, which playwright-core needs"
+	[ "$_node_major" -ge 18 ] 2>/dev/null || return 1
+	for _m in playwright-core "$@"; do
+		browser_missing="no $browser_dir/node_modules/$_m (run 'npm ci' there)"
+		[ -d "$browser_dir/node_modules/$_m" ] || return 1
+	done
+	browser_missing=
+}
+
+# Skips the test where the browser tests cannot run (have_browser); sets CHROMIUM and browser_dir.
+require_browser() { # [MODULE...]
+	have_browser "$@" || skip "$browser_missing"
 }
 
 # Asserts that a command's exit status is the expected one.

@@ -9,13 +9,7 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-browser_dir=$SRCDIR/tests/browser
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (apt-get install chromium)"
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 18 ] || skip "node $node_major is older than 18, which playwright-core needs"
-[ -d "$browser_dir/node_modules/playwright-core" ] || skip "no $browser_dir/node_modules (run 'npm ci' there)"
+require_browser
 require_perf_events
 
 # two spinning threads: the machine's two CPUs busy, so that CPU the server takes shows

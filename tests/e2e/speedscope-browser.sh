@@ -7,15 +7,7 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-browser_dir=$SRCDIR/tests/browser
-[ -x "$CHROMIUM" ] || skip "no $CHROMIUM (apt-get install chromium)"
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 18 ] || skip "node $node_major is older than 18, which playwright-core needs"
-for m in playwright-core speedscope; do
-	[ -d "$browser_dir/node_modules/$m" ] || skip "no $browser_dir/node_modules/$m (run 'npm ci' there)"
-done
+require_browser speedscope
 
 "$HOTSTACK" convert "$SRCDIR/tests/fixtures/flame-small.folded" -o "$dir/small.speedscope.json" ||
 	fail "convert to speedscope failed"

@@ -79,6 +79,23 @@ int hs_test_mkdtemp(char *buf, size_t cap, const char *prefix)
 	return mkdtemp(buf) ? 0 : -1;
 }
 
+int hs_test_write_temp(char *buf, size_t cap, const char *prefix, const char *text)
+{
+	size_t len = strlen(text);
+	int fd, ok;
+
+	if ((size_t)snprintf(buf, cap, "%s/%s.XXXXXX", tmp_root(), prefix) >= cap)
+		return -1;
+	fd = mkstemp(buf);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	if (!ok)
+		unlink(buf);
+	return ok ? 0 : -1;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);

@@ -29,6 +29,9 @@ char *hs_test_temp_file(const char *prefix);
 /* A new directory under $TMPDIR (or /tmp) named prefix.XXXXXX, its path in buf: 0, or -1 (for
  * cmocka's setup functions, which return a status). */
 int hs_test_mkdtemp(char *buf, size_t cap, const char *prefix);
+/* A new file under $TMPDIR (or /tmp) named prefix.XXXXXX holding text (a kallsyms file, say), its
+ * path in buf: 0, or -1 (for cmocka's setup functions). The caller unlinks it. */
+int hs_test_write_temp(char *buf, size_t cap, const char *prefix, const char *text);
 /* Removes a directory and all in it, without following links: 0, or -1. */
 int hs_test_rmtree(const char *dir);
 

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,12 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "profile/builder.h"
 #include "profile/off-cpu.h"
 
-static char kallsyms[64];
+static char kallsyms[PATH_MAX];
 
 #define K_PERF_TRACE 0xffffffff81000000ULL
 #define K_TRACEITER 0xffffffff81001000ULL
@@ -40,15 +43,9 @@ static int setup(void **state)
 				   "ffffffff81005000 T irqentry_exit_to_user_mode\n"
 				   "ffffffff81006000 T kernel_spin\n"
 				   "ffffffff81007000 T _etext\n";
-	int fd;
 
 	(void)state;
-	snprintf(kallsyms, sizeof(kallsyms), "/tmp/hs-test-off-cpu.XXXXXX");
-	fd = mkstemp(kallsyms);
-	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1))
-		return -1;
-	close(fd);
-	return 0;
+	return hs_test_write_temp(kallsyms, sizeof(kallsyms), "hs-test-off-cpu", text);
 }
 
 static int teardown(void **state)

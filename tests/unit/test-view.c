@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,12 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 #include "live/view.h"
 #include "output/output.h"
 
-static char kallsyms[64];
+static char kallsyms[PATH_MAX];
 
 #define K_ALPHA 0xffffffff81000000ULL
 #define K_BETA 0xffffffff81001000ULL
@@ -31,15 +34,9 @@ static int setup(void **state)
 				   "ffffffff81001000 T beta\n"
 				   "ffffffff81002000 T gamma\n"
 				   "ffffffff81003000 T _etext\n";
-	int fd;
 
 	(void)state;
-	snprintf(kallsyms, sizeof(kallsyms), "/tmp/hs-test-view.XXXXXX");
-	fd = mkstemp(kallsyms);
-	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1))
-		return -1;
-	close(fd);
-	return 0;
+	return hs_test_write_temp(kallsyms, sizeof(kallsyms), "hs-test-view", text);
 }
 
 static int teardown(void **state)
