@@ -30,6 +30,9 @@
 #define CACHE_SLOTS 8
 #define DEFAULT_SECONDS 30 /* /debug/pprof/profile without ?seconds, as Go's */
 #define DEFAULT_REFRESH 5
+/* How long the end of a recording waits for the profiles of the next seconds it answered to be
+ * sent: a scraper's last scrape is what there was, not a closed connection */
+#define DRAIN_NS (5 * 1000000000ULL)
 
 enum render { R_HTML, R_PPROF, R_FOLDED };
 
@@ -67,7 +70,13 @@ struct hs_serve {
 	pthread_cond_t rendered;
 	struct blob *cache[CACHE_SLOTS];
 	uint64_t clock;
+	int fd;          /* the listening socket, closed after the daemon */
+	unsigned taking; /* /debug/pprof/profile requests not yet sent (under lock) */
+	pthread_cond_t sent;
 };
+
+/* A request's mark (MHD's con_cls) while it takes a profile of the next seconds */
+static char taking_mark;
 
 static void blob_put_locked(struct blob *b)
 {
@@ -227,7 +236,7 @@ static enum MHD_Result answer_view(struct hs_serve *s, struct MHD_Connection *c,
 /* /debug/pprof/profile?seconds=N: Go's net/http/pprof CPU profile, what go tool pprof and
  * Pyroscope's pull mode ask for. Go takes a bad value for 30; a number we cannot serve is said
  * instead, as Go says a duration over its server's write timeout. */
-static enum MHD_Result answer_next(struct hs_serve *s, struct MHD_Connection *c)
+static enum MHD_Result answer_next(struct hs_serve *s, struct MHD_Connection *c, void **mark)
 {
 	const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
 	unsigned long seconds = DEFAULT_SECONDS;
@@ -243,6 +252,10 @@ static enum MHD_Result answer_next(struct hs_serve *s, struct MHD_Connection *c)
 					   "invalid seconds '%.40s': a whole number from 1 to %u expected", arg,
 					   HS_VIEW_MAX_SECONDS);
 	}
+	pthread_mutex_lock(&s->lock);
+	s->taking++;
+	pthread_mutex_unlock(&s->lock);
+	*mark = &taking_mark; /* until on_completed() */
 	snap = hs_view_next(s->view, (unsigned)seconds, &why);
 	if (!snap && why && !strcmp(why, "busy"))
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, true,
@@ -271,7 +284,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/"))
 		return answer_view(s, c, HS_VIEW_WINDOW, R_HTML, NULL);
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return answer_next(s, c);
+		return answer_next(s, c, con_cls);
 	if (!strcmp(url, "/profile.pb.gz"))
 		return answer_view(s, c, HS_VIEW_ALL, R_PPROF, "profile.pb.gz");
 	if (!strcmp(url, "/folded"))
@@ -285,6 +298,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	/* Go's words, as a Go server of the same protocol says them */
 	return answer_text(c, MHD_HTTP_NOT_FOUND, false, "404 page not found");
+}
+
+/* MHD's notice that a request is over: its answer sent, or its connection gone */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+	struct hs_serve *s = cls;
+
+	if (*con_cls != &taking_mark)
+		return;
+	*con_cls = NULL;
+	pthread_mutex_lock(&s->lock);
+	s->taking--;
+	pthread_cond_broadcast(&s->sent);
+	pthread_mutex_unlock(&s->lock);
 }
 
 struct starter {
@@ -302,10 +329,11 @@ static void *start_main(void *arg)
 
 	setpriority(PRIO_PROCESS, (id_t)gettid(), SERVE_NICE);
 	/* poll, not select: the recording has an fd per CPU and ring, and may pass FD_SETSIZE */
-	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD, 0, NULL, NULL,
-				   on_request, st->s, MHD_OPTION_LISTEN_SOCKET, st->fd, MHD_OPTION_CONNECTION_LIMIT,
+	/* ITC: the end stops the listening first (MHD_quiesce_daemon()), then lets answers go */
+	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC, 0, NULL,
+				   NULL, on_request, st->s, MHD_OPTION_LISTEN_SOCKET, st->fd, MHD_OPTION_CONNECTION_LIMIT,
 				   (unsigned)MAX_CLIENTS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT,
-				   MHD_OPTION_END);
+				   MHD_OPTION_NOTIFY_COMPLETED, on_completed, st->s, MHD_OPTION_END);
 	return NULL;
 }
 
@@ -317,6 +345,7 @@ int hs_serve_start(struct hs_serve **ret, const struct hs_serve_opts *o, struct 
 	socklen_t len;
 	const char *why = hs_listen_parse(o->listen, &sa, &len);
 	struct hs_serve *s;
+	pthread_condattr_t ca;
 	int rc;
 
 	if (why)
@@ -332,6 +361,11 @@ int hs_serve_start(struct hs_serve **ret, const struct hs_serve_opts *o, struct 
 	hs_listen_name(st.fd, s->address, sizeof(s->address));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->rendered, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->sent, &ca);
+	pthread_condattr_destroy(&ca);
+	s->fd = -1;
 	st.s = s;
 	rc = pthread_create(&t, NULL, start_main, &st);
 	if (rc == 0)
@@ -342,6 +376,7 @@ int hs_serve_start(struct hs_serve **ret, const struct hs_serve_opts *o, struct 
 		return hs_error_set(err, rc ? -rc : -ENOMEM, "cannot start the server on %s", o->listen);
 	}
 	s->mhd = st.mhd;
+	s->fd = st.fd;
 	*ret = s;
 	return 0;
 }
@@ -351,18 +386,41 @@ const char *hs_serve_address(const struct hs_serve *s)
 	return s->address;
 }
 
+/* No more clients, and the profiles of the next seconds already answered (hs_view_end()) sent,
+ * for up to DRAIN_NS */
+static void drain(struct hs_serve *s)
+{
+	struct timespec until;
+	uint64_t at = hs_now_ns() + DRAIN_NS;
+	int rc = 0;
+
+	if (MHD_quiesce_daemon(s->mhd) == MHD_INVALID_SOCKET)
+		s->fd = -1; /* not quiesced: the daemon closes it */
+	until.tv_sec = (time_t)(at / 1000000000ULL);
+	until.tv_nsec = (long)(at % 1000000000ULL);
+	pthread_mutex_lock(&s->lock);
+	while (s->taking && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->sent, &s->lock, &until);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void hs_serve_stop(struct hs_serve *s)
 {
 	if (!s)
 		return;
 	/* joins every connection's thread: their responses (and the blobs they hold) are gone
 	 * after it; it closes the listening socket too */
-	if (s->mhd)
+	if (s->mhd) {
+		drain(s);
 		MHD_stop_daemon(s->mhd);
+		if (s->fd >= 0)
+			close(s->fd);
+	}
 	for (size_t i = 0; i < CACHE_SLOTS; i++)
 		if (s->cache[i])
 			blob_put_locked(s->cache[i]);
 	pthread_cond_destroy(&s->rendered);
+	pthread_cond_destroy(&s->sent);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -111,15 +111,40 @@ status=$(fetch "$url/" "$dir/page.html")
 grep -q 'id="flamedata"' "$dir/page.html" || fail "/ is not the flame graph"
 grep -q 'Live: reloads every' "$dir/page.html" || fail "/ does not say it is live"
 
-# the recording goes on, and ends as it would without --serve, its file written
+# the recording goes on, and ends as it would without --serve, its file written; a profile of
+# the next 30 s asked for just before the end is sent with what there was
 kill -0 "$rec" 2>/dev/null || fail "the recording ended early: $(cat "$dir/rec.err")"
+fetch "$url/debug/pprof/profile?seconds=30" "$dir/last.pb.gz" >"$dir/last.status" &
+last=$!
+connected() { [ -n "$(ss -tnH state established "dport = :$port")" ]; }
+wait_until 300 connected || fail "the client did not connect"
+sleep 1 # a tick or four of the recording: the request seen, its seconds begun
 kill -TERM "$rec"
 set +e
 wait "$rec"
 got=$?
+wait "$last"
 set -e
 rec=""
+[ "$(cat "$dir/last.status")" = 200 ] || fail "a profile asked for before the end: $(cat "$dir/last.status")"
+[ "$(samples "$dir/last.pb.gz")" -gt 0 ] || fail "a profile asked for before the end has no samples"
 [ "$got" -eq 143 ] || fail "record --serve ended by SIGTERM exited $got: $(cat "$dir/rec.err")"
 grep -q ';main;a;b;leaf ' "$dir/rec.folded" || fail "the recording's file has no main;a;b;leaf"
 [ "$(fetch "$url/folded" "$dir/gone.txt")" = 000 ] || fail "the server answers after the recording"
+
+# top --serve: the same end, with nothing to write that would give the answer time to go
+"$HOTSTACK" top --stdio -p "$target" --serve 0 >"$dir/top.out" 2>"$dir/top.err" &
+rec=$!
+wait_until 300 has_line "$dir/top.err" 'serving on' || fail "top: no 'serving on' line: $(cat "$dir/top.err")"
+port=$(sed -n 's|^hotstack: serving on http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p' "$dir/top.err")
+fetch "http://127.0.0.1:$port/debug/pprof/profile?seconds=30" "$dir/toplast.pb.gz" >"$dir/toplast.status" &
+last=$!
+wait_until 300 connected || fail "the client of top did not connect"
+sleep 1
+kill -INT "$rec"
+wait "$rec" || fail "top --serve ended by SIGINT exited $?: $(cat "$dir/top.err")"
+wait "$last"
+rec=""
+[ "$(cat "$dir/toplast.status")" = 200 ] || fail "top: a profile asked for before the end: $(cat "$dir/toplast.status")"
+[ "$(samples "$dir/toplast.pb.gz")" -gt 0 ] || fail "top: a profile asked for before the end has no samples"
 echo "serve: port $port, 2 s: $next2 samples, so far: $(samples "$dir/all.pb.gz")"
