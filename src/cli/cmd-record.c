@@ -407,8 +407,8 @@ int cmd_record(int argc, char **argv)
 			status = 1;
 			goto served;
 		}
-		if (!cli_quiet)
-			fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
+		/* even with -q: with port 0 it is the only way to find the server */
+		fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
 	}
 	ro.py_names = bo.py_names = no_python ? NULL : hs_py_names_new();
 	bo.python_internals = py_internals;

@@ -141,10 +141,10 @@ static int settle(struct top_args *a)
 	return -1;
 }
 
+/* Where it serves: said even with -q (with port 0, the only way to find the server) */
 static void on_info(void *ctx, const char *msg)
 {
-	if (!cli_quiet)
-		fprintf(stderr, "hotstack: %s\n", msg);
+	fprintf(stderr, "hotstack: %s\n", msg);
 }
 
 static int run(struct top_args *a)
@@ -161,10 +161,11 @@ static int run(struct top_args *a)
 		.info = on_info,
 	};
 	struct hs_error err = {0};
+	int status;
 
-	switch (hs_top_run(&o, &err)) {
+	switch (hs_top_run(&o, &status, &err)) {
 	case HS_TOP_OK:
-		return 0;
+		return status;
 	case HS_TOP_RECORDING:
 		return cli_record_error(&err, &a->ro);
 	case HS_TOP_TERMINAL:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/view.h"
@@ -97,14 +98,30 @@ static void blob_put(void *arg)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* What a snapshot covers, for the page: "12:30:00 to 12:34:56 (296.0 s)", local time */
+static void span_of(const struct hs_snapshot *snap, char *buf, size_t cap)
+{
+	time_t from = (time_t)(snap->start_wall / 1000000000), to = (time_t)(snap->end_wall / 1000000000);
+	char a[16], b[16];
+	struct tm tm;
+
+	strftime(a, sizeof(a), "%H:%M:%S", localtime_r(&from, &tm));
+	strftime(b, sizeof(b), "%H:%M:%S", localtime_r(&to, &tm));
+	snprintf(buf, cap, "%s to %s (%.1f s)", a, b, (double)(snap->end_wall - snap->start_wall) / 1e9);
+}
+
 static void render(struct hs_serve *s, const struct hs_snapshot *snap, struct blob *b)
 {
 	const struct hs_format *f = hs_format_from_name(renders[b->kind].format);
 	struct hs_output_opts oo = s->oo;
 	struct hs_outfile out;
+	char span[64];
 
-	if (b->kind == R_HTML)
+	if (b->kind == R_HTML) {
 		oo.refresh = s->refresh;
+		span_of(snap, span, sizeof(span));
+		oo.subtitle = oo.subtitle ? oo.subtitle : span;
+	}
 	hs_outfile_open_mem(&out);
 	b->err = f ? f->write(snap->p, &oo, &out) : -ENOSYS;
 	b->buf = hs_outfile_take_mem(&out, &b->len);
@@ -289,6 +306,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_view(s, c, HS_VIEW_ALL, R_PPROF, "profile.pb.gz");
 	if (!strcmp(url, "/folded"))
 		return answer_view(s, c, HS_VIEW_ALL, R_FOLDED, NULL);
+	if (!strcmp(url, "/debug/pprof")) { /* as Go's mux sends it on */
+		struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		if (r)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, "/debug/pprof/");
+		return queue(c, MHD_HTTP_MOVED_PERMANENTLY, r);
+	}
 	if (!strcmp(url, "/debug/pprof/")) {
 		struct MHD_Response *r = MHD_create_response_from_buffer(sizeof(pprof_index) - 1, (void *)pprof_index,
 									 MHD_RESPMEM_PERSISTENT);

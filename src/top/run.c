@@ -26,7 +26,8 @@ static void say(void *ctx, bool detail, const char *msg)
 }
 
 /* The live recording, its view served and shown until its end */
-static enum hs_top_failure show(struct run *r, struct hs_record *rec, struct hs_builder_opts *bo, struct hs_error *err)
+static enum hs_top_failure show(struct run *r, struct hs_record *rec, struct hs_builder_opts *bo, int *status,
+				struct hs_error *err)
 {
 	const struct hs_top_run_opts *o = r->o;
 	struct hs_top_config tc = o->top;
@@ -55,25 +56,31 @@ static enum hs_top_failure show(struct run *r, struct hs_record *rec, struct hs_
 	}
 	if (!fail && hs_live_run(&lv, err))
 		fail = HS_TOP_RECORDING;
+	/* q and Ctrl-C end top as top ends; a command that ended says how */
+	if (!fail && rec->cause == HS_CAUSE_COMMAND_EXITED)
+		*status = hs_record_command_status(rec);
 	hs_top_end(&r->t); /* the terminal as it was, before anything more is said */
+	hs_profile_free(hs_live_end(&lv, &failed));
+	if (!fail)
+		hs_top_last(&r->t);
 	if (!fail && r->t.write_error) {
 		hs_error_set(err, -r->t.write_error, "cannot write the report: %s", strerror(r->t.write_error));
 		fail = HS_TOP_WRITING;
 	}
-	hs_profile_free(hs_live_end(&lv, &failed));
 	hs_serve_stop(srv);
 	hs_view_free(lv.view);
 	hs_live_release(&lv);
 	return fail;
 }
 
-enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, struct hs_error *err)
+enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, int *status, struct hs_error *err)
 {
 	struct run r = {.o = o};
 	struct hs_builder_opts bo = {0};
 	enum hs_top_failure fail;
 	struct hs_record rec;
 
+	*status = 0;
 	hs_record_block_signals(false);
 	o->ro->py_names = bo.py_names = hs_py_names_new();
 	if (hs_record_open(&rec, o->ro, err)) {
@@ -81,7 +88,7 @@ enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, struct hs_error 
 	} else {
 		if (rec.user_only)
 			o->say(o->ctx, false, "no permission for kernel samples (kernel.perf_event_paranoid > 1): user space only");
-		fail = show(&r, &rec, &bo, err);
+		fail = show(&r, &rec, &bo, status, err);
 	}
 	hs_record_close(&rec);
 	hs_py_names_free(bo.py_names);

@@ -36,6 +36,8 @@ struct hs_screen {
 	bool typing;
 	bool paused;
 	size_t sel;    /* the selected function, an index in the table */
+	char *sel_name, *sel_module; /* ... which it follows from one window to the next */
+	bool sel_moved;              /* the keys moved it: the next draw names it anew */
 	size_t scroll; /* the first line shown */
 	char *open_name, *open_module; /* the function whose callers and callees show */
 	size_t nfns;   /* in the last table drawn */
@@ -73,6 +75,8 @@ void hs_screen_close(struct hs_screen *s)
 	delscreen(s->term);
 	free(s->open_name);
 	free(s->open_module);
+	free(s->sel_name);
+	free(s->sel_module);
 	free(s);
 }
 
@@ -96,6 +100,7 @@ static void filter_key(struct hs_screen *s, int c)
 		memcpy(s->filter, s->input, sizeof(s->filter));
 		s->typing = false;
 		s->sel = s->scroll = 0;
+		s->sel_moved = true;
 	} else if (c == 27) {
 		s->typing = false;
 	} else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
@@ -114,21 +119,42 @@ static void move_sel(struct hs_screen *s, long by)
 	if (to >= (long)s->nfns)
 		to = (long)s->nfns - 1;
 	s->sel = to < 0 ? 0 : (size_t)to;
+	s->sel_moved = true;
+}
+
+static void set_name(char **name, char **module, const struct hs_top_fn *f)
+{
+	free(*name);
+	free(*module);
+	*name = f ? hs_xstrdup(f->name) : NULL;
+	*module = f ? hs_xstrdup(f->module) : NULL;
+}
+
+static bool is_fn(const struct hs_top_fn *f, const char *name, const char *module)
+{
+	return name && !strcmp(f->name, name) && !strcmp(f->module, module);
+}
+
+/* The selection in a new table: the function it was on, wherever the counts put it now; where
+ * that function is gone, or the keys moved it, the function at its place. */
+static void follow_sel(struct hs_screen *s, const struct hs_top_table *t)
+{
+	s->nfns = t->fns.n;
+	if (!s->sel_moved)
+		for (size_t i = 0; i < t->fns.n; i++)
+			if (is_fn(&t->fns.v[i], s->sel_name, s->sel_module))
+				s->sel = i;
+	if (s->sel >= t->fns.n)
+		s->sel = t->fns.n ? t->fns.n - 1 : 0;
+	set_name(&s->sel_name, &s->sel_module, t->fns.n ? &t->fns.v[s->sel] : NULL);
+	s->sel_moved = false;
 }
 
 /* Enter: unfolds a function's callers and callees, or folds them; kept by name, as the tables
  * of the windows to come hold it at other places. */
-static void toggle_open(struct hs_screen *s, const char *name, const char *module)
+static void toggle_open(struct hs_screen *s, const struct hs_top_fn *f)
 {
-	bool same = s->open_name && !strcmp(s->open_name, name) && !strcmp(s->open_module, module);
-
-	free(s->open_name);
-	free(s->open_module);
-	s->open_name = s->open_module = NULL;
-	if (!same) {
-		s->open_name = hs_xstrdup(name);
-		s->open_module = hs_xstrdup(module);
-	}
+	set_name(&s->open_name, &s->open_module, is_fn(f, s->open_name, s->open_module) ? NULL : f);
 }
 
 static int key(struct hs_screen *s, int c)
@@ -155,7 +181,7 @@ static int key(struct hs_screen *s, int c)
 		move_sel(s, page);
 		break;
 	case KEY_HOME:
-		s->sel = 0;
+		move_sel(s, -(long)s->nfns);
 		break;
 	case KEY_END:
 		move_sel(s, (long)s->nfns);
@@ -173,7 +199,7 @@ static int key(struct hs_screen *s, int c)
 		break;
 	case '/':
 		s->typing = true;
-		memcpy(s->input, s->filter, sizeof(s->input));
+		s->input[0] = 0;
 		break;
 	case 'p':
 		s->paused = !s->paused;
@@ -220,16 +246,30 @@ static double pct(int64_t v, int64_t sum)
 	return sum > 0 ? 100.0 * (double)v / (double)sum : 0.0;
 }
 
+/* n in at most 5 characters: 99999, 219k, 2.19M */
+static const char *short_count(uint64_t n, char *buf, size_t cap)
+{
+	if (n < 100000)
+		snprintf(buf, cap, "%llu", (unsigned long long)n);
+	else if (n < 1000000)
+		snprintf(buf, cap, "%.0fk", (double)n / 1e3);
+	else
+		snprintf(buf, cap, "%.2fM", (double)n / 1e6);
+	return buf;
+}
+
+/* What the view is first (paused, the sort, kernel frames), so that 80 columns always show it;
+ * the counts after. */
 static void status_line(const struct hs_screen *s, const struct hs_top_table *t, const struct hs_screen_status *st)
 {
-	char buf[512], cut[64] = "";
+	char buf[512], cut[64] = "", n[16], lost[16];
 
-	if (t->cut && t->cut_reason)
-		snprintf(cut, sizeof(cut), ", cut %.0f%% (%s)", pct(t->cut, t->sum), t->cut_reason);
-	snprintf(buf, sizeof(buf), "%.0f samples/s, %llu samples, lost %llu%s, last %.1f s, sort %s, kernel %s%s",
-		 st->rate, (unsigned long long)st->samples, (unsigned long long)st->lost, cut, st->span,
-		 s->o.by_total ? "total" : "self", st->no_kernel ? "not recorded" : s->o.hide_kernel ? "hidden" : "shown",
-		 s->paused ? ", PAUSED" : "");
+	if (t->cut_reason && pct(t->cut, t->sum) >= 0.5)
+		snprintf(cut, sizeof(cut), " | cut %.0f%% %s", pct(t->cut, t->sum), t->cut_reason);
+	snprintf(buf, sizeof(buf), "%ssort %s | kernel %s | last %.1f s | %.0f/s | %s samples, lost %s%s",
+		 s->paused ? "PAUSED | " : "", s->o.by_total ? "total" : "self",
+		 st->no_kernel ? "not recorded" : s->o.hide_kernel ? "hidden" : "shown", st->span, st->rate,
+		 short_count(st->samples, n, sizeof(n)), short_count(st->lost, lost, sizeof(lost)), cut);
 	put_line(0, buf, A_REVERSE);
 }
 
@@ -242,10 +282,8 @@ static void key_line(struct hs_screen *s)
 	} else if (*s->note && hs_now_ns() < s->note_until) {
 		snprintf(buf, sizeof(buf), "%s", s->note);
 	} else {
-		snprintf(buf, sizeof(buf), "q quit  Enter callers  k kernel  s sort  / filter%s%s  p pause  z zero",
-			 *s->filter ? " '" : "", *s->filter ? s->filter : "");
-		if (*s->filter)
-			strcat(buf, "'");
+		snprintf(buf, sizeof(buf), "q quit  Enter callers  k kernel  s sort  / filter%s%s%s  p pause  z zero",
+			 *s->filter ? " '" : "", s->filter, *s->filter ? "'" : "");
 	}
 	put_line(LINES - 1, buf, A_BOLD);
 }
@@ -300,11 +338,14 @@ static void format_line(const struct line *l, int64_t sum, char *buf, size_t cap
 			 namew - 2, namew - 2, f->name, modw, hs_top_module_name(f->module));
 }
 
-/* Scrolls so that the selected function shows, and as much of what is open under it. */
-static void scroll_to(struct hs_screen *s, size_t at, size_t end)
+/* Scrolls so that the selected function shows, and as much of what is open under it, with the
+ * screen full where there are lines enough (a table that shrank is not left with one row). */
+static void scroll_to(struct hs_screen *s, size_t at, size_t end, size_t n)
 {
 	size_t rows = s->rows > 0 ? (size_t)s->rows : 1;
 
+	if (s->scroll + rows > n)
+		s->scroll = n > rows ? n - rows : 0;
 	if (at < s->scroll)
 		s->scroll = at;
 	if (end >= s->scroll + rows)
@@ -322,7 +363,7 @@ static void draw_table(struct hs_screen *s, const struct hs_top_table *t, const 
 		at++;
 	for (end = at; end + 1 < lines.n && lines.v[end + 1].kind != LINE_FN;)
 		end++;
-	scroll_to(s, at, end);
+	scroll_to(s, at, end, lines.n);
 	for (int y = 0; y < s->rows && s->scroll + (size_t)y < lines.n; y++) {
 		const struct line *l = &lines.v[s->scroll + (size_t)y];
 		bool selected = l->kind == LINE_FN && l->index == s->sel;
@@ -348,10 +389,9 @@ void hs_screen_draw(struct hs_screen *s, const struct hs_profile *p, const struc
 		s->o.vi = hs_top_value_index(p);
 		hs_top_table_build(p, &s->o, &t);
 	}
-	s->nfns = t.fns.n;
-	move_sel(s, 0);
+	follow_sel(s, &t);
 	if (s->open_asked && t.fns.n)
-		toggle_open(s, t.fns.v[s->sel].name, t.fns.v[s->sel].module);
+		toggle_open(s, &t.fns.v[s->sel]);
 	s->open_asked = false;
 	if (p && s->open_name)
 		hs_top_related_build(p, &s->o, s->open_name, s->open_module, &r);

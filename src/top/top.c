@@ -110,6 +110,14 @@ static bool take_window(struct hs_top *t)
 	return true;
 }
 
+void hs_top_last(struct hs_top *t)
+{
+	if (t->c.stdio && !t->write_error && take_window(t))
+		t->write_error = report(t);
+	hs_snapshot_put(t->shown);
+	t->shown = NULL;
+}
+
 static uint64_t tick_stdio(struct hs_top *t)
 {
 	if (take_window(t) && (t->write_error = report(t)))

@@ -50,8 +50,10 @@ enum hs_top_failure {
 };
 
 /* hotstack top: records as o->ro asks and shows it until q, a signal, or the command's end;
- * the signals are blocked (hs_record_block_signals()). Returns HS_TOP_OK, or what failed. */
-enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, struct hs_error *err);
+ * the signals are blocked (hs_record_block_signals()). Returns HS_TOP_OK, or what failed.
+ * *status: a command's exit status where the command's end ended it (as a shell has it), else
+ * 0. */
+enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, int *status, struct hs_error *err);
 
 /* Starts showing lv's view (lv->view set): takes the terminal over unless c->stdio. Returns 0,
  * or -ENOTTY when the terminal cannot be used. */
@@ -64,5 +66,8 @@ uint64_t hs_top_tick(void *ctx);
 bool hs_top_say(struct hs_top *t, const char *msg);
 /* Gives the terminal back (before anything is said on it) and drops the window shown. */
 void hs_top_end(struct hs_top *t);
+/* After the view's end (hs_view_end()): with stdio, the report of its last window, the part of
+ * a refresh the recording ended in (all there is of a command shorter than one). */
+void hs_top_last(struct hs_top *t);
 
 #endif

@@ -39,7 +39,7 @@ sorted_by() {
 }
 # The samples counted since the start or the last z, from the status line.
 samples() {
-	tmx capture-pane -p -t top | sed -nE '1s/.*, ([0-9]+) samples,.*/\1/p'
+	tmx capture-pane -p -t top | sed -nE '1s/.* ([0-9]+) samples,.*/\1/p'
 }
 samples_from() { n=$(samples) && [ "${n:-0}" -ge "$1" ]; }
 samples_under() { n=$(samples) && [ "${n:-0}" -lt "$1" ]; }
@@ -73,6 +73,7 @@ tmx send-keys -t top Enter
 wait_screen hides '\[\.\] +main ' "the filter left other functions"
 [ -n "$(rows)" ] || fail "the filter left no row: $(cat "$dir/screen")"
 rows | grep -qiv lea && fail "rows that do not match the filter: $(rows)"
+shows "/ filter 'LEA'  p pause" || fail "the key line does not name the filter: $(tail -n1 "$dir/screen")"
 # / and the text rubbed out: every function again
 tmx send-keys -t top / BSpace BSpace BSpace Enter
 wait_screen shows '\[\.\] +main ' "an empty filter did not show every function again"
@@ -120,6 +121,16 @@ set -e
 [ "$status" = 0 ] || fail "top --stdio ended by SIGINT exited $status: $(cat "$dir/stdio.err")"
 grep -qE '\[\.\] +leaf ' "$dir/stdio.txt" || fail "the reports do not name the workload's function: $(cat "$dir/stdio.txt")"
 [ "$(reports)" -ge 2 ] || fail "fewer than 2 reports"
+
+# a command shorter than a refresh: its report at the end, and its exit status
+set +e
+"$HOTSTACK" top --stdio -d 5 -- "$WORKLOADS/calltree" 1 >"$dir/cmd.txt" 2>"$dir/cmd.err"
+status=$?
+set -e
+[ "$status" = 0 ] || fail "top -- calltree 1 exited $status: $(cat "$dir/cmd.err")"
+[ "$(grep -c '^hotstack top ' "$dir/cmd.txt")" -ge 1 ] || fail "no report of a command shorter than a refresh"
+grep -qE '\[\.\] +leaf ' "$dir/cmd.txt" || fail "the last report does not name leaf: $(cat "$dir/cmd.txt")"
+expect_status 3 "$HOTSTACK" top --stdio -- sh -c 'exit 3'
 
 expect_status 1 "$HOTSTACK" top -p 999999
 expect_stderr 'no such process'
