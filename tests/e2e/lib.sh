@@ -44,6 +44,56 @@ require_perf_events() {
 	fi
 }
 
+# perf 6.1 on some kernels reads the build-ids of the files it recorded wrongly: perf record
+# aborts at its end ("assertion failed at util/build-id.c"), or in pipe mode writes build-ids no
+# file has. There the kernel's build-ids are taken instead (--buildid-mmap, in each mmap record),
+# and since that leaves perf's build-id cache alone, the files a recording names are added to it
+# after, as perf record adds them: its output is the perf.data perf writes on other kernels.
+# Every test's `perf record` goes through this.
+perf() {
+	if [ "${1:-}" != record ] || ! perf_ids_broken; then
+		command perf "$@"
+		return
+	fi
+	shift
+	_out=perf.data _cache=1
+	for _a in "$@"; do # -B: no build-ids read at all; -N: none cached
+		case $_a in
+		--) break ;;
+		-B | --no-buildid) command perf record "$@"; return ;;
+		-N | --no-buildid-cache) _cache=0 ;;
+		esac
+	done
+	command perf record --buildid-mmap "$@" || return
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		case $1 in
+		-o) _out=${2:-}; shift ;;
+		--output=*) _out=${1#--output=} ;;
+		-o?*) _out=${1#-o} ;;
+		esac
+		shift
+	done
+	[ "$_out" != - ] && [ "$_cache" = 1 ] || return 0
+	command perf buildid-list -i "$_out" 2>/dev/null | while read -r _id _path; do
+		case $_path in /*) [ -f "$_path" ] && command perf buildid-cache -a "$_path" 2>/dev/null ;; esac
+	done
+	return 0
+}
+
+# Whether perf's own build-id reading is broken here (above): found once per test.
+perf_ids_broken() {
+	if [ ! -e "$dir/.perf-ids" ]; then
+		if command perf record -q -o "$dir/.perf-ids.data" -- true >/dev/null 2>"$dir/.perf-ids.err" ||
+			! grep -q 'build-id\.c' "$dir/.perf-ids.err"; then
+			echo ok >"$dir/.perf-ids"
+		else
+			echo broken >"$dir/.perf-ids"
+		fi
+		rm -f "$dir/.perf-ids.data"
+	fi
+	[ "$(cat "$dir/.perf-ids")" = broken ]
+}
+
 # For tests that read perf.data perf writes: perf installed and able to record, with a build-id
 # cache of the test's own ($dir/home as HOME, PERF_BUILDID_DIR unset): perf processes of tests
 # side by side writing one ~/.debug at once fail now and then. A second try, as perf also fails
