@@ -145,6 +145,7 @@ static void test_window_moves(void **state)
 	hs_view_end(v, &b);
 	hs_view_free(v);
 	hs_profile_free(hs_builder_take(&b));
+	hs_builder_release(&b);
 }
 
 struct reader {
@@ -245,6 +246,7 @@ static void test_readers(void **state)
 	hs_snapshot_put(w);
 	hs_view_free(v);
 	hs_profile_free(hs_builder_take(&b));
+	hs_builder_release(&b);
 }
 
 /* A recording that failed: the readers waiting get nothing rather than waiting for ever */
@@ -307,6 +309,7 @@ static void test_rebase(void **state)
 	hs_view_end(v, &b);
 	hs_view_free(v);
 	hs_profile_free(hs_builder_take(&b));
+	hs_builder_release(&b);
 }
 
 int main(void)
