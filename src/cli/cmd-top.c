@@ -154,7 +154,9 @@ static int run(struct top_args *a)
 		.ro = &a->ro,
 		.cgo = &a->sa.cgo,
 		.view = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)},
-		.top = {.stdio = stdio_flag || !isatty(STDOUT_FILENO), .out = stdout, .no_kernel = no_kernel},
+		/* a screen needs keys too: with standard input not a terminal, the reports */
+		.top = {.stdio = stdio_flag || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO), .out = stdout,
+			.no_kernel = no_kernel},
 		.serve = a->serve,
 		.oo = &oo,
 		.say = on_say,

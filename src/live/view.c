@@ -29,6 +29,7 @@ struct waiter {
 	struct hs_profile *carry; /* its samples of the periods before (hs_view_rebase()) */
 	struct hs_snapshot *result;
 	bool done;
+	bool gone; /* the reader is gone: answered at once, with nothing */
 	struct waiter *next;
 };
 
@@ -37,16 +38,16 @@ struct hs_view {
 	/* the main thread's alone */
 	struct hs_builder_mark step_mark, zero_mark;
 	struct hs_profile *step_carry; /* the step's samples of the period before */
-	struct hs_profile **ring; /* o.window per-step profiles, oldest at head when full */
-	int64_t *ring_wall;       /* when each began */
-	unsigned nring, head;
 	uint64_t next_step;
 	int64_t step_wall, zero_wall;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	/* under lock */
+	struct hs_snapshot **ring; /* o.window per-step snapshots, oldest at head when full */
+	unsigned nring, head;
 	struct hs_snapshot *window, *all;
+	uint64_t window_steps; /* the steps when window was merged */
 	uint64_t all_made; /* CLOCK_MONOTONIC ns */
 	bool want_all, ended;
 	struct waiter *waiting;
@@ -75,18 +76,17 @@ struct hs_view *hs_view_new(const struct hs_view_opts *o)
 	pthread_condattr_t ca;
 
 	v->o = *o;
+	v->o.window = HS_MIN(v->o.window, HS_VIEW_MAX_STEPS);
 	if (!v->o.step_ns)
 		v->o.step_ns = DEFAULT_STEP_NS;
 	if (v->o.window) {
 		v->ring = hs_xcalloc(v->o.window, sizeof(*v->ring));
-		v->ring_wall = hs_xcalloc(v->o.window, sizeof(*v->ring_wall));
 	}
 	pthread_mutex_init(&v->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&v->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	v->step_wall = v->zero_wall = hs_wall_ns();
 	return v;
 }
 
@@ -95,9 +95,8 @@ void hs_view_free(struct hs_view *v)
 	if (!v)
 		return;
 	for (unsigned i = 0; i < v->nring; i++)
-		hs_profile_free(v->ring[i]);
+		hs_snapshot_put(v->ring[i]);
 	free(v->ring);
-	free(v->ring_wall);
 	hs_builder_mark_release(&v->step_mark);
 	hs_builder_mark_release(&v->zero_mark);
 	hs_profile_free(v->step_carry);
@@ -132,54 +131,79 @@ static void publish(struct hs_snapshot **slot, struct hs_snapshot *s)
 	*slot = s;
 }
 
-/* The window's profiles merged into one */
-static struct hs_profile *merge_ring(const struct hs_view *v)
+/* Under lock: the ring emptied */
+static void clear_ring(struct hs_view *v)
 {
-	struct hs_profile *p = hs_profile_new();
-
 	for (unsigned i = 0; i < v->nring; i++)
-		hs_profile_merge(p, v->ring[(v->head + i) % v->o.window], NULL);
-	return p;
+		hs_snapshot_put(v->ring[(v->head + i) % v->o.window]);
+	v->nring = v->head = 0;
 }
 
-/* One step: the samples since the last go into the window's ring, the oldest out. */
+/* Under lock: s the ring's newest, the oldest out when it is full */
+static void push_ring(struct hs_view *v, struct hs_snapshot *s)
+{
+	if (v->nring < v->o.window) {
+		v->ring[(v->head + v->nring++) % v->o.window] = s;
+	} else {
+		hs_snapshot_put(v->ring[v->head]);
+		v->ring[v->head] = s;
+		v->head = (v->head + 1) % v->o.window;
+	}
+}
+
+/* One step: the samples since the last go into the window's ring, the oldest out. Merging
+ * them is the readers' (window_now()): a long window costs the recording nothing. */
 static void step(struct hs_view *v, struct hs_builder *b, int64_t wall)
 {
-	struct hs_profile *delta, *win;
-	struct hs_snapshot *s;
-	unsigned at;
+	struct hs_profile *delta = NULL;
 
-	if (!v->o.window) {
-		pthread_mutex_lock(&v->lock);
-		v->steps++;
-		pthread_mutex_unlock(&v->lock);
-		return;
-	}
-	delta = hs_builder_copy(b, &v->step_mark, true);
-	if (!delta)
-		return;
-	if (v->step_carry) {
+	if (v->o.window && (delta = hs_builder_copy(b, &v->step_mark, true)) && v->step_carry) {
 		hs_profile_merge(delta, v->step_carry, NULL);
 		hs_profile_free(v->step_carry);
 		v->step_carry = NULL;
 	}
-	if (v->nring < v->o.window) {
-		at = (v->head + v->nring++) % v->o.window;
-	} else {
-		at = v->head;
-		hs_profile_free(v->ring[at]);
-		v->head = (v->head + 1) % v->o.window;
-	}
-	v->ring[at] = delta;
-	v->ring_wall[at] = v->step_wall;
-	v->step_wall = wall;
-	win = merge_ring(v);
 	pthread_mutex_lock(&v->lock);
-	s = snapshot(v, win, v->ring_wall[v->head], wall);
-	publish(&v->window, s);
+	if (delta)
+		push_ring(v, snapshot(v, delta, v->step_wall, wall));
+	v->step_wall = wall;
 	v->steps++;
 	pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
+}
+
+/* The window now: the ring's steps merged, by the thread that asks, once a step (NULL before
+ * the first step). */
+static struct hs_snapshot *window_now(struct hs_view *v)
+{
+	struct hs_snapshot *parts[HS_VIEW_MAX_STEPS], *s;
+	struct hs_profile *p;
+	unsigned n;
+	uint64_t steps;
+
+	pthread_mutex_lock(&v->lock);
+	if ((v->window && v->window_steps == v->steps) || !v->nring) {
+		s = hs_snapshot_get(v->nring ? v->window : NULL);
+		pthread_mutex_unlock(&v->lock);
+		return s;
+	}
+	n = v->nring;
+	for (unsigned i = 0; i < n; i++)
+		parts[i] = hs_snapshot_get(v->ring[(v->head + i) % v->o.window]);
+	steps = v->steps;
+	pthread_mutex_unlock(&v->lock);
+	p = hs_profile_new();
+	for (unsigned i = 0; i < n; i++)
+		hs_profile_merge(p, parts[i]->p, NULL);
+	pthread_mutex_lock(&v->lock);
+	s = snapshot(v, p, parts[0]->start_wall, parts[n - 1]->end_wall);
+	if (v->steps == steps && (!v->window || v->window_steps != steps)) {
+		publish(&v->window, hs_snapshot_get(s));
+		v->window_steps = steps;
+	}
+	pthread_mutex_unlock(&v->lock);
+	for (unsigned i = 0; i < n; i++)
+		hs_snapshot_put(parts[i]);
+	return s;
 }
 
 /* Everything so far, when a reader asked */
@@ -202,6 +226,7 @@ static void make_all(struct hs_view *v, struct hs_builder *b, uint64_t now, int6
 static uint64_t serve_waiters(struct hs_view *v, struct hs_builder *b, uint64_t now, int64_t wall, bool all_due)
 {
 	struct waiter *due[HS_VIEW_MAX_WAITING];
+	bool let_go = false;
 	unsigned n = 0;
 	uint64_t next = UINT64_MAX;
 
@@ -209,6 +234,13 @@ static uint64_t serve_waiters(struct hs_view *v, struct hs_builder *b, uint64_t 
 	for (struct waiter *w = v->waiting; w; w = w->next) {
 		if (w->done)
 			continue;
+		if (w->gone) {
+			hs_builder_mark_release(&w->mark);
+			hs_profile_free(w->carry);
+			w->carry = NULL;
+			w->done = let_go = true;
+			continue;
+		}
 		if (!w->due) {
 			hs_builder_mark_now(b, &w->mark);
 			w->due = now + w->seconds * 1000000000ULL;
@@ -219,6 +251,8 @@ static uint64_t serve_waiters(struct hs_view *v, struct hs_builder *b, uint64_t 
 		else
 			next = HS_MIN(next, w->due);
 	}
+	if (let_go)
+		pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
 	/* the copies outside the lock: the readers of other snapshots go on meanwhile */
 	for (unsigned i = 0; i < n; i++) {
@@ -250,8 +284,9 @@ uint64_t hs_view_tick(struct hs_view *v, struct hs_builder *b, uint64_t now)
 	uint64_t next;
 	bool want_all;
 
-	if (!v->next_step) {
+	if (!v->next_step) { /* the first tick: the recording's start */
 		v->next_step = now + v->o.step_ns;
+		v->step_wall = v->zero_wall = wall;
 	} else if (now >= v->next_step) {
 		step(v, b, wall);
 		/* a late tick does not bring the next step nearer */
@@ -269,16 +304,21 @@ uint64_t hs_view_tick(struct hs_view *v, struct hs_builder *b, uint64_t now)
 void hs_view_zero(struct hs_view *v, struct hs_builder *b)
 {
 	int64_t wall = hs_wall_ns();
+	struct hs_profile *empty;
 
-	for (unsigned i = 0; i < v->nring; i++)
-		hs_profile_free(v->ring[(v->head + i) % v->o.window]);
-	v->nring = v->head = 0;
 	hs_builder_mark_now(b, &v->step_mark);
 	hs_builder_mark_now(b, &v->zero_mark);
+	hs_profile_free(v->step_carry);
+	v->step_carry = NULL;
 	v->step_wall = v->zero_wall = wall;
+	/* an empty step in the ring: the window is empty now, not at the next step */
+	empty = v->o.window ? hs_builder_copy(b, &v->zero_mark, false) : NULL;
 	pthread_mutex_lock(&v->lock);
-	if (v->o.window)
-		publish(&v->window, snapshot(v, hs_builder_copy(b, &v->zero_mark, false), wall, wall));
+	if (v->o.window) {
+		clear_ring(v);
+		if (empty)
+			push_ring(v, snapshot(v, empty, wall, wall));
+	}
 	publish(&v->all, NULL);
 	v->steps++;
 	pthread_mutex_unlock(&v->lock);
@@ -310,6 +350,7 @@ void hs_view_rebase(struct hs_view *v, struct hs_builder *b)
 	}
 	/* everything so far is now the new period's */
 	publish(&v->all, NULL);
+	v->zero_wall = hs_wall_ns();
 	pthread_mutex_unlock(&v->lock);
 }
 
@@ -346,8 +387,10 @@ struct hs_snapshot *hs_view_window(struct hs_view *v)
 {
 	struct hs_snapshot *s;
 
+	if (v->o.window)
+		return window_now(v);
 	pthread_mutex_lock(&v->lock);
-	s = hs_snapshot_get(v->o.window ? v->window : v->all);
+	s = hs_snapshot_get(v->all);
 	pthread_mutex_unlock(&v->lock);
 	return s;
 }
@@ -372,6 +415,11 @@ unsigned hs_view_waiting(struct hs_view *v)
 	return n;
 }
 
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+}
+
 static void deadline_of(struct timespec *ts, uint64_t ns)
 {
 	uint64_t at = hs_now_ns() + ns;
@@ -389,25 +437,28 @@ struct hs_snapshot *hs_view_get(struct hs_view *v, enum hs_view_kind kind)
 	deadline_of(&until, GET_WAIT_NS);
 	pthread_mutex_lock(&v->lock);
 	if (kind == HS_VIEW_WINDOW && v->o.window) {
-		while (!v->window && !v->ended && rc != ETIMEDOUT)
+		while (!v->nring && !v->ended && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&v->cond, &v->lock, &until);
-		s = hs_snapshot_get(v->window);
-	} else {
-		/* one at most a step old, else a new one asked for and waited for */
-		uint64_t seq = v->all ? v->all->seq : 0;
-		if (!v->ended && (!v->all || hs_now_ns() - v->all_made >= v->o.step_ns)) {
-			v->want_all = true;
-			while (!v->ended && (v->all ? v->all->seq : 0) == seq && rc != ETIMEDOUT)
-				rc = pthread_cond_timedwait(&v->cond, &v->lock, &until);
-		}
-		s = hs_snapshot_get(v->all);
+		pthread_mutex_unlock(&v->lock);
+		return window_now(v);
 	}
+	/* one at most a step old, else a new one asked for and waited for (a new one: not the
+	 * NULL of a zero or a period's end meanwhile) */
+	uint64_t seq = v->all ? v->all->seq : 0;
+	if (!v->ended && (!v->all || hs_now_ns() - v->all_made >= v->o.step_ns)) {
+		v->want_all = true;
+		while (!v->ended && (!v->all || v->all->seq == seq) && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&v->cond, &v->lock, &until);
+	}
+	s = hs_snapshot_get(v->all);
 	pthread_mutex_unlock(&v->lock);
 	return s;
 }
 
-struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why)
+struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why, bool (*gone)(void *ctx),
+				 void *ctx)
 {
+	struct timespec until;
 	struct waiter w = {.seconds = seconds};
 	struct waiter **pp;
 
@@ -424,14 +475,21 @@ struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char
 	w.next = v->waiting;
 	v->waiting = &w;
 	v->nwaiting++;
-	while (!w.done)
-		pthread_cond_wait(&v->cond, &v->lock);
+	deadline_of(&until, 1000000000ULL);
+	while (!w.done) {
+		/* woken by others' answers as much as by the second passing: the clock decides */
+		if (pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT && hs_now_ns() < ts_ns(&until))
+			continue;
+		if (!w.gone && gone && gone(ctx))
+			w.gone = true; /* the main thread answers it at its next tick */
+		deadline_of(&until, 1000000000ULL);
+	}
 	for (pp = &v->waiting; *pp != &w; pp = &(*pp)->next)
 		;
 	*pp = w.next;
 	v->nwaiting--;
 	pthread_mutex_unlock(&v->lock);
 	if (!w.result)
-		*why = "ended";
+		*why = w.gone ? "gone" : "ended";
 	return w.result;
 }

@@ -31,13 +31,15 @@ enum hs_view_kind {
 	HS_VIEW_ALL,    /* everything so far (since the start, or the last hs_view_zero()) */
 };
 
-/* The longest hs_view_next() may be asked for, and how many may wait at once. */
+/* The longest hs_view_next() may be asked for, and how many may wait at once; the most steps a
+ * window holds. */
 #define HS_VIEW_MAX_SECONDS 3600
-#define HS_VIEW_MAX_WAITING 64
+#define HS_VIEW_MAX_WAITING 48
+#define HS_VIEW_MAX_STEPS 3600
 
 struct hs_view_opts {
 	uint64_t step_ns; /* how often the window moves (1 s when 0) */
-	unsigned window;  /* steps in the window; 0: no window */
+	unsigned window;  /* steps in the window (at most HS_VIEW_MAX_STEPS); 0: no window */
 };
 
 struct hs_view *hs_view_new(const struct hs_view_opts *o);
@@ -68,13 +70,16 @@ unsigned hs_view_waiting(struct hs_view *v);
 
 /* The readers' side, any thread but the main one. */
 
-/* A snapshot of kind at most a step old (a reference), waiting for the main thread to make it;
- * NULL when it cannot be had (the recording ended before any was made, or no answer came in
- * 10 s). */
+/* A snapshot of kind at most a step old (a reference): everything so far made by the main
+ * thread, waited for; the window merged by the calling thread from the steps the main thread
+ * made. NULL when it cannot be had (the recording ended before any was made, or no answer came
+ * in 10 s). */
 struct hs_snapshot *hs_view_get(struct hs_view *v, enum hs_view_kind kind);
 /* The profile of the next seconds (1 to HS_VIEW_MAX_SECONDS), after waiting for them: a
  * reference, or NULL with *why set when too many wait already ("busy"), seconds is out of
- * range ("range") or the recording ended ("ended"). When it ends sooner, what there was. */
-struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why);
+ * range ("range"), the recording ended ("ended") or gone(ctx), asked each second, said the
+ * reader is gone ("gone"; gone may be NULL). When the recording ends sooner, what there was. */
+struct hs_snapshot *hs_view_next(struct hs_view *v, unsigned seconds, const char **why, bool (*gone)(void *ctx),
+				 void *ctx);
 
 #endif

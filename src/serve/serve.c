@@ -4,7 +4,9 @@
 #include "serve/serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,6 +252,19 @@ static enum MHD_Result answer_view(struct hs_serve *s, struct MHD_Connection *c,
 	return answer_profile(s, c, snap, kind, attachment);
 }
 
+/* Whether the client of c hung up while its profile is being taken: it holds a connection and
+ * a place among the readers that wait, for up to an hour, else */
+static bool client_gone(void *ctx)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(ctx, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p;
+
+	if (!ci)
+		return false;
+	p = (struct pollfd){.fd = ci->connect_fd, .events = POLLRDHUP};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* /debug/pprof/profile?seconds=N: Go's net/http/pprof CPU profile, what go tool pprof and
  * Pyroscope's pull mode ask for. Go takes a bad value for 30; a number we cannot serve is said
  * instead, as Go says a duration over its server's write timeout. */
@@ -273,12 +288,14 @@ static enum MHD_Result answer_next(struct hs_serve *s, struct MHD_Connection *c,
 	s->taking++;
 	pthread_mutex_unlock(&s->lock);
 	*mark = &taking_mark; /* until on_completed() */
-	snap = hs_view_next(s->view, (unsigned)seconds, &why);
+	snap = hs_view_next(s->view, (unsigned)seconds, &why, client_gone, c);
 	if (!snap && why && !strcmp(why, "busy"))
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, true,
 				   "too many profiles being taken at once: try again later");
 	if (!snap && why && !strcmp(why, "range"))
 		return answer_text(c, MHD_HTTP_BAD_REQUEST, true, "profile duration out of range");
+	if (!snap && why && !strcmp(why, "gone"))
+		return MHD_NO; /* nobody to answer */
 	if (!snap)
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, true, "the recording has ended");
 	return answer_profile(s, c, snap, R_PPROF, "profile");
@@ -369,7 +386,7 @@ int hs_serve_start(struct hs_serve **ret, const struct hs_serve_opts *o, struct 
 	const char *why = hs_listen_parse(o->listen, &sa, &len);
 	struct hs_serve *s;
 	pthread_condattr_t ca;
-	int rc;
+	int rc, mine;
 
 	if (why)
 		return hs_error_set(err, -EINVAL, "invalid address '%s': %s", o->listen, why);
@@ -390,16 +407,19 @@ int hs_serve_start(struct hs_serve **ret, const struct hs_serve_opts *o, struct 
 	pthread_condattr_destroy(&ca);
 	s->fd = -1;
 	st.s = s;
-	rc = pthread_create(&t, NULL, start_main, &st);
+	/* the daemon gets a copy of its own: it may close it where it fails to start, and ours is
+	 * closed here in every case, never twice */
+	mine = st.fd;
+	st.fd = fcntl(mine, F_DUPFD_CLOEXEC, 0);
+	rc = st.fd < 0 ? errno : pthread_create(&t, NULL, start_main, &st);
 	if (rc == 0)
 		pthread_join(t, NULL);
+	close(mine);
 	if (!st.mhd) {
-		close(st.fd);
 		hs_serve_stop(s);
 		return hs_error_set(err, rc ? -rc : -ENOMEM, "cannot start the server on %s", o->listen);
 	}
 	s->mhd = st.mhd;
-	s->fd = st.fd;
 	*ret = s;
 	return 0;
 }
@@ -417,8 +437,8 @@ static void drain(struct hs_serve *s)
 	uint64_t at = hs_now_ns() + DRAIN_NS;
 	int rc = 0;
 
-	if (MHD_quiesce_daemon(s->mhd) == MHD_INVALID_SOCKET)
-		s->fd = -1; /* not quiesced: the daemon closes it */
+	/* quiesced, the listening socket is ours to close after the daemon stops; else its own */
+	s->fd = MHD_quiesce_daemon(s->mhd);
 	until.tv_sec = (time_t)(at / 1000000000ULL);
 	until.tv_nsec = (long)(at % 1000000000ULL);
 	pthread_mutex_lock(&s->lock);

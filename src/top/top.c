@@ -91,6 +91,7 @@ static int report(struct hs_top *t)
 	}
 	fputc('\n', f);
 	hs_top_table_release(&tb);
+	errno = 0;
 	if (fflush(f) || ferror(f))
 		return errno ? errno : EIO;
 	return 0;

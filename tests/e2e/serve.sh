@@ -111,6 +111,22 @@ status=$(fetch "$url/" "$dir/page.html")
 grep -q 'id="flamedata"' "$dir/page.html" || fail "/ is not the flame graph"
 grep -q 'Live: reloads every' "$dir/page.html" || fail "/ does not say it is live"
 
+# clients that ask for an hour and hang up are let go: their places are free again for others
+python3 - "$port" <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+socks = []
+for _ in range(48):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(b'GET /debug/pprof/profile?seconds=3600 HTTP/1.1\r\nHost: x\r\n\r\n')
+    socks.append(s)
+time.sleep(1)
+for s in socks:
+    s.close()
+EOF
+one_second() { [ "$(fetch "$url/debug/pprof/profile?seconds=1" "$dir/one.pb.gz")" = 200 ]; }
+wait_until 200 one_second || fail "a profile is refused after 48 clients asked for an hour and hung up: $(cat "$dir/one.pb.gz")"
+
 # the recording goes on, and ends as it would without --serve, its file written; a profile of
 # the next 30 s asked for just before the end is sent with what there was
 kill -0 "$rec" 2>/dev/null || fail "the recording ended early: $(cat "$dir/rec.err")"

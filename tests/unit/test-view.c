@@ -154,13 +154,19 @@ struct reader {
 	struct hs_snapshot *got;
 	const char *why;
 	volatile bool done;
+	volatile bool gone; /* what it says it is when asked */
 };
+
+static bool reader_gone(void *ctx)
+{
+	return ((struct reader *)ctx)->gone;
+}
 
 static void *read_view(void *arg)
 {
 	struct reader *r = arg;
 
-	r->got = r->seconds ? hs_view_next(r->v, r->seconds, &r->why) : hs_view_get(r->v, HS_VIEW_ALL);
+	r->got = r->seconds ? hs_view_next(r->v, r->seconds, &r->why, reader_gone, r) : hs_view_get(r->v, HS_VIEW_ALL);
 	r->done = true;
 	return NULL;
 }
@@ -223,9 +229,9 @@ static void test_readers(void **state)
 
 	/* out of range: at once */
 	late.seconds = 0;
-	assert_null(hs_view_next(v, 0, &late.why));
+	assert_null(hs_view_next(v, 0, &late.why, NULL, NULL));
 	assert_string_equal(late.why, "range");
-	assert_null(hs_view_next(v, HS_VIEW_MAX_SECONDS + 1, &late.why));
+	assert_null(hs_view_next(v, HS_VIEW_MAX_SECONDS + 1, &late.why, NULL, NULL));
 
 	/* the end answers a reader still waiting with what there was */
 	late.seconds = 5;
@@ -239,7 +245,7 @@ static void test_readers(void **state)
 	assert_int_equal(count(late.got, "alpha"), 2);
 	hs_snapshot_put(late.got);
 	/* after the end: no more waiting; everything so far at once */
-	assert_null(hs_view_next(v, 1, &late.why));
+	assert_null(hs_view_next(v, 1, &late.why, NULL, NULL));
 	assert_string_equal(late.why, "ended");
 	w = hs_view_get(v, HS_VIEW_ALL);
 	assert_int_equal(count(w, "alpha"), 5);
@@ -312,6 +318,66 @@ static void test_rebase(void **state)
 	hs_builder_release(&b);
 }
 
+/* A reader that is gone (its client hung up) is let go within seconds, its place free again,
+ * rather than waiting out the hour it asked for */
+static void test_reader_gone(void **state)
+{
+	struct hs_builder b;
+	struct hs_view *v = hs_view_new(&(struct hs_view_opts){.step_ns = STEP});
+	struct reader r = {.v = v, .seconds = 3600};
+	pthread_t t;
+
+	(void)state;
+	start(&b);
+	hs_view_tick(v, &b, T0);
+	pthread_create(&t, NULL, read_view, &r);
+	wait_waiting(v, 1);
+	hs_view_tick(v, &b, T0 + 1);
+	samples(&b, K_ALPHA, 1);
+	r.gone = true;
+	tick_until_done(v, &b, T0 + 2, &r);
+	pthread_join(t, NULL);
+	assert_null(r.got);
+	assert_string_equal(r.why, "gone");
+	assert_int_equal(hs_view_waiting(v), 0);
+	hs_view_end(v, &b);
+	hs_view_free(v);
+	hs_profile_free(hs_builder_take(&b));
+	hs_builder_release(&b);
+}
+
+/* The window is merged by the thread that asks, once a step: two readers of one step share it */
+static void test_window_shared(void **state)
+{
+	struct hs_builder b;
+	struct hs_view *v = hs_view_new(&(struct hs_view_opts){.step_ns = STEP, .window = 4});
+	struct hs_snapshot *a, *c;
+
+	(void)state;
+	start(&b);
+	hs_view_tick(v, &b, T0);
+	samples(&b, K_ALPHA, 2);
+	hs_view_tick(v, &b, T0 + STEP);
+	a = hs_view_get(v, HS_VIEW_WINDOW);
+	c = hs_view_window(v);
+	assert_non_null(a);
+	assert_ptr_equal(a, c);
+	assert_int_equal(count(a, "alpha"), 2);
+	hs_snapshot_put(c);
+	samples(&b, K_BETA, 1);
+	hs_view_tick(v, &b, T0 + 2 * STEP);
+	c = hs_view_window(v);
+	assert_ptr_not_equal(a, c);
+	assert_int_equal(count(c, "alpha") + count(c, "beta"), 3);
+	assert_true(c->end_wall >= c->start_wall);
+	hs_snapshot_put(a);
+	hs_snapshot_put(c);
+	hs_view_end(v, &b);
+	hs_view_free(v);
+	hs_profile_free(hs_builder_take(&b));
+	hs_builder_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_readers),
 		cmocka_unit_test(test_failed_end),
 		cmocka_unit_test(test_rebase),
+		cmocka_unit_test(test_reader_gone),
+		cmocka_unit_test(test_window_shared),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
