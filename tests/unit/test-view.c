@@ -57,6 +57,15 @@ static void start(struct hs_builder *b)
 	hs_builder_add_event(b, "cpu-clock", true);
 }
 
+/* The end of a test: the view ended and freed, then the builder */
+static void finish(struct hs_view *v, struct hs_builder *b)
+{
+	hs_view_end(v, b);
+	hs_view_free(v);
+	hs_profile_free(hs_builder_take(b));
+	hs_builder_release(b);
+}
+
 /* n samples in the kernel function at k */
 static void samples(struct hs_builder *b, uint64_t k, int n)
 {
@@ -142,10 +151,7 @@ static void test_window_moves(void **state)
 	assert_int_equal(count(s, "beta"), 5);
 	assert_int_equal(count(s, "alpha"), 0);
 	hs_snapshot_put(s);
-	hs_view_end(v, &b);
-	hs_view_free(v);
-	hs_profile_free(hs_builder_take(&b));
-	hs_builder_release(&b);
+	finish(v, &b);
 }
 
 struct reader {
@@ -312,10 +318,7 @@ static void test_rebase(void **state)
 	s = hs_view_window(v);
 	assert_int_equal(count(s, "alpha") + count(s, "beta") + count(s, "gamma"), 7);
 	hs_snapshot_put(s);
-	hs_view_end(v, &b);
-	hs_view_free(v);
-	hs_profile_free(hs_builder_take(&b));
-	hs_builder_release(&b);
+	finish(v, &b);
 }
 
 /* A reader that is gone (its client hung up) is let go within seconds, its place free again,
@@ -340,10 +343,7 @@ static void test_reader_gone(void **state)
 	assert_null(r.got);
 	assert_string_equal(r.why, "gone");
 	assert_int_equal(hs_view_waiting(v), 0);
-	hs_view_end(v, &b);
-	hs_view_free(v);
-	hs_profile_free(hs_builder_take(&b));
-	hs_builder_release(&b);
+	finish(v, &b);
 }
 
 /* The window is merged by the thread that asks, once a step: two readers of one step share it */
@@ -372,10 +372,7 @@ static void test_window_shared(void **state)
 	assert_true(c->end_wall >= c->start_wall);
 	hs_snapshot_put(a);
 	hs_snapshot_put(c);
-	hs_view_end(v, &b);
-	hs_view_free(v);
-	hs_profile_free(hs_builder_take(&b));
-	hs_builder_release(&b);
+	finish(v, &b);
 }
 
 int main(void)
