@@ -134,9 +134,10 @@ void hs_held_spill_if_full(struct hs_record *r, size_t ring)
 	struct hs_record_ring *g = &r->rings.v[ring];
 
 	pthread_mutex_lock(&g->lock);
-	/* a round's records are taken after the next round's are read, so a steady recording
-	 * keeps half its ring waiting (two quarters, the reader woken at each): copying out starts
-	 * past that, at five eighths, and leaves three eighths for the main thread to catch up */
+	/* a round's records are taken once it is read (but for its last few milliseconds), so a
+	 * steady recording keeps half its ring waiting (the reader is woken at half): copying out
+	 * starts past that, at five eighths, and leaves three eighths for the main thread to catch
+	 * up */
 	if (g->ring.read - g->ring.meta->data_tail > g->ring.data_size / 8 * 5) {
 		for (size_t i = g->held_released; i < g->held_n; i++) {
 			struct hs_held *h = held_at(g, i);

@@ -264,9 +264,10 @@ void hs_record_setup_attr(struct hs_record *r)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->sample_max_stack = (uint16_t)r->o.max_stack;
-	/* wake up when a quarter of the ring is full; the loop also drains on a timer */
+	/* wake up when half the ring is full (a wake-up costs as much as several samples), the
+	 * round's records handed on at once (session.c); the loop also drains on a timer */
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)((o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE)) / 4);
+	a->wakeup_watermark = (uint32_t)((o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE)) / 2);
 
 	r->layout.sample_type = a->sample_type;
 	r->layout.sample_id_all = true;
@@ -346,7 +347,10 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if (fd == -EINVAL && r->attr.use_clockid) {
+		/* the rings' times cannot be compared with the reader's clock: a ring then holds
+		 * two rounds' records (session.c), so it is read at a quarter full */
 		r->attr.use_clockid = 0;
+		r->attr.wakeup_watermark /= 2;
 		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if ((fd == -EOPNOTSUPP || fd == -ENOENT || fd == -EINVAL) && r->o.callgraph != HS_CG_LBR &&

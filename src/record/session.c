@@ -269,10 +269,13 @@ struct reader_round {
 	size_t ring; /* the ring being scanned */
 };
 
-/* Between rounds the reader waits for a ring a quarter full, or this long when the last round
+/* Between rounds the reader waits for a ring half full, or this long when the last round
  * saw only samples (a steady program's: they wait in their rings well enough), else the usual
  * interval, so that processes that come and go are followed while their /proc entries last. */
 #define QUIET_POLL_MS 250
+/* How late a record may be published after the time it is stamped with (a virtual CPU stopped
+ * while writing one). One later still is handed on at the next round, out of order by as much. */
+#define ROUND_MARGIN_NS (5 * 1000000ULL)
 #define BUSY_POLL_MS 50
 
 /* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
@@ -336,7 +339,8 @@ static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time
 static void reader_round(struct reader_round *rr, bool last)
 {
 	struct hs_record *r = rr->r;
-	struct hs_drained mark = {0, NULL, 0};
+	/* the mark's time: when the round began, before any ring was read */
+	struct hs_drained mark = {hs_record_times_monotonic(r) ? hs_now_ns() : 0, NULL, 0};
 	uint64_t one = 1;
 
 	if (!last && __atomic_load_n(&r->backlog, __ATOMIC_RELAXED) > HS_RECORD_MAX_BACKLOG) {
@@ -462,7 +466,14 @@ static void process_inbox(struct hs_record *r, bool final)
 			hs_queue_push_ref(&r->queue, batch.v[i].ref, batch.v[i].time);
 			continue;
 		}
+		/* Records stamped well before the round began were in their rings when it read
+		 * them: the kernel writes a record in the interrupt that stamps it. So everything
+		 * older than that goes on now, rather than a round later (perf's rule, kept for a
+		 * clock the rings cannot be compared with), and a ring holds a round's records,
+		 * not two: half as many wake-ups for the same room. */
 		limit = hs_queue_round(&r->queue);
+		if (batch.v[i].time > ROUND_MARGIN_NS)
+			limit = HS_MAX(limit, batch.v[i].time - ROUND_MARGIN_NS);
 		hand_on(r, limit);
 	}
 	hs_vec_free(&batch);
