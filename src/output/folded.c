@@ -59,7 +59,7 @@ struct span {
 };
 
 /* The text of location loc's frames, each after a ';', added to texts (made once per location:
- * most are in many stacks). */
+ * most are in many stacks); *span says where. */
 static void location_text(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t loc,
 			  struct hs_strbuf *texts, struct span *span, struct hs_frame **frames, size_t *fcap,
 			  struct hs_strbuf *label)
@@ -80,58 +80,154 @@ static void location_text(const struct hs_profile *p, const struct hs_output_opt
 	span->len = (uint32_t)(texts->len - span->off);
 }
 
+/* The distinct texts of a hs_folded_lines() call (roots', locations'), by their spans in one
+ * buffer: locations at other addresses of a function, or of the same name, share one. */
+struct texts {
+	struct hs_strbuf buf;
+	HS_VEC(struct span) spans;
+	struct hs_index ix;
+};
+
+struct text_key {
+	const struct texts *t;
+	const char *s;
+	size_t len;
+};
+
+static bool text_eq(const void *ctx, uint32_t id)
+{
+	const struct text_key *k = ctx;
+	const struct span *sp = &k->t->spans.v[id];
+	return sp->len == k->len && !memcmp(hs_strbuf_str(&k->t->buf) + sp->off, k->s, k->len);
+}
+
+/* The id of the text at the end of t->buf from off on, which is dropped when seen before. */
+static uint32_t text_id(struct texts *t, size_t off)
+{
+	struct text_key k = {t, hs_strbuf_str(&t->buf) + off, t->buf.len - off};
+	uint64_t h = hs_hash_mem(k.s, k.len);
+	uint32_t id = hs_index_find(&t->ix, h, text_eq, &k);
+
+	if (id != UINT32_MAX) {
+		t->buf.len = off;
+		return id;
+	}
+	id = (uint32_t)t->spans.n;
+	hs_vec_push(&t->spans, ((struct span){(uint32_t)off, (uint32_t)(t->buf.len - off)}));
+	hs_index_insert(&t->ix, h, id);
+	return id;
+}
+
+/* A line before its text: its texts' ids, root first, in one pool. */
+struct seq {
+	uint32_t off, n;
+	int64_t value;
+};
+
+struct seq_key {
+	const uint32_t *pool;
+	const struct seq *seqs;
+	const uint32_t *ids;
+	uint32_t n;
+};
+
+static bool seq_eq(const void *ctx, uint32_t id)
+{
+	const struct seq_key *k = ctx;
+	return k->seqs[id].n == k->n && !memcmp(k->pool + k->seqs[id].off, k->ids, k->n * sizeof(*k->ids));
+}
+
 size_t hs_folded_lines(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t vi,
 		       struct hs_folded_line **ret)
 {
 	HS_VEC(struct hs_folded_line) lines = {0};
-	struct hs_index ix = {0};
-	struct hs_strbuf sb = {0}, label = {0}, texts = {0};
+	HS_VEC(struct seq) seqs = {0};
+	HS_VEC(uint32_t) pool = {0}, ids = {0};
+	struct hs_index lix = {0}, six = {0};
+	struct hs_strbuf sb = {0}, label = {0};
+	struct texts t = {{0}};
 	struct hs_thread_names names;
 	struct hs_frame *frames = NULL;
 	size_t fcap = 0;
-	struct span *spans = hs_xmalloc((p->locations.n + 1) * sizeof(*spans));
+	uint32_t *loc_text = hs_xmalloc((p->locations.n + 1) * sizeof(*loc_text));
 
-	memset(spans, 0xff, (p->locations.n + 1) * sizeof(*spans));
+	memset(loc_text, 0xff, (p->locations.n + 1) * sizeof(*loc_text));
 	hs_thread_names_init(&names, p);
 
-	/* Stacks that differ only in addresses read the same: merge by the text of the line. */
+	/* Stacks that differ only in addresses read the same: merged first by their texts' ids
+	 * (a few bytes a frame to hash and compare, rather than the frame's text), then, once
+	 * each, by the text of the line (texts that differ can still join into the same line). */
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const struct hs_sample *s = &p->samples.v[i];
 		const uint32_t *locs = hs_profile_stack_locs(p, s->stack);
+		struct seq_key k;
+		size_t off = t.buf.len;
+		uint64_t h;
+		uint32_t id;
+
+		ids.n = 0;
+		hs_folded_root(p, o, &names, s, &t.buf);
+		hs_vec_push(&ids, text_id(&t, off));
+		for (uint32_t j = p->stacks.v[s->stack].nlocs; j-- > 0;) {
+			uint32_t *lt = &loc_text[locs[j]];
+			if (*lt == UINT32_MAX) {
+				struct span sp;
+				location_text(p, o, locs[j], &t.buf, &sp, &frames, &fcap, &label);
+				*lt = text_id(&t, sp.off);
+			}
+			hs_vec_push(&ids, *lt);
+		}
+		k = (struct seq_key){pool.v, seqs.v, ids.v, (uint32_t)ids.n};
+		h = hs_hash_mem(ids.v, ids.n * sizeof(*ids.v));
+		id = hs_index_find(&six, h, seq_eq, &k);
+		if (id == UINT32_MAX) {
+			id = (uint32_t)seqs.n;
+			hs_vec_push(&seqs, ((struct seq){(uint32_t)pool.n, (uint32_t)ids.n, 0}));
+			hs_vec_reserve(&pool, pool.n + ids.n);
+			memcpy(pool.v + pool.n, ids.v, ids.n * sizeof(*ids.v));
+			pool.n += ids.n;
+			hs_index_insert(&six, h, id);
+		}
+		if (p->types.n)
+			seqs.v[id].value = hs_add_sat(seqs.v[id].value, hs_profile_sample_values(p, (uint32_t)i)[vi]);
+	}
+	for (size_t i = 0; i < seqs.n; i++) {
 		struct folded_key k;
 		uint64_t h;
 		uint32_t id;
 
 		hs_strbuf_reset(&sb);
-		hs_folded_root(p, o, &names, s, &sb);
-		for (uint32_t j = p->stacks.v[s->stack].nlocs; j-- > 0;) {
-			struct span *sp = &spans[locs[j]];
-			if (sp->off == UINT32_MAX)
-				location_text(p, o, locs[j], &texts, sp, &frames, &fcap, &label);
-			hs_strbuf_add(&sb, hs_strbuf_str(&texts) + sp->off, sp->len);
+		for (uint32_t j = 0; j < seqs.v[i].n; j++) {
+			const struct span *sp = &t.spans.v[pool.v[seqs.v[i].off + j]];
+			hs_strbuf_add(&sb, hs_strbuf_str(&t.buf) + sp->off, sp->len);
 		}
 		k.lines = lines.v;
 		k.text = hs_strbuf_str(&sb);
 		k.len = sb.len;
 		h = hs_hash_bytes(k.text, k.len, 0);
-		id = hs_index_find(&ix, h, folded_eq, &k);
+		id = hs_index_find(&lix, h, folded_eq, &k);
 		if (id == UINT32_MAX) {
 			struct hs_folded_line l = {hs_xstrndup(k.text, k.len), k.len, 0};
 			id = (uint32_t)lines.n;
 			hs_vec_push(&lines, l);
-			hs_index_insert(&ix, h, id);
+			hs_index_insert(&lix, h, id);
 		}
-		if (p->types.n)
-			lines.v[id].value = hs_add_sat(lines.v[id].value, hs_profile_sample_values(p, (uint32_t)i)[vi]);
+		lines.v[id].value = hs_add_sat(lines.v[id].value, seqs.v[i].value);
 	}
 	if (lines.n)
 		qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
 	free(frames);
-	free(spans);
+	free(loc_text);
+	hs_vec_free(&seqs);
+	hs_vec_free(&pool);
+	hs_vec_free(&ids);
+	hs_vec_free(&t.spans);
+	hs_strbuf_release(&t.buf);
+	hs_index_release(&t.ix);
 	hs_strbuf_release(&sb);
 	hs_strbuf_release(&label);
-	hs_strbuf_release(&texts);
-	hs_index_release(&ix);
+	hs_index_release(&lix);
+	hs_index_release(&six);
 	hs_thread_names_release(&names);
 	*ret = lines.v;
 	return lines.n;
