@@ -841,7 +841,19 @@ static bool memo_valid(const struct hs_unwinder *u, const struct hs_unwind_memo 
 	       m->evicted == (uint32_t)u->stats.tables_evicted;
 }
 
-#define PREFETCH_BYTES (32 << 10)
+/* The walk reads the stack upwards, each frame's place known only from the frame before: the
+ * bytes the kernel wrote on another CPU are asked for (to the second-level cache) this far ahead
+ * of the frame at hand, so that they arrive while the frames below are walked, and no further
+ * than the walk goes. */
+#define PREFETCH_AHEAD 2048
+
+static void prefetch_to(const struct hs_stack_copy *s, uint64_t *done, uint64_t upto)
+{
+	if (upto > s->size)
+		upto = s->size;
+	for (; *done < upto; *done += 64)
+		__builtin_prefetch(s->data + *done, 0, 2);
+}
 
 void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *start, const struct hs_stack_copy *stack,
 		    struct hs_callchain *cc)
@@ -850,6 +862,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 	uint32_t lazy = 0; /* registers whose r[] is the address of their save slot */
 	bool exact = true; /* the PC is the interrupted instruction, not a return address */
 	uint32_t depth = 0;
+	uint64_t fetched = 0; /* the stack's bytes prefetched */
 	enum hs_stop stop = HS_STOP_END;
 
 	u->stats.samples++;
@@ -860,11 +873,7 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		u->stats.stops[HS_STOP_NO_INFO]++;
 		return;
 	}
-	/* The walk reads the stack upwards, each frame's place known only from the frame before:
-	 * the bytes the kernel wrote on another CPU, asked for all at once (to the second-level
-	 * cache), arrive together rather than one frame's after another's. */
-	for (uint64_t off = 0; off < stack->size && off < PREFETCH_BYTES; off += 64)
-		__builtin_prefetch(stack->data + off, 0, 2);
+	prefetch_to(stack, &fetched, PREFETCH_AHEAD);
 	for (;;) {
 		uint64_t pc = regs.r[HS_DWARF_RA], lookup = exact ? pc : pc - 1, vaddr;
 		struct hs_map *map;
@@ -953,6 +962,8 @@ found:
 		}
 		if (stop != HS_STOP_COUNT)
 			break;
+		if (HAVE(regs, HS_DWARF_RSP) && regs.r[HS_DWARF_RSP] >= stack->start)
+			prefetch_to(stack, &fetched, regs.r[HS_DWARF_RSP] - stack->start + PREFETCH_AHEAD);
 	}
 	cc->stop = stop;
 	u->stats.stops[stop]++;
