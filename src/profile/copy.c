@@ -13,6 +13,7 @@ void hs_copier_init(struct hs_copier *c, const struct hs_profile *p, struct hs_p
 	c->map = hs_xcalloc(p->mappings.n, sizeof(*c->map));
 	c->func = hs_xcalloc(p->functions.n, sizeof(*c->func));
 	c->loc = hs_xcalloc(p->locations.n, sizeof(*c->loc));
+	hs_profile_reserve(q, p);
 }
 
 void hs_copier_release(struct hs_copier *c)

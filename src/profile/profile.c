@@ -29,6 +29,27 @@ struct hs_profile *hs_profile_new(void)
 	return p;
 }
 
+void hs_profile_reserve(struct hs_profile *q, const struct hs_profile *p)
+{
+	hs_vec_reserve(&q->str_off, p->str_off.n);
+	hs_vec_reserve(&q->str_len, p->str_len.n);
+	hs_vec_reserve(&q->str_pool, p->str_pool.n);
+	hs_vec_reserve(&q->mappings, p->mappings.n);
+	hs_vec_reserve(&q->functions, p->functions.n);
+	hs_vec_reserve(&q->lines, p->lines.n);
+	hs_vec_reserve(&q->locations, p->locations.n);
+	hs_vec_reserve(&q->stack_locs, p->stack_locs.n);
+	hs_vec_reserve(&q->stacks, p->stacks.n);
+	hs_vec_reserve(&q->samples, p->samples.n);
+	hs_vec_reserve(&q->values, p->values.n);
+	hs_index_reserve(&q->str_ix, p->str_ix.n);
+	hs_index_reserve(&q->map_ix, p->map_ix.n);
+	hs_index_reserve(&q->func_ix, p->func_ix.n);
+	hs_index_reserve(&q->loc_ix, p->loc_ix.n);
+	hs_index_reserve(&q->stack_ix, p->stack_ix.n);
+	hs_index_reserve(&q->sample_ix, p->sample_ix.n);
+}
+
 void hs_profile_free(struct hs_profile *p)
 {
 	if (!p)

@@ -128,6 +128,8 @@ struct hs_profile {
 
 struct hs_profile *hs_profile_new(void);
 void hs_profile_free(struct hs_profile *p);
+/* Makes room in q for as much as p holds: a copy of p (most of it) without growing as it goes. */
+void hs_profile_reserve(struct hs_profile *q, const struct hs_profile *p);
 
 /* Strings. hs_profile_str() never returns NULL; the pointer lives until the next intern. */
 uint32_t hs_profile_intern(struct hs_profile *p, const char *s, size_t len);

@@ -107,19 +107,33 @@ static void index_place(struct hs_index *ix, uint64_t slot)
 	ix->n++;
 }
 
+static void index_resize(struct hs_index *ix, size_t cap)
+{
+	uint64_t *old = ix->slots;
+	size_t oldcap = ix->cap;
+
+	ix->cap = cap;
+	ix->slots = hs_xcalloc(ix->cap, sizeof(*ix->slots));
+	ix->n = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			index_place(ix, old[i]);
+	free(old);
+}
+
+void hs_index_reserve(struct hs_index *ix, size_t n)
+{
+	size_t cap = ix->cap ? ix->cap : 16;
+
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap > ix->cap)
+		index_resize(ix, cap);
+}
+
 void hs_index_insert(struct hs_index *ix, uint64_t hash, uint32_t id)
 {
-	if ((ix->n + 1) * 2 > ix->cap) {
-		uint64_t *old = ix->slots;
-		size_t oldcap = ix->cap;
-
-		ix->cap = oldcap ? oldcap * 2 : 16;
-		ix->slots = hs_xcalloc(ix->cap, sizeof(*ix->slots));
-		ix->n = 0;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i])
-				index_place(ix, old[i]);
-		free(old);
-	}
+	if ((ix->n + 1) * 2 > ix->cap)
+		index_resize(ix, ix->cap ? ix->cap * 2 : 16);
 	index_place(ix, ((hash >> 32) << 32) | ((uint64_t)id + 1));
 }

@@ -37,6 +37,8 @@ typedef bool (*hs_index_eq_fn)(const void *ctx, uint32_t id);
 void hs_index_release(struct hs_index *ix);
 /* Returns the id of an equal element, or UINT32_MAX. */
 uint32_t hs_index_find(const struct hs_index *ix, uint64_t hash, hs_index_eq_fn eq, const void *ctx);
+/* Makes room for n elements in all, so that inserting up to that many never rehashes. */
+void hs_index_reserve(struct hs_index *ix, size_t n);
 /* Inserts id with the given hash; the caller has checked it is absent. */
 void hs_index_insert(struct hs_index *ix, uint64_t hash, uint32_t id);
 /* Starts loading the slot a lookup of hash begins at, for a lookup soon after. */
