@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define REF_RING_SHIFT 48
+#define PREFETCH_NEXT_BYTES 1024
 
 struct perf_event_header *hs_record_copy_into(const struct perf_event_header *rec, const struct hs_perf_event *ev,
 					      uint8_t **buf, size_t *cap, bool no_stack)
@@ -239,6 +240,14 @@ bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_eve
 	    !hs_perf_event_parse(rec, rec->size, &r->layout, 0, ev, &r->perr) && ev->sample.stack) {
 		h->state = HS_HELD_TAKEN;
 		taken = true;
+	}
+	if (taken && seq + 1 - g->held_seq < g->held_n) {
+		/* the ring's next record, most likely the next one taken: its header, registers and
+		 * kernel chain, asked for while this one is worked on (the kernel wrote them on
+		 * another CPU) */
+		const uint8_t *next = (const uint8_t *)hs_ring_at(&g->ring, held_of(g, seq + 1)->pos);
+		for (size_t off = 0; off < PREFETCH_NEXT_BYTES; off += 64)
+			__builtin_prefetch(next + off, 0, 2);
 	}
 	pthread_mutex_unlock(&g->lock);
 	if (!taken)
