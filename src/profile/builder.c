@@ -483,9 +483,13 @@ struct hs_chain_memo {
 	/* one block: the key's frames' addresses (nframes), the locations of the key's frames and
 	 * then the stop's (nlocs), the frames' flags (nframes) */
 	void *buf;
-	struct {
-		uint32_t leaf;  /* its location (0 when whole) */
-		uint32_t stack; /* the profile's stack (UINT32_MAX: none) */
+	struct hs_chain_stack {
+		uint32_t leaf;   /* its location (0 when whole) */
+		uint32_t stack;  /* the profile's stack (UINT32_MAX: none) */
+		uint32_t sample; /* the profile's sample of it in thread tid, named comm
+		                  * (UINT32_MAX: none) */
+		uint32_t comm;
+		int32_t tid;
 	} stacks[CHAIN_STACKS];
 };
 
@@ -576,20 +580,22 @@ static void chain_memo_put(struct hs_builder *b, struct hs_chain_memo *m, uint64
 		m->stacks[i].stack = UINT32_MAX;
 }
 
-/* The profile's stack of the memo's chain below leaf, UINT32_MAX when not known. */
-static uint32_t chain_stack(const struct hs_chain_memo *m, uint32_t leaf)
+/* The profile's stack of the memo's chain below leaf, NULL when not known. */
+static struct hs_chain_stack *chain_stack(struct hs_chain_memo *m, uint32_t leaf)
 {
 	for (size_t i = 0; i < CHAIN_STACKS; i++)
 		if (m->stacks[i].stack != UINT32_MAX && m->stacks[i].leaf == leaf)
-			return m->stacks[i].stack;
-	return UINT32_MAX;
+			return &m->stacks[i];
+	return NULL;
 }
 
-static void chain_stack_put(struct hs_chain_memo *m, uint32_t leaf, uint32_t stack)
+static struct hs_chain_stack *chain_stack_put(struct hs_chain_memo *m, uint32_t leaf, uint32_t stack)
 {
-	m->stacks[m->next].leaf = leaf;
-	m->stacks[m->next].stack = stack;
+	struct hs_chain_stack *cs = &m->stacks[m->next];
+
+	*cs = (struct hs_chain_stack){leaf, stack, UINT32_MAX, 0, 0};
 	m->next = (uint8_t)((m->next + 1) % CHAIN_STACKS);
+	return cs;
 }
 
 static void chain_memo_free(struct hs_builder *b)
@@ -818,6 +824,8 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	bool off_cpu = evidx == b->off_cpu_ev, cpu = evidx + 1 == b->cpu_ix;
 	uint64_t period = s->period ? s->period : 1, wall = period;
 	char name[24];
+	const char *comm;
+	struct hs_chain_stack *cs;
 	uint32_t stack;
 
 	if (b->opts.exclude_pid && pid == b->opts.exclude_pid) {
@@ -837,12 +845,14 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	}
 	if (b->off_cpu_ev != UINT32_MAX && s->sid.has_time)
 		wall = hs_off_cpu_running(&b->off_cpu, tid, s->sid.time, period, cpu);
-	stack = b->chain ? chain_stack(b->chain, b->chain_leaf) : UINT32_MAX;
-	if (stack == UINT32_MAX) {
+	cs = b->chain ? chain_stack(b->chain, b->chain_leaf) : NULL;
+	if (cs) {
+		stack = cs->stack;
+	} else {
 		stack = hs_profile_stack(b->p, b->locs.v, (uint32_t)b->locs.n);
 		/* not the stand-in of stacks over the cap: each of those is counted */
 		if (b->chain && (!b->p->stacks_over_cap || stack != b->p->over_cap_stack))
-			chain_stack_put(b->chain, b->chain_leaf, stack);
+			cs = chain_stack_put(b->chain, b->chain_leaf, stack);
 	}
 	hs_vec_reserve(&b->values, b->p->types.n);
 	memset(b->values.v, 0, b->p->types.n * sizeof(*b->values.v));
@@ -851,8 +861,18 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 		b->values.v[1 + evidx] = value_of(period);
 	if (b->off_cpu.wall_ix && cpu)
 		b->values.v[b->off_cpu.wall_ix] = value_of(wall);
-	hs_profile_add_sample(b->p, stack, hs_profile_intern_str(b->p, thread_name(b, tid, name)), pid, tid,
-			      b->opts.keep_time ? s->sid.time : 0, b->values.v);
+	comm = thread_name(b, tid, name);
+	/* the stack's sample in this thread, by the same name, as the last time (samples with
+	 * their time are each their own) */
+	if (cs && cs->sample != UINT32_MAX && cs->tid == tid && !strcmp(hs_profile_str(b->p, cs->comm), comm)) {
+		hs_profile_add_values(b->p, cs->sample, b->values.v);
+	} else {
+		uint32_t c = hs_profile_intern_str(b->p, comm);
+		uint32_t sample = hs_profile_add_sample(b->p, stack, c, pid, tid, b->opts.keep_time ? s->sid.time : 0,
+							b->values.v);
+		if (cs && !b->opts.keep_time)
+			*cs = (struct hs_chain_stack){cs->leaf, cs->stack, sample, c, tid};
+	}
 	b->stats.samples++;
 	count_exe(b, pid);
 }

@@ -389,15 +389,22 @@ uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t co
 		p->values.n += nt;
 		hs_index_insert(&p->sample_ix, h, id);
 	}
+	hs_profile_add_values(p, id, values);
+	return id;
+}
+
+void hs_profile_add_values(struct hs_profile *p, uint32_t sample, const int64_t *values)
+{
+	size_t nt = p->types.n;
+
 	for (size_t i = 0; i < nt; i++) {
-		int64_t *v = &p->values.v[(size_t)id * nt + i];
+		int64_t *v = &p->values.v[(size_t)sample * nt + i];
 		/* values come from files too: saturate rather than overflow, and count it */
 		if (__builtin_add_overflow(*v, values[i], v)) {
 			*v = values[i] > 0 ? INT64_MAX : INT64_MIN;
 			p->values_saturated++;
 		}
 	}
-	return id;
 }
 
 const char *hs_profile_location_name(const struct hs_profile *p, uint32_t loc)

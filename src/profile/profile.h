@@ -160,6 +160,8 @@ uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t n
  * needed. Returns the sample id. */
 uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t comm, int32_t pid,
 			       int32_t tid, uint64_t time, const int64_t *values);
+/* Adds values (types.n of them) to a sample hs_profile_add_sample() returned. */
+void hs_profile_add_values(struct hs_profile *p, uint32_t sample, const int64_t *values);
 
 static inline const int64_t *hs_profile_sample_values(const struct hs_profile *p, uint32_t sample)
 {

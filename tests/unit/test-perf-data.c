@@ -728,19 +728,81 @@ static void test_lbr_repair(void **state)
 
 /* ---- the chain memo ---- */
 
-static uint32_t memo_sample(struct hs_builder *b, uint64_t *chain, uint64_t n)
+static uint32_t memo_sample_in(struct hs_builder *b, uint64_t *chain, uint64_t n, uint32_t tid)
 {
 	struct hs_perf_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = PERF_RECORD_SAMPLE;
-	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)getpid();
+	ev.sample.sid.pid = (uint32_t)getpid();
+	ev.sample.sid.tid = tid;
 	ev.sample.ip = chain[1];
 	ev.sample.period = 1;
 	ev.sample.callchain = chain;
 	ev.sample.nr_callchain = n;
 	hs_builder_event(b, &ev);
 	return b->p->samples.v[b->p->samples.n - 1].stack;
+}
+
+static uint32_t memo_sample(struct hs_builder *b, uint64_t *chain, uint64_t n)
+{
+	return memo_sample_in(b, chain, n, (uint32_t)getpid());
+}
+
+/* The sample of a thread's name, and its count, for the one stack of the profile. */
+static int64_t count_of(const struct hs_builder *b, uint32_t tid, const char *comm)
+{
+	for (size_t i = 0; i < b->p->samples.n; i++)
+		if (b->p->samples.v[i].tid == (int32_t)tid && !strcmp(hs_profile_str(b->p, b->p->samples.v[i].comm), comm))
+			return hs_profile_sample_values(b->p, (uint32_t)i)[0];
+	return 0;
+}
+
+static void rename_thread(struct hs_builder *b, uint32_t tid, const char *comm)
+{
+	struct hs_perf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_COMM;
+	ev.comm.pid = (uint32_t)getpid();
+	ev.comm.tid = tid;
+	ev.comm.comm = comm;
+	hs_builder_event(b, &ev);
+}
+
+/* A chain seen before adds to the sample it made in the same thread, under the same name: not
+ * to another thread's, nor to the thread's under the name it had before. */
+static void test_chain_memo_samples(void **state)
+{
+	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, (uint64_t)(uintptr_t)lbr_caller + 2,
+			     (uint64_t)(uintptr_t)test_chain_memo_samples + 40};
+	uint32_t me = (uint32_t)getpid(), other = me + 1;
+	struct hs_builder b;
+	struct hs_builder_opts o = {0};
+
+	(void)state;
+	o.user = true;
+	o.kallsyms = "";
+	hs_builder_init(&b, &o);
+	hs_builder_add_event(&b, "cpu-clock", false);
+	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	rename_thread(&b, me, "first");
+	rename_thread(&b, other, "second");
+	memo_sample_in(&b, chain, 4, me);
+	memo_sample_in(&b, chain, 4, me);
+	memo_sample_in(&b, chain, 4, other);
+	memo_sample_in(&b, chain, 4, me);
+	assert_int_equal(b.stats.chain_hits, 3);
+	assert_int_equal(b.p->samples.n, 2);
+	assert_int_equal(count_of(&b, me, "first"), 3);
+	assert_int_equal(count_of(&b, other, "second"), 1);
+	rename_thread(&b, me, "renamed");
+	memo_sample_in(&b, chain, 4, me);
+	memo_sample_in(&b, chain, 4, me);
+	assert_int_equal(b.p->samples.n, 3);
+	assert_int_equal(count_of(&b, me, "first"), 3);
+	assert_int_equal(count_of(&b, me, "renamed"), 2);
+	hs_builder_release(&b);
 }
 
 /* A chain seen before gives the stack it gave then, a new leaf below the same callers its own,
@@ -799,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_lbr_stack_in_kernel),
 		cmocka_unit_test(test_lbr_repair),
 		cmocka_unit_test(test_chain_memo),
+		cmocka_unit_test(test_chain_memo_samples),
 		cmocka_unit_test(test_short_header),
 		cmocka_unit_test(test_compressed_chunks),
 		cmocka_unit_test(test_compressed_bomb),
