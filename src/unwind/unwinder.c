@@ -830,7 +830,8 @@ static struct hs_unwind_memo *memo_of(struct hs_unwinder *u, int32_t pid, uint64
 			hs_die_oom();
 		memset(u->memo, 0, sizeof(*u->memo) << MEMO_BITS);
 	}
-	return &u->memo[hs_hash_combine(hs_hash_u64(pc), (uint32_t)pid) >> (64 - MEMO_BITS)];
+	/* one multiply: the lookup is on the walk's critical path, a frame after another */
+	return &u->memo[((pc ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - MEMO_BITS)];
 }
 
 /* A memo is made only of a file's table (never JIT code's), and holds while the model's mappings
