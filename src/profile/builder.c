@@ -1129,18 +1129,23 @@ void hs_builder_finish(struct hs_builder *b)
 	hs_jit_end(j);
 }
 
+struct hs_profile *hs_builder_profile_now(struct hs_builder *b)
+{
+	if (b->p && !b->finished) {
+		choose_main_mapping(b);
+		name_user_pending(b);
+		name_jit_pending(b);
+	}
+	return b->p;
+}
+
 struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance)
 {
 	struct hs_filter f = {0};
 	struct hs_profile *q;
 
-	if (!b->p)
+	if (!hs_builder_profile_now(b))
 		return NULL;
-	if (!b->finished) {
-		choose_main_mapping(b);
-		name_user_pending(b);
-		name_jit_pending(b);
-	}
 	f.since = mark->values.v;
 	f.nsince = mark->values.n;
 	if (hs_profile_filter(b->p, &f, &q))

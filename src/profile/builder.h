@@ -238,6 +238,10 @@ struct hs_builder_mark {
  * has the names it gave). NULL once the profile was taken. The copy's time_nanos and
  * duration_nanos are the caller's to set. */
 struct hs_profile *hs_builder_copy(struct hs_builder *b, struct hs_builder_mark *mark, bool advance);
+/* The profile so far as it is, without a copy, names left pending looked up now: valid until
+ * the next event, and besides what the samples refer to it may hold what no sample does (names
+ * looked up late, left behind). What the caller changes it puts back. NULL once taken. */
+struct hs_profile *hs_builder_profile_now(struct hs_builder *b);
 /* Moves mark to now without a copy: the next copy from it holds what comes after. */
 void hs_builder_mark_now(const struct hs_builder *b, struct hs_builder_mark *mark);
 void hs_builder_mark_release(struct hs_builder_mark *mark);
