@@ -843,9 +843,9 @@ static bool memo_valid(const struct hs_unwinder *u, const struct hs_unwind_memo 
 }
 
 /* The walk reads the stack upwards, each frame's place known only from the frame before: the
- * bytes the kernel wrote on another CPU are asked for (to the second-level cache) this far ahead
- * of the frame at hand, so that they arrive while the frames below are walked, and no further
- * than the walk goes. */
+ * bytes the kernel wrote on another CPU are asked for (to the first-level cache: 2 KiB of it)
+ * this far ahead of the frame at hand, so that they arrive while the frames below are walked, and
+ * no further than the walk goes. */
 #define PREFETCH_AHEAD 2048
 
 static void prefetch_to(const struct hs_stack_copy *s, uint64_t *done, uint64_t upto)
@@ -853,7 +853,7 @@ static void prefetch_to(const struct hs_stack_copy *s, uint64_t *done, uint64_t 
 	if (upto > s->size)
 		upto = s->size;
 	for (; *done < upto; *done += 64)
-		__builtin_prefetch(s->data + *done, 0, 2);
+		__builtin_prefetch(s->data + *done, 0, 3);
 }
 
 void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *start, const struct hs_stack_copy *stack,
