@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,17 +51,13 @@ static int curl_open(struct hs_error *err)
 		"curl_easy_cleanup", "curl_easy_strerror", "curl_easy_escape", "curl_free", "curl_mime_init",
 		"curl_mime_addpart", "curl_mime_name", "curl_mime_filename", "curl_mime_type", "curl_mime_data",
 		"curl_mime_free", "curl_slist_append", "curl_slist_free_all"};
-	void **slot = (void **)&curl;
-	void *h;
+	int rc;
 
 	_Static_assert(sizeof(curl) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
 	if (curl.global_init)
 		return 0;
-	if (!(h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL)))
-		return hs_error_set(err, -ENOENT, "libcurl (libcurl.so.4) cannot be opened: %s", dlerror());
-	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
-		if (!(slot[i] = dlsym(h, names[i])))
-			return hs_error_set(err, -ENOENT, "this libcurl has no %s", names[i]);
+	if ((rc = hs_dl_open("libcurl.so.4", "libcurl", names, (void **)&curl, HS_ARRAY_SIZE(names), err)))
+		return rc;
 	if (curl.global_init(CURL_GLOBAL_DEFAULT))
 		return hs_error_set(err, -ENOMEM, "cannot start libcurl");
 	return 0;

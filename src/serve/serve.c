@@ -3,7 +3,6 @@
  * per (snapshot, format), so that many clients of one page cost one render. */
 #include "serve/serve.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -61,18 +60,10 @@ static int mhd_open(struct hs_error *err)
 					    "MHD_destroy_response",
 					    "MHD_get_connection_info",
 					    "MHD_lookup_connection_value"};
-	void **slot = (void **)&mhd;
-	void *h;
-
 	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
 	if (mhd.start_daemon)
 		return 0;
-	if (!(h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL)))
-		return hs_error_set(err, -ENOENT, "libmicrohttpd (libmicrohttpd.so.12) cannot be opened: %s", dlerror());
-	for (size_t i = 0; i < HS_ARRAY_SIZE(names); i++)
-		if (!(slot[i] = dlsym(h, names[i])))
-			return hs_error_set(err, -ENOENT, "this libmicrohttpd has no %s", names[i]);
-	return 0;
+	return hs_dl_open("libmicrohttpd.so.12", "libmicrohttpd", names, (void **)&mhd, HS_ARRAY_SIZE(names), err);
 }
 
 /* Clients served at once; more are refused (closed at once). Each holds a thread of its own. */

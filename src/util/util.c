@@ -1,6 +1,8 @@
 /* Checked allocation and hashing helpers. */
 #include "util.h"
 
+#include <dlfcn.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "error.h"
 
 void hs_die_oom(void)
 {
@@ -197,4 +201,22 @@ int hs_read_file(const char *path, size_t lead, size_t cap, char **ret, size_t *
 	rc = hs_read_fd(fd, lead, cap, ret, len);
 	close(fd);
 	return rc;
+}
+
+int hs_dl_open(const char *soname, const char *what, const char *const *names, void **slots, size_t n,
+	       struct hs_error *err)
+{
+	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return hs_error_set(err, -ENOENT, "%s (%s) cannot be opened: %s", what, soname, dlerror());
+	for (size_t i = 0; i < n; i++) {
+		if (!(slots[i] = dlsym(h, names[i]))) {
+			/* none found: a later call must not take what was for complete */
+			memset(slots, 0, n * sizeof(*slots));
+			dlclose(h);
+			return hs_error_set(err, -ENOENT, "this %s has no %s", what, names[i]);
+		}
+	}
+	return 0;
 }

@@ -156,4 +156,11 @@ int64_t hs_wall_ns(void);
  * blocked they end the process, and this is always false. */
 bool hs_stop_signal_pending(void);
 
+struct hs_error;
+/* Opens the shared library soname and looks each of the n names up in it, into slots: for what a
+ * feature loads only when it is used (libcurl for --push, libmicrohttpd for --serve), what being
+ * the library's name in errors. Returns 0, or a negative errno with err set. */
+int hs_dl_open(const char *soname, const char *what, const char *const *names, void **slots, size_t n,
+	       struct hs_error *err);
+
 #endif

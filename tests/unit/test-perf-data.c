@@ -744,6 +744,18 @@ static uint32_t memo_sample_in(struct hs_builder *b, uint64_t *chain, uint64_t n
 	return b->p->samples.v[b->p->samples.n - 1].stack;
 }
 
+/* A builder of this process's user stacks, with its mappings. */
+static void memo_builder(struct hs_builder *b)
+{
+	struct hs_builder_opts o = {0};
+
+	o.user = true;
+	o.kallsyms = "";
+	hs_builder_init(b, &o);
+	hs_builder_add_event(b, "cpu-clock", false);
+	assert_int_equal(hs_builder_add_proc(b, getpid()), 0);
+}
+
 static uint32_t memo_sample(struct hs_builder *b, uint64_t *chain, uint64_t n)
 {
 	return memo_sample_in(b, chain, n, (uint32_t)getpid());
@@ -778,14 +790,9 @@ static void test_chain_memo_samples(void **state)
 			     (uint64_t)(uintptr_t)test_chain_memo_samples + 40};
 	uint32_t me = (uint32_t)getpid(), other = me + 1;
 	struct hs_builder b;
-	struct hs_builder_opts o = {0};
 
 	(void)state;
-	o.user = true;
-	o.kallsyms = "";
-	hs_builder_init(&b, &o);
-	hs_builder_add_event(&b, "cpu-clock", false);
-	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	memo_builder(&b);
 	rename_thread(&b, me, "first");
 	rename_thread(&b, other, "second");
 	memo_sample_in(&b, chain, 4, me);
@@ -812,17 +819,12 @@ static void test_chain_memo(void **state)
 	uint64_t chain[4] = {PERF_CONTEXT_USER, (uint64_t)(uintptr_t)lbr_leaf + 1, (uint64_t)(uintptr_t)lbr_caller + 2,
 			     (uint64_t)(uintptr_t)test_chain_memo + 40};
 	struct hs_builder b;
-	struct hs_builder_opts o = {0};
 	struct hs_perf_event mm;
 	uint32_t first, again, other, after;
 	const uint32_t *locs;
 
 	(void)state;
-	o.user = true;
-	o.kallsyms = "";
-	hs_builder_init(&b, &o);
-	hs_builder_add_event(&b, "cpu-clock", false);
-	assert_int_equal(hs_builder_add_proc(&b, getpid()), 0);
+	memo_builder(&b);
 	first = memo_sample(&b, chain, 4);
 	again = memo_sample(&b, chain, 4);
 	assert_int_equal(first, again);
