@@ -273,10 +273,10 @@ struct reader_round {
  * saw only samples (a steady program's: they wait in their rings well enough), else the usual
  * interval, so that processes that come and go are followed while their /proc entries last. */
 #define QUIET_POLL_MS 250
+#define BUSY_POLL_MS 50
 /* How late a record may be published after the time it is stamped with (a virtual CPU stopped
  * while writing one). One later still is handed on at the next round, out of order by as much. */
 #define ROUND_MARGIN_NS (5 * 1000000ULL)
-#define BUSY_POLL_MS 50
 
 /* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
  * it wrapped around the ring's end (a copy). The kernel reserves the whole requested stack
