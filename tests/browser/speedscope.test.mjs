@@ -49,17 +49,35 @@ async function sandwich(page) {
 	return rows;
 }
 
-// The profile selector's rows: [[name, total weight]].
-async function profileList(page, current) {
+// The Sandwich view's rows once DONE(rows) holds, or as they are after 15 s. The table is drawn
+// a frame or more after its header, later still on a busy machine.
+async function sandwichWhen(page, done) {
+	const end = Date.now() + 15000;
+	for (;;) {
+		const rows = await sandwich(page);
+		if (done(rows) || Date.now() > end)
+			return rows;
+		await page.waitForTimeout(100);
+	}
+}
+
+// The profile selector's rows: [[name, total weight]], once it shows N of them, or as it is
+// after 15 s.
+async function profileList(page, current, n) {
 	await page.getByText(current, { exact: false }).first().click();
-	const text = await page.evaluate(() => document.body.innerText);
-	const rows = [];
 	// a count, or a time as speedscope formats one ("154.31ms"), in nanoseconds
 	const re = /^(\d+)\t(.+)\t([\d.]+)(ns|µs|ms|s|min|h)?$/gm;
 	const scale = { ns: 1, µs: 1e3, ms: 1e6, s: 1e9, min: 60e9, h: 3600e9 };
-	for (let m; (m = re.exec(text));)
-		rows.push([m[2], Number(m[3]) * (m[4] ? scale[m[4]] : 1)]);
-	return rows;
+	const end = Date.now() + 15000;
+	for (;;) {
+		const text = await page.evaluate(() => document.body.innerText);
+		const rows = [];
+		for (let m; (m = re.exec(text));)
+			rows.push([m[2], Number(m[3]) * (m[4] ? scale[m[4]] : 1)]);
+		if (rows.length >= n || Date.now() > end)
+			return rows;
+		await page.waitForTimeout(100);
+	}
 }
 
 async function open(page, name) {
@@ -79,7 +97,7 @@ await run({}, async (page, context) => {
 
 	await page.getByText('Sandwich').click();
 	await page.getByText('Symbol Name').waitFor();
-	let rows = await sandwich(page);
+	let rows = await sandwichWhen(page, (r) => 'main' in r);
 	assert.deepEqual(rows, {
 		draw: [50, 50], lex: [30, 28], draw_text: [20, 20], render: [80, 10], read: [10, 10],
 		init: [5, 5], next_token: [2, 2], parse: [40, 0], main: [125, 0],
@@ -95,10 +113,10 @@ await run({}, async (page, context) => {
 	await page.waitForFunction(() => document.body.innerText.includes('next_token'));
 	step('search narrows the functions to the matches');
 
-	assert.deepEqual(await profileList(page, 'app (1/2)'), [['app', 125], ['worker', 75]]);
+	assert.deepEqual(await profileList(page, 'app (1/2)', 2), [['app', 125], ['worker', 75]]);
 	await page.getByText('worker', { exact: true }).click();
 	await page.getByText('worker (2/2)').waitFor();
-	rows = await sandwich(page);
+	rows = await sandwichWhen(page, (r) => 'thread_start' in r);
 	assert.deepEqual(rows, { sys_write: [50, 50], lex: [25, 25], parse: [25, 0], work: [75, 0], thread_start: [75, 0] });
 	step('the second thread: its own functions and weights');
 	assert.deepEqual(errors, [], 'no script errors');
@@ -113,7 +131,7 @@ await run({}, async (page, context) => {
 		const first = want.profiles[want.activeProfileIndex].name;
 		const n = want.profiles.length;
 		await page2.getByText(`${first} (${want.activeProfileIndex + 1}/${n})`).waitFor();
-		const list = await profileList(page2, first);
+		const list = await profileList(page2, first, n);
 		// weighed in nanoseconds (hotstack writes CPU time), shown rounded to 3 or 4 digits
 		assert.equal(want.profiles[0].unit, 'nanoseconds');
 		assert.deepEqual(list.map(([name]) => name), want.profiles.map((p) => p.name));
@@ -126,8 +144,8 @@ await run({}, async (page, context) => {
 		await page2.getByText(spinners[0][0], { exact: true }).click();
 		await page2.getByText('Sandwich').click();
 		await page2.getByText('Symbol Name').waitFor();
-		rows = await sandwich(page2);
 		const fn = 'spin_thread_' + spinners[0][0].slice(5, 6);
+		rows = await sandwichWhen(page2, (r) => fn in r);
 		assert.ok(rows[fn] && rows[fn][0] > 0, fn + ' in the Sandwich view of its thread: ' + JSON.stringify(rows));
 		assert.deepEqual(errs, [], 'no script errors');
 		step(`a recording of ${spinners.length} threads: one profile each, with its spinner`);
