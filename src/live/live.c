@@ -1,7 +1,6 @@
 /* A live recording made into profiles: see live.h. */
 #include "live/live.h"
 
-#include <time.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,26 +120,6 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 	hs_strbuf_release(&sb);
 }
 
-/* A checkpoint of a profile that began with the recording: written as the builder has it, the
- * labels a written profile has put back after (a copy costs as much as the writing). */
-static int write_checkpoint_in_place(struct hs_live *lv, struct hs_profile *p, uint64_t began)
-{
-	int64_t time_nanos = p->time_nanos, duration_nanos = p->duration_nanos;
-	size_t ncomments = p->comments.n;
-	int rc;
-
-	p->time_nanos = lv->pe.start_wall;
-	p->duration_nanos = (int64_t)(began - lv->pe.start);
-	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
-	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), true) : 0;
-	p->time_nanos = time_nanos;
-	p->duration_nanos = duration_nanos;
-	p->comments.n = ncomments;
-	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), false))
-		say(lv, "cannot remove the files past --switch-max-files");
-	return rc;
-}
-
 /* Writes the current period's profile to its files: with ended, its last write (the next
  * period begins); else a checkpoint of it so far. Returns 0 or -1. */
 static int write_period(struct hs_live *lv, bool ended)
@@ -149,23 +128,32 @@ static int write_period(struct hs_live *lv, bool ended)
 	/* a period's end: the profile starts afresh, or where it cannot, the next copy starts at
 	 * a mark */
 	bool fresh = ended && hs_periodic_switching(&lv->pe) && !lv->b.finished && !lv->rec->o.off_cpu;
-	struct hs_profile *p;
+	/* a checkpoint of a profile that began with the recording: written as the builder has it
+	 * (a copy costs as much as the writing), the labels set for it put back after */
+	bool in_place = !ended && !lv->mark.values.n;
+	struct hs_profile *p = in_place ? hs_builder_profile_now(&lv->b) : hs_builder_copy(&lv->b, &lv->mark, ended && !fresh);
+	int64_t time_nanos, duration_nanos;
+	size_t ncomments;
 	int rc;
 
-	if (!ended && !lv->mark.values.n) {
-		if (!(p = hs_builder_profile_now(&lv->b)))
-			return -1;
-		return write_checkpoint_in_place(lv, p, began);
-	}
-	if (!(p = hs_builder_copy(&lv->b, &lv->mark, ended && !fresh)))
+	if (!p)
 		return -1;
+	time_nanos = p->time_nanos;
+	duration_nanos = p->duration_nanos;
+	ncomments = p->comments.n;
 	p->time_nanos = lv->pe.start_wall;
 	p->duration_nanos = (int64_t)(began - lv->pe.start);
 	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
 	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended) : 0;
 	if (ended && lv->push)
 		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
-	hs_profile_free(p);
+	if (in_place) {
+		p->time_nanos = time_nanos;
+		p->duration_nanos = duration_nanos;
+		p->comments.n = ncomments;
+	} else {
+		hs_profile_free(p);
+	}
 	if (fresh) {
 		if (lv->view)
 			hs_view_rebase(lv->view, &lv->b);
