@@ -77,6 +77,5 @@ void hs_collapse_tidy(struct hs_strbuf *sb, const char *p, size_t n)
 			continue;
 		sb->buf[run++] = ch == ';' ? ':' : ch;
 	}
-	sb->len = run;
-	sb->buf[run] = '\0';
+	hs_strbuf_setlen(sb, run);
 }

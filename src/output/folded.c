@@ -109,7 +109,7 @@ static uint32_t text_id(struct texts *t, size_t off)
 	uint32_t id = hs_index_find(&t->ix, h, text_eq, &k);
 
 	if (id != UINT32_MAX) {
-		t->buf.len = off;
+		hs_strbuf_setlen(&t->buf, off);
 		return id;
 	}
 	id = (uint32_t)t->spans.n;

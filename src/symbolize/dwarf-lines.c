@@ -350,10 +350,7 @@ static void add_component(struct hs_strbuf *sb, const char *s, size_t n)
 		/* "DIR/.." is the directory above DIR only where DIR is a directory and not a
 		 * link to one, which only the file system says: where it does not, ".." stays */
 		if (strcmp(last + 1, "..") != 0 && lstat(sb->buf, &st) == 0 && S_ISDIR(st.st_mode)) {
-			sb->len = (size_t)(last - sb->buf);
-			if (sb->len == 0)
-				sb->len = 1;
-			sb->buf[sb->len] = 0;
+			hs_strbuf_setlen(sb, last == sb->buf ? 1 : (size_t)(last - sb->buf));
 			return;
 		}
 	}

@@ -16,9 +16,14 @@ void hs_strbuf_release(struct hs_strbuf *sb)
 
 void hs_strbuf_reset(struct hs_strbuf *sb)
 {
-	sb->len = 0;
+	hs_strbuf_setlen(sb, 0);
+}
+
+void hs_strbuf_setlen(struct hs_strbuf *sb, size_t len)
+{
+	sb->len = len;
 	if (sb->buf)
-		sb->buf[0] = '\0';
+		sb->buf[len] = '\0';
 }
 
 static void strbuf_grow(struct hs_strbuf *sb, size_t extra)

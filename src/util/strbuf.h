@@ -14,6 +14,8 @@ struct hs_strbuf {
 
 void hs_strbuf_release(struct hs_strbuf *sb);
 void hs_strbuf_reset(struct hs_strbuf *sb);
+/* Cuts sb back to its first len (at most sb->len) bytes. */
+void hs_strbuf_setlen(struct hs_strbuf *sb, size_t len);
 void hs_strbuf_add(struct hs_strbuf *sb, const void *p, size_t n);
 void hs_strbuf_adds(struct hs_strbuf *sb, const char *s);
 void hs_strbuf_addc(struct hs_strbuf *sb, char c);

@@ -342,6 +342,11 @@ static void test_strbuf(void **state)
 		hs_strbuf_addf(&sb, "%d,", i);
 	assert_true(!strncmp(hs_strbuf_str(&sb), "abc-0,1,2,", 10));
 	assert_int_equal(sb.len, strlen(sb.buf));
+	hs_strbuf_setlen(&sb, 6);
+	assert_string_equal(hs_strbuf_str(&sb), "abc-0,");
+	assert_int_equal(sb.len, 6);
+	hs_strbuf_addc(&sb, 'x');
+	assert_string_equal(hs_strbuf_str(&sb), "abc-0,x");
 	s = hs_strbuf_detach(&sb);
 	assert_null(sb.buf);
 	free(s);
