@@ -125,6 +125,8 @@ static void add_comments(struct hs_profile *p, int argc, char **argv, const stru
 static int write_period(struct hs_live *lv, bool ended)
 {
 	uint64_t began = hs_now_ns();
+	/* the period's end, and the next one's start: periods tile time */
+	int64_t began_wall = hs_wall_ns();
 	/* a period's end: the profile starts afresh, or where it cannot, the next copy starts at
 	 * a mark */
 	bool fresh = ended && hs_periodic_switching(&lv->pe) && !lv->b.finished && !lv->rec->o.off_cpu;
@@ -144,9 +146,10 @@ static int write_period(struct hs_live *lv, bool ended)
 	p->time_nanos = lv->pe.start_wall;
 	p->duration_nanos = (int64_t)(began - lv->pe.start);
 	add_comments(p, lv->o.argc, lv->o.argv, &lv->rec->o);
-	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended) : 0;
+	/* pushed first: spooled, it is safe from a kill before the files are */
 	if (ended && lv->push)
-		hs_push_profile(lv->push, p, p->time_nanos, p->time_nanos + p->duration_nanos);
+		hs_push_profile(lv->push, p, lv->pe.start_wall, began_wall);
+	rc = lv->o.noutputs ? lv->hooks.write(lv->hooks.ctx, p, hs_periodic_names(&lv->pe), !ended) : 0;
 	if (in_place) {
 		p->time_nanos = time_nanos;
 		p->duration_nanos = duration_nanos;
@@ -164,7 +167,7 @@ static int write_period(struct hs_live *lv, bool ended)
 		malloc_trim(0);
 #endif
 	}
-	if (hs_periodic_written(&lv->pe, began, hs_now_ns(), hs_wall_ns(), ended))
+	if (hs_periodic_written(&lv->pe, began, began_wall, hs_now_ns(), ended))
 		say(lv, "cannot remove the files past --switch-max-files");
 	return rc;
 }

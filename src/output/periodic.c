@@ -178,7 +178,7 @@ static size_t keep_file(struct hs_periodic *pe, size_t i, const char *name)
 	return failed;
 }
 
-size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, uint64_t now, int64_t now_wall, bool ended)
+size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, int64_t began_wall, uint64_t now, bool ended)
 {
 	size_t failed = 0;
 
@@ -191,7 +191,10 @@ size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, uint64_t now,
 		pe->write_ns = now - began;
 	} else {
 		pe->periods++;
-		name_period(pe, now, now_wall);
+		/* where the last one ended, not after its write: what came during the write is
+		 * the next period's, and periods tile time */
+		name_period(pe, began, began_wall);
+		pe->last_write = now;
 	}
 	return failed;
 }

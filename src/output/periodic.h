@@ -79,10 +79,11 @@ static inline const char *const *hs_periodic_names(const struct hs_periodic *pe)
 {
 	return (const char *const *)pe->names;
 }
-/* Says the current period's files were written, the write having begun at began and ended at
- * now. Each output's files past o.max_files are removed, oldest first (those this recording
- * wrote: nothing else is ever removed); returns how many could not be. With ended, the next
- * period begins at now and now_wall. */
-size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, uint64_t now, int64_t now_wall, bool ended);
+/* Says the current period's files were written, the write having begun at began (and
+ * began_wall, since the epoch) and ended at now. Each output's files past o.max_files are
+ * removed, oldest first (those this recording wrote: nothing else is ever removed); returns
+ * how many could not be. With ended, the next period begins where this one ended, at began
+ * and began_wall: one period's end is the next one's start. */
+size_t hs_periodic_written(struct hs_periodic *pe, uint64_t began, int64_t began_wall, uint64_t now, bool ended);
 
 #endif

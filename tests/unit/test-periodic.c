@@ -92,18 +92,21 @@ static void test_due(void **state)
 	assert_true(hs_periodic_next(&pe, t0 + 1 * S) == HS_CHECKPOINT_NS - 1 * S); /* the checkpoint first */
 	assert_int_equal(hs_periodic_due(&pe, t0 + HS_CHECKPOINT_NS, false), HS_DUE_CHECKPOINT);
 	/* a checkpoint that took 2 s: the next one no sooner than 20 s after it */
-	hs_periodic_written(&pe, t0 + HS_CHECKPOINT_NS, t0 + HS_CHECKPOINT_NS + 2 * S, when() + 7 * (int64_t)S, false);
+	hs_periodic_written(&pe, t0 + HS_CHECKPOINT_NS, when() + 8 * (int64_t)S, t0 + HS_CHECKPOINT_NS + 2 * S, false);
 	assert_int_equal(hs_periodic_due(&pe, t0 + HS_CHECKPOINT_NS + 2 * S + HS_CHECKPOINT_NS, false), HS_DUE_NONE);
 	assert_int_equal(hs_periodic_due(&pe, t0 + 20 * S, false), HS_DUE_PERIOD);
-	/* the next period: named by its own start, due a period later */
-	hs_periodic_written(&pe, t0 + 20 * S, t0 + 20 * S, when() + 20 * (int64_t)S, true);
+	/* the next period: named by its own start, due a period later; it begins where the last
+	 * one ended (its write began), not after the write: periods tile time */
+	hs_periodic_written(&pe, t0 + 20 * S, when() + 20 * (int64_t)S, t0 + 21 * S, true);
 	assert_string_equal(hs_periodic_names(&pe)[0], "p.20261123191043.pb.gz");
+	assert_true(pe.start == t0 + 20 * S);
+	assert_true(pe.start_wall == when() + 20 * (int64_t)S);
 	assert_int_equal(hs_periodic_due(&pe, t0 + 39 * S, false), HS_DUE_NONE);
 	assert_true(hs_periodic_next(&pe, t0 + 39 * S) == 1 * S);
 	assert_true(hs_periodic_next(&pe, t0 + 41 * S) == 0); /* overdue */
 	assert_int_equal(hs_periodic_due(&pe, t0 + 40 * S, false), HS_DUE_PERIOD);
 	/* a second period begun in the same second has files of its own */
-	hs_periodic_written(&pe, t0 + 40 * S, t0 + 40 * S, when() + 20 * (int64_t)S + 5, true);
+	hs_periodic_written(&pe, t0 + 40 * S, when() + 20 * (int64_t)S + 5, t0 + 40 * S, true);
 	assert_string_equal(hs_periodic_names(&pe)[0], "p.20261123191043_1.pb.gz");
 	hs_periodic_release(&pe);
 
@@ -158,7 +161,7 @@ static void test_max_files(void **state)
 		}
 		/* a checkpoint, then the period's end: each file counted once */
 		hs_periodic_written(&pe, 0, 0, 0, false);
-		assert_int_equal(hs_periodic_written(&pe, 0, 0, when() + (k + 1) * 10 * (int64_t)S, true), 0);
+		assert_int_equal(hs_periodic_written(&pe, 0, when() + (k + 1) * 10 * (int64_t)S, 0, true), 0);
 	}
 	for (int k = 0; k < 5; k++)
 		for (int i = 0; i < 2; i++) {
