@@ -94,16 +94,18 @@ void hs_live_off_cpu_summary(const struct hs_builder_summary *s, struct hs_strbu
 void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info)
 {
 	const struct hs_push_stats *st = &lv->push_stats;
+	char *url = hs_push_url_shown(lv->o.push.url); /* never its password */
 
 	if (st->dropped || st->refused)
 		hs_strbuf_addf(warn, "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or time left)\n",
-			       (unsigned long long)(st->dropped + st->refused), lv->o.push.url,
+			       (unsigned long long)(st->dropped + st->refused), url,
 			       (unsigned long long)st->refused, (unsigned long long)st->dropped);
 	if (st->spooled)
 		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
 			       (unsigned long long)st->spooled, lv->o.push.spool_dir);
-	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, lv->o.push.url);
+	hs_strbuf_addf(info, "pushed %llu profiles to %s", (unsigned long long)st->sent, url);
 	if (st->from_spool)
 		hs_strbuf_addf(info, "; %llu were waiting in %s from an earlier recording", (unsigned long long)st->from_spool,
 			       lv->o.push.spool_dir);
+	free(url);
 }

@@ -18,6 +18,7 @@
 #include "output/writers.h"
 #include "profile/filter.h"
 #include "push/service.h"
+#include "push/spool.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -39,6 +40,8 @@ static struct {
 	CURLcode (*mime_filename)(curl_mimepart *, const char *);
 	CURLcode (*mime_type)(curl_mimepart *, const char *);
 	CURLcode (*mime_data)(curl_mimepart *, const char *, size_t);
+	CURLcode (*mime_data_cb)(curl_mimepart *, curl_off_t, curl_read_callback, curl_seek_callback,
+				 curl_free_callback, void *);
 	void (*mime_free)(curl_mime *);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
@@ -50,7 +53,7 @@ static int curl_open(struct hs_error *err)
 		"curl_global_init", "curl_easy_init", "curl_easy_setopt", "curl_easy_perform", "curl_easy_getinfo",
 		"curl_easy_cleanup", "curl_easy_strerror", "curl_easy_escape", "curl_free", "curl_mime_init",
 		"curl_mime_addpart", "curl_mime_name", "curl_mime_filename", "curl_mime_type", "curl_mime_data",
-		"curl_mime_free", "curl_slist_append", "curl_slist_free_all"};
+		"curl_mime_data_cb", "curl_mime_free", "curl_slist_append", "curl_slist_free_all"};
 	int rc;
 
 	_Static_assert(sizeof(curl) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
@@ -63,11 +66,11 @@ static int curl_open(struct hs_error *err)
 	return 0;
 }
 
-#define SPOOL_MAGIC "HSPUSH1"
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
+#define WHY_MAX 200 /* of the store's answer, in a message */
 
-/* A profile waiting to be sent: in memory (body), or in the spool (path) */
+/* A profile waiting in memory: without a spool, or one the spool could not take */
 struct item {
 	struct item *next;
 	char *name;              /* the series: SERVICE{labels} */
@@ -76,24 +79,28 @@ struct item {
 	size_t len;
 };
 
-enum note_kind { NOTE_DOWN, NOTE_UP, NOTE_REFUSED, NOTE_DROPPED, NOTE_SPOOL, NOTE_KINDS };
+enum note_kind { NOTE_DOWN, NOTE_UP, NOTE_REFUSED, NOTE_DROPPED, NOTE_SPOOL, NOTE_FOREIGN, NOTE_KINDS };
 
 struct hs_push {
 	struct hs_push_opts o;
 	char *url;                /* the ingest endpoint */
-	struct curl_slist *headers;
+	char *shown;              /* ... as messages show it: no password */
+	char *auth_header, *tenant_header;
 	char *userpwd;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct item *head, *tail; /* memory queue, oldest first */
 	uint64_t queued_bytes;
+	struct hs_spool *spool;   /* NULL: memory only */
+	bool spool_busy;          /* the sender is sending one of the spool's */
+	bool spool_unsynced;      /* names written since the directory was last synced */
 	bool stopping;            /* finish asked: send until deadline, then stop */
 	uint64_t deadline_ms;
+	uint64_t cut_at_ms;       /* a request under way is cut then (0: never); atomic */
 	bool down;                /* the last attempt failed */
-	bool spool_pending;       /* the spool may hold profiles */
+	int64_t last_until;       /* the last period's end: the next one begins there */
 	struct hs_push_stats st;
-	uint64_t spool_seq;
 	/* notes: what happened, said once each */
 	char *notes[NOTE_KINDS];
 	bool noted[NOTE_KINDS];
@@ -112,8 +119,7 @@ static uint64_t now_ms(void)
 static void note(struct hs_push *ps, enum note_kind k, const char *fmt, ...) HS_PRINTF(3, 4);
 static void note(struct hs_push *ps, enum note_kind k, const char *fmt, ...)
 {
-	struct hs_strbuf sb = {0};
-	char buf[512];
+	char buf[768];
 	va_list ap;
 
 	if (ps->noted[k])
@@ -122,9 +128,8 @@ static void note(struct hs_push *ps, enum note_kind k, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	hs_strbuf_adds(&sb, buf);
 	free(ps->notes[k]);
-	ps->notes[k] = hs_strbuf_detach(&sb);
+	ps->notes[k] = hs_xstrdup(buf);
 }
 
 bool hs_push_label_ok(const char *label)
@@ -142,7 +147,21 @@ bool hs_push_label_ok(const char *label)
 	return true;
 }
 
-/* ---- the spool ---- */
+char *hs_push_url_shown(const char *url)
+{
+	const char *host = strstr(url, "://"), *end, *at = NULL;
+	struct hs_strbuf sb = {0};
+
+	host = host ? host + 3 : url;
+	end = host + strcspn(host, "/?#");
+	for (const char *c = host; c < end; c++)
+		if (*c == '@')
+			at = c;
+	if (!at)
+		return hs_xstrdup(url);
+	hs_strbuf_addf(&sb, "%.*s***%s", (int)(host - url), url, at);
+	return hs_strbuf_detach(&sb);
+}
 
 static void item_free(struct item *it)
 {
@@ -153,292 +172,326 @@ static void item_free(struct item *it)
 	free(it);
 }
 
-/* the spool's files, oldest first (their names sort by time) */
-static size_t spool_list(const struct hs_push *ps, char ***ret, uint64_t *bytes)
-{
-	DIR *d = opendir(ps->o.spool_dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t n = 0;
-
-	*bytes = 0;
-	while (d && (e = readdir(d))) {
-		struct stat st;
-		char path[4096];
-		size_t k = strlen(e->d_name);
-		if (k < 6 || strcmp(e->d_name + k - 5, ".push") || e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", ps->o.spool_dir, e->d_name);
-		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		*bytes += (uint64_t)st.st_size;
-		v = hs_xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = hs_xstrdup(path);
-	}
-	if (d)
-		closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))strcmp);
-	*ret = v;
-	return n;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* Writes it to the spool (room made by dropping the oldest files); false where it cannot. */
-static bool spool_put(struct hs_push *ps, const struct item *it)
-{
-	uint64_t bytes, need = it->len + strlen(it->name) + 64, max = ps->o.spool_bytes;
-	char path[4096], tmp[4200];
-	char **v;
-	size_t n = spool_list(ps, &v, &bytes), k = 0;
-	FILE *f;
-	int fd;
-	bool ok;
-
-	if (need > max) {
-		free_list(v, n);
-		return false;
-	}
-	for (; k < n && bytes + need > max; k++) {
-		struct stat st;
-		if (stat(v[k], &st) == 0 && unlink(v[k]) == 0) {
-			bytes -= HS_MIN(bytes, (uint64_t)st.st_size);
-			ps->st.dropped++;
-		}
-	}
-	free_list(v, n);
-	if (k)
-		note(ps, NOTE_DROPPED, "the push spool is full: the oldest profiles waiting there are dropped");
-	snprintf(path, sizeof(path), "%s/%020lld-%06llu.push", ps->o.spool_dir, (long long)it->from,
-		 (unsigned long long)(ps->spool_seq++ % 1000000));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	fprintf(f, "%s %lld %lld %zu\n%s\n", SPOOL_MAGIC, (long long)it->from, (long long)it->until, strlen(it->name),
-		it->name);
-	ok = fwrite(it->body, 1, it->len, f) == it->len;
-	ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-	ok = fclose(f) == 0 && ok;
-	if (ok && rename(tmp, path) == 0)
-		return true;
-	unlink(tmp);
-	return false;
-}
-
-/* Reads a spooled profile (NULL for a file that is not one: it is removed) */
-static struct item *spool_get(const char *path)
-{
-	struct item *it = hs_xcalloc(1, sizeof(*it));
-	char magic[16];
-	long long from, until;
-	size_t namelen;
-	long end;
-	FILE *f = fopen(path, "re");
-
-	if (!f || fscanf(f, "%15s %lld %lld %zu", magic, &from, &until, &namelen) != 4 || strcmp(magic, SPOOL_MAGIC) ||
-	    namelen > 4096 || fgetc(f) != '\n')
-		goto bad;
-	it->name = hs_xcalloc(namelen + 1, 1);
-	if (fread(it->name, 1, namelen, f) != namelen || fgetc(f) != '\n')
-		goto bad;
-	it->from = from;
-	it->until = until;
-	end = ftell(f);
-	if (end < 0 || fseek(f, 0, SEEK_END) < 0 || ftell(f) < end || ftell(f) - end > (long)(1 << 30))
-		goto bad;
-	it->len = (size_t)(ftell(f) - end);
-	it->body = hs_xmalloc(it->len ? it->len : 1);
-	if (fseek(f, end, SEEK_SET) < 0 || fread(it->body, 1, it->len, f) != it->len)
-		goto bad;
-	fclose(f);
-	return it;
-bad:
-	if (f)
-		fclose(f);
-	item_free(it);
-	unlink(path);
-	return NULL;
-}
-
 /* ---- sending ---- */
 
-static size_t discard(char *ptr, size_t size, size_t n, void *ctx)
+/* A profile on its way: its series, its period, and its body in memory or in a spool file */
+struct out {
+	const char *name;
+	int64_t from, until;
+	const uint8_t *body;
+	int fd;
+	uint64_t off, len, pos;
+};
+
+static size_t body_read(char *buf, size_t size, size_t n, void *arg)
 {
-	struct hs_strbuf *sb = ctx;
-	if (sb->len < 200)
-		hs_strbuf_add(sb, ptr, HS_MIN(size * n, 200 - sb->len));
-	return size * n;
+	struct out *o = arg;
+	size_t want = (size_t)HS_MIN((uint64_t)(size * n), o->len - o->pos);
+	ssize_t k;
+
+	if (!want)
+		return 0;
+	do
+		k = pread(o->fd, buf, want, (off_t)(o->off + o->pos));
+	while (k < 0 && errno == EINTR);
+	if (k <= 0) /* a file cut short under us: the request fails, the profile is tried again */
+		return CURL_READFUNC_ABORT;
+	o->pos += (uint64_t)k;
+	return (size_t)k;
+}
+
+/* a redirect or an authentication sends the body again */
+static int body_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct out *o = arg;
+
+	if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > o->len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	o->pos = (uint64_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+struct answer {
+	struct hs_strbuf text; /* its start, for a message */
+	uint64_t bytes;
+};
+
+/* An answer past HS_PUSH_ANSWER_BYTES ends the request: its status has come */
+static size_t on_answer(char *ptr, size_t size, size_t n, void *ctx)
+{
+	struct answer *a = ctx;
+
+	if (a->text.len < WHY_MAX)
+		hs_strbuf_add(&a->text, ptr, HS_MIN(size * n, WHY_MAX - a->text.len));
+	a->bytes += size * n;
+	return a->bytes > HS_PUSH_ANSWER_BYTES ? 0 : size * n;
+}
+
+/* Cuts a request under way once the end's time is up */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	uint64_t at = __atomic_load_n(&((struct hs_push *)ctx)->cut_at_ms, __ATOMIC_RELAXED);
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return at && now_ms() >= at;
+}
+
+/* The same for every sending of one profile (FNV-1a of its series, and its start): what a
+ * store that honours Idempotency-Key needs to take a resend once */
+static void idempotency_key(const struct out *o, char *buf, size_t cap)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const char *c = o->name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	snprintf(buf, cap, "Idempotency-Key: \"hotstack-%lld-%016llx\"", (long long)o->from, (unsigned long long)h);
 }
 
 enum sent { SENT, RETRY, REFUSED };
 
-static enum sent send_one(struct hs_push *ps, const struct item *it, char *why, size_t whycap)
+static enum sent judge(long status)
+{
+	if (status >= 200 && status < 300)
+		return SENT;
+	/* a redirect not followed (no Location, too many), a time-out, busy: the store is asked
+	 * again later; only its refusal drops a profile */
+	return status < 400 || status == 408 || status == 429 || status >= 500 ? RETRY : REFUSED;
+}
+
+static enum sent send_one(struct hs_push *ps, struct out *o, char *why, size_t whycap)
 {
 	CURL *c = curl.easy_init();
-	struct hs_strbuf url = {0}, answer = {0};
+	struct hs_strbuf url = {0};
+	struct answer answer = {0};
+	struct curl_slist *headers = NULL;
 	curl_mime *mime;
 	curl_mimepart *part;
-	char *name;
-	long status = 0;
+	char *name, key[96];
+	long status = 0, timeout = HS_PUSH_REQUEST_SECS * 1000L;
+	uint64_t cut = __atomic_load_n(&ps->cut_at_ms, __ATOMIC_RELAXED), now = now_ms();
+	enum sent r;
 	CURLcode rc;
 
 	if (!c) {
 		snprintf(why, whycap, "cannot start an HTTP request");
 		return RETRY;
 	}
-	name = curl.easy_escape(c, it->name, 0);
+	if (cut)
+		timeout = HS_MAX(1L, HS_MIN(timeout, (long)(cut - HS_MIN(cut, now))));
+	/* from and until in seconds, both rounded down: periods that share an end share it */
+	name = curl.easy_escape(c, o->name, 0);
 	hs_strbuf_addf(&url, "%s%cname=%s&from=%lld&until=%lld&format=pprof&sampleRate=%u&spyName=hotstack", ps->url,
-		       strchr(ps->url, '?') ? '&' : '?', name, (long long)(it->from / 1000000000),
-		       (long long)((it->until + 999999999) / 1000000000), ps->o.sample_rate);
+		       strchr(ps->url, '?') ? '&' : '?', name, (long long)(o->from / 1000000000),
+		       (long long)(o->until / 1000000000), ps->o.sample_rate);
 	curl.free(name);
+	idempotency_key(o, key, sizeof(key));
+	headers = curl.slist_append(headers, key);
+	if (ps->auth_header)
+		headers = curl.slist_append(headers, ps->auth_header);
+	if (ps->tenant_header)
+		headers = curl.slist_append(headers, ps->tenant_header);
 	mime = curl.mime_init(c);
 	part = curl.mime_addpart(mime);
 	curl.mime_name(part, "profile");
 	curl.mime_filename(part, "profile.pprof");
 	curl.mime_type(part, "application/octet-stream");
-	curl.mime_data(part, (const char *)it->body, it->len);
+	if (o->body)
+		curl.mime_data(part, (const char *)o->body, o->len);
+	else
+		curl.mime_data_cb(part, (curl_off_t)o->len, body_read, body_seek, NULL, o);
 	curl.easy_setopt(c, CURLOPT_URL, hs_strbuf_str(&url));
 	curl.easy_setopt(c, CURLOPT_MIMEPOST, mime);
-	curl.easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
+	curl.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	if (ps->userpwd) {
 		curl.easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl.easy_setopt(c, CURLOPT_USERPWD, ps->userpwd);
 	}
 	curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
-	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, HS_PUSH_CONNECT_SECS * 1000L);
+	curl.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)HS_PUSH_IDLE_SECS);
+	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout);
+	curl.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl.easy_setopt(c, CURLOPT_XFERINFODATA, ps);
+	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
 	curl.easy_setopt(c, CURLOPT_WRITEDATA, &answer);
 	curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* a store moved: followed, the POST kept (libcurl's rule sends no credentials to
+	 * another host) */
+	curl.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl.easy_setopt(c, CURLOPT_MAXREDIRS, (long)HS_PUSH_REDIRECTS);
+	curl.easy_setopt(c, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
+	curl.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	rc = curl.easy_perform(c);
-	if (rc == CURLE_OK)
-		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	curl.mime_free(mime);
 	curl.easy_cleanup(c);
+	curl.slist_free_all(headers);
 	hs_strbuf_release(&url);
-	if (rc != CURLE_OK) {
-		snprintf(why, whycap, "%s", curl.easy_strerror(rc));
-		hs_strbuf_release(&answer);
-		return RETRY;
-	}
-	for (size_t i = 0; i < answer.len; i++) /* the store's answer, on one line */
-		if ((unsigned char)answer.buf[i] < 0x20)
-			answer.buf[i] = ' ';
-	snprintf(why, whycap, "HTTP %ld%s%s", status, answer.len ? ": " : "", hs_strbuf_str(&answer));
-	hs_strbuf_release(&answer);
-	if (status >= 200 && status < 300)
-		return SENT;
-	return status == 429 || status >= 500 || status < 200 ? RETRY : REFUSED;
+	for (size_t i = 0; i < answer.text.len; i++) /* the store's answer, on one line */
+		if ((unsigned char)answer.text.buf[i] < 0x20)
+			answer.text.buf[i] = ' ';
+	/* a status came: the store's word, whatever became of the rest of its answer */
+	r = status ? judge(status) : RETRY;
+	if (rc != CURLE_OK && r != SENT && !(rc == CURLE_WRITE_ERROR && status))
+		snprintf(why, whycap, "%s%s", rc == CURLE_ABORTED_BY_CALLBACK ? "no time left: " : "",
+			 curl.easy_strerror(rc));
+	else
+		snprintf(why, whycap, "HTTP %ld%s%s", status, answer.text.len ? ": " : "", hs_strbuf_str(&answer.text));
+	hs_strbuf_release(&answer.text);
+	return r;
 }
 
-/* The oldest profile waiting: the spool's first, else the memory queue's (taken off it). */
-static struct item *next_item(struct hs_push *ps, char **spooled)
+/* ---- the sender ---- */
+
+/* Takes the oldest profile waiting, the spool's or the memory queue's, into o (under the
+ * lock; the profile stays where it is until it is sent). Returns 1 for one from the spool, 0
+ * from memory, -1 for none. */
+static int next_out(struct hs_push *ps, struct out *o, struct hs_spool_entry *e)
 {
-	*spooled = NULL;
-	if (ps->spool_pending) {
-		char **v;
-		uint64_t bytes;
-		size_t n = spool_list(ps, &v, &bytes);
-		ps->spool_pending = n > 0;
-		for (size_t i = 0; i < n; i++) {
-			struct item *it = spool_get(v[i]);
-			if (it) {
-				*spooled = hs_xstrdup(v[i]);
-				free_list(v, n);
-				return it;
-			}
-		}
-		free_list(v, n);
+	const struct hs_spool_entry *old = ps->spool ? hs_spool_oldest(ps->spool) : NULL;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (old && (!ps->head || old->from <= ps->head->from)) {
+		*e = *old;
+		ps->spool_busy = true;
+		return 1;
 	}
-	return ps->head;
+	if (!ps->head)
+		return -1;
+	o->name = ps->head->name;
+	o->from = ps->head->from;
+	o->until = ps->head->until;
+	o->body = ps->head->body;
+	o->len = ps->head->len;
+	return 0;
+}
+
+/* Opens the spool's profile e into o (unlocked): false for a file that is no longer one
+ * hotstack spooled, taken out of the index, left alone and said */
+static bool open_spooled(struct hs_push *ps, const struct hs_spool_entry *e, struct out *o, struct hs_spool_reader *r)
+{
+	char name[64];
+	long i;
+
+	if (!hs_spool_read_open(ps->spool, e, r)) {
+		o->name = r->series;
+		o->from = r->from;
+		o->until = r->until;
+		o->fd = r->fd;
+		o->off = r->body_off;
+		o->len = r->body_len;
+		return true;
+	}
+	hs_spool_name(e, name, sizeof(name));
+	pthread_mutex_lock(&ps->lock);
+	if ((i = hs_spool_find(ps->spool, e)) >= 0)
+		hs_spool_remove(ps->spool, (size_t)i, false);
+	ps->spool_busy = false;
+	note(ps, NOTE_FOREIGN, "'%s/%s' is not a profile hotstack spooled: left alone", ps->spool->path, name);
+	pthread_mutex_unlock(&ps->lock);
+	return false;
+}
+
+/* Waits for ms, or until the end's time is up (under the lock) */
+static void pause_for(struct hs_push *ps, uint64_t ms)
+{
+	uint64_t until = now_ms() + ms;
+	struct timespec ts;
+
+	if (ps->stopping)
+		until = HS_MIN(until, ps->deadline_ms);
+	while (now_ms() < until && !(ps->stopping && now_ms() >= ps->deadline_ms)) {
+		uint64_t left = until - HS_MIN(until, now_ms());
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(left / 1000);
+		ts.tv_nsec += (long)(left % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&ps->cond, &ps->lock, &ts); /* woken early by the end */
+	}
 }
 
 static void *sender(void *arg)
 {
 	struct hs_push *ps = arg;
 	uint64_t backoff = BACKOFF_MIN_MS;
-	char why[256];
+	char why[WHY_MAX + 64];
 
 	pthread_mutex_lock(&ps->lock);
 	for (;;) {
-		char *spooled;
-		struct item *it;
-		enum sent r;
+		struct hs_spool_reader r;
+		struct hs_spool_entry e;
+		struct out o;
+		bool sync = false;
+		enum sent res;
+		int from_spool;
 
-		while (!ps->stopping && !ps->head && !ps->spool_pending)
+		while (!ps->stopping && !ps->head && !(ps->spool && hs_spool_count(ps->spool)))
 			pthread_cond_wait(&ps->cond, &ps->lock);
 		if (ps->stopping && now_ms() >= ps->deadline_ms)
 			break;
-		it = next_item(ps, &spooled);
-		if (!it) {
+		if ((from_spool = next_out(ps, &o, &e)) < 0) {
 			if (ps->stopping)
 				break;
 			continue;
 		}
 		pthread_mutex_unlock(&ps->lock);
-		r = send_one(ps, it, why, sizeof(why));
+		if (from_spool && !open_spooled(ps, &e, &o, &r)) {
+			pthread_mutex_lock(&ps->lock);
+			continue;
+		}
+		res = send_one(ps, &o, why, sizeof(why));
+		if (from_spool)
+			close(o.fd);
 		pthread_mutex_lock(&ps->lock);
-		if (r == RETRY) {
-			struct timespec ts;
-			uint64_t wait = backoff, until;
+		ps->spool_busy = false;
+		if (res == RETRY) {
 			ps->st.retries++;
-			if (!ps->down)
+			if (!ps->down) {
 				ps->noted[NOTE_UP] = false;
-			if (!ps->down)
-				note(ps, NOTE_DOWN, "cannot push to %s: %s; trying again, profiles queue meanwhile", ps->url, why);
-			ps->down = true;
-			if (spooled)
-				item_free(it);
-			free(spooled);
-			backoff = HS_MIN(backoff * 2, BACKOFF_MAX_MS);
-			until = now_ms() + wait;
-			if (ps->stopping)
-				until = HS_MIN(until, ps->deadline_ms);
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += (time_t)((until - HS_MIN(until, now_ms())) / 1000);
-			ts.tv_nsec += (long)((until - HS_MIN(until, now_ms())) % 1000) * 1000000;
-			if (ts.tv_nsec >= 1000000000) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000;
+				note(ps, NOTE_DOWN, "cannot push to %s: %s; trying again, profiles queue meanwhile", ps->shown,
+				     why);
 			}
-			/* woken early only by the end (stopping) */
-			while (now_ms() < until && pthread_cond_timedwait(&ps->cond, &ps->lock, &ts) != ETIMEDOUT)
-				if (ps->stopping && now_ms() >= ps->deadline_ms)
-					break;
+			ps->down = true;
+			pause_for(ps, backoff);
+			backoff = HS_MIN(backoff * 2, BACKOFF_MAX_MS);
 			continue;
 		}
 		backoff = BACKOFF_MIN_MS;
-		if (ps->down && r == SENT) {
+		if (ps->down && res == SENT) {
 			ps->noted[NOTE_DOWN] = false;
-			note(ps, NOTE_UP, "pushing to %s again", ps->url);
+			note(ps, NOTE_UP, "pushing to %s again", ps->shown);
 		}
 		ps->down = false;
-		if (r == SENT)
+		if (res == SENT) {
 			ps->st.sent++;
-		else {
-			ps->st.refused++;
-			note(ps, NOTE_REFUSED, "%s refused a profile (%s): dropped", ps->url, why);
-		}
-		if (spooled) {
-			unlink(spooled);
-			free(spooled);
-			item_free(it);
 		} else {
+			ps->st.refused++;
+			note(ps, NOTE_REFUSED, "%s refused a profile (%s): dropped", ps->shown, why);
+		}
+		if (from_spool) {
+			long i = hs_spool_find(ps->spool, &e);
+			if (i >= 0) {
+				hs_spool_remove(ps->spool, (size_t)i, true);
+				sync = true;
+			}
+		} else {
+			struct item *it = ps->head;
 			ps->head = it->next;
 			if (!ps->head)
 				ps->tail = NULL;
 			ps->queued_bytes -= it->len;
 			item_free(it);
+		}
+		if (sync) { /* a removal that survives a crash: the profile is not sent again */
+			pthread_mutex_unlock(&ps->lock);
+			hs_spool_sync(ps->spool);
+			pthread_mutex_lock(&ps->lock);
 		}
 	}
 	pthread_mutex_unlock(&ps->lock);
@@ -447,7 +500,40 @@ static void *sender(void *arg)
 
 /* ---- queueing ---- */
 
-/* Makes room for len more bytes in memory: the oldest profiles to the spool, or dropped */
+/* Writes a profile to the spool, room made by dropping the oldest there (not the one being
+ * sent): false where there is no spool or it cannot take the profile. Not under the lock:
+ * only the thread that queues writes to the spool. */
+static bool spool_put(struct hs_push *ps, const char *name, int64_t from, int64_t until, const uint8_t *body, size_t len)
+{
+	uint64_t need = len + strlen(name) + 128;
+	struct hs_spool_entry e;
+	size_t dropped;
+	int rc;
+
+	if (!ps->spool || need > HS_SPOOL_FILE_MAX || need > ps->o.spool_bytes)
+		return false;
+	pthread_mutex_lock(&ps->lock);
+	dropped = hs_spool_make_room(ps->spool, need, ps->spool_busy ? 1 : 0);
+	ps->st.dropped += dropped;
+	if (dropped)
+		note(ps, NOTE_DROPPED, "the push spool is full (%llu MiB or %u profiles): the oldest profiles there are dropped",
+		     (unsigned long long)(ps->o.spool_bytes >> 20), (unsigned)HS_SPOOL_MAX_FILES);
+	pthread_mutex_unlock(&ps->lock);
+	rc = hs_spool_write(ps->spool, name, from, until, body, len, &e);
+	pthread_mutex_lock(&ps->lock);
+	if (rc)
+		note(ps, NOTE_SPOOL, "cannot write to the push spool '%s': %s; profiles wait in memory", ps->spool->path,
+		     strerror(-rc));
+	else
+		hs_spool_add(ps->spool, &e);
+	pthread_cond_signal(&ps->cond);
+	pthread_mutex_unlock(&ps->lock);
+	ps->spool_unsynced |= !rc;
+	return !rc;
+}
+
+/* Makes room for len more bytes in memory: the oldest profiles to the spool, or dropped
+ * (under the lock) */
 static void make_room(struct hs_push *ps, size_t len)
 {
 	while (ps->head && ps->head->next && ps->queued_bytes + len > ps->o.queue_bytes) {
@@ -458,13 +544,9 @@ static void make_room(struct hs_push *ps, size_t len)
 		if (ps->tail == victim)
 			ps->tail = it;
 		ps->queued_bytes -= victim->len;
-		if (ps->o.spool_dir && spool_put(ps, victim)) {
-			ps->spool_pending = true;
-		} else {
-			ps->st.dropped++;
-			note(ps, NOTE_DROPPED, "the push queue is full (%llu MiB%s): the oldest profiles are dropped",
-			     (unsigned long long)(ps->o.queue_bytes >> 20), ps->o.spool_dir ? ", and the spool" : "");
-		}
+		ps->st.dropped++;
+		note(ps, NOTE_DROPPED, "the push queue is full (%llu MiB in memory): the oldest profiles are dropped",
+		     (unsigned long long)(ps->o.queue_bytes >> 20));
 		item_free(victim);
 	}
 }
@@ -481,6 +563,10 @@ static void enqueue(struct hs_push *ps, char *name, int64_t from, int64_t until,
 	it->name = name;
 	it->from = from;
 	it->until = until;
+	if (spool_put(ps, name, from, until, it->body, it->len)) {
+		item_free(it);
+		return;
+	}
 	pthread_mutex_lock(&ps->lock);
 	make_room(ps, it->len);
 	if (ps->tail)
@@ -509,24 +595,33 @@ void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t fro
 {
 	struct hs_service_groups g;
 
+	/* no overlap with the last period, even where the clock was set back */
+	from_ns = HS_MAX(from_ns, ps->last_until);
+	until_ns = HS_MAX(until_ns, from_ns);
+	ps->last_until = until_ns;
 	if (!p->samples.n)
 		return;
 	if (!ps->o.by_service) {
 		enqueue(ps, series_name(ps, ps->o.service), from_ns, until_ns, p);
-		return;
-	}
-	hs_service_group(&ps->services, p, &g);
-	for (size_t i = 0; i < g.n; i++) {
-		struct hs_filter f = {0};
-		struct hs_profile *q;
-		f.pids.v = g.v[i].pids;
-		f.pids.n = g.v[i].npids;
-		if (!hs_profile_filter(p, &f, &q)) {
-			enqueue(ps, series_name(ps, g.v[i].name), from_ns, until_ns, q);
-			hs_profile_free(q);
+	} else {
+		hs_service_group(&ps->services, p, &g);
+		for (size_t i = 0; i < g.n; i++) {
+			struct hs_filter f = {0};
+			struct hs_profile *q;
+			f.pids.v = g.v[i].pids;
+			f.pids.n = g.v[i].npids;
+			if (!hs_profile_filter(p, &f, &q)) {
+				enqueue(ps, series_name(ps, g.v[i].name), from_ns, until_ns, q);
+				hs_profile_free(q);
+			}
 		}
+		hs_service_groups_release(&g);
 	}
-	hs_service_groups_release(&g);
+	/* the period's names made durable at once, rather than one sync per series */
+	if (ps->spool_unsynced) {
+		hs_spool_sync(ps->spool);
+		ps->spool_unsynced = false;
+	}
 }
 
 int hs_push_note(struct hs_push *ps, char **msg)
@@ -550,15 +645,21 @@ static int check_url(const char *url, char **ret, struct hs_error *err)
 {
 	const char *rest;
 	struct hs_strbuf sb = {0};
+	char *shown = hs_push_url_shown(url);
+	int rc = 0;
 
 	if (!strncmp(url, "http://", 7))
 		rest = url + 7;
 	else if (!strncmp(url, "https://", 8))
 		rest = url + 8;
-	else
-		return hs_error_set(err, -EINVAL, "'%s' is not an http:// or https:// URL", url);
-	if (!*rest || *rest == '/' || strpbrk(url, " \t\n\"<>\\^`{|}"))
-		return hs_error_set(err, -EINVAL, "'%s' is not a URL with a host", url);
+	else {
+		rc = hs_error_set(err, -EINVAL, "'%s' is not an http:// or https:// URL", shown);
+		goto out;
+	}
+	if (!*rest || *rest == '/' || strpbrk(url, " \t\n\"<>\\^`{|}")) {
+		rc = hs_error_set(err, -EINVAL, "'%s' is not a URL with a host", shown);
+		goto out;
+	}
 	hs_strbuf_adds(&sb, url);
 	/* the store's address alone: its ingest endpoint */
 	if (!strchr(rest, '/'))
@@ -566,7 +667,24 @@ static int check_url(const char *url, char **ret, struct hs_error *err)
 	else if (rest[strlen(rest) - 1] == '/')
 		hs_strbuf_adds(&sb, "ingest");
 	*ret = hs_strbuf_detach(&sb);
-	return 0;
+out:
+	free(shown);
+	return rc;
+}
+
+static void push_free(struct hs_push *ps)
+{
+	for (int k = 0; k < NOTE_KINDS; k++)
+		free(ps->notes[k]);
+	hs_spool_close(ps->spool);
+	hs_service_cache_release(&ps->services);
+	free(ps->auth_header);
+	free(ps->tenant_header);
+	free(ps->userpwd);
+	free((char *)ps->o.service);
+	free(ps->url);
+	free(ps->shown);
+	free(ps);
 }
 
 int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_error *err)
@@ -584,6 +702,7 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 	ps->o.flush_secs = o->flush_secs > 0 ? o->flush_secs : HS_PUSH_FLUSH_SECS;
 	if ((rc = check_url(o->url, &ps->url, err)))
 		goto fail;
+	ps->shown = hs_push_url_shown(ps->url);
 	if (token && *token && user && *user) {
 		rc = hs_error_set(err, -EINVAL, "HOTSTACK_PUSH_TOKEN and HOTSTACK_PUSH_USER are both set: one of them");
 		goto fail;
@@ -592,49 +711,40 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 		rc = hs_error_set(err, -EINVAL, "HOTSTACK_PUSH_USER is set without HOTSTACK_PUSH_PASSWORD");
 		goto fail;
 	}
-	if (o->spool_dir && mkdir(o->spool_dir, 0700) < 0 && errno != EEXIST) {
-		rc = hs_error_set(err, -errno, "cannot make the push spool '%s': %s", o->spool_dir, strerror(errno));
+	if (o->spool_dir && (rc = hs_spool_open(&ps->spool, o->spool_dir, ps->o.spool_bytes, err)))
 		goto fail;
-	}
-	if (o->spool_dir && access(o->spool_dir, W_OK | X_OK) < 0) {
-		rc = hs_error_set(err, -errno, "cannot write the push spool '%s': %s", o->spool_dir, strerror(errno));
-		goto fail;
-	}
 	if ((rc = curl_open(err)))
 		goto fail;
 	if (token && *token) {
 		hs_strbuf_addf(&sb, "Authorization: Bearer %s", token);
-		ps->headers = curl.slist_append(ps->headers, hs_strbuf_str(&sb));
+		ps->auth_header = hs_strbuf_detach(&sb);
 	}
 	if (tenant && *tenant) {
-		hs_strbuf_reset(&sb);
 		hs_strbuf_addf(&sb, "X-Scope-OrgID: %s", tenant);
-		ps->headers = curl.slist_append(ps->headers, hs_strbuf_str(&sb));
+		ps->tenant_header = hs_strbuf_detach(&sb);
 	}
-	hs_strbuf_release(&sb);
 	if (user && *user) {
 		hs_strbuf_addf(&sb, "%s:%s", user, pass);
 		ps->userpwd = hs_strbuf_detach(&sb);
 	}
-	if (o->spool_dir) {
-		char **v;
-		uint64_t bytes;
-		ps->st.from_spool = spool_list(ps, &v, &bytes);
-		free_list(v, ps->st.from_spool);
-		ps->spool_pending = ps->st.from_spool > 0;
+	if (ps->spool) {
+		ps->st.from_spool = hs_spool_count(ps->spool);
+		if (ps->spool->foreign)
+			note(ps, NOTE_FOREIGN, "'%s/%s'%s not a profile hotstack spooled: left alone", ps->spool->path,
+			     ps->spool->foreign_name, ps->spool->foreign > 1 ? " and other files in the spool are" : " is");
 	}
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->cond, NULL);
 	if ((rc = pthread_create(&ps->thread, NULL, sender, ps))) {
 		rc = hs_error_set(err, -rc, "cannot start the push thread: %s", strerror(rc));
+		pthread_mutex_destroy(&ps->lock);
+		pthread_cond_destroy(&ps->cond);
 		goto fail;
 	}
 	*ret = ps;
 	return 0;
 fail:
-	free((char *)ps->o.service);
-	free(ps->url);
-	free(ps);
+	push_free(ps);
 	return rc;
 }
 
@@ -645,33 +755,22 @@ void hs_push_finish(struct hs_push *ps, struct hs_push_stats *st)
 	pthread_mutex_lock(&ps->lock);
 	ps->stopping = true;
 	ps->deadline_ms = now_ms() + (uint64_t)(ps->o.flush_secs * 1000);
+	__atomic_store_n(&ps->cut_at_ms, ps->deadline_ms, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&ps->cond);
 	pthread_mutex_unlock(&ps->lock);
 	pthread_join(ps->thread, NULL);
 	while ((it = ps->head)) {
 		ps->head = it->next;
-		if (ps->o.spool_dir && spool_put(ps, it))
-			ps->st.spooled++;
-		else
+		if (!spool_put(ps, it->name, it->from, it->until, it->body, it->len))
 			ps->st.dropped++;
 		item_free(it);
 	}
-	if (ps->o.spool_dir) {
-		char **v;
-		uint64_t bytes;
-		size_t n = spool_list(ps, &v, &bytes);
-		free_list(v, n);
-		ps->st.spooled = n;
+	if (ps->spool) {
+		hs_spool_sync(ps->spool);
+		ps->st.spooled = hs_spool_count(ps->spool);
 	}
 	*st = ps->st;
-	for (int k = 0; k < NOTE_KINDS; k++)
-		free(ps->notes[k]);
-	hs_service_cache_release(&ps->services);
-	curl.slist_free_all(ps->headers);
-	free(ps->userpwd);
-	free((char *)ps->o.service);
-	free(ps->url);
 	pthread_mutex_destroy(&ps->lock);
 	pthread_cond_destroy(&ps->cond);
-	free(ps);
+	push_free(ps);
 }

@@ -7,18 +7,33 @@ multipart/form-data with the profile in a part named "profile". Each profile tak
 DIR/N.pb.gz with DIR/N.json beside it (its query parameters and headers); a request that
 breaks the contract gets 400 and is saved nowhere.
 
-    ingest-receiver.py PORT DIR [--fail-first N]   (N: answer the first N requests 503)
+    ingest-receiver.py PORT DIR [MODE]
+
+MODE, how the store misbehaves:
+    --fail-first N   the first N requests answered 503
+    --redirect CODE  /ingest answered CODE (301, 302, 307, 308) with Location /moved/ingest,
+                     where the profile is taken
+    --hang           each profile taken (saved), then no answer at all: the connection is
+                     held open for an hour
+    --endless        each profile taken, then 200 with a body that never ends
 Writes DIR/ready once it listens."""
+import argparse
 import email.parser
 import json
 import os
-import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-port, out = int(sys.argv[1]), sys.argv[2]
-fail_first = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == '--fail-first' else 0
+ap = argparse.ArgumentParser()
+ap.add_argument('port', type=int)
+ap.add_argument('out')
+ap.add_argument('--fail-first', type=int, default=0)
+ap.add_argument('--redirect', type=int, default=0)
+ap.add_argument('--hang', action='store_true')
+ap.add_argument('--endless', action='store_true')
+args = ap.parse_args()
 lock = threading.Lock()
 count = {'n': 0, 'requests': 0}
 
@@ -37,9 +52,13 @@ def profile_of(content_type, body):
 
 
 class Ingest(BaseHTTPRequestHandler):
-    def answer(self, code, text):
+    protocol_version = 'HTTP/1.1'
+
+    def answer(self, code, text, headers=()):
         data = text.encode()
         self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
         self.send_header('Content-Length', str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -50,9 +69,15 @@ class Ingest(BaseHTTPRequestHandler):
         body = self.rfile.read(length)
         with lock:
             count['requests'] += 1
-            if count['requests'] <= fail_first:
+            if count['requests'] <= args.fail_first:
                 return self.answer(503, 'busy')
-        if url.path != '/ingest':
+        path = url.path
+        if args.redirect:
+            if path == '/ingest':
+                return self.answer(args.redirect, 'moved', [('Location', '/moved/ingest?' + url.query)])
+            if path == '/moved/ingest':
+                path = '/ingest'
+        if path != '/ingest':
             return self.answer(404, 'no such endpoint')
         q = dict(urllib.parse.parse_qsl(url.query))
         for k in ('name', 'from', 'until'):
@@ -68,17 +93,32 @@ class Ingest(BaseHTTPRequestHandler):
         with lock:
             count['n'] += 1
             n = count['n']
-        with open(os.path.join(out, '%d.pb.gz' % n), 'wb') as f:
+        with open(os.path.join(args.out, '%d.pb.gz' % n), 'wb') as f:
             f.write(profile)
         meta = {'query': q, 'headers': {k.lower(): v for k, v in self.headers.items()}}
-        with open(os.path.join(out, '%d.json' % n), 'w') as f:
+        with open(os.path.join(args.out, '%d.json' % n), 'w') as f:
             json.dump(meta, f)
-        self.answer(200, '')
+        if args.hang:
+            time.sleep(3600)
+            return None
+        if args.endless:
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/plain')
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            chunk = b'ok ' * 1024
+            try:
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                return None
+        return self.answer(200, '')
 
     def log_message(self, *args):
         pass
 
 
-server = ThreadingHTTPServer(('127.0.0.1', port), Ingest)
-open(os.path.join(out, 'ready'), 'w').close()
+ThreadingHTTPServer.daemon_threads = True
+server = ThreadingHTTPServer(('127.0.0.1', args.port), Ingest)
+open(os.path.join(args.out, 'ready'), 'w').close()
 server.serve_forever()
