@@ -2,8 +2,9 @@
 # record --push URL against a receiver of the ingest contract (ingest-receiver.py): every
 # period arrives, each a profile go tool pprof reads, named SERVICE{labels}, with the
 # credentials and tenant from the environment; a store down for the first seconds, or busy,
-# loses nothing; with -a a series per service; with --push-spool what the store could not take
-# waits on disk and goes first next time. Needs go tool pprof (golang-go).
+# loses nothing, and the periods pushed tile time; with -a a series per service; with
+# --push-spool what the store could not take waits on disk and goes first next time. Needs go
+# tool pprof (golang-go).
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +73,10 @@ for j in "$dir"/in1/*.json; do
 		fail "go tool pprof does not read ${j%.json}.pb.gz: $(cat "$dir/top.err")"
 	grep -q spin_thread "$dir/top.txt" || fail "${j%.json}.pb.gz: no spin_thread"
 done
+# the periods tile time: each one's from (whole seconds) is the last one's until
+for j in "$dir"/in1/*.json; do echo "$(query "$j" from) $(query "$j" until)"; done | sort -n >"$dir/periods.txt"
+awk 'NR > 1 && $1 != until { exit 1 } { until = $2 }' "$dir/periods.txt" ||
+	fail "the periods pushed overlap or leave gaps: $(cat "$dir/periods.txt")"
 
 # 2. system-wide, a busy store (503 twice), basic authentication: a series per service
 port=$(free_port)
