@@ -97,9 +97,11 @@ void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, stru
 	char *url = hs_push_url_shown(lv->o.push.url); /* never its password */
 
 	if (st->dropped || st->refused)
-		hs_strbuf_addf(warn, "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or time left)\n",
-			       (unsigned long long)(st->dropped + st->refused), url,
-			       (unsigned long long)st->refused, (unsigned long long)st->dropped);
+		hs_strbuf_addf(warn,
+			       "%llu profiles not pushed to %s: %llu refused by the store, %llu dropped (no room or "
+			       "time left)\n",
+			       (unsigned long long)(st->dropped + st->refused), url, (unsigned long long)st->refused,
+			       (unsigned long long)st->dropped);
 	if (st->spooled)
 		hs_strbuf_addf(warn, "%llu profiles wait in %s for the next recording with --push-spool\n",
 			       (unsigned long long)st->spooled, lv->o.push.spool_dir);

@@ -49,11 +49,13 @@ static struct {
 
 static int curl_open(struct hs_error *err)
 {
-	static const char *const names[] = {
-		"curl_global_init", "curl_easy_init", "curl_easy_setopt", "curl_easy_perform", "curl_easy_getinfo",
-		"curl_easy_cleanup", "curl_easy_strerror", "curl_easy_escape", "curl_free", "curl_mime_init",
-		"curl_mime_addpart", "curl_mime_name", "curl_mime_filename", "curl_mime_type", "curl_mime_data",
-		"curl_mime_data_cb", "curl_mime_free", "curl_slist_append", "curl_slist_free_all"};
+	static const char *const names[] = {"curl_global_init",   "curl_easy_init",    "curl_easy_setopt",
+					    "curl_easy_perform",  "curl_easy_getinfo", "curl_easy_cleanup",
+					    "curl_easy_strerror", "curl_easy_escape",  "curl_free",
+					    "curl_mime_init",     "curl_mime_addpart", "curl_mime_name",
+					    "curl_mime_filename", "curl_mime_type",    "curl_mime_data",
+					    "curl_mime_data_cb",  "curl_mime_free",    "curl_slist_append",
+					    "curl_slist_free_all"};
 	int rc;
 
 	_Static_assert(sizeof(curl) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
@@ -454,8 +456,8 @@ static void *sender(void *arg)
 			ps->st.retries++;
 			if (!ps->down) {
 				ps->noted[NOTE_UP] = false;
-				note(ps, NOTE_DOWN, "cannot push to %s: %s; trying again, profiles queue meanwhile", ps->shown,
-				     why);
+				note(ps, NOTE_DOWN, "cannot push to %s: %s; trying again, profiles queue meanwhile",
+				     ps->shown, why);
 			}
 			ps->down = true;
 			pause_for(ps, backoff);
@@ -503,7 +505,8 @@ static void *sender(void *arg)
 /* Writes a profile to the spool, room made by dropping the oldest there (not the one being
  * sent): false where there is no spool or it cannot take the profile. Not under the lock:
  * only the thread that queues writes to the spool. */
-static bool spool_put(struct hs_push *ps, const char *name, int64_t from, int64_t until, const uint8_t *body, size_t len)
+static bool spool_put(struct hs_push *ps, const char *name, int64_t from, int64_t until, const uint8_t *body,
+		      size_t len)
 {
 	uint64_t need = len + strlen(name) + 128;
 	struct hs_spool_entry e;
@@ -516,14 +519,15 @@ static bool spool_put(struct hs_push *ps, const char *name, int64_t from, int64_
 	dropped = hs_spool_make_room(ps->spool, need, ps->spool_busy ? 1 : 0);
 	ps->st.dropped += dropped;
 	if (dropped)
-		note(ps, NOTE_DROPPED, "the push spool is full (%llu MiB or %u profiles): the oldest profiles there are dropped",
+		note(ps, NOTE_DROPPED,
+		     "the push spool is full (%llu MiB or %u profiles): the oldest profiles there are dropped",
 		     (unsigned long long)(ps->o.spool_bytes >> 20), (unsigned)HS_SPOOL_MAX_FILES);
 	pthread_mutex_unlock(&ps->lock);
 	rc = hs_spool_write(ps->spool, name, from, until, body, len, &e);
 	pthread_mutex_lock(&ps->lock);
 	if (rc)
-		note(ps, NOTE_SPOOL, "cannot write to the push spool '%s': %s; profiles wait in memory", ps->spool->path,
-		     strerror(-rc));
+		note(ps, NOTE_SPOOL, "cannot write to the push spool '%s': %s; profiles wait in memory",
+		     ps->spool->path, strerror(-rc));
 	else
 		hs_spool_add(ps->spool, &e);
 	pthread_cond_signal(&ps->cond);
@@ -731,7 +735,8 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 		ps->st.from_spool = hs_spool_count(ps->spool);
 		if (ps->spool->foreign)
 			note(ps, NOTE_FOREIGN, "'%s/%s'%s not a profile hotstack spooled: left alone", ps->spool->path,
-			     ps->spool->foreign_name, ps->spool->foreign > 1 ? " and other files in the spool are" : " is");
+			     ps->spool->foreign_name,
+			     ps->spool->foreign > 1 ? " and other files in the spool are" : " is");
 	}
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->cond, NULL);

@@ -138,8 +138,7 @@ int hs_spool_read_open(struct hs_spool *sp, const struct hs_spool_entry *e, stru
 	hs_spool_name(e, name, sizeof(name));
 	if ((fd = open_own(sp, name, &st)) < 0)
 		return fd;
-	if ((uint64_t)st.st_size != e->size || (rc = read_header(fd, (uint64_t)st.st_size, r)) ||
-	    r->from != e->from) {
+	if ((uint64_t)st.st_size != e->size || (rc = read_header(fd, (uint64_t)st.st_size, r)) || r->from != e->from) {
 		close(fd);
 		return -EBADMSG;
 	}
@@ -225,7 +224,8 @@ int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, st
 		rc = -errno;
 		/* O_DIRECTORY on a link says ENOTDIR */
 		if (errno == ELOOP || (errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)))
-			hs_error_set(err, rc, "the push spool '%s' is a symbolic link: refused (name the directory itself)",
+			hs_error_set(err, rc,
+				     "the push spool '%s' is a symbolic link: refused (name the directory itself)",
 				     dir);
 		else if (errno == ENOTDIR)
 			hs_error_set(err, rc, "the push spool '%s' is not a directory", dir);
@@ -238,8 +238,9 @@ int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, st
 		goto fail;
 	}
 	if (st.st_uid != geteuid()) {
-		rc = hs_error_set(err, -EPERM, "the push spool '%s' belongs to uid %u, not to this user (uid %u): refused",
-				  dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		rc = hs_error_set(err, -EPERM,
+				  "the push spool '%s' belongs to uid %u, not to this user (uid %u): refused", dir,
+				  (unsigned)st.st_uid, (unsigned)geteuid());
 		goto fail;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -247,7 +248,9 @@ int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, st
 				  st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
 		goto fail;
 	}
-	if (flock(sp->dirfd, LOCK_EX | LOCK_NB) < 0) {
+	/* a file system without locks (some NFS) is used unlocked: one recording per spool is
+	 * then the operator's to keep */
+	if (flock(sp->dirfd, LOCK_EX | LOCK_NB) < 0 && errno != ENOLCK && errno != EOPNOTSUPP) {
 		rc = -errno;
 		if (errno == EWOULDBLOCK)
 			hs_error_set(err, -EBUSY, "the push spool '%s' is in use by another recording", dir);

@@ -29,13 +29,13 @@ struct hs_spool_entry {
 };
 
 struct hs_spool {
-	int dirfd;                  /* the directory, opened without following a link */
-	char *path;                 /* as given, for messages */
-	uint64_t max_bytes;         /* the profiles' files together */
-	struct hs_spool_entry *v;   /* the profiles, oldest first: v[head] to v[n - 1] */
+	int dirfd;                /* the directory, opened without following a link */
+	char *path;               /* as given, for messages */
+	uint64_t max_bytes;       /* the profiles' files together */
+	struct hs_spool_entry *v; /* the profiles, oldest first: v[head] to v[n - 1] */
 	size_t head, n, cap;
-	uint64_t bytes;             /* their files' bytes */
-	uint64_t next_seq;          /* taken with an atomic add: hs_spool_write() runs unlocked */
+	uint64_t bytes;    /* their files' bytes */
+	uint64_t next_seq; /* taken with an atomic add: hs_spool_write() runs unlocked */
 	/* found by hs_spool_open(): files named as profiles that hotstack did not write (left
 	 * alone; the first one's name kept), and temporary files a kill left (removed) */
 	size_t foreign;

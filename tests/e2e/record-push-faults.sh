@@ -13,7 +13,8 @@ require_perf_events
 receiver=$SRCDIR/tests/e2e/ingest-receiver.py
 pids=""
 
-"$WORKLOADS/threads" 1 120 >/dev/null &
+# for longer than the test takes on a loaded machine (killed at its end)
+"$WORKLOADS/threads" 1 900 >/dev/null &
 target=$!
 trap 'kill $target $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
 
@@ -104,7 +105,7 @@ t=$(now)
 "$HOTSTACK" record -p "$target" -d 2 --push "http://127.0.0.1:$port" --push-spool "$dir/spool2" 2>"$dir/hang.err" ||
 	fail "record against a store that never answers failed: $(cat "$dir/hang.err")"
 took=$(since "$t")
-[ "$took" -lt 20 ] || fail "a 2 s recording with a store that never answers took $took s"
+[ "$took" -lt 25 ] || fail "a 2 s recording with a store that never answers took $took s"
 [ "$(count "$dir/hang/*.json")" -eq 1 ] || fail "the one profile was sent $(count "$dir/hang/*.json") times"
 [ "$(count "$dir/spool2/*.push")" -eq 1 ] || fail "the profile with no answer is not kept in the spool"
 port=$(free_port)

@@ -14,7 +14,8 @@ export PPROF_TMPDIR="$dir" HOME="$dir"
 receiver=$SRCDIR/tests/e2e/ingest-receiver.py
 pids=""
 
-"$WORKLOADS/threads" 1 120 >/dev/null &
+# for longer than the test takes on a loaded machine (killed at its end)
+"$WORKLOADS/threads" 1 900 >/dev/null &
 target=$!
 trap 'kill $target $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
 

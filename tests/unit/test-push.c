@@ -167,7 +167,7 @@ static void test_spool_names(void **state)
 	assert_false(hs_spool_parse_name("1-2.push.old", &from, &seq, &tmp));
 	assert_false(hs_spool_parse_name("1-.push", &from, &seq, &tmp));
 	assert_false(hs_spool_parse_name("123456789012345678901-1.push", &from, &seq, &tmp)); /* 21 digits */
-	assert_false(hs_spool_parse_name("99999999999999999999-1.push", &from, &seq, &tmp)); /* past int64 */
+	assert_false(hs_spool_parse_name("99999999999999999999-1.push", &from, &seq, &tmp));  /* past int64 */
 }
 
 static struct hs_spool *spool_open_ok(const char *dir)
@@ -251,10 +251,10 @@ static void test_spool_files(void **state)
 	const struct hs_spool_entry *e;
 	static const int64_t froms[] = {5000, 1000, 3000, 3000, 2000};
 	static const char *const foreign[] = {
-		"00000000000000000001-0000000001.push",   /* not our format */
-		"00000000000000000002-0000000002.push",   /* ours, but grown past its size */
-		"00000000000000000003-0000000003.push",   /* a link to one of ours */
-		"notes.push",                             /* not our name */
+		"00000000000000000001-0000000001.push", /* not our format */
+		"00000000000000000002-0000000002.push", /* ours, but grown past its size */
+		"00000000000000000003-0000000003.push", /* a link to one of ours */
+		"notes.push",                           /* not our name */
 	};
 	struct stat st;
 	(void)state;
