@@ -2,14 +2,11 @@
 #include "push/push.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -397,15 +394,17 @@ static bool open_spooled(struct hs_push *ps, const struct hs_spool_entry *e, str
 	return false;
 }
 
-/* Waits for ms, or until the end's time is up (under the lock) */
+/* Waits for ms, or until the end's time is up (under the lock); the end's beginning ends the
+ * wait at once, so that the time left for sending is spent sending */
 static void pause_for(struct hs_push *ps, uint64_t ms)
 {
 	uint64_t until = now_ms() + ms;
+	bool was_stopping = ps->stopping;
 	struct timespec ts;
 
 	if (ps->stopping)
 		until = HS_MIN(until, ps->deadline_ms);
-	while (now_ms() < until && !(ps->stopping && now_ms() >= ps->deadline_ms)) {
+	while (now_ms() < until && ps->stopping == was_stopping && !(ps->stopping && now_ms() >= ps->deadline_ms)) {
 		uint64_t left = until - HS_MIN(until, now_ms());
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += (time_t)(left / 1000);
