@@ -20,9 +20,10 @@ trap 'rm -rf "$out"' EXIT
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 1; }
 mkdir -p "$in"
 
-names=${*:-"gzip-bomb zeros-stdin gzip-bomb-pprof pprof-deep pprof-deep-flame pprof-inline pprof-int64
+names=${*:-"gzip-bomb zeros-stdin gzip-bomb-pprof pprof-deep pprof-deep-flame pprof-inline pprof-timed-inline pprof-int64
 perfdata-zstd perfdata-zstd-samples perf-data-short perf-map-huge perf-map-4-procs perf-map-long-name
-folded-counts folded-gzip folded-inline folded-bomb perf-script-bomb"}
+folded-counts folded-gzip folded-inline folded-bomb perf-script-bomb speedscope-evented
+speedscope-evented-flame"}
 
 # make FILE INPUT: generates INPUT unless FILE is there
 make() {
@@ -80,6 +81,10 @@ for n in $names; do
 	pprof-deep-flame)
 		make pprof-deep.pb.gz pprof-deep
 		measure "$n (flame)" "$in/pprof-deep.pb.gz" "'$hs' flame '$in/pprof-deep.pb.gz' -o '$out/x.svg'" ;;
+	speedscope-evented-flame)
+		make speedscope-evented.json speedscope-evented
+		measure "$n" "$in/speedscope-evented.json" \
+			"'$hs' flame '$in/speedscope-evented.json' -o '$out/x.svg'" ;;
 	perf-map-huge)
 		make perf-map-huge.map perf-map-huge
 		perfmap "$n" "$in/perf-map-huge.map" 1 ;;
@@ -102,11 +107,12 @@ for n in $names; do
 		case $n in
 		gzip-bomb) f=gzip-bomb.gz ;;
 		gzip-bomb-pprof | pprof-deep | pprof-inline) f=$n.pb.gz ;;
-		pprof-int64) f=$n.pb ;;
+		pprof-int64 | pprof-timed-inline) f=$n.pb ;;
 		perfdata-* | perf-data-*) f=$n.data ;;
 		folded-gzip) f=folded.folded.gz ;;
 		folded-bomb) f=$n.folded.gz ;;
 		folded-*) f=$n.folded ;;
+		speedscope-*) f=$n.json ;;
 		*) echo "unknown input $n" >&2; exit 1 ;;
 		esac
 		make "$f" "$n"

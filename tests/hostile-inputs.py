@@ -115,6 +115,18 @@ def pprof_inline(d):
     gzip_stream(os.path.join(d, "pprof-inline.pb.gz"), [bytes(out)])
 
 
+def pprof_timed_inline(d):
+    """300,000 samples told apart by their timestamps, each of one location of 4,096 inlined
+    lines: 4.8 MB whose samples' stacks hold 1.2 G frames for writers to go through."""
+    nsamples, nlines = 300000, 4096
+    line = f_len(4, f_varint(1, 1))
+    out = bytearray(pprof_head(["", "samples", "count", "f", "timestamp_ns"], [f_varint(1, 1) + line * nlines]))
+    for i in range(nsamples):
+        out += f_len(2, packed(1, [1]) + packed(2, [1]) + f_len(3, f_varint(1, 4) + f_varint(3, i + 1)))
+    with open(os.path.join(d, "pprof-timed-inline.pb"), "wb") as f:
+        f.write(out)
+
+
 def pprof_int64(d):
     """Two samples whose values sum past INT64_MAX, a third near INT64_MIN (raw protobuf)."""
     locs = [f_varint(1, 1) + f_len(4, f_varint(1, 1)), f_varint(1, 2) + f_len(4, f_varint(1, 1))]
@@ -247,6 +259,20 @@ def perf_script_bomb(d):
     gzip_stream(os.path.join(d, "perf-script-bomb.txt.gz"), (block for _ in range(n)))
 
 
+def speedscope_evented(d):
+    """A speedscope evented profile that opens one frame 65,536 deep, a unit of time apart, then
+    closes it: 131,072 events (4.5 MB) whose intervals' stacks hold 4 G frames in all
+    (HOSTILE_SPEEDSCOPE_REPEAT times over, one after the other)."""
+    depth, n = 65536, int(os.environ.get("HOSTILE_SPEEDSCOPE_REPEAT", 1))
+    with open(os.path.join(d, "speedscope-evented.json"), "w") as f:
+        f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+                '"shared":{"frames":[{"name":"f"}]},"profiles":[{"type":"evented","name":"deep",'
+                '"unit":"none","startValue":0,"endValue":%d,"events":[' % (2 * depth * n))
+        f.write(",".join('{"type":"%s","frame":0,"at":%d}' % ("O" if t % (2 * depth) < depth else "C", t)
+                         for t in range(2 * depth * n)))
+        f.write("]}]}\n")
+
+
 def fuzz_seeds(d):
     """Small seeds of these shapes for the fuzz corpora, in DIR/FORMAT/ (tests/fuzz/corpus/)."""
     def put(fmt, name, data):
@@ -301,6 +327,7 @@ ALL = {
     "gzip-bomb-pprof": gzip_bomb_pprof,
     "pprof-deep": pprof_deep,
     "pprof-inline": pprof_inline,
+    "pprof-timed-inline": pprof_timed_inline,
     "pprof-int64": pprof_int64,
     "perfdata-zstd": perfdata_zstd,
     "perfdata-zstd-samples": perfdata_zstd_samples,
@@ -313,6 +340,7 @@ ALL = {
     "folded-inline": folded_inline,
     "folded-bomb": folded_bomb,
     "perf-script-bomb": perf_script_bomb,
+    "speedscope-evented": speedscope_evented,
 }
 # not made by default: DIR/FORMAT/ seeds for tests/fuzz/corpus/
 SEEDS = {"fuzz-seeds": fuzz_seeds}

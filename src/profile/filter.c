@@ -197,6 +197,7 @@ static void copy_header(struct hs_copier *c)
 		hs_vec_push(&q->comments, hs_copy_str(c, p->comments.v[i]));
 	/* what reading the profile cut or held, still to be said about the copy */
 	q->stacks_over_cap = p->stacks_over_cap;
+	q->samples_over_cap = p->samples_over_cap;
 	q->frames_over_cap = p->frames_over_cap;
 	q->values_saturated = p->values_saturated;
 }

@@ -106,6 +106,7 @@ static void merge_header(struct hs_copier *c)
 	if (!dst->main_mapping && src->main_mapping && src->main_mapping < src->mappings.n)
 		dst->main_mapping = hs_copy_mapping(c, src->main_mapping);
 	dst->stacks_over_cap += src->stacks_over_cap;
+	dst->samples_over_cap += src->samples_over_cap;
 	dst->frames_over_cap |= src->frames_over_cap;
 	dst->values_saturated += src->values_saturated;
 }

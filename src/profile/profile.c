@@ -302,6 +302,11 @@ static bool stack_eq(const void *ctx, uint32_t id)
 static uint32_t over_cap(struct hs_profile *p)
 {
 	p->stacks_over_cap++;
+	return hs_profile_over_cap_stack(p);
+}
+
+uint32_t hs_profile_over_cap_stack(struct hs_profile *p)
+{
 	if (!p->over_cap_stack) {
 		struct hs_line ln = {0, 0};
 		struct hs_stack s;
@@ -310,7 +315,7 @@ static uint32_t over_cap(struct hs_profile *p)
 		ln.function = hs_profile_function(p, hs_profile_intern_str(p, HS_PROFILE_OVER_CAP_NAME), 0, 0, 0);
 		loc = hs_profile_location(p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
 		s.loc0 = (uint32_t)p->stack_locs.n;
-		s.nlocs = 1;
+		s.nlocs = s.frames = 1;
 		hs_vec_push(&p->stack_locs, loc);
 		p->over_cap_stack = (uint32_t)p->stacks.n;
 		hs_vec_push(&p->stacks, s);
@@ -322,7 +327,7 @@ static uint32_t over_cap(struct hs_profile *p)
 uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs)
 {
 	struct stack_key k = {p, locs, nlocs};
-	uint64_t h = hs_hash_bytes(locs, nlocs * sizeof(*locs), 0x57ac);
+	uint64_t h = hs_hash_bytes(locs, nlocs * sizeof(*locs), 0x57ac), frames = 0;
 	struct hs_stack s;
 	uint32_t id;
 
@@ -334,12 +339,11 @@ uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t n
 	if (p->stacks.n >= (p->max_stacks ? p->max_stacks : HS_PROFILE_MAX_STACKS) ||
 	    p->stack_locs.n + nlocs > HS_PROFILE_MAX_STACK_LOCS)
 		return over_cap(p);
+	for (uint32_t i = 0; i < nlocs; i++) {
+		uint32_t n = locs[i] < p->locations.n ? p->locations.v[locs[i]].nlines : 0;
+		frames += n ? n : 1;
+	}
 	if (p->max_frames) {
-		uint64_t frames = 0;
-		for (uint32_t i = 0; i < nlocs; i++) {
-			uint32_t n = locs[i] < p->locations.n ? p->locations.v[locs[i]].nlines : 0;
-			frames += n ? n : 1;
-		}
 		if (frames > p->max_frames - HS_MIN(p->frames, p->max_frames)) {
 			p->frames_over_cap = true;
 			return over_cap(p);
@@ -348,6 +352,7 @@ uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t n
 	}
 	s.loc0 = (uint32_t)p->stack_locs.n;
 	s.nlocs = nlocs;
+	s.frames = (uint32_t)HS_MIN(frames, UINT32_MAX);
 	hs_vec_reserve(&p->stack_locs, p->stack_locs.n + nlocs);
 	memcpy(p->stack_locs.v + p->stack_locs.n, locs, nlocs * sizeof(*locs));
 	p->stack_locs.n += nlocs;
@@ -372,15 +377,31 @@ static bool sample_eq(const void *ctx, uint32_t id)
 	       a->time == k->s.time;
 }
 
+static uint64_t sample_hash(const struct hs_sample *s)
+{
+	return hs_hash_combine(hs_hash_combine(hs_hash_u64(s->stack), s->comm),
+			       hs_hash_combine(((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid, s->time));
+}
+
 uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t comm, int32_t pid,
 			       int32_t tid, uint64_t time, const int64_t *values)
 {
 	struct sample_key k = {p, {stack, comm, pid, tid, time}};
-	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64(stack), comm),
-				     hs_hash_combine(((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid, time));
+	uint64_t h = sample_hash(&k.s);
 	uint32_t id = hs_index_find(&p->sample_ix, h, sample_eq, &k);
 	size_t nt = p->types.n;
 
+	if (id == UINT32_MAX && p->max_frames) {
+		/* a new sample: its frames are what writers go through once more */
+		if (p->stacks.v[stack].frames > p->max_frames - HS_MIN(p->sample_frames, p->max_frames) &&
+		    (!p->over_cap_stack || stack != p->over_cap_stack)) {
+			k.s.stack = hs_profile_over_cap_stack(p);
+			h = sample_hash(&k.s);
+			id = hs_index_find(&p->sample_ix, h, sample_eq, &k);
+			p->samples_over_cap += id == UINT32_MAX;
+		}
+		p->sample_frames += id == UINT32_MAX ? p->stacks.v[k.s.stack].frames : 0;
+	}
 	if (id == UINT32_MAX) {
 		id = (uint32_t)p->samples.n;
 		hs_vec_push(&p->samples, k.s);
@@ -456,6 +477,12 @@ size_t hs_profile_held_notes(const struct hs_profile *q, struct hs_strbuf *sb)
 	size_t n = 0;
 	int t;
 
+	if (q->samples_over_cap && ++n)
+		hs_strbuf_addf(sb,
+			       "the samples' stacks have more than %llu frames in all, the most an input of this size "
+			       "may ask for: %llu more samples are counted under one '" HS_PROFILE_OVER_CAP_NAME
+			       "' frame\n",
+			       (unsigned long long)q->max_frames, (unsigned long long)q->samples_over_cap);
 	if (q->stacks_over_cap && q->frames_over_cap && ++n)
 		hs_strbuf_addf(sb,
 			       "the stacks have more than %llu frames in all, the most an input of this size may ask "

@@ -61,8 +61,9 @@ struct hs_location {
 };
 
 struct hs_stack {
-	uint32_t loc0;  /* first entry in p->stack_locs */
-	uint32_t nlocs; /* location ids, leaf first */
+	uint32_t loc0;   /* first entry in p->stack_locs */
+	uint32_t nlocs;  /* location ids, leaf first */
+	uint32_t frames; /* its frames: its locations' lines (one at least each), at most UINT32_MAX */
 };
 
 struct hs_sample {
@@ -82,10 +83,14 @@ struct hs_sample {
 
 /* The frames of all distinct stacks together (a location counts its inline lines) a profile read
  * from a file may hold: HS_PROFILE_FRAMES_MIN plus HS_PROFILE_FRAMES_PER_BYTE per byte of the
- * file (see hs_profile_bound_frames()). Writers draw every frame of every stack, so this is what
- * bounds their memory and time, where a few bytes of input (a location of 4096 inlined lines
- * repeated 65536 times in a sample) could otherwise ask for billions of frames. Real profiles
- * have well under 16 frames per byte of their file (hotstack's and Go's pprof files: about 6). */
+ * file (see hs_profile_bound_frames()); and as many for the stacks of all its samples, each
+ * counted once per sample. Writers draw every frame of every stack, and go through every frame of
+ * every sample, so this is what bounds their memory and time, where a few bytes of input (a
+ * location of 4096 inlined lines repeated 65536 times in a sample, or in each of a million
+ * samples told apart by their times) could otherwise ask for billions of frames. Past it, a new
+ * stack is the over-cap stack (stacks_over_cap), and so is a new sample's (samples_over_cap).
+ * Real profiles have well under 16 frames per byte of their file (hotstack's and Go's pprof
+ * files: about 6). */
 #define HS_PROFILE_FRAMES_MIN ((uint64_t)4 << 20)
 #define HS_PROFILE_FRAMES_PER_BYTE 16u
 
@@ -123,6 +128,9 @@ struct hs_profile {
 	uint32_t over_cap_stack;  /* the "[too many stacks]" stack, 0 until needed */
 	uint64_t stacks_over_cap; /* distinct stacks asked for past the cap */
 	bool frames_over_cap;     /* ... of which some for max_frames */
+	uint64_t sample_frames;    /* frames of the stacks of all samples (with max_frames) */
+	uint64_t samples_over_cap; /* samples put on the over-cap stack, their own stack's frames
+	                            * past what max_frames left for all samples */
 	uint64_t values_saturated; /* sample values whose sum was held at INT64_MAX or INT64_MIN */
 };
 
@@ -155,9 +163,13 @@ uint32_t hs_profile_location(struct hs_profile *p, uint32_t mapping, uint64_t ad
 			     const struct hs_line *lines, uint32_t nlines);
 /* The id of the stack of these locations, interned; past the caps above, the over-cap stack. */
 uint32_t hs_profile_stack(struct hs_profile *p, const uint32_t *locs, uint32_t nlocs);
+/* The over-cap stack, made when first asked for; counts nothing (the caller counts what it
+ * puts there). */
+uint32_t hs_profile_over_cap_stack(struct hs_profile *p);
 
 /* Adds values (types.n of them) to the sample with this stack and these labels, creating it if
- * needed. Returns the sample id. */
+ * needed (on the over-cap stack instead, when its stack's frames are more than max_frames left
+ * for all samples). Returns the sample id. */
 uint32_t hs_profile_add_sample(struct hs_profile *p, uint32_t stack, uint32_t comm, int32_t pid,
 			       int32_t tid, uint64_t time, const int64_t *values);
 /* Adds values (types.n of them) to a sample hs_profile_add_sample() returned. */

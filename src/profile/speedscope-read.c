@@ -342,10 +342,19 @@ static bool read_document(struct reader *r)
 
 /* ---- the profile ---- */
 
+/* A stack an evented profile opened: its location on the stack of its parent node. */
+struct node {
+	uint32_t parent, loc, depth;
+	uint32_t stack; /* its stack in the profile, 0 until first sampled */
+};
+
 struct build {
 	struct reader *r;
 	HS_VEC(uint32_t) loc_of; /* per frame */
 	HS_VEC(uint32_t) locs;   /* one stack, leaf first */
+	/* the stacks evented profiles open, as a trie: (node below << 32 | location) -> node */
+	HS_VEC(struct node) nodes; /* 0: the empty stack */
+	struct hs_u64map trie;
 	uint32_t comm;
 	int32_t pid, tid;
 	bool two; /* a second value: the weight in its unit */
@@ -410,10 +419,52 @@ static bool build_sampled(struct build *b, const struct prof *pr)
 	return true;
 }
 
+/* The stack of the frame just opened on the stack of node below (0: none), as a node of the
+ * trie of the stacks the evented profiles open: one look-up, however deep. */
+static uint32_t opened(struct build *b, uint32_t below, uint32_t frame)
+{
+	uint32_t loc = b->loc_of.v[frame];
+	uint64_t key = (uint64_t)below << 32 | loc, v;
+	struct node n = {below, loc, b->nodes.v[below].depth + 1, 0};
+
+	if (hs_u64map_get(&b->trie, key, &v))
+		return (uint32_t)v;
+	hs_vec_push(&b->nodes, n);
+	hs_u64map_put(&b->trie, key, b->nodes.n - 1);
+	return (uint32_t)(b->nodes.n - 1);
+}
+
+/* A sample of the stack of node over an interval. Each interval is a sample of its own (its
+ * time kept for flame charts), within the frames the profile lets all samples have
+ * (hs_profile_add_sample()). A node's stack is spelled out (its locations copied and hashed)
+ * when it is first sampled, and only when those frames leave room for it, so the work is
+ * linear in the events and in the frames the profile may hold, however deep the stacks. */
+static void add_stack(struct build *b, uint32_t node, int64_t v, uint64_t time)
+{
+	struct hs_profile *p = b->r->p;
+	struct node *n = &b->nodes.v[node];
+	int64_t vals[2] = {b->two ? 1 : v, v};
+	uint32_t stack = n->stack;
+
+	if (!vals[0] && !vals[1])
+		return;
+	if (!stack && n->depth > p->max_frames - HS_MIN(p->sample_frames, p->max_frames)) {
+		stack = hs_profile_over_cap_stack(p);
+		p->samples_over_cap++;
+	} else if (!stack) {
+		b->locs.n = 0;
+		for (uint32_t k = node; k; k = b->nodes.v[k].parent)
+			hs_vec_push(&b->locs, b->nodes.v[k].loc);
+		stack = n->stack = hs_profile_stack(p, b->locs.v, (uint32_t)b->locs.n);
+	}
+	hs_profile_add_sample(p, stack, b->comm, b->pid, b->tid, time ? time : 1, vals);
+}
+
 static bool build_evented(struct build *b, const struct prof *pr)
 {
 	struct reader *r = b->r;
-	HS_VEC(uint32_t) open = {0};
+	HS_VEC(uint32_t) open = {0};  /* frames, root first */
+	HS_VEC(uint32_t) stack = {0}; /* stack[k]: the node of open[0 .. k] */
 	double prev = pr->start;
 	bool ok = true;
 
@@ -427,18 +478,26 @@ static bool build_evented(struct build *b, const struct prof *pr)
 		}
 		if (open.n && e->at > prev) {
 			int64_t v = weight(e->at - prev, pr);
-			ok = v >= 0 ? add(b, pr, open.v, open.n, true, v, at_ns(prev, pr) + 1)
-				    : bad(r, -EOVERFLOW, pr->off, "speedscope: an interval of %g out of range",
-					  e->at - prev);
+			if (v >= 0)
+				add_stack(b, stack.v[stack.n - 1], v, at_ns(prev, pr) + 1);
+			else
+				ok = bad(r, -EOVERFLOW, pr->off, "speedscope: an interval of %g out of range",
+					 e->at - prev);
 		}
 		if (!ok)
 			break;
 		if (e->open) {
-			if (open.n >= HS_SPEEDSCOPE_MAX_DEPTH)
+			if (open.n >= HS_SPEEDSCOPE_MAX_DEPTH) {
 				ok = bad(r, -EOVERFLOW, pr->off, "speedscope: more than %u frames open",
 					 HS_SPEEDSCOPE_MAX_DEPTH);
-			else
+			} else if (e->frame >= b->loc_of.n) {
+				ok = bad(r, -EBADMSG, pr->off, "speedscope: frame index %u out of range (%zu frames)",
+					 e->frame, b->loc_of.n);
+			} else {
+				uint32_t node = opened(b, stack.n ? stack.v[stack.n - 1] : 0, e->frame);
 				hs_vec_push(&open, e->frame);
+				hs_vec_push(&stack, node);
+			}
 		} else if (!open.n || open.v[open.n - 1] != e->frame) {
 			ok = bad(r, -EBADMSG, pr->off,
 				 "speedscope: event %zu closes frame %u, which is not the innermost "
@@ -446,16 +505,20 @@ static bool build_evented(struct build *b, const struct prof *pr)
 				 k, e->frame);
 		} else {
 			open.n--;
+			stack.n--;
 		}
 		prev = e->at > prev || !k ? e->at : prev;
 	}
 	/* frames still open run to the profile's end */
 	if (ok && open.n && pr->end > prev) {
 		int64_t v = weight(pr->end - prev, pr);
-		ok = v >= 0 ? add(b, pr, open.v, open.n, true, v, at_ns(prev, pr) + 1)
-			    : bad(r, -EOVERFLOW, pr->off, "speedscope: an interval of %g out of range", pr->end - prev);
+		if (v >= 0)
+			add_stack(b, stack.v[stack.n - 1], v, at_ns(prev, pr) + 1);
+		else
+			ok = bad(r, -EOVERFLOW, pr->off, "speedscope: an interval of %g out of range", pr->end - prev);
 	}
 	hs_vec_free(&open);
+	hs_vec_free(&stack);
 	return ok;
 }
 
@@ -481,7 +544,7 @@ static void thread_of(struct build *b, uint32_t name_id)
 
 static bool build(struct reader *r)
 {
-	struct build b = {r, {0}, {0}, 0, -1, -1, false};
+	struct build b = {r, {0}, {0}, {0}, {0}, 0, -1, -1, false};
 	struct hs_profile *p = r->p;
 	enum unit_class unit = r->profs.n ? r->profs.v[0].unit : U_NONE;
 	bool ok = true;
@@ -495,6 +558,7 @@ static bool build(struct reader *r)
 	else if (unit == U_BYTES)
 		hs_profile_add_type(p, "space", "bytes");
 	b.two = unit != U_NONE;
+	hs_vec_push(&b.nodes, ((struct node){0, 0, 0, 0}));
 	for (size_t f = 0; f < r->fname.n; f++) {
 		const char *file = hs_profile_str(p, r->ffile.v[f]);
 		const char *name = hs_profile_str(p, r->fname.v[f]);
@@ -523,6 +587,8 @@ static bool build(struct reader *r)
 	}
 	hs_vec_free(&b.loc_of);
 	hs_vec_free(&b.locs);
+	hs_vec_free(&b.nodes);
+	hs_u64map_release(&b.trie);
 	return ok;
 }
 
@@ -533,7 +599,8 @@ int hs_speedscope_read(const void *buf, size_t len, uint64_t input_bytes, struct
 
 	hs_json_init(&r.j, buf, len);
 	r.p = hs_profile_new();
-	hs_profile_bound_frames(r.p, input_bytes);
+	r.p->max_frames = HS_PROFILE_FRAMES_MIN +
+			  HS_MIN(input_bytes, UINT64_MAX / 2 / HS_SPEEDSCOPE_FRAMES_PER_BYTE) * HS_SPEEDSCOPE_FRAMES_PER_BYTE;
 	if (!read_document(&r) || !build(&r)) {
 		rc = r.j.err ? r.j.err : -EBADMSG;
 		if (err && !err->detail[0]) {

@@ -11,6 +11,12 @@
 #include "util/error.h"
 
 #define HS_SPEEDSCOPE_MAX_DEPTH 65536u /* frames of one sample, or open at once in an evented profile */
+/* Frames of all distinct stacks per byte of the file, beyond HS_PROFILE_FRAMES_MIN: less than
+ * other inputs' HS_PROFILE_FRAMES_PER_BYTE, because an evented profile's stacks are not written
+ * out but implied (a frame opened once is in every stack until it closes), so that each frame
+ * is one held, not one drawn from a location's inlined lines: 4 bytes of memory each. A sampled
+ * profile writes each frame of its stacks, 2 bytes at least, and never reaches it. */
+#define HS_SPEEDSCOPE_FRAMES_PER_BYTE 2u
 
 /* Parses buf[0 .. len) (borrowed for the call) into a new profile in *ret, owned by the caller.
  * Value types: "samples"/"count" (one per sample, or per interval of an evented profile) and,
@@ -23,7 +29,9 @@
  * but for a Python source file (hs_python_file()): such a frame is a Python function's, of kind
  * HS_KIND_PYTHON, with that file as its source.
  * input_bytes: the size of the file read (compressed), which bounds the frames the profile may
- * hold (hs_profile_bound_frames()).
+ * hold: HS_PROFILE_FRAMES_MIN plus HS_SPEEDSCOPE_FRAMES_PER_BYTE per byte; past it, new stacks
+ * are counted as one "[too many stacks]" stack. The time and memory taken are linear in the
+ * input, however deep the stacks of an evented profile.
  *
  * Returns 0, or -EBADMSG (malformed JSON, a frame index out of range, an event closing a frame
  * not innermost open, events out of order, a weight below 0), -ENODATA (the text ends early),

@@ -5,12 +5,16 @@
 #    of perf script text) and 3 GiB of zeros on standard input are refused (what is no profile
 #    from its first bytes, the rest past 64 times their size);
 #  - a 300 KB pprof of 4096 stacks 65536 deep is refused, a 1 KB pprof whose stacks draw to 4 G
-#    frames is cut to the frame cap (the samples all counted), pprof values near INT64_MAX and
+#    frames is cut to the frame cap (the samples all counted), so is a 4.8 MB pprof of 300,000
+#    samples told apart by their times whose stacks hold 1.2 G frames, pprof values near INT64_MAX and
 #    folded counts of 2^62 add up to INT64_MAX with a warning, not to a negative total;
 #  - perf.data files of COMPRESSED records that expand 64 times past 64 MiB are read up to there,
 #    with a warning; a perf.data cut inside its header says so;
 #  - folded counts that are no counts are named, gzipped folded text is read as folded text, a
 #    line of a million inlined frames is cut, with a warning;
+#  - a 4.5 MB speedscope evented profile whose intervals' stacks hold 4 G frames is read in
+#    linear time and memory, its samples all counted, those past the frame cap under one frame,
+#    with a warning;
 #  - as root: the perf maps of two toy JITs of 3 M lines each are read up to the cap on all of
 #    them together, with one warning; a perf map name line of 2 MiB is cut, with a warning.
 set -eu
@@ -26,8 +30,9 @@ if ldd "$HOTSTACK" 2>/dev/null | grep -q libasan; then
 fi
 in=$dir/in
 python3 "$SRCDIR/tests/hostile-inputs.py" "$in" gzip-bomb gzip-bomb-pprof pprof-deep pprof-inline pprof-int64 \
+	pprof-timed-inline \
 	perfdata-zstd perfdata-zstd-samples perf-data-short folded-counts folded-gzip folded-inline folded-bomb \
-	perf-script-bomb perf-map-long-name
+	perf-script-bomb perf-map-long-name speedscope-evented
 
 # run NAME STATUS COMMAND: runs the shell command with its output in $dir/NAME.out and .err;
 # fails unless it exits STATUS with a peak RSS (of the command's largest process) under the
@@ -76,6 +81,11 @@ warning pprof-inline "the stacks have more than [0-9]+ frames in all, the most a
 grep -q '^# 16 samples' "$dir/pprof-inline.out" || fail "pprof-inline: samples lost: $(head -1 "$dir/pprof-inline.out")"
 run pprof-inline-flame 0 "'$HOTSTACK' flame '$in/pprof-inline.pb.gz' -o '$dir/inline.svg'"
 
+run pprof-timed-inline 0 "'$HOTSTACK' report '$in/pprof-timed-inline.pb'"
+warning pprof-timed-inline "the samples' stacks have more than [0-9]+ frames in all, the most an input of this size may ask for: [0-9]+ more samples are counted under one '\[too many stacks\]' frame"
+grep -q '^# 300000 samples' "$dir/pprof-timed-inline.out" ||
+	fail "pprof-timed-inline: samples lost: $(head -1 "$dir/pprof-timed-inline.out")"
+
 run pprof-int64 0 "'$HOTSTACK' report '$in/pprof-int64.pb'"
 warning pprof-int64 "'samples' values add up past 9223372036854775807: sums are held there"
 grep -q '^# 9223372036854775807 samples' "$dir/pprof-int64.out" ||
@@ -89,6 +99,11 @@ run folded-gzip 0 "'$HOTSTACK' report '$in/folded.folded.gz'"
 grep -q '^# 5050 samples' "$dir/folded-gzip.out" || fail "folded-gzip: $(head -1 "$dir/folded-gzip.out")"
 run folded-inline 0 "'$HOTSTACK' report '$in/folded-inline.folded'"
 warning folded-inline "1 line has more than 65536 frames: the frames past it are left out"
+
+run speedscope-evented 0 "'$HOTSTACK' report '$in/speedscope-evented.json'"
+warning speedscope-evented "the samples' stacks have more than [0-9]+ frames in all, the most an input of this size may ask for: [0-9]+ more samples are counted under one '\[too many stacks\]' frame"
+grep -q '^# 131071 samples' "$dir/speedscope-evented.out" ||
+	fail "speedscope-evented: samples lost: $(head -1 "$dir/speedscope-evented.out")"
 
 run perfdata-zstd 0 "'$HOTSTACK' report '$in/perfdata-zstd.data'"
 warning perfdata-zstd "compressed records expand to more than [0-9]+ MiB, over 64 times their size: the records from offset 0x[0-9a-f]+ on are not read"

@@ -695,6 +695,50 @@ static void test_frame_budget(void **state)
 		hs_profile_add_sample(p, ids[i], 0, 1, 1, 0, &v);
 	assert_int_equal(hs_profile_total(p, 0), 3);
 	assert_int_equal(p->stacks_over_cap, 1);
+	assert_int_equal(p->samples_over_cap, 0);
+	hs_profile_free(p);
+}
+
+/* The same budget for the frames of all samples: samples of one stack told apart by their times
+ * each count its frames again (writers go through each), until the next one's would pass it;
+ * those go to the "[too many stacks]" stack, their values kept, and are said. A sample added to
+ * again costs nothing. */
+static void test_sample_frame_budget(void **state)
+{
+	struct hs_profile *p = hs_profile_new();
+	struct hs_line lines[100];
+	struct hs_strbuf notes = {0};
+	uint32_t fat, stack, small;
+	int64_t v = 1;
+	size_t kept = 0;
+
+	(void)state;
+	p->max_frames = 1000;
+	hs_profile_add_type(p, "samples", "count");
+	for (int i = 0; i < 100; i++) {
+		lines[i].function = hs_profile_function(p, hs_profile_intern_str(p, "inl"), 0, 0, 0);
+		lines[i].line = i + 1;
+	}
+	fat = hs_profile_location(p, 0, 0x10, HS_KIND_USER, lines, 100);
+	stack = hs_profile_stack(p, &fat, 1);
+	small = loc(p, "a", HS_KIND_USER);
+	small = hs_profile_stack(p, &small, 1);
+	assert_int_equal(p->stacks.v[stack].frames, 100);
+	/* a sample of 1 frame, then 20 of 100 frames each: 9 of them fit beside it */
+	hs_profile_add_sample(p, small, 0, 1, 1, 1, &v);
+	for (uint64_t t = 1; t <= 20; t++)
+		hs_profile_add_sample(p, stack, 0, 1, 1, t, &v);
+	hs_profile_add_sample(p, small, 0, 1, 1, 1, &v); /* the same sample: nothing more */
+	for (size_t i = 0; i < p->samples.n; i++)
+		kept += p->samples.v[i].stack == stack;
+	assert_int_equal(kept, 9);
+	assert_int_equal(p->samples_over_cap, 11);
+	assert_int_equal(p->stacks_over_cap, 0);
+	assert_int_equal(hs_profile_total(p, 0), 22);
+	assert_true(p->sample_frames <= 1000 + 10);
+	assert_int_equal(hs_profile_held_notes(p, &notes), 1);
+	assert_non_null(strstr(hs_strbuf_str(&notes), "11 more samples are counted under one '[too many stacks]'"));
+	hs_strbuf_release(&notes);
 	hs_profile_free(p);
 }
 
@@ -856,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_frame_budget),
+		cmocka_unit_test(test_sample_frame_budget),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_unnamed_share),
 		cmocka_unit_test(test_unnamed_origin),

@@ -284,6 +284,47 @@ static void test_mutations(void **state)
 		}
 }
 
+/* An evented profile 3000 frames deep, each frame opened and closed a unit apart: 6000 events
+ * whose intervals' stacks hold 9 M frames in all, past what the file's size lets the profile
+ * hold (HS_PROFILE_FRAMES_MIN plus 2 a byte). The samples past it are counted, on the over-cap
+ * stack, and said; the others keep their whole stacks. */
+static void test_evented_deep(void **state)
+{
+	const unsigned depth = 3000;
+	struct hs_strbuf doc = {0}, notes = {0};
+	struct hs_profile *p;
+	int64_t deepest = 0;
+	uint64_t total;
+
+	(void)state;
+	hs_strbuf_addf(&doc, "{\"shared\":{\"frames\":[{\"name\":\"f\"},{\"name\":\"g\"}]},\"profiles\":[{"
+			     "\"type\":\"evented\",\"name\":\"t\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%u,"
+			     "\"events\":[",
+		       2 * depth);
+	for (unsigned i = 0; i < 2 * depth; i++)
+		hs_strbuf_addf(&doc, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%u}", i ? "," : "", i < depth ? 'O' : 'C',
+			       (i < depth ? i : 2 * depth - 1 - i) % 2, i);
+	hs_strbuf_adds(&doc, "]}]}");
+	p = read_ok(hs_strbuf_str(&doc));
+	total = (uint64_t)hs_profile_total(p, 0);
+	/* every interval counted, one sample each */
+	assert_int_equal(total, 2 * depth - 1);
+	assert_true(p->samples_over_cap > 0 && p->samples_over_cap < 2 * depth - 1);
+	assert_int_equal(p->stacks_over_cap, 0);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct hs_stack *st = &p->stacks.v[p->samples.v[i].stack];
+		if (p->samples.v[i].stack != p->over_cap_stack)
+			deepest = HS_MAX(deepest, (int64_t)st->nlocs);
+	}
+	/* the first samples, until the frames ran out, with their whole stacks */
+	assert_true(deepest > 2000 && deepest <= depth);
+	assert_int_equal(hs_profile_held_notes(p, &notes), 1);
+	assert_non_null(strstr(hs_strbuf_str(&notes), "the samples' stacks have more than"));
+	hs_profile_free(p);
+	hs_strbuf_release(&notes);
+	hs_strbuf_release(&doc);
+}
+
 static void test_sniff(void **state)
 {
 	(void)state;
@@ -301,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_hotstack_round_trip),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_deep_and_every_cut),
+		cmocka_unit_test(test_evented_deep),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_sniff),
 	};
