@@ -3,8 +3,8 @@
  * The window is a ring of per-step profiles (each a copy of the samples of one step, made with
  * a mark that moves every step), merged anew at each step. Everything so far is a copy from a
  * mark set at the start (or at hs_view_zero()), made only when a reader asks and at most once
- * a step. The next N seconds are a copy from a mark set when the main thread first sees the
- * reader's request. Readers wait on one condition variable; the main thread only signals it. */
+ * a step, with the periods ended before it (hs_view_rebase()) merged in. The next N seconds
+ * are a copy from a mark set when the main thread first sees the reader's request. Readers wait on one condition variable; the main thread only signals it. */
 #include "live/view.h"
 
 #include <errno.h>
@@ -16,6 +16,9 @@
 #include "util/util.h"
 
 #define DEFAULT_STEP_NS 1000000000ULL
+/* Distinct stacks of the ended periods kept for everything so far; the rest go to one
+ * "[too many stacks]" stack, so that a recording of months holds bounded memory for it */
+#define CARRY_MAX_STACKS 65536
 /* how long a reader waits for the main thread to make a snapshot of everything so far */
 #define GET_WAIT_NS (10 * 1000000000ULL)
 
@@ -38,6 +41,7 @@ struct hs_view {
 	/* the main thread's alone */
 	struct hs_builder_mark step_mark, zero_mark;
 	struct hs_profile *step_carry; /* the step's samples of the period before */
+	struct hs_profile *all_carry;  /* everything so far of the periods that ended */
 	uint64_t next_step;
 	int64_t step_wall, zero_wall;
 
@@ -100,6 +104,7 @@ void hs_view_free(struct hs_view *v)
 	hs_builder_mark_release(&v->step_mark);
 	hs_builder_mark_release(&v->zero_mark);
 	hs_profile_free(v->step_carry);
+	hs_profile_free(v->all_carry);
 	hs_snapshot_put(v->window);
 	hs_snapshot_put(v->all);
 	pthread_cond_destroy(&v->cond);
@@ -206,10 +211,13 @@ static struct hs_snapshot *window_now(struct hs_view *v)
 	return s;
 }
 
-/* Everything so far, when a reader asked */
+/* Everything so far, when a reader asked: the period's samples and the ended periods' */
 static void make_all(struct hs_view *v, struct hs_builder *b, uint64_t now, int64_t wall)
 {
 	struct hs_profile *p = hs_builder_copy(b, &v->zero_mark, false);
+
+	if (p && v->all_carry)
+		hs_profile_merge(p, v->all_carry, NULL);
 
 	pthread_mutex_lock(&v->lock);
 	if (p) {
@@ -309,7 +317,8 @@ void hs_view_zero(struct hs_view *v, struct hs_builder *b)
 	hs_builder_mark_now(b, &v->step_mark);
 	hs_builder_mark_now(b, &v->zero_mark);
 	hs_profile_free(v->step_carry);
-	v->step_carry = NULL;
+	hs_profile_free(v->all_carry);
+	v->step_carry = v->all_carry = NULL;
 	v->step_wall = v->zero_wall = wall;
 	/* an empty step in the ring: the window is empty now, not at the next step */
 	empty = v->o.window ? hs_builder_copy(b, &v->zero_mark, false) : NULL;
@@ -326,8 +335,25 @@ void hs_view_zero(struct hs_view *v, struct hs_builder *b)
 
 void hs_view_rebase(struct hs_view *v, struct hs_builder *b)
 {
-	/* What the marks hold back is about to go: the samples of the step and of each reader's
-	 * seconds so far are kept aside, and the marks start at the new profile's start. */
+	/* What the marks hold back is about to go: the samples of the step, of everything so far
+	 * and of each reader's seconds so far are kept aside, and the marks start at the new
+	 * profile's start. */
+	struct hs_profile *all = hs_builder_copy(b, &v->zero_mark, false);
+
+	if (all) {
+		/* by command name only: the processes and threads that came and went, and the
+		 * samples' times, would make it grow with the recording's length */
+		for (size_t i = 0; i < all->samples.n; i++) {
+			all->samples.v[i].pid = all->samples.v[i].tid = -1;
+			all->samples.v[i].time = 0;
+		}
+		if (!v->all_carry) {
+			v->all_carry = hs_profile_new();
+			v->all_carry->max_stacks = CARRY_MAX_STACKS;
+		}
+		hs_profile_merge(v->all_carry, all, NULL);
+		hs_profile_free(all);
+	}
 	if (v->o.window) {
 		struct hs_profile *p = hs_builder_copy(b, &v->step_mark, false);
 		if (p && v->step_carry)
@@ -348,9 +374,8 @@ void hs_view_rebase(struct hs_view *v, struct hs_builder *b)
 		w->carry = p;
 		w->mark.values.n = 0;
 	}
-	/* everything so far is now the new period's */
+	/* the next copy of everything so far merges the ended periods in */
 	publish(&v->all, NULL);
-	v->zero_wall = hs_wall_ns();
 	pthread_mutex_unlock(&v->lock);
 }
 

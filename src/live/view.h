@@ -54,8 +54,11 @@ uint64_t hs_view_tick(struct hs_view *v, struct hs_builder *b, uint64_t now_ns);
 /* The counts start again now: the window and everything so far are empty. */
 void hs_view_zero(struct hs_view *v, struct hs_builder *b);
 /* The builder's profile is about to start afresh (hs_builder_rebase(), a period's end): the
- * samples of the current step and of each reader's seconds so far are kept aside for them.
- * Everything so far is from then on the new period's. */
+ * samples of the current step, of everything so far and of each reader's seconds so far are
+ * kept aside for them. Everything so far stays everything since the start (or the last
+ * hs_view_zero()): the view keeps the ended periods merged by command name (without process
+ * and thread ids or times), at most 65536 distinct stacks of them, the rest on one
+ * "[too many stacks]" stack, so that what it keeps stays bounded however long it runs. */
 void hs_view_rebase(struct hs_view *v, struct hs_builder *b);
 /* The recording ended (b finished or not): a last step, the waiting readers answered with what
  * they have, and from now on every reader gets the last snapshots at once. b NULL: it failed,

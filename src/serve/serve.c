@@ -34,7 +34,7 @@ static struct {
 	__typeof__(&MHD_queue_response) queue_response;
 	__typeof__(&MHD_destroy_response) destroy_response;
 	__typeof__(&MHD_get_connection_info) get_connection_info;
-	__typeof__(&MHD_lookup_connection_value) lookup_connection_value;
+	__typeof__(&MHD_get_connection_values_n) get_connection_values_n;
 } mhd;
 
 #define MHD_start_daemon (*mhd.start_daemon)
@@ -46,7 +46,7 @@ static struct {
 #define MHD_queue_response (*mhd.queue_response)
 #define MHD_destroy_response (*mhd.destroy_response)
 #define MHD_get_connection_info (*mhd.get_connection_info)
-#define MHD_lookup_connection_value (*mhd.lookup_connection_value)
+#define MHD_get_connection_values_n (*mhd.get_connection_values_n)
 
 static int mhd_open(struct hs_error *err)
 {
@@ -59,7 +59,7 @@ static int mhd_open(struct hs_error *err)
 					    "MHD_queue_response",
 					    "MHD_destroy_response",
 					    "MHD_get_connection_info",
-					    "MHD_lookup_connection_value"};
+					    "MHD_get_connection_values_n"};
 	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) * sizeof(void *), "one name per function");
 	if (mhd.start_daemon)
 		return 0;
@@ -309,30 +309,70 @@ static bool client_gone(void *ctx)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
+/* The value of ?seconds=: the first one given, each one checked. Values come decoded, with
+ * their sizes: "%00" is a byte of the value, not its end. */
+struct seconds_arg {
+	unsigned long seconds; /* DEFAULT_SECONDS when none is given */
+	bool seen, bad;
+	char shown[48]; /* the first bad one, for the answer: printable, cut */
+};
+
+static bool whole_seconds(const char *v, size_t len, unsigned long *ret)
+{
+	char buf[16];
+
+	if (!v || !len || len > 10 || strspn(v, "0123456789") < len)
+		return false;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	*ret = strtoul(buf, NULL, 10);
+	return *ret >= 1 && *ret <= HS_VIEW_MAX_SECONDS;
+}
+
+static enum MHD_Result seconds_of(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				  const char *value, size_t value_size)
+{
+	struct seconds_arg *a = cls;
+	unsigned long n = 0;
+
+	if (key_size != 7 || memcmp(key, "seconds", 7))
+		return MHD_YES;
+	if (!whole_seconds(value, value_size, &n) && !a->bad) {
+		size_t k = 0;
+		a->bad = true;
+		/* one line, whatever the value decodes to */
+		for (size_t i = 0; value && i < value_size && k + 4 < sizeof(a->shown); i++)
+			a->shown[k++] = value[i] >= 0x20 && value[i] < 0x7f ? value[i] : '?';
+		if (value && value_size > sizeof(a->shown) - 4)
+			memcpy(a->shown + k, "...", 3), k += 3;
+		a->shown[k] = '\0';
+	}
+	if (!a->seen)
+		a->seconds = n;
+	a->seen = true;
+	return MHD_YES;
+}
+
 /* /debug/pprof/profile?seconds=N: Go's net/http/pprof CPU profile, what go tool pprof and
- * Pyroscope's pull mode ask for. Go takes a bad value for 30; a number we cannot serve is said
+ * Pyroscope's pull mode ask for. Go takes a bad value for 30; a value that is no whole number
+ * of seconds we can serve (empty, a NUL in it, out of range, any of several given) is said
  * instead, as Go says a duration over its server's write timeout. */
 static enum MHD_Result answer_next(struct hs_serve *s, struct MHD_Connection *c, void **mark)
 {
-	const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
-	unsigned long seconds = DEFAULT_SECONDS;
+	struct seconds_arg arg = {DEFAULT_SECONDS, false, false, ""};
 	struct hs_snapshot *snap;
 	const char *why = NULL;
 
-	if (arg && *arg) {
-		size_t n = strlen(arg);
-
-		seconds = strspn(arg, "0123456789") == n && n <= 10 ? strtoul(arg, NULL, 10) : 0;
-		if (seconds < 1 || seconds > HS_VIEW_MAX_SECONDS)
-			return answer_text(c, MHD_HTTP_BAD_REQUEST, true,
-					   "invalid seconds '%.40s': a whole number from 1 to %u expected", arg,
-					   HS_VIEW_MAX_SECONDS);
-	}
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, seconds_of, &arg);
+	if (arg.bad)
+		return answer_text(c, MHD_HTTP_BAD_REQUEST, true,
+				   "invalid seconds '%s': a whole number from 1 to %u expected", arg.shown,
+				   HS_VIEW_MAX_SECONDS);
 	pthread_mutex_lock(&s->lock);
 	s->taking++;
 	pthread_mutex_unlock(&s->lock);
 	*mark = &taking_mark; /* until on_completed() */
-	snap = hs_view_next(s->view, (unsigned)seconds, &why, client_gone, c);
+	snap = hs_view_next(s->view, (unsigned)arg.seconds, &why, client_gone, c);
 	if (!snap && why && !strcmp(why, "busy"))
 		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, true,
 				   "too many profiles being taken at once: try again later");

@@ -1,7 +1,8 @@
 #!/bin/sh
 # record --serve: while a recording of a known call tree runs, go tool pprof reads Go's
 # /debug/pprof/profile?seconds=2 from it and lists the workload's functions over about those
-# seconds; /folded and /profile.pb.gz hold everything so far (hotstack report reads the latter);
+# seconds; /folded and /profile.pb.gz hold everything so far (hotstack report reads the latter),
+# under --switch-output too (at least the samples of the periods written);
 # a bad seconds is a 400, an unknown path a 404, a method other than GET and HEAD a 405; with
 # only a port it listens on 127.0.0.1 alone, on the port it names; a bad --serve is a usage
 # error, a port in use an error; and the recording's files are written as without --serve.
@@ -148,6 +149,31 @@ rec=""
 grep -q ';main;a;b;leaf ' "$dir/rec.folded" || fail "the recording's file has no main;a;b;leaf"
 [ "$(fetch "$url/folded" "$dir/gone.txt")" = 000 ] || fail "the server answers after the recording"
 
+# --switch-output: /folded and /profile.pb.gz are still everything so far, the periods that
+# ended included, not the current period alone
+mkdir "$dir/per"
+"$HOTSTACK" record -p "$target" -d 120 --switch-output=1s --serve 0 -o "$dir/per/p.folded" 2>"$dir/per.err" &
+rec=$!
+wait_until 300 has_line "$dir/per.err" 'serving on' || fail "--switch-output: no 'serving on' line: $(cat "$dir/per.err")"
+port=$(sed -n 's|^hotstack: serving on http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p' "$dir/per.err")
+periods() { find "$dir/per" -name 'p.2*.folded' | wc -l; }
+three_periods() { [ "$(periods)" -ge 3 ]; }
+wait_until 300 three_periods || fail "--switch-output=1s wrote $(periods) periods: $(cat "$dir/per.err")"
+ended=$(cat "$dir"/per/p.2*.folded | awk '{ n += $NF } END { print n + 0 }')
+sleep 1.2 # past a step: no answer made before these files were written is served any more
+status=$(fetch "http://127.0.0.1:$port/folded" "$dir/per-all.folded")
+[ "$status" = 200 ] || fail "--switch-output: /folded: $status"
+so_far=$(awk '{ n += $NF } END { print n + 0 }' "$dir/per-all.folded")
+[ "$so_far" -ge "$ended" ] ||
+	fail "--switch-output: /folded holds $so_far samples, fewer than the $ended of the $(periods) periods written"
+status=$(fetch "http://127.0.0.1:$port/profile.pb.gz" "$dir/per-all.pb.gz")
+[ "$status" = 200 ] || fail "--switch-output: /profile.pb.gz: $status"
+[ "$(samples "$dir/per-all.pb.gz")" -ge "$ended" ] ||
+	fail "--switch-output: /profile.pb.gz holds $(samples "$dir/per-all.pb.gz") samples, fewer than $ended"
+kill -INT "$rec"
+wait "$rec" || true
+rec=""
+
 # top --serve: the same end, with nothing to write that would give the answer time to go
 "$HOTSTACK" top --stdio -p "$target" --serve 0 >"$dir/top.out" 2>"$dir/top.err" &
 rec=$!
@@ -163,4 +189,4 @@ wait "$last"
 rec=""
 [ "$(cat "$dir/toplast.status")" = 200 ] || fail "top: a profile asked for before the end: $(cat "$dir/toplast.status")"
 [ "$(samples "$dir/toplast.pb.gz")" -gt 0 ] || fail "top: a profile asked for before the end has no samples"
-echo "serve: port $port, 2 s: $next2 samples, so far: $(samples "$dir/all.pb.gz")"
+echo "serve: port $port, 2 s: $next2 samples, so far: $(samples "$dir/all.pb.gz"), periods: $ended, so far: $so_far"

@@ -178,8 +178,34 @@ static void test_answers(void **state)
 	assert_int_equal(get(port, "/debug/pprof/profile?seconds=-5", buf, sizeof(buf)), 400);
 	assert_int_equal(get(port, "/debug/pprof/profile?seconds=3601", buf, sizeof(buf)), 400);
 	assert_int_equal(get(port, "/debug/pprof/profile?seconds=99999999999999999999", buf, sizeof(buf)), 400);
-	/* the recording ended: no next seconds to wait for */
+	/* values that decode to nothing or to more than a number, are no number, or come twice
+	 * with one bad: 400 too, each a body of one line, never the default 30 s */
+	{
+		static const char *const bad[] = {
+			"seconds=%00", "seconds=", "seconds", "seconds=5%00", "seconds=5%00abc", "seconds=%35%00",
+			"seconds=1e9", "seconds=+5", "seconds=%205", "seconds=5%0a", "seconds=%0d%0aX-Evil:%201",
+			"seconds=5&seconds=abc", "seconds=abc&seconds=5", "x=1&seconds=",
+		};
+		char path[128];
+
+		for (size_t i = 0; i < HS_ARRAY_SIZE(bad); i++) {
+			const char *body;
+			snprintf(path, sizeof(path), "/debug/pprof/profile?%s", bad[i]);
+			if (get(port, path, buf, sizeof(buf)) != 400)
+				fail_msg("%s: %.60s", path, buf);
+			body = strstr(buf, "\r\n\r\n");
+			assert_non_null(body);
+			body += 4;
+			assert_non_null(strstr(body, "invalid seconds '"));
+			if (strchr(body, '\n') != body + strlen(body) - 1 || strchr(body, '\r'))
+				fail_msg("%s: not one line: '%s'", path, body);
+			assert_true(!strstr(buf, "X-Evil") || strstr(buf, "X-Evil") > body);
+		}
+	}
+	/* the recording ended: no next seconds to wait for; a good value among other keys */
 	assert_int_equal(get(port, "/debug/pprof/profile?seconds=1", buf, sizeof(buf)), 503);
+	assert_int_equal(get(port, "/debug/pprof/profile?debug=1&seconds=%31%30", buf, sizeof(buf)), 503);
+	assert_int_equal(get(port, "/debug/pprof/profile?other=%00", buf, sizeof(buf)), 503);
 
 	assert_int_equal(get(port, "/nothing", buf, sizeof(buf)), 404);
 	assert_int_equal(get(port, "/folded/", buf, sizeof(buf)), 404);

@@ -279,7 +279,7 @@ static void test_failed_end(void **state)
 }
 
 /* A period's end (--switch-output) within a reader's seconds and within a step: what came
- * before it still counts */
+ * before it still counts, and everything so far keeps every period's samples */
 static void test_rebase(void **state)
 {
 	struct hs_builder b;
@@ -318,6 +318,27 @@ static void test_rebase(void **state)
 	s = hs_view_window(v);
 	assert_int_equal(count(s, "alpha") + count(s, "beta") + count(s, "gamma"), 7);
 	hs_snapshot_put(s);
+	/* everything so far is every period's, from the start, not the last period's alone */
+	r = (struct reader){.v = v};
+	pthread_create(&t, NULL, read_view, &r);
+	tick_until_done(v, &b, T0 + 3 * STEP + 1, &r);
+	pthread_join(t, NULL);
+	assert_non_null(r.got);
+	assert_int_equal(count(r.got, "alpha"), 3);
+	assert_int_equal(count(r.got, "beta"), 2);
+	assert_int_equal(count(r.got, "gamma"), 2);
+	assert_true(r.got->p->duration_nanos >= 0);
+	hs_snapshot_put(r.got);
+	/* and z empties it, the periods before included */
+	hs_view_zero(v, &b);
+	samples(&b, K_BETA, 1);
+	r = (struct reader){.v = v};
+	pthread_create(&t, NULL, read_view, &r);
+	tick_until_done(v, &b, T0 + 5 * STEP, &r);
+	pthread_join(t, NULL);
+	assert_int_equal(count(r.got, "alpha") + count(r.got, "gamma"), 0);
+	assert_int_equal(count(r.got, "beta"), 1);
+	hs_snapshot_put(r.got);
 	finish(v, &b);
 }
 
