@@ -104,7 +104,7 @@ static void on_progress(void *ctx, uint64_t samples, const struct hs_record_prog
 	if (!((struct record_ctx *)ctx)->tty || cli_quiet)
 		return;
 	fprintf(stderr, "\rhotstack: recording %.0f s, %llu samples, %.1f MB of events%s", p->elapsed,
-		(unsigned long long)samples, (double)p->bytes / 1e6, p->lost_records ? " (losing samples)" : "");
+		(unsigned long long)samples, (double)p->bytes / 1e6, p->lost_records ? " (records lost)" : "");
 	fflush(stderr);
 }
 
@@ -420,7 +420,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (rec.user_only)
 		cli_warn("no permission for kernel samples (kernel.perf_event_paranoid > 1): recording user space "
-			 "only; run as root or grant CAP_PERFMON for kernel stacks");
+			 "only; kernel stacks take root, CAP_PERFMON or kernel.perf_event_paranoid=1");
 	ctx.tty = isatty(STDERR_FILENO);
 	/* samples are aggregated unless a view needs each one with its time */
 	bo.keep_time = keep_time || oo.flamechart ||

@@ -86,20 +86,44 @@ void cli_tracepoint_error(const struct hs_error *err, const char *name)
 	}
 }
 
+/* What the rings lost; a bigger ring where one can be locked, else the limits; a lower rate */
+static void lost_warning(struct hs_profile *p, const struct hs_builder_stats *st, const struct hs_record *rec)
+{
+	struct hs_strbuf what = {0}, help = {0};
+	size_t bigger = hs_record_bigger_ring(rec);
+	struct hs_ring_limit l;
+	bool samples;
+
+	if (!hs_live_lost_words(p, st, rec, &samples, &what))
+		return;
+	hs_record_ring_limit(&l);
+	if (bigger)
+		hs_strbuf_addf(&help, "record with bigger ones (-m %zu)%s", bigger, samples ? " or" : "");
+	else
+		hs_strbuf_addf(&help,
+			       "they are as big as this user may lock (kernel.perf_event_mlock_kb %llu KiB a CPU, "
+			       "RLIMIT_MEMLOCK %llu KiB): raise those (sysctl as root, ulimit -l), run as root%s",
+			       (unsigned long long)l.mlock_kb, (unsigned long long)l.memlock_kb,
+			       samples ? ", or record with" : "");
+	if (samples)
+		hs_strbuf_addf(&help, " %s%s", rec->o.period ? "a larger -c" : "a lower -F",
+			       rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)"
+							       : "");
+	cli_warn("%s: the ring buffers overflowed: %s", hs_strbuf_str(&what), hs_strbuf_str(&help));
+	hs_strbuf_release(&what);
+	hs_strbuf_release(&help);
+}
+
 void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_builder_summary *s,
 			const struct hs_record *rec, bool lbr_repair, bool off_cpu)
 {
 	const struct hs_builder_stats *st = &s->stats;
-	uint64_t got = st->samples, lost = st->lost;
+	uint64_t got = st->samples;
 	struct hs_strbuf sb = {0};
 
 	for (const char *l; (l = hs_record_python_note(rec));)
 		cli_warn("%s", l);
-	if (lost)
-		cli_warn("%s: the ring buffers overflowed: record with bigger ones (-m %zu) or %s%s",
-			 hs_profile_str(p, hs_profile_note_lost(p, got, lost)), hs_record_bigger_ring(rec),
-			 rec->o.period ? "a larger -c" : "a lower -F",
-			 rec->o.callgraph == HS_CG_STACK ? ", a smaller --stack-size, or -g fp (no stack copies)" : "");
+	lost_warning(p, st, rec);
 	if (!cli_quiet && periods)
 		fprintf(stderr, "hotstack: %llu sample%s in %u period%s\n", (unsigned long long)got, got == 1 ? "" : "s",
 			periods, periods == 1 ? "" : "s");
@@ -128,7 +152,15 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 
 	switch (err->cause) {
 	case HS_RECORD_NO_PERMISSION:
-		cli_error("%s: run as root, grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=1'", d);
+	case HS_RECORD_NO_PERMISSION_CPU: /* the value each takes */
+		cli_error("%s: run as root, grant CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=%s",
+			  d, err->cause == HS_RECORD_NO_PERMISSION ? "2' (1 for kernel frames)" : "0'");
+		break;
+	case HS_RECORD_NOT_YOURS:
+		cli_error("%s: only root, CAP_PERFMON or CAP_SYS_PTRACE allow that, not kernel.perf_event_paranoid", d);
+		break;
+	case HS_RECORD_DENIED:
+		cli_error("%s: run as root or grant CAP_PERFMON", d);
 		break;
 	case HS_RECORD_NO_LBR:
 		cli_error("-g lbr needs last-branch records in call-stack mode (an Intel CPU from Haswell on) sampled on a "
@@ -153,7 +185,7 @@ int cli_record_error(const struct hs_error *err, const struct hs_record_opts *ro
 		cli_error("%s for --off-cpu: %s", d, strerror(-err->code));
 		break;
 	case HS_RECORD_RING_LOCKED:
-		cli_error("%s; use a smaller -m, or run as root", d);
+		cli_error("%s: use a smaller -m, raise the limits (sysctl as root, ulimit -l), or run as root", d);
 		break;
 	default:
 		cli_error("%s", d);

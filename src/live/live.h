@@ -78,6 +78,16 @@ void hs_live_details(const struct hs_record *rec, const struct hs_builder_summar
 		     struct hs_strbuf *sb);
 /* The off-CPU time recorded (--off-cpu), one line without "\n", appended to sb. */
 void hs_live_off_cpu_summary(const struct hs_builder_summary *s, struct hs_strbuf *sb);
+/* What the rings of rec lost, in words (appended to sb, which holds nothing yet): "lost N
+ * samples (P%) and M side-band records (mappings, names, forks, exits)" where the kernel counts
+ * them apart (hs_record_counts_lost()), else "lost N records, samples and side-band ...
+ * together"; each part a note in p's comments too. *samples: whether samples were, or may have
+ * been, lost. Returns whether anything was. */
+bool hs_live_lost_words(struct hs_profile *p, const struct hs_builder_stats *st, const struct hs_record *rec,
+			bool *samples, struct hs_strbuf *sb);
+/* The samples lost so far, as the kernel counts them apart from side-band records
+ * (hs_record_counts_lost()); where it does not, the records lost, of any kind. */
+uint64_t hs_live_lost(const struct hs_live *lv);
 /* What --push did, at the end, for a person: warnings (profiles dropped or left waiting) to
  * warn, lines with "\n"; what was sent to info, a line without. */
 void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, struct hs_strbuf *info);

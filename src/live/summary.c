@@ -3,6 +3,7 @@
  * beside the counts they read. */
 #include "live/live.h"
 
+#include <string.h>
 #include <sys/resource.h>
 
 #include "util/strbuf.h"
@@ -110,4 +111,33 @@ void hs_live_push_summary(const struct hs_live *lv, struct hs_strbuf *warn, stru
 		hs_strbuf_addf(info, "; %llu were waiting in %s from an earlier recording", (unsigned long long)st->from_spool,
 			       lv->o.push.spool_dir);
 	free(url);
+}
+
+bool hs_live_lost_words(struct hs_profile *p, const struct hs_builder_stats *st, const struct hs_record *rec,
+			bool *samples, struct hs_strbuf *sb)
+{
+	uint64_t side = hs_record_lost_side(rec);
+	/* the counts apart, unless reading them failed where records were lost */
+	bool apart = hs_record_counts_lost(rec) && (st->lost || side || !st->lost_records);
+
+	*samples = !apart || st->lost;
+	if (apart && st->lost)
+		hs_strbuf_adds(sb, hs_profile_str(p, hs_profile_note_lost(p, st->samples, st->lost)));
+	if (apart && side) {
+		const char *n = hs_profile_str(p, hs_profile_note_lost_records(p, side, true));
+		/* after the samples': "lost N samples (P%) and M side-band records (...)" */
+		if (sb->len) {
+			hs_strbuf_adds(sb, " and");
+			n += strlen("lost");
+		}
+		hs_strbuf_adds(sb, n);
+	}
+	if (!apart && st->lost_records)
+		hs_strbuf_adds(sb, hs_profile_str(p, hs_profile_note_lost_records(p, st->lost_records, false)));
+	return sb->len > 0;
+}
+
+uint64_t hs_live_lost(const struct hs_live *lv)
+{
+	return hs_record_counts_lost(lv->rec) ? lv->b.stats.lost : lv->b.stats.lost_records;
 }

@@ -985,6 +985,9 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 		hs_builder_py_stack(b, ev);
 		break;
 	case PERF_RECORD_LOST:
+		b->stats.lost_records += ev->lost.lost;
+		hs_off_cpu_lost(&b->off_cpu);
+		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		b->stats.lost += ev->lost.lost;
 		hs_off_cpu_lost(&b->off_cpu);

@@ -109,7 +109,9 @@ struct hs_builder_stats {
 	uint64_t py_cut;         /* Python stacks read in part (too deep, a frame unreadable) */
 	uint64_t own_samples;    /* of hotstack itself, dropped */
 	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
-	uint64_t lost;           /* samples the kernel could not write (LOST, LOST_SAMPLES) */
+	uint64_t lost;           /* samples the kernel could not write (LOST_SAMPLES) */
+	uint64_t lost_records;   /* records of any kind it could not write (LOST): samples and
+	                          * side-band, told apart only by the LOST_SAMPLES beside them */
 	uint64_t bad_records;    /* records that did not parse */
 	uint64_t unknown_records;
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */

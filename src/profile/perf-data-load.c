@@ -261,13 +261,18 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 	*ret = hs_builder_take(&l->b);
 	if (l->d.cmdline)
 		hs_vec_push(&(*ret)->comments, hs_profile_intern_str(*ret, l->d.cmdline));
+	/* perf writes both: LOST as its rings overflowed, of any kind, and LOST_SAMPLES at the
+	 * end, the samples of each event its kernel counted (PERF_FORMAT_LOST) */
 	if (l->b.stats.lost)
 		hs_profile_note_lost(*ret, l->b.stats.samples, l->b.stats.lost);
+	if (l->b.stats.lost_records)
+		hs_profile_note_lost_records(*ret, l->b.stats.lost_records, false);
 	if (info) {
 		memset(info, 0, sizeof(*info));
 		info->records = records;
 		info->samples = l->b.stats.samples;
 		info->lost = l->b.stats.lost;
+		info->lost_records = l->b.stats.lost_records;
 		info->unknown_records = l->d.unknown_records;
 		info->bad_records = l->bad_records;
 		info->compressed_records = l->d.compressed_records;

@@ -28,7 +28,7 @@ struct hs_perf_data_load_opts {
 
 /* What the caller may want to tell the user; strings owned by the struct. */
 struct hs_perf_data_load_info {
-	uint64_t records, samples, lost;
+	uint64_t records, samples, lost, lost_records; /* lost: LOST_SAMPLES; lost_records: LOST */
 	uint64_t unknown_records, bad_records, compressed_records;
 	bool truncated;
 	uint64_t truncated_at;

@@ -551,6 +551,24 @@ uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost)
 	return id;
 }
 
+uint32_t hs_profile_note_lost_records(struct hs_profile *p, uint64_t n, bool side_band)
+{
+	struct hs_strbuf sb = {0};
+	uint32_t id;
+
+	if (side_band)
+		hs_strbuf_addf(&sb, "lost %llu side-band record%s (mappings, names, forks, exits)",
+			       (unsigned long long)n, n == 1 ? "" : "s");
+	else
+		hs_strbuf_addf(&sb,
+			       "lost %llu record%s, samples and side-band (mappings, names, forks, exits) together",
+			       (unsigned long long)n, n == 1 ? "" : "s");
+	id = hs_profile_intern_str(p, hs_strbuf_str(&sb));
+	hs_vec_push(&p->comments, id);
+	hs_strbuf_release(&sb);
+	return id;
+}
+
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret)
 {
 	struct hs_u64map by_file = {0};

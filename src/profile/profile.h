@@ -213,6 +213,11 @@ uint32_t hs_profile_main_mapping(const struct hs_profile *p);
  * lost, "over 99.9%" rather than a rounded 100.0%), or "lost all N samples (100%)" when none
  * was got, where the report shows it; returns the note's string id. */
 uint32_t hs_profile_note_lost(struct hs_profile *p, uint64_t got, uint64_t lost);
+/* Notes in p's comments that n records the kernel could not write were lost: side-band records
+ * alone ("lost N side-band records (mappings, names, forks, exits)") where the samples lost are
+ * counted apart, else records of any kind ("lost N records, samples and side-band ...
+ * together"), which say nothing of how many samples they were; returns the note's string id. */
+uint32_t hs_profile_note_lost_records(struct hs_profile *p, uint64_t n, bool side_band);
 
 /* Where names are missing: of the samples whose leaf is user code in a mapped file (a location
  * of kind HS_KIND_USER with a mapping), those whose leaf has no function name (shown

@@ -172,9 +172,7 @@ static int open_error(struct hs_record *r, int e, pid_t pid, struct hs_error *er
 	switch (e) {
 	case -EACCES:
 	case -EPERM:
-		return hs_record_fail(err, e, HS_RECORD_NO_PERMISSION,
-				      "no permission to use perf_event_open (kernel.perf_event_paranoid is %d)",
-				      read_paranoid());
+		return hs_record_denied(e, pid, err);
 	case -ENOENT:
 	case -EOPNOTSUPP:
 	case -ENODEV:
@@ -272,6 +270,23 @@ void hs_record_setup_attr(struct hs_record *r)
 	r->layout.sample_type = a->sample_type;
 	r->layout.sample_id_all = true;
 
+	/* side-band on a dummy event of its own where the kernel counts each event's lost records:
+	 * then the sampling events' counts are samples alone (lost.c). Its layout is the samples'
+	 * but for the branch records a software event cannot take (and never has to: it never
+	 * samples) */
+	if ((r->side_apart = hs_record_lost_countable())) {
+		struct perf_event_attr *d = &r->attr_side;
+		a->read_format = PERF_FORMAT_LOST;
+		*d = *a;
+		d->type = PERF_TYPE_SOFTWARE;
+		d->config = PERF_COUNT_SW_DUMMY;
+		d->freq = 0;
+		d->sample_period = 0;
+		d->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+		d->branch_sample_type = 0;
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = a->build_id = 0;
+	}
+
 	if (o->off_cpu) {
 		/* a sample at every switch-out, taken in the scheduler (its kernel chain starts at
 		 * schedule()), with the same layout as the main event's; no side-band records but the
@@ -319,6 +334,46 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 				      strerror(errno));
 	hs_u64map_put(&r->off_cpu_ids, id, 1);
 	return 0;
+}
+
+/* The side-band event for (pid, cpu), into the ring of that CPU (r->side_apart), with the main
+ * event's fallbacks, so that its records' layout and clock are the samples'. */
+static int open_side(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
+{
+	struct perf_event_attr *d = &r->attr_side;
+	int cpu = r->cpus.v[cpu_ix], fd;
+
+	if (!r->side_apart)
+		return 0;
+	d->use_clockid = r->attr.use_clockid;
+	d->clockid = r->attr.clockid;
+	d->exclude_kernel = r->attr.exclude_kernel;
+	d->exclude_callchain_kernel = r->attr.exclude_callchain_kernel;
+	d->sample_type = r->attr.sample_type & ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+	fd = hs_perf_event_open(d, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd == -EINVAL && d->build_id) {
+		/* kernels before 5.12 do not know build_id in MMAP2 */
+		d->build_id = 0;
+		fd = hs_perf_event_open(d, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd == -ESRCH)
+		return -ESRCH;
+	if (fd < 0)
+		return hs_record_fail(err, fd, HS_RECORD_FAILED, "cannot open the side-band event: %s", strerror(-fd));
+	hs_vec_push(&r->fds, fd);
+	hs_vec_push(&r->side_fds, fd);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
+		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s", cpu,
+				      strerror(errno));
+	return 0;
+}
+
+/* What goes with the main event of (pid, cpu) once its ring is there. */
+static int open_more(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
+{
+	int rc = open_side(r, pid, cpu_ix, err);
+
+	return rc ? rc : open_off_cpu(r, pid, cpu_ix, err);
 }
 
 enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id)
@@ -381,7 +436,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
 			return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s",
 					      cpu, strerror(errno));
-		return open_off_cpu(r, pid, cpu_ix, err);
+		return open_more(r, pid, cpu_ix, err);
 	}
 	{
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -399,9 +454,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 		if (ring.base == MAP_FAILED) {
 			int e = errno;
 			if (e == EPERM)
-				return hs_record_fail(err, -e, HS_RECORD_RING_LOCKED,
-						      "cannot map a %zu KiB ring buffer (over kernel.perf_event_mlock_kb)",
-						      ring.len / 1024);
+				return hs_record_ring_denied(r, r->o.mmap_pages, err);
 			return hs_record_fail(err, -e, HS_RECORD_FAILED, "cannot map the ring buffer of CPU %d: %s",
 					      cpu, strerror(e));
 		}
@@ -410,7 +463,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 		pthread_mutex_init(&r->rings.v[r->rings.n - 1].lock, NULL);
 		epoll_ctl(r->ring_epfd, EPOLL_CTL_ADD, fd, &ee);
 	}
-	return open_off_cpu(r, pid, cpu_ix, err);
+	return open_more(r, pid, cpu_ix, err);
 }
 
 int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_error *err)

@@ -20,6 +20,25 @@ void hs_record_setup_attr(struct hs_record *r);  /* r->attr (and attr_off_cpu) f
 int hs_record_open_for(struct hs_record *r, pid_t pid, struct hs_error *err);
 void hs_record_measure_tsc(struct hs_record *r); /* r->tsc, once the rings exist */
 
+/* rights.c */
+/* perf_event_open() refused (code -EACCES or -EPERM) an event on pid (-1: every process of a
+ * CPU): why, as far as can be told, in err (HS_RECORD_NOT_YOURS, _NO_PERMISSION_CPU,
+ * _NO_PERMISSION or _DENIED). Returns code. */
+int hs_record_denied(int code, int32_t pid, struct hs_error *err);
+/* -m over what this user may lock (hs_record_ring_limit()), refused before anything is opened;
+ * 0 otherwise. */
+int hs_record_ring_check(const struct hs_record *r, struct hs_error *err);
+/* A ring of pages data pages the kernel refused to map (EPERM): the limits in err. */
+int hs_record_ring_denied(const struct hs_record *r, size_t pages, struct hs_error *err);
+
+/* lost.c */
+/* Whether this kernel counts each event's lost records (PERF_FORMAT_LOST, Linux 6.0). */
+bool hs_record_lost_countable(void);
+/* On the main thread, after records were handed on: where the rings lost records since the
+ * last call (or at the end, final), the events' counts read and the samples lost since handed
+ * to the sink as a PERF_RECORD_LOST_SAMPLES event. */
+void hs_record_count_lost(struct hs_record *r, bool final);
+
 /* targets.c */
 int hs_record_no_such_process(struct hs_error *err, int32_t pid);
 int hs_record_open_targets(struct hs_record *r, struct hs_error *err);

@@ -82,7 +82,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if ((rc = hs_record_read_cpus(r, err)))
+	if ((rc = hs_record_read_cpus(r, err)) || (rc = hs_record_ring_check(r, err)))
 		return rc;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->ring_epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -178,6 +178,7 @@ void hs_record_close(struct hs_record *r)
 	hs_queue_release(&r->queue);
 	hs_vec_free(&r->cpus);
 	hs_vec_free(&r->fds);
+	hs_vec_free(&r->side_fds);
 	hs_vec_free(&r->rings);
 	hs_vec_free(&r->tids);
 	hs_vec_free(&r->attach_comms);
@@ -552,6 +553,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 		if (r->cause == HS_CAUSE_NONE && hs_record_threads_gone(r))
 			r->cause = HS_CAUSE_TARGETS_EXITED;
 		process_inbox(r, false);
+		hs_record_count_lost(r, false);
 		if (sink->progress && hs_now_ns() - last_progress >= 1000000000ULL) {
 			struct hs_record_progress p = {__atomic_load_n(&r->records, __ATOMIC_RELAXED),
 						       __atomic_load_n(&r->bytes, __ATOMIC_RELAXED),
@@ -568,6 +570,7 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	enable_all(r, PERF_EVENT_IOC_DISABLE);
 	stop_reader(r); /* after a last round */
 	process_inbox(r, true);
+	hs_record_count_lost(r, true);
 	if (sink->ending)
 		sink->ending(sink->ctx);
 	hs_record_end_command(r);

@@ -125,8 +125,15 @@ enum hs_record_event {
  * status by. The detail of each says only what was found. */
 enum hs_record_failure {
 	HS_RECORD_FAILED = 0,        /* the detail says it all */
-	HS_RECORD_NO_PERMISSION,     /* perf_event_open refused: "no permission to use
-	                              * perf_event_open (kernel.perf_event_paranoid is N)" */
+	HS_RECORD_NO_PERMISSION,     /* perf_event_open refused one's own process:
+	                              * kernel.perf_event_paranoid over 2: "no permission to use
+	                              * perf_event_open (kernel.perf_event_paranoid is N; ...)" */
+	HS_RECORD_NO_PERMISSION_CPU, /* ... every CPU (-a, -C), paranoid over 0: "no permission to
+	                              * record every CPU (kernel.perf_event_paranoid is N; ...)" */
+	HS_RECORD_NOT_YOURS,         /* ... a process the ptrace check refuses, another user's or
+	                              * not dumpable, which no paranoid value allows: "no
+	                              * permission to record process N: ..." */
+	HS_RECORD_DENIED,            /* ... though paranoid allows it (a security module ...) */
 	HS_RECORD_NO_LBR,            /* HS_CG_LBR: no last-branch records in call-stack mode; the
 	                              * detail is empty, or says why not ("this machine has ...") */
 	HS_RECORD_EVENT_UNSUPPORTED, /* the event cannot be sampled here: "event 'E' ..." */
@@ -135,7 +142,9 @@ enum hs_record_failure {
 	HS_RECORD_OFF_CPU_NO_KERNEL, /* o.off_cpu without kernel samples: "kernel.perf_event_paranoid
 	                              * is N" */
 	HS_RECORD_OFF_CPU_EVENT,     /* o.off_cpu: "cannot open the context-switch event" (code: why) */
-	HS_RECORD_RING_LOCKED,       /* a ring over the locked-memory limit: "cannot map a N KiB ..." */
+	HS_RECORD_RING_LOCKED,       /* rings over what this user may lock: "-m N (...) is more than
+	                              * this user may lock for rings: ... allow -m M at most; -m N
+	                              * takes kernel.perf_event_mlock_kb=K" */
 	HS_RECORD_USER,              /* the command could not take the user (o.as_user) */
 	HS_RECORD_EXEC,              /* the command could not be run (code -ENOENT: not found) */
 	HS_RECORD_BAD_CPUS,          /* o.cpu_list: "invalid CPU list 'L' ..." or "CPU N is not
@@ -226,6 +235,14 @@ struct hs_record {
 	struct hs_record_opts o;
 	struct perf_event_attr attr;
 	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
+	/* side-band records (mmap, comm, task) on an event of their own, a dummy, where the kernel
+	 * counts the records each event lost (PERF_FORMAT_LOST): the sampling events' counts are
+	 * then samples alone (lost.c) */
+	struct perf_event_attr attr_side;
+	bool side_apart;
+	HS_VEC(int) side_fds;                /* in fds too */
+	uint64_t lost_seen;                  /* lost_records when the counts were last read */
+	uint64_t lost_samples, lost_side;    /* ... and what they said */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
 	int time_pos; /* of a sample's time in the layout (hs_perf_time_pos_sample()) */
@@ -319,11 +336,37 @@ enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t i
  * too), else the command's own (0 when the duration ended it, or there is none). */
 int hs_record_command_status(const struct hs_record *r);
 
+/* Whether the samples the kernel could not write are counted apart from the side-band records
+ * (Linux 6.0 on: each event's count, PERF_FORMAT_LOST, with the side-band on an event of its
+ * own): then the sink was handed them as PERF_RECORD_LOST_SAMPLES events as the recording went,
+ * the last at its end, and hs_record_lost_side() is the side-band records lost. Otherwise only
+ * the PERF_RECORD_LOST records say how many records of any kind were lost. */
+bool hs_record_counts_lost(const struct hs_record *r);
+uint64_t hs_record_lost_side(const struct hs_record *r);
+
 /* The ring size (data pages per CPU, a power of two) to suggest when samples were lost: twice
  * what the recording had, and at least the default for its call graph (room for 256 samples,
- * hs_callgraph_ring_pages()), at most HS_RECORD_MAX_RING_PAGES. */
+ * hs_callgraph_ring_pages()), at most HS_RECORD_MAX_RING_PAGES, and at most what this user may
+ * lock (hs_record_ring_fit()); 0 when no ring bigger than the recording's fits. */
 #define HS_RECORD_MAX_RING_PAGES (1UL << 20)
 size_t hs_record_bigger_ring(const struct hs_record *r);
+
+/* What perf_mmap() lets this process lock for rings: nothing limits it with CAP_IPC_LOCK or
+ * kernel.perf_event_paranoid -1, or RLIMIT_MEMLOCK unlimited; else kernel.perf_event_mlock_kb
+ * on each online CPU (for all of the user's rings together) and, past it, RLIMIT_MEMLOCK. */
+struct hs_ring_limit {
+	bool limited;
+	uint64_t mlock_kb;   /* kernel.perf_event_mlock_kb */
+	unsigned cpus;       /* online */
+	uint64_t memlock_kb; /* RLIMIT_MEMLOCK */
+	uint64_t pages;      /* both, in pages */
+};
+void hs_record_ring_limit(struct hs_ring_limit *ret);
+/* The most data pages (a power of two, 0 for none) each of rings rings may have within l, no
+ * other ring of the user's being mapped. */
+size_t hs_record_ring_fit(const struct hs_ring_limit *l, size_t rings);
+/* kernel.perf_event_paranoid (2 where it cannot be read). */
+int hs_record_paranoid(void);
 
 /* Python frames (o.py_names): whether the frame reader runs (it is loaded when the first
  * CPython is found), and the same in words for a person ("frame reader not loaded: no Python

@@ -364,9 +364,15 @@ size_t hs_record_bigger_ring(const struct hs_record *r)
 	size_t pages = r->o.mmap_pages ? r->o.mmap_pages : 1;
 	size_t dflt = hs_callgraph_ring_pages(r->o.callgraph, r->o.stack_bytes, (size_t)sysconf(_SC_PAGESIZE));
 
+	struct hs_ring_limit l;
+	size_t fit;
+
+	hs_record_ring_limit(&l);
+	fit = hs_record_ring_fit(&l, r->cpus.n);
 	/* twice a ring far too small would still be too small: -m 1 loses all with stack copies */
 	pages = pages >= HS_RECORD_MAX_RING_PAGES / 2 ? HS_RECORD_MAX_RING_PAGES : pages * 2;
-	return pages > dflt ? pages : dflt;
+	pages = HS_MIN(HS_MAX(pages, dflt), fit);
+	return pages > r->o.mmap_pages ? pages : 0;
 }
 
 /* ---- record --user ---- */

@@ -59,7 +59,7 @@ static void draw(struct hs_top *t)
 
 	window_rate(t->shown, &st.span, &st.rate);
 	st.samples = bs->samples - t->zero_samples;
-	st.lost = bs->lost - t->zero_lost;
+	st.lost = hs_live_lost(t->lv) - t->zero_lost;
 	st.no_kernel = t->c.no_kernel;
 	hs_screen_draw(t->screen, t->shown ? t->shown->p : NULL, &st);
 }
@@ -79,8 +79,8 @@ static int report(struct hs_top *t)
 	hs_top_table_build(p, &o, &tb);
 	window_rate(t->shown, &span, &rate);
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-	fprintf(f, "hotstack top %s: %lld samples in the last %.1f s (%.0f/s), lost %llu\n", when,
-		(long long)tb.sum, span, rate, (unsigned long long)(t->lv->b.stats.lost - t->zero_lost));
+	fprintf(f, "hotstack top %s: %lld samples in the last %.1f s (%.0f/s), lost %llu\n", when, (long long)tb.sum,
+		span, rate, (unsigned long long)(hs_live_lost(t->lv) - t->zero_lost));
 	fprintf(f, "%7s %7s  %-4s %-40s %s\n", "self%", "total%", "", "function", "module");
 	for (size_t i = 0; i < tb.fns.n && i < rows; i++) {
 		const struct hs_top_fn *fn = &tb.fns.v[i];
@@ -141,7 +141,7 @@ uint64_t hs_top_tick(void *ctx)
 	if (asked & HS_SCREEN_ZERO) {
 		hs_view_zero(t->lv->view, &t->lv->b);
 		t->zero_samples = t->lv->b.stats.samples;
-		t->zero_lost = t->lv->b.stats.lost;
+		t->zero_lost = hs_live_lost(t->lv);
 	}
 	/* paused: the window shown stays, the keys still work on it */
 	if ((!hs_screen_paused(t->screen) && take_window(t)) || asked & HS_SCREEN_CHANGED)

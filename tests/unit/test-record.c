@@ -1026,7 +1026,7 @@ static void test_record_status(void **state)
 	r.o.mmap_pages = 128;
 	assert_int_equal(hs_record_bigger_ring(&r), 256);
 	r.o.mmap_pages = HS_RECORD_MAX_RING_PAGES;
-	assert_int_equal(hs_record_bigger_ring(&r), HS_RECORD_MAX_RING_PAGES);
+	assert_int_equal(hs_record_bigger_ring(&r), 0); /* none bigger */
 	/* with stack copies, at least the default ring: twice -m 32 would still lose most */
 	r.o.callgraph = HS_CG_STACK;
 	r.o.stack_bytes = HS_DEFAULT_STACK_BYTES;
@@ -1039,6 +1039,25 @@ static void test_record_status(void **state)
 	r.o.callgraph = HS_CG_FP;
 	r.o.mmap_pages = 1;
 	assert_int_equal(hs_record_bigger_ring(&r), 128);
+}
+
+/* The rings a user may lock, as perf_mmap() counts them: each ring its data pages and one more,
+ * all of them within kernel.perf_event_mlock_kb on each CPU plus RLIMIT_MEMLOCK */
+static void test_ring_fit(void **state)
+{
+	/* 516 KiB on each of 2 CPUs and 8 MiB, in 4 KiB pages: 258 + 2048 */
+	struct hs_ring_limit l = {true, 516, 2, 8192, 2306};
+
+	(void)state;
+	assert_int_equal(hs_record_ring_fit(&l, 2), 1024); /* 2 x 1025 fit, 2 x 2049 do not */
+	assert_int_equal(hs_record_ring_fit(&l, 1), 2048);
+	assert_int_equal(hs_record_ring_fit(&l, 3), 512);
+	l.pages = 100;
+	assert_int_equal(hs_record_ring_fit(&l, 2), 32);
+	l.pages = 3;
+	assert_int_equal(hs_record_ring_fit(&l, 2), 0);
+	l.limited = false;
+	assert_int_equal(hs_record_ring_fit(&l, 64), HS_RECORD_MAX_RING_PAGES);
 }
 
 /* -e list: names filled into lines, or one a line */
@@ -1120,6 +1139,7 @@ int main(void)
 		cmocka_unit_test(test_callgraph_getopt),
 		cmocka_unit_test(test_targets_settle),
 		cmocka_unit_test(test_record_status),
+		cmocka_unit_test(test_ring_fit),
 		cmocka_unit_test(test_names_layout),
 		cmocka_unit_test(test_event_lookup),
 	};
