@@ -812,6 +812,30 @@ static void test_chain_memo_samples(void **state)
 	hs_builder_release(&b);
 }
 
+/* Records lost (PERF_RECORD_LOST, of any kind) and samples lost (PERF_RECORD_LOST_SAMPLES, as
+ * perf writes them at its end and a live recording hands them on) are counted apart, not added:
+ * perf writes both for the same losses. */
+static void test_lost_apart(void **state)
+{
+	struct hs_perf_event ev;
+	struct hs_builder b;
+
+	(void)state;
+	memo_builder(&b);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = PERF_RECORD_LOST;
+	ev.lost.lost = 900;
+	hs_builder_event(&b, &ev);
+	ev.lost.lost = 100;
+	hs_builder_event(&b, &ev);
+	ev.type = PERF_RECORD_LOST_SAMPLES;
+	ev.lost.lost = 7;
+	hs_builder_event(&b, &ev);
+	assert_int_equal(b.stats.lost_records, 1000);
+	assert_int_equal(b.stats.lost, 7);
+	hs_builder_release(&b);
+}
+
 /* A chain seen before gives the stack it gave then, a new leaf below the same callers its own,
  * and after a mapping changes, the locations the new mapping gives, not the remembered ones. */
 static void test_chain_memo(void **state)
@@ -864,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_lbr_repair),
 		cmocka_unit_test(test_chain_memo),
 		cmocka_unit_test(test_chain_memo_samples),
+		cmocka_unit_test(test_lost_apart),
 		cmocka_unit_test(test_short_header),
 		cmocka_unit_test(test_compressed_chunks),
 		cmocka_unit_test(test_compressed_bomb),
