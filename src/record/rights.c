@@ -203,17 +203,21 @@ static int locked(const struct hs_ring_limit *l, size_t pages, size_t rings, siz
 		      (unsigned long long)l->memlock_kb, allow, pages, want);
 }
 
-int hs_record_ring_check(const struct hs_record *r, struct hs_error *err)
+int hs_record_ring_check(struct hs_record *r, struct hs_error *err)
 {
 	struct hs_ring_limit l;
 	size_t fit, rings = r->cpus.n;
 
-	if (!r->pages_explicit)
-		return 0;
 	hs_record_ring_limit(&l);
 	fit = hs_record_ring_fit(&l, rings);
 	if (r->o.mmap_pages <= fit)
 		return 0;
+	/* the default ring, where it does not fit: rings of the size that does, all alike (open.c
+	 * still halves a ring the kernel refuses, where other rings of the user's hold memory) */
+	if (!r->pages_explicit) {
+		r->o.mmap_pages = HS_MAX(fit, 1);
+		return 0;
+	}
 	return locked(&l, r->o.mmap_pages, rings, fit, err);
 }
 

@@ -26,8 +26,8 @@ void hs_record_measure_tsc(struct hs_record *r); /* r->tsc, once the rings exist
  * _NO_PERMISSION or _DENIED). Returns code. */
 int hs_record_denied(int code, int32_t pid, struct hs_error *err);
 /* -m over what this user may lock (hs_record_ring_limit()), refused before anything is opened;
- * 0 otherwise. */
-int hs_record_ring_check(const struct hs_record *r, struct hs_error *err);
+ * 0 otherwise. Without -m, the default ring made as small as fits. */
+int hs_record_ring_check(struct hs_record *r, struct hs_error *err);
 /* A ring of pages data pages the kernel refused to map (EPERM): the limits in err. */
 int hs_record_ring_denied(const struct hs_record *r, size_t pages, struct hs_error *err);
 
