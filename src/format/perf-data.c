@@ -35,6 +35,7 @@ static void layout_of(struct hs_perf_data_attr *a)
 	a->layout.sample_regs_user = a->attr.sample_regs_user;
 	a->layout.sample_regs_intr = a->attr.sample_regs_intr;
 	a->layout.sample_id_all = a->attr.sample_id_all;
+	a->layout.build_id = a->attr.build_id;
 }
 
 static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t off, struct hs_error *err)
@@ -54,6 +55,11 @@ static int add_attr(struct hs_perf_data *d, const uint8_t *p, size_t n, uint64_t
 	memcpy(&a.attr, p, HS_MIN(n, sizeof(a.attr)));
 	layout_of(&a);
 	hs_vec_push(&d->attrs, a);
+	/* a record no id ties to an event is parsed with the first event's layout; its MMAP2
+	 * build-id bit is believed only when some event asked for build-ids (perf-event.h) */
+	d->untied_build_id = d->untied_build_id || a.attr.build_id;
+	d->untied = d->attrs.v[0].layout;
+	d->untied.build_id = d->untied_build_id;
 	return 0;
 }
 
@@ -423,14 +429,17 @@ const struct hs_perf_layout *hs_perf_data_layout(const struct hs_perf_data *d, i
 
 /* ---- records ---- */
 
-/* Which event a kernel record belongs to. */
-static int attr_of(const struct hs_perf_data *d, const struct perf_event_header *h)
+/* Which event a kernel record belongs to; *ret_tied (when not NULL) says whether its id (or the
+ * file's one event) said so, rather than the first event's being taken for want of an id. */
+static int attr_of(const struct hs_perf_data *d, const struct perf_event_header *h, bool *ret_tied)
 {
 	const struct hs_perf_layout *l;
 	struct hs_cursor c;
 	uint64_t id, ix;
+	bool dummy, *tied = ret_tied ? ret_tied : &dummy;
 	int pos;
 
+	*tied = d->attrs.n <= 1;
 	if (d->attrs.n <= 1)
 		return d->attrs.n ? 0 : -1;
 	l = &d->attrs.v[0].layout;
@@ -442,13 +451,25 @@ static int attr_of(const struct hs_perf_data *d, const struct perf_event_header 
 		hs_cursor_seek(&c, sizeof(*h) + 8 * (size_t)pos);
 	} else {
 		pos = hs_perf_id_pos_trailer(l);
-		if (pos < 0 || sizeof(*h) + 8 * (size_t)pos > h->size)
+		if (pos < 0 || sizeof(*h) + 8 * (size_t)(pos + 1) > h->size)
 			return 0;
 		hs_cursor_init(&c, h, h->size);
 		hs_cursor_seek(&c, h->size - 8 * (size_t)pos);
 	}
 	id = hs_cursor_u64(&c);
-	return hs_u64map_get(&d->ids, id, &ix) ? (int)ix : 0;
+	*tied = hs_u64map_get(&d->ids, id, &ix);
+	return *tied ? (int)ix : 0;
+}
+
+const struct hs_perf_layout *hs_perf_data_record_layout(const struct hs_perf_data *d, const struct perf_event_header *h,
+							int *attr)
+{
+	bool tied;
+
+	*attr = attr_of(d, h, &tied);
+	if (*attr < 0 || tied)
+		return hs_perf_data_layout(d, *attr);
+	return &d->untied;
 }
 
 /* Decompresses more of the current COMPRESSED record into zbuf, after what is left there (the
@@ -657,7 +678,7 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 			d->unknown_records++;
 		ret->h = h;
 		ret->offset = off;
-		ret->attr = h->type < HS_PERF_RECORD_HEADER_ATTR ? attr_of(d, h) : -1;
+		ret->attr = h->type < HS_PERF_RECORD_HEADER_ATTR ? attr_of(d, h, NULL) : -1;
 		return 1;
 	}
 }

@@ -92,6 +92,8 @@ struct hs_perf_data {
 	uint64_t data_off, data_end; /* the data section (pipe: everything after the header) */
 	HS_VEC(struct hs_perf_data_attr) attrs;
 	struct hs_u64map ids;        /* sample id -> index in attrs */
+	struct hs_perf_layout untied; /* for records no id ties to an event (hs_perf_data_record_layout) */
+	bool untied_build_id;         /* some event asked for build-ids in its MMAP2 records */
 	HS_VEC(struct hs_perf_build_id) build_ids;
 	char *hostname, *osrelease, *version, *arch, *cmdline; /* owned, NULL when absent */
 	uint32_t nr_cpus_online, nr_cpus_avail;
@@ -134,6 +136,13 @@ int hs_perf_data_next(struct hs_perf_data *d, struct hs_perf_data_rec *ret, stru
 
 /* The layout to parse a record with: its event's, or the first event's. */
 const struct hs_perf_layout *hs_perf_data_layout(const struct hs_perf_data *d, int attr);
+/* The layout to parse the kernel record h with, and its event's index in *attr (-1 when the file
+ * has no event): the event its id names, or the file's one event. A record no id ties to an
+ * event gets the first event's layout, with MMAP2 build-ids believed only when some event asked
+ * for them: the kernel marks other events' MMAP2 records as holding one too (perf-event.h). The
+ * layout lives as long as d. */
+const struct hs_perf_layout *hs_perf_data_record_layout(const struct hs_perf_data *d, const struct perf_event_header *h,
+							int *attr);
 
 /* Whether buf starts like perf.data (either byte order, file or pipe). */
 bool hs_perf_data_sniff(const void *buf, size_t len);

@@ -358,7 +358,7 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		m->data = !!(h->misc & PERF_RECORD_MISC_MMAP_DATA);
 		if (m->is_mmap2) {
 			const unsigned char *b = getbytes(&r, 24, "mmap2 identity");
-			if (b && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			if (b && l->build_id && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 				m->build_id_size = b[0] > 20 ? 20 : b[0];
 				memcpy(m->build_id, b + 4, 20);
 			} else if (b) {

@@ -20,6 +20,11 @@ struct hs_perf_layout {
 	uint64_t sample_regs_user;
 	uint64_t sample_regs_intr;
 	bool sample_id_all;
+	/* attr.build_id: the event asked for build-ids in its MMAP2 records. Only then does
+	 * PERF_RECORD_MISC_MMAP_BUILD_ID say that one holds a build-id: the kernel sets that bit in
+	 * the record it shares between events and does not clear it, so the MMAP2 records of
+	 * events that did not ask for one carry it too, over a device and an inode. */
+	bool build_id;
 };
 
 /* The sample_id trailer of non-sample records (and the same fields of a sample). Fields the
@@ -83,7 +88,8 @@ struct hs_perf_mmap {
 	uint32_t maj, min;
 	uint64_t ino, ino_generation;
 	uint8_t build_id[20];
-	uint8_t build_id_size; /* non-zero when the kernel sent a build-id instead of an inode */
+	uint8_t build_id_size; /* non-zero when the kernel sent a build-id instead of an inode
+	                        * (the layout's build_id and the record's misc bit) */
 	uint32_t prot, flags;  /* 0 for PERF_RECORD_MMAP, which does not carry them */
 	const char *filename;  /* NUL-terminated inside the record */
 	bool is_mmap2;

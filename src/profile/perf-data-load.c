@@ -117,27 +117,12 @@ static char *bare_name(const char *name)
 static void hand_on(struct loader *l, const struct perf_event_header *h)
 {
 	struct hs_perf_event ev;
-	int attr = l->d.attrs.n ? 0 : -1;
-	const struct hs_perf_layout *layout;
+	int attr;
+	/* the queue keeps only the bytes: the event is found again from its id */
+	const struct hs_perf_layout *layout = hs_perf_data_record_layout(&l->d, h, &attr);
 
-	if (l->d.attrs.n > 1) {
-		/* several events: the queue keeps only the bytes, and the id is where the first
-		 * event's layout puts it */
-		const struct hs_perf_layout *l0 = &l->d.attrs.v[0].layout;
-		uint64_t id, ix;
-		int pos = h->type == PERF_RECORD_SAMPLE ? hs_perf_id_pos_sample(l0) : hs_perf_id_pos_trailer(l0);
-		attr = 0;
-		if (pos >= 0 && sizeof(*h) + 8 * (size_t)(pos + 1) <= h->size) {
-			const uint8_t *p = h->type == PERF_RECORD_SAMPLE ? (const uint8_t *)h + sizeof(*h) + 8 * pos
-									 : (const uint8_t *)h + h->size - 8 * pos;
-			memcpy(&id, p, 8);
-			if (hs_u64map_get(&l->d.ids, id, &ix))
-				attr = (int)ix;
-		}
-	}
 	if (attr < 0)
 		return;
-	layout = hs_perf_data_layout(&l->d, attr);
 	if (hs_perf_event_parse(h, h->size, layout, 0, &ev, &l->perr)) {
 		l->bad_records++;
 		return;

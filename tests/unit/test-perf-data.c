@@ -2,7 +2,7 @@
  * records, features), pipe mode, several events, zstd-compressed records that split a record,
  * byte order, every prefix of a file, corrupt sizes; and real files recorded by perf
  * (tests/fixtures/perf-data/, commands in its README) cut at many offsets. Also LBR call stacks
- * decoded from synthetic samples. */
+ * decoded from synthetic samples; MMAP2 records whose build-id bit their event did not ask for. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -877,6 +877,181 @@ static void test_chain_memo(void **state)
 	hs_builder_release(&b);
 }
 
+/* ---- MMAP2 build-id bits an event did not ask for ---- */
+
+/* An MMAP2 record of the code mapping that holds fn in this process, with the device and inode
+ * /proc/self/maps gives, as the kernel writes it for an event that did not ask for build-ids;
+ * misc may carry the build-id bit another event on the machine left set. */
+static void put_own_mmap2(struct buf *b, const void *fn, uint16_t misc, uint64_t id)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096], path[4096] = "", name[4096 + 8] = {0};
+	unsigned long long lo = 0, hi = 0, off = 0, ino = 0;
+	unsigned maj = 0, min = 0;
+	uint32_t pid = (uint32_t)getpid();
+	size_t n;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %4095s", &lo, &hi, &off, &maj, &min, &ino, path) == 7 &&
+		    (uintptr_t)fn >= lo && (uintptr_t)fn < hi)
+			break;
+	fclose(f);
+	assert_true((uintptr_t)fn >= lo && (uintptr_t)fn < hi && path[0] == '/');
+	n = (strlen(path) + 8) & ~(size_t)7;
+	memcpy(name, path, strlen(path));
+	{
+		struct perf_event_header h = {PERF_RECORD_MMAP2, misc, (uint16_t)(8 + 8 + 24 + 24 + 8 + n + 24)};
+		put(b, &h, 8);
+	}
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, lo);
+	put64(b, hi - lo);
+	put64(b, off);
+	put32(b, maj);
+	put32(b, min);
+	put64(b, ino);
+	put64(b, 0);
+	put32(b, PROT_READ | PROT_EXEC);
+	put32(b, MAP_PRIVATE);
+	put(b, name, n);
+	/* sample_id: TID, TIME, IDENTIFIER */
+	put32(b, pid);
+	put32(b, pid);
+	put64(b, 50);
+	put64(b, id);
+}
+
+/* A file of nattrs events (ids 11, 22, ...; the one at ask_ix asked for build-ids, none when
+ * it is -1), an MMAP2 of this test's own code with id mmap_id, and a sample in lbr_leaf. */
+static struct buf make_mmap_file(int nattrs, int ask_ix, uint16_t misc, uint64_t mmap_id)
+{
+	struct buf b = {0};
+	size_t attrs, ids, data;
+
+	put(&b, "PERFILE2", 8);
+	put64(&b, 104);
+	put64(&b, sizeof(struct perf_event_attr) + 16);
+	for (int i = 0; i < 6 + 4; i++)
+		put64(&b, 0); /* sections, patched below; no features */
+	ids = b.n;
+	for (int i = 0; i < nattrs; i++)
+		put64(&b, 11 * (uint64_t)(i + 1));
+	attrs = b.n;
+	for (int i = 0; i < nattrs; i++) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.size = sizeof(a);
+		a.config = PERF_COUNT_SW_CPU_CLOCK;
+		a.sample_type = ST;
+		a.sample_id_all = 1;
+		a.mmap = a.mmap2 = i == 0;
+		a.build_id = i == ask_ix;
+		put(&b, &a, sizeof(a));
+		put64(&b, ids + 8 * (size_t)i);
+		put64(&b, 8);
+	}
+	data = b.n;
+	put_own_mmap2(&b, (const void *)lbr_leaf, PERF_RECORD_MISC_USER | misc, mmap_id);
+	put_sample(&b, 11, (uint64_t)(uintptr_t)lbr_leaf + 1, (uint32_t)getpid(), 100);
+	set64(&b, 24, attrs);
+	set64(&b, 32, (size_t)nattrs * (sizeof(struct perf_event_attr) + 16));
+	set64(&b, 40, data);
+	set64(&b, 48, b.n - data);
+	return b;
+}
+
+/* The name of the leaf of the one sample of the file, and how many files it says changed. */
+static char *load_leaf(struct buf *b, size_t *mismatched)
+{
+	struct hs_perf_data_load_opts o = {0};
+	struct hs_perf_data_load_info info;
+	struct hs_profile *p = NULL;
+	struct hs_error err = {0};
+	char *name;
+
+	o.no_kernel = true;
+	o.no_inline = true;
+	assert_int_equal(hs_perf_data_load(b->p, b->n, &o, &p, &info, &err), 0);
+	assert_int_equal(p->samples.n, 1);
+	name = strdup(hs_profile_location_name(p, hs_profile_stack_locs(p, p->samples.v[0].stack)[0]));
+	*mismatched = info.mismatched.n;
+	hs_perf_data_load_info_release(&info);
+	hs_profile_free(p);
+	return name;
+}
+
+/* The kernel sets PERF_RECORD_MISC_MMAP_BUILD_ID in the MMAP2 records of every event after one
+ * that asked for build-ids, over their device and inode: an event that did not ask has its
+ * records read as device and inode (the file is the one mapped, and names its code); one that
+ * asked, as a build-id (these bytes are none: the file is said to have changed). */
+static void test_mmap2_build_id_bit(void **state)
+{
+	struct buf b;
+	size_t mismatched;
+	char *name;
+
+	(void)state;
+	b = make_mmap_file(1, -1, PERF_RECORD_MISC_MMAP_BUILD_ID, 11);
+	name = load_leaf(&b, &mismatched);
+	assert_string_equal(name, "lbr_leaf");
+	assert_int_equal(mismatched, 0);
+	free(name);
+	free(b.p);
+
+	b = make_mmap_file(1, 0, PERF_RECORD_MISC_MMAP_BUILD_ID, 11);
+	name = load_leaf(&b, &mismatched);
+	assert_string_not_equal(name, "lbr_leaf");
+	assert_int_equal(mismatched, 1);
+	free(name);
+	free(b.p);
+
+	/* the bit clear: device and inode, whatever the event asked */
+	b = make_mmap_file(1, 0, 0, 11);
+	name = load_leaf(&b, &mismatched);
+	assert_string_equal(name, "lbr_leaf");
+	free(name);
+	free(b.p);
+}
+
+/* Several events: a record's id says which event's layout reads it; one no id ties to an event
+ * believes the bit only when some event asked for build-ids. */
+static void test_mmap2_build_id_bit_events(void **state)
+{
+	static const struct {
+		int ask_ix;
+		uint64_t id;
+		bool build_id, named;
+	} cases[] = {
+		{-1, 11, false, true}, {-1, 99, false, true}, {1, 11, false, true},
+		{1, 22, true, false},  {1, 99, true, false},  {0, 11, true, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
+		struct buf b = make_mmap_file(2, cases[i].ask_ix, PERF_RECORD_MISC_MMAP_BUILD_ID, cases[i].id);
+		struct hs_perf_data d;
+		struct hs_perf_data_rec r;
+		struct hs_error err = {0};
+		size_t mismatched;
+		int attr;
+		char *name;
+
+		assert_int_equal(hs_perf_data_open(&d, b.p, b.n, &err), 0);
+		assert_int_equal(hs_perf_data_next(&d, &r, &err), 1);
+		assert_int_equal(r.h->type, PERF_RECORD_MMAP2);
+		assert_int_equal(hs_perf_data_record_layout(&d, r.h, &attr)->build_id, cases[i].build_id);
+		assert_int_equal(attr, cases[i].id == 22 ? 1 : 0);
+		hs_perf_data_close(&d);
+		name = load_leaf(&b, &mismatched);
+		assert_int_equal(!strcmp(name, "lbr_leaf"), cases[i].named);
+		free(name);
+		free(b.p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +1067,8 @@ int main(void)
 		cmocka_unit_test(test_short_header),
 		cmocka_unit_test(test_compressed_chunks),
 		cmocka_unit_test(test_compressed_bomb),
+		cmocka_unit_test(test_mmap2_build_id_bit),
+		cmocka_unit_test(test_mmap2_build_id_bit_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

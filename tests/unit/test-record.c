@@ -588,6 +588,9 @@ static void put_trailer(struct writer *w)
 
 static const struct hs_perf_layout sb_layout = {
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER, 0, 0, 0, 0, true};
+/* ... of an event that asked for build-ids in its MMAP2 records */
+static const struct hs_perf_layout sb_layout_bid = {
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER, 0, 0, 0, 0, true, true};
 
 static void finish(struct writer *w, uint32_t type, uint16_t misc)
 {
@@ -602,9 +605,11 @@ static void test_sideband(void **state)
 	struct hs_error err = {0};
 	char name[16] = "/usr/bin/x";
 	uint8_t ident[24] = {20, 0, 0, 0, 0xab};
+	/* device fe:01, inode 0x1234567, generation 9 */
+	uint8_t devino[24] = {0xfe, 0, 0, 0, 1, 0, 0, 0, 0x67, 0x45, 0x23, 0x01, 0, 0, 0, 0, 9};
 
 	(void)state;
-	/* MMAP2 carrying a build-id */
+	/* MMAP2 carrying a build-id, for an event that asked for one */
 	w.n = 8;
 	w32x2(&w, 200, 201);
 	w64(&w, 0x400000);
@@ -615,7 +620,7 @@ static void test_sideband(void **state)
 	wbytes(&w, name, sizeof(name));
 	put_trailer(&w);
 	finish(&w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
-	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout_bid, 0, &ev, &err), 0);
 	assert_int_equal(ev.mmap.start, 0x400000);
 	assert_int_equal(ev.mmap.pgoff, 0x2000);
 	assert_int_equal(ev.mmap.build_id_size, 20);
@@ -624,6 +629,31 @@ static void test_sideband(void **state)
 	assert_string_equal(ev.mmap.filename, "/usr/bin/x");
 	assert_int_equal(ev.sid.time, 5555);
 	assert_int_equal(ev.sid.tid, 201);
+
+	/* MMAP2 of an event that did not ask, with the build-id bit another event left set in the
+	 * kernel's shared record: device and inode, as they are */
+	w.n = 8;
+	w32x2(&w, 200, 201);
+	w64(&w, 0x400000);
+	w64(&w, 0x1000);
+	w64(&w, 0x2000);
+	wbytes(&w, devino, sizeof(devino));
+	w32x2(&w, 5, 2);
+	wbytes(&w, name, sizeof(name));
+	put_trailer(&w);
+	finish(&w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout, 0, &ev, &err), 0);
+	assert_int_equal(ev.mmap.build_id_size, 0);
+	assert_int_equal(ev.mmap.maj, 0xfe);
+	assert_int_equal(ev.mmap.min, 1);
+	assert_int_equal(ev.mmap.ino, 0x1234567);
+	assert_int_equal(ev.mmap.ino_generation, 9);
+	assert_int_equal(ev.mmap.prot, 5);
+	assert_string_equal(ev.mmap.filename, "/usr/bin/x");
+	/* the same bytes for an event that asked: a build-id of 0xfe bytes is cut to 20 */
+	assert_int_equal(hs_perf_event_parse(w.buf, w.n, &sb_layout_bid, 0, &ev, &err), 0);
+	assert_int_equal(ev.mmap.build_id_size, 20);
+	assert_int_equal(ev.mmap.ino, 0);
 
 	/* COMM at exec */
 	w.n = 8;
