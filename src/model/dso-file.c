@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -108,6 +112,23 @@ static int adopt_elf(int fd, const struct stat *sb, struct hs_dso_elf *ret)
 	return 0;
 }
 
+/* Whether fd, of the file sb describes, is the file of d's device and inode. */
+static bool same_inode(const struct hs_dso *d, int fd, const struct stat *sb)
+{
+	struct statfs fs;
+	int gen;
+
+	if (sb->st_ino != d->ino)
+		return false;
+	if (major(sb->st_dev) == d->maj && minor(sb->st_dev) == d->min)
+		return true;
+	/* btrfs: stat gives each subvolume's device, the kernel's records (and /proc/PID/maps) the
+	 * file system's, and inode numbers repeat across subvolumes; the inode's generation (the
+	 * transaction that made it, in MMAP2 records) tells files apart */
+	return d->ino_generation && fstatfs(fd, &fs) == 0 && fs.f_type == BTRFS_SUPER_MAGIC &&
+	       ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 && (uint32_t)gen == d->ino_generation;
+}
+
 /* Takes fd (closing it on failure) as d's file. check_inode: a file found by its path on this
  * machine must be the one the process mapped, also when there is no build-id to tell. */
 static int open_fd(const struct hs_dso *d, int fd, bool check_inode, struct hs_dso_elf *ret)
@@ -118,8 +139,7 @@ static int open_fd(const struct hs_dso *d, int fd, bool check_inode, struct hs_d
 		close(fd);
 		return -ENOENT;
 	}
-	if (check_inode && !d->build_id_size && d->ino &&
-	    (sb.st_ino != d->ino || major(sb.st_dev) != d->maj || minor(sb.st_dev) != d->min)) {
+	if (check_inode && !d->build_id_size && d->ino && !same_inode(d, fd, &sb)) {
 		close(fd);
 		return -ESTALE;
 	}

@@ -102,6 +102,7 @@ struct hs_dso *hs_model_dso(struct hs_model *m, const struct hs_dso_ident *id)
 	d->maj = id->maj;
 	d->min = id->min;
 	d->ino = id->ino;
+	d->ino_generation = id->ino_generation;
 	d->fd = -1;
 	d->pid_hint = -1;
 	d->period = m->period - 1; /* no frame yet */

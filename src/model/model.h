@@ -23,9 +23,13 @@ struct hs_dso {
 	enum hs_dso_kind kind;
 	char *path;               /* as the kernel names it */
 	uint8_t build_id[20];
-	uint8_t build_id_size;    /* 0 when the kernel did not send one */
+	uint8_t build_id_size;    /* 0 when the recording names none: a perf.data's header or its
+	                           * events' MMAP2 records may, a live recording never does (its
+	                           * files' own are read from them) */
 	uint32_t maj, min;        /* device and inode, when known: identity without a build-id */
 	uint64_t ino;
+	uint64_t ino_generation;  /* the inode's generation from an MMAP2 record, 0 when unknown;
+	                           * not part of the identity */
 	int fd;                   /* descriptor on the very file that was mapped, captured while a
 	                           * process had it mapped; -1 when none. Owned by the dso. */
 	int32_t pid_hint;         /* a process that mapped it, to read memory images and its own
@@ -99,6 +103,7 @@ struct hs_dso_ident {
 	uint8_t build_id_size;
 	uint32_t maj, min;
 	uint64_t ino;
+	uint64_t ino_generation; /* kept by the dso made for it (not compared) */
 };
 
 void hs_model_init(struct hs_model *m);

@@ -247,17 +247,17 @@ static uint32_t user_mapping(struct hs_builder *b, struct hs_map *map)
 	m.limit = map->end;
 	m.offset = map->pgoff;
 	m.file = hs_profile_intern_str(b->p, d->path);
-	if (!d->build_id_size && d->kind != HS_DSO_ANON) {
-		/* the kernel did not send one: take it from the file, once loaded */
-		const struct hs_elf_symtab *st = hs_symbolizer_table(&b->sym, d);
-		if (st && st->build_id_size) {
-			memcpy(d->build_id, st->build_id, st->build_id_size);
-			d->build_id_size = st->build_id_size;
-		}
-	}
 	if (d->build_id_size) {
 		hex(bid, d->build_id, d->build_id_size);
 		m.build_id = hs_profile_intern_str(b->p, bid);
+	} else if (d->kind != HS_DSO_ANON) {
+		/* the recording names none (a live one never does): the file's own, once loaded. Not
+		 * kept in the dso, whose identity is its device and inode, which find it again */
+		const struct hs_elf_symtab *st = hs_symbolizer_table(&b->sym, d);
+		if (st && st->build_id_size) {
+			hex(bid, st->build_id, st->build_id_size);
+			m.build_id = hs_profile_intern_str(b->p, bid);
+		}
 	}
 	m.kind = d->kind == HS_DSO_ANON ? HS_KIND_JIT : HS_KIND_USER;
 	if (d->kind == HS_DSO_FILE) {
@@ -930,8 +930,11 @@ static void on_mmap(struct hs_builder *b, const struct hs_perf_mmap *m)
 		id.maj = m->maj;
 		id.min = m->min;
 		id.ino = m->ino;
+		id.ino_generation = m->ino_generation;
 	}
 	dso = hs_model_dso(&b->model, &id);
+	if (!dso->ino_generation && dso->ino == m->ino)
+		dso->ino_generation = m->ino_generation; /* made from /proc/PID/maps, which has none */
 	map = hs_model_mmap(&b->model, (int32_t)m->pid, m->start, m->len, m->pgoff, m->prot ? m->prot : PROT_EXEC, dso);
 	if (map && dso->kind == HS_DSO_FILE && dso->fd < 0 && !dso->sym && b->opts.capture)
 		dso->fd = b->opts.capture(b->opts.capture_ctx, (int32_t)m->pid, map->start, map->end);

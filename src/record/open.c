@@ -257,7 +257,9 @@ void hs_record_setup_attr(struct hs_record *r)
 	a->comm_exec = 1;
 	a->task = 1;
 	a->sample_id_all = 1;
-	a->build_id = 1;
+	/* no build_id: the kernel would mark the MMAP2 records of other tools' events (perf's) as
+	 * holding build-ids too, over their device and inode (perf-event.h). A file's build-id is
+	 * read from the file, captured through /proc/PID/map_files when it is mapped */
 	a->exclude_callchain_kernel = !o->kernel;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -269,6 +271,8 @@ void hs_record_setup_attr(struct hs_record *r)
 
 	r->layout.sample_type = a->sample_type;
 	r->layout.sample_id_all = true;
+	/* and no build_id: a build-id bit that another tool's event left set is ignored */
+	r->layout.build_id = false;
 
 	/* side-band on a dummy event of its own where the kernel counts each event's lost records:
 	 * then the sampling events' counts are samples alone (lost.c). Its layout is the samples'
@@ -297,7 +301,7 @@ void hs_record_setup_attr(struct hs_record *r)
 		b->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		b->freq = 0;
 		b->sample_period = 1;
-		b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = b->build_id = 0;
+		b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = 0;
 		b->context_switch = 1;
 	}
 }
@@ -313,7 +317,6 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 	if (!r->o.off_cpu)
 		return 0;
 	/* the same fallbacks as the main event's, so that the layouts stay the same */
-	a->build_id = 0;
 	a->use_clockid = r->attr.use_clockid;
 	a->clockid = r->attr.clockid;
 	if (r->attr.exclude_kernel)
@@ -396,11 +399,6 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 	int cpu = r->cpus.v[cpu_ix];
 	int fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
-	if (fd == -EINVAL && r->attr.build_id) {
-		/* kernels before 5.12 do not know build_id in MMAP2 */
-		r->attr.build_id = 0;
-		fd = hs_perf_event_open(&r->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	}
 	if (fd == -EINVAL && r->attr.use_clockid) {
 		/* the rings' times cannot be compared with the reader's clock: a ring then holds
 		 * two rounds' records (session.c), so it is read at a quarter full */

@@ -3,7 +3,10 @@
 # is at that path now: hotstack either names the code from the very file that was mapped
 # (captured while the process lived) or falls back to "[module]". Two builds of a library and
 # of a program have the same code at the same offsets under different names (alpha_* in the
-# one that runs, omega_* in the replacement); no omega_* name may ever show up.
+# one that runs, omega_* in the replacement); no omega_* name may ever show up. As a user,
+# hotstack holds no file and takes the one at the path only if it is the one mapped: by device
+# and inode, and on btrfs (a subvolume swapped for a twin whose files have the same inode
+# numbers) by the inode's generation too.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -147,17 +150,33 @@ if command -v nm >/dev/null 2>&1; then
 	fi
 fi
 
-# run CASE MODE ACTION: records ./prog MODE in a fresh directory; ACTION (a shell command run
-# in that directory) changes the files once the program is ready.
+# fill DIR BUILD: the program, its library and their replacements into DIR, in this order (so
+# that two directories filled alike hold their files under the same inode numbers on btrfs).
+fill() {
+	other=omega
+	[ "$2" = alpha ] || other=alpha
+	cp "$dir/prog-$2" "$1/prog"
+	cp "$dir/libx-$2.so" "$1/libx.so"
+	cp "$dir/libx-$other.so" "$1/libx-omega.so"
+	cp "$dir/prog-$other" "$1/prog-omega"
+}
+
+# run CASE MODE ACTION [BASE [USER]]: records ./prog MODE in a fresh directory BASE/CASE (BASE
+# is $dir unless given; made by $mkcase, mkdir unless set), hotstack running as USER when one is
+# given; ACTION (a shell command run in that directory) changes the files once the program is
+# ready. The profile goes to $dir/out/CASE.folded, hotstack's messages to $dir/out/CASE.err.
 run() {
-	tcase=$1 mode=$2 action=$3
-	cdir="$dir/$tcase"
-	mkdir "$cdir"
-	cp "$dir/prog-alpha" "$cdir/prog"
-	cp "$dir/libx-alpha.so" "$cdir/libx.so"
-	cp "$dir/libx-omega.so" "$cdir/libx-omega.so"
-	cp "$dir/prog-omega" "$cdir/prog-omega"
-	(cd "$cdir" && exec "$HOTSTACK" record -g fp -o out.folded -- ./prog "$mode") >"$cdir/rec.out" 2>"$cdir/rec.err" &
+	tcase=$1 mode=$2 action=$3 base=${4:-$dir} user=${5:-}
+	cdir="$base/$tcase"
+	out="$dir/out/$tcase"
+	${mkcase:-mkdir} "$cdir"
+	fill "$cdir" alpha
+	set --
+	if [ -n "$user" ]; then
+		chown "$user" "$cdir"
+		set -- setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups env HOME="$dir/home"
+	fi
+	(cd "$cdir" && exec "$@" "$HOTSTACK" record -g fp -o "$out.folded" -- ./prog "$mode") >"$out.out" 2>"$out.err" &
 	rec=$!
 	i=0
 	while [ ! -e "$cdir/ready" ]; do
@@ -165,7 +184,7 @@ run() {
 		if [ $i -gt 200 ] || ! kill -0 $rec 2>/dev/null; then
 			kill $rec 2>/dev/null || true
 			wait $rec || true
-			fail "$tcase: the program never got ready: $(cat "$cdir/rec.err")"
+			fail "$tcase: the program never got ready: $(cat "$out.err")"
 		fi
 		sleep 0.05
 	done
@@ -174,15 +193,15 @@ run() {
 	touch "$cdir/go"
 	status=0
 	wait $rec || status=$?
-	[ $status -eq 0 ] || fail "$tcase: hotstack record exited $status: $(cat "$cdir/rec.err")"
-	[ -s "$cdir/out.folded" ] || fail "$tcase: empty output"
+	[ $status -eq 0 ] || fail "$tcase: hotstack record exited $status: $(cat "$out.err")"
+	[ -s "$out.folded" ] || fail "$tcase: empty output"
 }
 
-# check CASE NAME PLACEHOLDER: no name from a replacement, and most samples in NAME (the
-# captured file) or PLACEHOLDER (no names at all).
+# check CASE NAME PLACEHOLDER [named]: no name from a replacement, and most samples in NAME (the
+# captured file) or PLACEHOLDER (no names at all); with "named", most in NAME.
 check() {
 	tcase=$1 name=$2 placeholder=$3
-	out="$dir/$tcase/out.folded"
+	out="$dir/out/$tcase.folded"
 	if grep -q omega "$out"; then
 		fail "$tcase: names from the file that replaced the mapped one:
 $(grep omega "$out" | head -n 5)"
@@ -206,7 +225,10 @@ EOF
 		fail "$tcase: $named samples in $name and $held in $placeholder of $total:
 $(awk '{ print $NF, $0 }' "$out" | sort -nr | head -n 5)"
 	echo "$tcase: $named samples named $name, $held shown as $placeholder, of $total"
+	[ -z "${4:-}" ] || [ $((2 * named)) -ge "$total" ] || fail "$tcase: only $named of $total samples named $name"
 }
+
+mkdir "$dir/out"
 
 run lib-replaced lib 'mv libx-omega.so libx.so'
 check lib-replaced alpha_spin '[libx.so]'
@@ -218,4 +240,45 @@ run exe-deleted exe 'rm prog'
 check exe-deleted alpha_prog_spin '[prog]'
 run exe-replaced exe 'mv prog-omega prog'
 check exe-replaced alpha_prog_spin '[prog]'
+
+# As a user, hotstack cannot hold on to the mapped files (/proc/PID/map_files needs
+# CAP_CHECKPOINT_RESTORE): a file is found by its path and taken only if it is the one mapped,
+# by the device and inode of the kernel's records (hotstack asks the kernel for no build-ids)
+# and on btrfs, where stat gives each subvolume's device rather than the file system's and
+# inode numbers repeat across subvolumes, the inode's generation too.
+[ "$(id -u)" = 0 ] || { echo "replaced-binary: not root: no cases as another user"; exit 0; }
+user=nobody
+id "$user" >/dev/null 2>&1 || fail "no user $user here"
+chmod 755 "$dir"
+chmod 777 "$dir/out"
+mkdir "$dir/home"
+chown "$user" "$dir/home"
+run user-lib lib ':' "$dir" "$user"
+check user-lib alpha_spin '[libx.so]' named
+run user-lib-replaced lib 'mv libx-omega.so libx.so' "$dir" "$user"
+check user-lib-replaced alpha_spin '[libx.so]'
+
+command -v mkfs.btrfs >/dev/null 2>&1 || skip "mkfs.btrfs is not installed (apt-get install btrfs-progs)"
+truncate -s 128M "$dir/btrfs.img"
+mkfs.btrfs -q "$dir/btrfs.img" >/dev/null 2>"$dir/mkfs.err" || fail "mkfs.btrfs failed: $(cat "$dir/mkfs.err")"
+mkdir "$dir/bt"
+mount -o loop "$dir/btrfs.img" "$dir/bt" 2>"$dir/mount.err" || skip "cannot mount btrfs here: $(cat "$dir/mount.err")"
+trap 'umount "$dir/bt" 2>/dev/null || true; remove_jit_files; rm -rf "$dir"' EXIT
+chmod 755 "$dir/bt"
+subvolume() {
+	btrfs subvolume create "$1" >/dev/null
+}
+mkcase=subvolume run user-btrfs lib ':' "$dir/bt" "$user"
+check user-btrfs alpha_spin '[libx.so]' named
+# a twin of the case's subvolume: the same inode numbers, the replacements' contents, made in
+# an earlier transaction (another generation); it takes the case's name once the program runs
+subvolume "$dir/bt/user-btrfs-twin.new"
+fill "$dir/bt/user-btrfs-twin.new" omega
+sync
+mkcase=subvolume run user-btrfs-twin lib \
+	'mv ../user-btrfs-twin ../user-btrfs-twin.old && mv ../user-btrfs-twin.new ../user-btrfs-twin && touch ../user-btrfs-twin.old/go' \
+	"$dir/bt" "$user"
+[ "$(stat -c %i "$dir/bt/user-btrfs-twin/libx.so")" = "$(stat -c %i "$dir/bt/user-btrfs-twin.old/libx.so")" ] ||
+	fail "user-btrfs-twin: the twin's library has another inode number"
+check user-btrfs-twin alpha_spin '[libx.so]'
 echo "replaced-binary: ok"
