@@ -44,12 +44,16 @@ require_perf_events() {
 	fi
 }
 
-# perf 6.1 on some kernels reads the build-ids of the files it recorded wrongly: perf record
-# aborts at its end ("assertion failed at util/build-id.c"), or in pipe mode writes build-ids no
-# file has. There the kernel's build-ids are taken instead (--buildid-mmap, in each mmap record),
-# and since that leaves perf's build-id cache alone, the files a recording names are added to it
-# after, as perf record adds them: its output is the perf.data perf writes on other kernels.
-# Every test's `perf record` goes through this.
+# perf 6.1 reads the build-ids of the files it recorded wrongly while another program on the
+# machine has a perf event that asks for build-ids in its mmap records (perf record
+# --buildid-mmap -a, or a profiler built so): the kernel then marks perf's own mmap records as
+# holding build-ids too, over their device and inode. perf record aborts at its end ("assertion
+# failed at util/build-id.c"), or in pipe mode writes build-ids no file has. There the kernel's
+# build-ids are taken instead (--buildid-mmap, in each mmap record), and since that leaves
+# perf's build-id cache alone, the files a recording names are added to it after, as perf
+# record adds them: its output is the perf.data perf writes otherwise. Every test's `perf
+# record` goes through this (tests/e2e/perf-coexist.sh, which checks that hotstack is not such
+# a program, calls perf itself).
 perf() {
 	if [ "${1:-}" != record ] || ! perf_ids_broken; then
 		command perf "$@"
