@@ -30,8 +30,9 @@ kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 
 # per sample with a Spin frame: true (the interpreter between the call stub and Spin, down to
-# start_thread), cut (ends in a pseudo-frame), lie (a Spin method right under the call stub, or
-# anything else that looks complete), copy (cut with [truncated: stack copy])
+# start_thread: main's frame, and middle's too while middle is not compiled yet, which on a busy
+# machine can be a while), cut (ends in a pseudo-frame), lie (a Spin method right under the
+# call stub, or anything else that looks complete), copy (cut with [truncated: stack copy])
 awk '
 {
 	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
@@ -42,7 +43,7 @@ awk '
 		if (line ~ /^[^;]*;\[truncated: stack copy\];/) copy += n
 		end = line; sub(/^[^;]*;/, "", end); sub(/;.*/, "", end); ends[end] += n
 	} else if (line ~ /;start_thread;/ && line ~ /;JavaCalls::call_helper\(/ &&
-		   line ~ /;StubRoutines \(1\)_\[j\];Interpreter_\[j\];double Spin\./) {
+		   line ~ /;StubRoutines \(1\)_\[j\];(Interpreter_\[j\];)+double Spin\./) {
 		good += n
 	} else {
 		lie += n

@@ -16,13 +16,18 @@ gid=$(id -g "$user")
 setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x "$WORKLOADS/calltree" 2>/dev/null ||
 	skip "$user cannot run $WORKLOADS/calltree (a directory on the way is closed to it)"
 
-# the command: refuses root, says who it is on its standard output (which it inherits from us)
+# the command: refuses root, says who it is on its standard output (which it inherits from us),
+# and after the workload, the CPU time its children used (clock ticks, user and system)
 "$HOTSTACK" record -q --user "$user" -o "$dir/u.folded" -- sh -c \
 	'[ "$(id -u)" != 0 ] || { echo "running as root" >&2; exit 99; }
 	 echo "uid $(id -u) gid $(id -g) user $USER home $HOME groups $(id -G)"
-	 exec "$0" 0.5' "$WORKLOADS/calltree" >"$dir/id.out" 2>"$dir/err" ||
+	 "$0" 0.5 && echo "cpu $(cut -d" " -f16,17 /proc/$$/stat)"' "$WORKLOADS/calltree" >"$dir/id.out" 2>"$dir/err" ||
 	fail "record --user failed ($?): $(cat "$dir/err")"
 read -r _ got_uid _ got_gid _ got_user _ got_home _ got_groups <"$dir/id.out" || fail "no identity: $(cat "$dir/id.out")"
+read -r _ cutime cstime <<EOF
+$(grep '^cpu ' "$dir/id.out")
+EOF
+[ -n "$cstime" ] || fail "the command said no CPU time: $(cat "$dir/id.out")"
 [ "$got_uid" = "$uid" ] || fail "the command ran as uid $got_uid, not $uid ($user)"
 [ "$got_gid" = "$gid" ] || fail "the command ran with gid $got_gid, not $gid"
 sorted() { tr ' ' '\n' | sort -n | tr '\n' ' '; }
@@ -31,8 +36,11 @@ sorted() { tr ' ' '\n' | sort -n | tr '\n' ' '; }
 [ "$got_user" = "$user" ] || fail "USER is '$got_user'"
 [ "$got_home" = "$(getent passwd "$user" | cut -d: -f6)" ] || fail "HOME is '$got_home'"
 grep -q '^calltree;.*main;a;b;leaf ' "$dir/u.folded" || fail "the command's samples are missing: $(head -n 5 "$dir/u.folded")"
+# at -F 999 about a sample per ms of its CPU time (which a busy machine shortens): at least half
 samples=$(awk '/^calltree;/ { n += $NF } END { print n + 0 }' "$dir/u.folded")
-[ "$samples" -ge 100 ] || fail "only $samples samples of the command"
+cpu_ms=$(((cutime + cstime) * 1000 / $(getconf CLK_TCK)))
+[ "$cpu_ms" -gt 0 ] || fail "the workload used no CPU time: $(cat "$dir/id.out")"
+[ $((2 * samples)) -ge "$cpu_ms" ] || fail "only $samples samples of the command in $cpu_ms ms of CPU time"
 
 # its exit status passes through, as without --user
 expect_status 3 "$HOTSTACK" record -q --user "$user" -o "$dir/s.folded" -- sh -c 'exit 3'
