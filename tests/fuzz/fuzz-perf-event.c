@@ -1,7 +1,8 @@
 /* libFuzzer target: the perf_event record parser for every layout. The input is a layout
  * (sample_type, read_format, branch_sample_type, sample_regs_user, sample_regs_intr: five
- * u64; one flags byte: bit 0 sample_id_all, bit 1 keep the record's own header size) then
- * one record. Corpus: tests/fuzz/corpus/perf-event/ (records of the perf.data fixtures). */
+ * u64; one flags byte: bit 0 sample_id_all, bit 1 keep the record's own header size, bit 2
+ * the event asked for build-ids in its MMAP2 records) then one record. Corpus:
+ * tests/fuzz/corpus/perf-event/ (records of the perf.data fixtures). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&l.sample_regs_user, data + 24, 8);
 	memcpy(&l.sample_regs_intr, data + 32, 8);
 	l.sample_id_all = data[40] & 1;
+	l.build_id = data[40] & 4;
 	n = size - LAYOUT_SIZE;
 	if (n > UINT16_MAX)
 		n = UINT16_MAX;
