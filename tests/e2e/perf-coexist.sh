@@ -63,15 +63,6 @@ command perf report --stdio -i perf.data >perf-report.txt 2>perf-report.err ||
 	fail "perf report failed: $(tail -n 3 perf-report.err)"
 grep -qE '%.*calltree +\[\.\] leaf$' perf-report.txt || fail "perf report names no leaf: $(head -n 30 perf-report.txt)"
 
-# hotstack's profile: the workload's stacks, through main to leaf, named
-read -r leaf total <<EOF
-$(calltree_share sys.folded)
-EOF
-[ "$total" -ge 50 ] || fail "hotstack record -a has $total samples of the workload perf ran"
-[ $((2 * leaf)) -ge "$total" ] ||
-	fail "hotstack record -a: $leaf of the workload's $total samples go through main to leaf: $(grep '^calltree;' sys.folded | sort -t' ' -k2 -nr | head -n 5)"
-grep -q '^calltree;.*__libc_start_main;' sys.folded || fail "hotstack record -a names no libc frame of the workload"
-
 # hotstack reads perf's perf.data: every file the one recorded, libc named as hotstack names it
 "$HOTSTACK" report perf.data >report.txt 2>report.err || fail "hotstack report of perf's perf.data failed: $(cat report.err)"
 if grep -E 'changed since|debug file' report.err; then
@@ -82,8 +73,21 @@ grep -qE '%.* leaf  \[calltree\]$' report.txt || fail "hotstack report of perf's
 read -r leaf total <<EOF
 $(calltree_share perf.folded)
 EOF
-[ "$total" -ge 50 ] && [ $((2 * leaf)) -ge "$total" ] ||
+[ "$total" -ge 10 ] && [ $((2 * leaf)) -ge "$total" ] ||
 	fail "perf's perf.data read by hotstack: $leaf of $total samples through main to leaf: $(sort -t' ' -k2 -nr perf.folded | head -n 5)"
+perf_total=$total
+
+# hotstack's profile: the workload's stacks, through main to leaf, named; at -F 999 about a
+# quarter of perf's samples at 4000 Hz of the same CPU time (a sixteenth, for what a busy
+# machine's rings lose)
+read -r leaf total <<EOF
+$(calltree_share sys.folded)
+EOF
+[ "$total" -ge 1 ] && [ $((16 * total)) -ge "$perf_total" ] ||
+	fail "hotstack record -a has $total samples of the workload perf ran, perf $perf_total"
+[ $((2 * leaf)) -ge "$total" ] ||
+	fail "hotstack record -a: $leaf of the workload's $total samples go through main to leaf: $(grep '^calltree;' sys.folded | sort -t' ' -k2 -nr | head -n 5)"
+grep -q '^calltree;.*__libc_start_main;' sys.folded || fail "hotstack record -a names no libc frame of the workload"
 [ "$(below_main perf.folded)" = "$(below_main sys.folded)" ] ||
 	fail "main's caller is $(below_main perf.folded) in perf's perf.data, $(below_main sys.folded) in hotstack's recording"
 
@@ -124,7 +128,7 @@ fi
 read -r leaf total <<EOF
 $(calltree_share leaked.folded)
 EOF
-[ "$total" -ge 50 ] && [ $((2 * leaf)) -ge "$total" ] ||
+[ "$total" -ge 10 ] && [ $((2 * leaf)) -ge "$total" ] ||
 	fail "MMAP2 records marked as holding a build-id: $leaf of $total samples through main to leaf: $(sort -t' ' -k2 -nr leaked.folded | head -n 5)"
 [ "$(below_main leaked.folded)" = "$(below_main sys.folded)" ] ||
 	fail "main's caller is $(below_main leaked.folded) in perf's perf.data, $(below_main sys.folded) in hotstack's recording"
@@ -133,7 +137,7 @@ EOF
 read -r leaf total <<EOF
 $(calltree_share live.folded)
 EOF
-[ "$total" -ge 50 ] && [ $((2 * leaf)) -ge "$total" ] ||
+[ "$total" -ge 10 ] && [ $((2 * leaf)) -ge "$total" ] ||
 	fail "hotstack record beside an event that asks for build-ids: $leaf of $total samples through main to leaf: $(sort -t' ' -k2 -nr live.folded | head -n 5)"
 grep -q '^calltree;.*__libc_start_main;' live.folded ||
 	fail "hotstack record beside an event that asks for build-ids names no libc frame: $(sort -t' ' -k2 -nr live.folded | head -n 3)"
