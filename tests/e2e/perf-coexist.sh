@@ -49,9 +49,13 @@ command perf record -g -o perf.data -- "$WORKLOADS/calltree" 1 >perf-record.out 
 kill -INT $rec
 status_rec=0
 wait $rec || status_rec=$?
-[ $status = 0 ] || fail "perf record beside hotstack record -a exited $status: $(tail -n 3 perf-record.err)"
-if grep -E 'assertion failed|stack smashing' perf-record.err; then
-	fail "perf record beside hotstack record -a: $(cat perf-record.err)"
+if [ $status != 0 ] || grep -qE 'assertion failed|stack smashing' perf-record.err; then
+	# hotstack's, unless perf fails as well now that it is gone: another program on the
+	# machine has such an event (the test cannot be made here)
+	if ! command perf record -q -o probe-after.data -- true >/dev/null 2>probe-after.err; then
+		skip "perf record fails here without hotstack too: $(head -n 1 probe-after.err)"
+	fi
+	fail "perf record beside hotstack record -a exited $status: $(tail -n 3 perf-record.err)"
 fi
 [ $status_rec = 130 ] || fail "hotstack record -a exited $status_rec, not 130 (SIGINT): $(cat sys.err)"
 command perf script -i perf.data >script.txt 2>script.err || fail "perf script failed: $(tail -n 3 script.err)"
