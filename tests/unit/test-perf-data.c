@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -879,25 +881,27 @@ static void test_chain_memo(void **state)
 
 /* ---- MMAP2 build-id bits an event did not ask for ---- */
 
-/* An MMAP2 record of the code mapping that holds fn in this process, with the device and inode
- * /proc/self/maps gives, as the kernel writes it for an event that did not ask for build-ids;
- * misc may carry the build-id bit another event on the machine left set. */
+/* An MMAP2 record of the code mapping that holds fn in this process, with the file's device
+ * and inode, as the kernel writes it for an event that did not ask for build-ids; misc may
+ * carry the build-id bit another event on the machine left set. The device is stat's, which is
+ * the kernel's but on btrfs (whose subvolumes stat gives): the file is found the same way. */
 static void put_own_mmap2(struct buf *b, const void *fn, uint16_t misc, uint64_t id)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char line[4096], path[4096] = "", name[4096 + 8] = {0};
-	unsigned long long lo = 0, hi = 0, off = 0, ino = 0;
-	unsigned maj = 0, min = 0;
+	unsigned long long lo = 0, hi = 0, off = 0;
 	uint32_t pid = (uint32_t)getpid();
+	struct stat st;
 	size_t n;
 
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %4095s", &lo, &hi, &off, &maj, &min, &ino, path) == 7 &&
+		if (sscanf(line, "%llx-%llx %*s %llx %*x:%*x %*u %4095s", &lo, &hi, &off, path) == 4 &&
 		    (uintptr_t)fn >= lo && (uintptr_t)fn < hi)
 			break;
 	fclose(f);
 	assert_true((uintptr_t)fn >= lo && (uintptr_t)fn < hi && path[0] == '/');
+	assert_int_equal(stat(path, &st), 0);
 	n = (strlen(path) + 8) & ~(size_t)7;
 	memcpy(name, path, strlen(path));
 	{
@@ -909,9 +913,9 @@ static void put_own_mmap2(struct buf *b, const void *fn, uint16_t misc, uint64_t
 	put64(b, lo);
 	put64(b, hi - lo);
 	put64(b, off);
-	put32(b, maj);
-	put32(b, min);
-	put64(b, ino);
+	put32(b, major(st.st_dev));
+	put32(b, minor(st.st_dev));
+	put64(b, st.st_ino);
 	put64(b, 0);
 	put32(b, PROT_READ | PROT_EXEC);
 	put32(b, MAP_PRIVATE);
