@@ -288,7 +288,7 @@ void hs_record_setup_attr(struct hs_record *r)
 		d->sample_period = 0;
 		d->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
 		d->branch_sample_type = 0;
-		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = a->build_id = 0;
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
 	}
 
 	if (o->off_cpu) {
@@ -354,11 +354,6 @@ static int open_side(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_er
 	d->exclude_callchain_kernel = r->attr.exclude_callchain_kernel;
 	d->sample_type = r->attr.sample_type & ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
 	fd = hs_perf_event_open(d, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd == -EINVAL && d->build_id) {
-		/* kernels before 5.12 do not know build_id in MMAP2 */
-		d->build_id = 0;
-		fd = hs_perf_event_open(d, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	}
 	if (fd == -ESRCH)
 		return -ESRCH;
 	if (fd < 0)
