@@ -57,6 +57,9 @@ static const char record_usage[] =
 	"      --push-label K=V    a label of the series (repeatable)\n"
 	"      --push-spool DIR    each profile kept in DIR until the store took it: a kill loses\n"
 	"                          none (bounded; without it, profiles wait in memory only)\n"
+	"      --push-series-by W  with -a, what names a process's series: service (the default: its\n"
+	"                          systemd unit or container, else its program; a user's own as\n"
+	"                          user-UID.NAME) or comm (its command name, which any process sets)\n"
 	"      --serve [ADDR:]PORT serve the recording over HTTP while it runs (docs/live.md): a live\n"
 	"                          flame graph at /, Go's /debug/pprof/profile?seconds=N, everything\n"
 	"                          so far at /profile.pb.gz and /folded; on 127.0.0.1 unless ADDR\n"
@@ -82,6 +85,7 @@ enum {
 	OPT_PUSH,
 	OPT_PUSH_LABEL,
 	OPT_PUSH_SPOOL,
+	OPT_PUSH_SERIES_BY,
 	OPT_SERVE,
 	OPT_WINDOW,
 };
@@ -189,6 +193,7 @@ int cmd_record(int argc, char **argv)
 		{"push", required_argument, NULL, OPT_PUSH},
 		{"push-label", required_argument, NULL, OPT_PUSH_LABEL},
 		{"push-spool", required_argument, NULL, OPT_PUSH_SPOOL},
+		{"push-series-by", required_argument, NULL, OPT_PUSH_SERIES_BY},
 		{"serve", required_argument, NULL, OPT_SERVE},
 		{"window", required_argument, NULL, OPT_WINDOW},
 		{"quiet", no_argument, NULL, 'q'},
@@ -289,6 +294,13 @@ int cmd_record(int argc, char **argv)
 		case OPT_PUSH:
 		case OPT_PUSH_SPOOL:
 			*(c == OPT_PUSH ? &lo.push.url : &lo.push.spool_dir) = optarg;
+			break;
+		case OPT_PUSH_SERIES_BY:
+			if (hs_series_by_parse(optarg, &lo.series_by)) {
+				cli_error("invalid --push-series-by '%s' (service or comm)", optarg);
+				goto usage_error;
+			}
+			lo.series_by_given = true;
 			break;
 		case OPT_SERVE:
 			if (cli_serve_arg(optarg, &serve))

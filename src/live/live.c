@@ -64,6 +64,8 @@ static void on_event(void *ctx, const struct hs_perf_event *ev)
 	struct hs_live *lv = ctx;
 	uint32_t evidx = 0;
 
+	if (lv->services_on) /* before the model moves on: a sample's process as it is then */
+		hs_service_cache_event(&lv->services, ev);
 	if (ev->type == PERF_RECORD_SAMPLE && lv->rec->o.off_cpu &&
 	    hs_record_event_index(lv->rec, ev->sid.id) == HS_REC_EVENT_OFF_CPU)
 		evidx = lv->off_cpu_ev;
@@ -72,7 +74,11 @@ static void on_event(void *ctx, const struct hs_perf_event *ev)
 
 static void on_proc(void *ctx, int32_t pid)
 {
-	hs_builder_add_proc(&((struct hs_live *)ctx)->b, pid);
+	struct hs_live *lv = ctx;
+
+	if (lv->services_on)
+		hs_service_cache_proc(&lv->services, pid);
+	hs_builder_add_proc(&lv->b, pid);
 }
 
 static void on_progress(void *ctx, const struct hs_record_progress *p)
@@ -183,6 +189,16 @@ static void say_push_notes(struct hs_live *lv)
 	}
 }
 
+/* More services in a period than it has series: said once */
+static void say_series_note(struct hs_live *lv)
+{
+	if (!lv->services.folded || lv->folded_said)
+		return;
+	lv->folded_said = true;
+	say(lv, "more than %d services in one period: %zu of them pushed as one series, '%s'", HS_SERVICE_MAX_SERIES,
+	    lv->services.folded, HS_SERVICE_OTHER);
+}
+
 static uint64_t on_tick(void *ctx, bool switch_asked)
 {
 	struct hs_live *lv = ctx;
@@ -190,6 +206,7 @@ static uint64_t on_tick(void *ctx, bool switch_asked)
 	uint64_t next, now;
 
 	say_push_notes(lv);
+	say_series_note(lv);
 	if (due && write_period(lv, due == HS_DUE_PERIOD)) {
 		if (due == HS_DUE_CHECKPOINT) {
 			say(lv, "no more checkpoints: the outputs are written at the end only");
@@ -227,6 +244,8 @@ const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outpu
 
 	if ((o->push.nlabels || o->push.spool_dir) && !o->push.url)
 		return "--push-label and --push-spool go with --push URL";
+	if (o->series_by_given && !o->push.url)
+		return "--push-series-by goes with --push URL";
 	if (o->push.url && !hs_periodic_opts_switching(po)) /* the store's usual 10 s profiles */
 		hs_switch_output_parse("10s", po);
 	if (po->max_files && !hs_periodic_opts_switching(po))
@@ -240,16 +259,39 @@ const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outpu
 
 /* The series of a recording that is not system-wide: its command's name, else its first
  * process's service */
-static void series_of(const struct hs_record_opts *ro, char *buf, size_t cap)
+static void series_of(struct hs_live *lv, const struct hs_record_opts *ro, char *buf, size_t cap)
 {
 	const char *slash;
+	int32_t pid = ro->npids ? ro->pids[0] : ro->ntids ? ro->tids[0] : -1;
 
 	if (ro->argv) {
 		slash = strrchr(ro->argv[0], '/');
-		hs_service_of(-1, slash ? slash + 1 : ro->argv[0], buf, cap);
+		hs_service_of(-1, lv->services.by, slash ? slash + 1 : ro->argv[0], buf, cap);
+	} else if (pid > 0) {
+		hs_service_cache_name(&lv->services, pid, "hotstack", buf, cap);
 	} else {
-		hs_service_of(ro->npids ? ro->pids[0] : ro->ntids ? ro->tids[0] : -1, "hotstack", buf, cap);
+		hs_service_of(-1, lv->services.by, "hotstack", buf, cap);
 	}
+}
+
+/* What the recording knows of a process gone from /proc, for its service: its program (the
+ * first file it mapped code from since its exec), its name */
+static void proc_of(void *ctx, int32_t pid, struct hs_service_proc *ret)
+{
+	const struct hs_model *m = &((struct hs_live *)ctx)->b.model;
+	const struct hs_dso *exe;
+	uint64_t ix;
+
+	ret->comm = hs_model_comm_of(m, pid);
+	if (!hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix) || !(exe = m->procs.v[ix]->exe))
+		return;
+	ret->exe = exe->path;
+	ret->exe_fd = exe->fd;
+	ret->maj = exe->maj;
+	ret->min = exe->min;
+	ret->ino = exe->ino;
+	ret->build_id = exe->build_id;
+	ret->build_id_size = exe->build_id_size;
 }
 
 int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_builder_opts *bo,
@@ -263,11 +305,16 @@ int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_buil
 	if (o->push.url) {
 		struct hs_push_opts po = o->push;
 		po.by_service = ro->all_cpus;
-		series_of(ro, service, sizeof(service));
+		lv->services = (struct hs_service_cache){.by = o->series_by, .proc_of = proc_of, .ctx = lv};
+		lv->services_on = po.by_service;
+		po.services = &lv->services;
+		series_of(lv, ro, service, sizeof(service));
 		po.service = service;
 		po.sample_rate = ro->freq;
-		if ((rc = hs_push_start(&lv->push, &po, err)))
+		if ((rc = hs_push_start(&lv->push, &po, err))) {
+			hs_service_cache_release(&lv->services);
 			return rc;
+		}
 	}
 	lv->rec = rec;
 	lv->o = *o;
@@ -303,6 +350,7 @@ struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
 		*failed = true;
 	if (lv->push) {
 		say_push_notes(lv);
+		say_series_note(lv);
 		hs_push_finish(lv->push, &lv->push_stats);
 		lv->push = NULL;
 	}
@@ -315,6 +363,7 @@ void hs_live_release(struct hs_live *lv)
 {
 	if (lv->push)
 		hs_push_finish(lv->push, &lv->push_stats);
+	hs_service_cache_release(&lv->services);
 	hs_periodic_release(&lv->pe);
 	hs_builder_mark_release(&lv->mark);
 	hs_builder_release(&lv->b);

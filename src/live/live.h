@@ -12,6 +12,7 @@
 #include "profile/builder.h"
 #include "live/view.h"
 #include "push/push.h"
+#include "push/service.h"
 #include "record/callgraph.h"
 #include "record/session.h"
 
@@ -46,6 +47,8 @@ struct hs_live_opts {
 	 * whether by service are the recording's, set by hs_live_init()) */
 	struct hs_push_opts push;
 	const char *labels[32];
+	enum hs_series_by series_by; /* --push-series-by, where series_by_given */
+	bool series_by_given;
 };
 
 struct hs_live {
@@ -60,6 +63,9 @@ struct hs_live {
 	bool write_failed;
 	struct hs_push *push;
 	struct hs_push_stats push_stats; /* after hs_live_end() */
+	/* with push's by_service (services_on): each process's service, fed every event */
+	struct hs_service_cache services;
+	bool services_on, folded_said;
 	/* The live view (top, --serve): set by the caller after hs_live_init() when it wants one
 	 * (the caller makes and frees it); driven from each tick, ended by hs_live_end(). */
 	struct hs_view *view;

@@ -103,8 +103,6 @@ struct hs_push {
 	/* notes: what happened, said once each */
 	char *notes[NOTE_KINDS];
 	bool noted[NOTE_KINDS];
-	/* pid -> service name, of the last period's processes */
-	struct hs_service_cache services;
 };
 
 static uint64_t now_ms(void)
@@ -607,7 +605,7 @@ void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t fro
 	if (!ps->o.by_service) {
 		enqueue(ps, series_name(ps, ps->o.service), from_ns, until_ns, p);
 	} else {
-		hs_service_group(&ps->services, p, &g);
+		hs_service_group(ps->o.services, p, &g);
 		for (size_t i = 0; i < g.n; i++) {
 			struct hs_filter f = {0};
 			struct hs_profile *q;
@@ -680,7 +678,6 @@ static void push_free(struct hs_push *ps)
 	for (int k = 0; k < NOTE_KINDS; k++)
 		free(ps->notes[k]);
 	hs_spool_close(ps->spool);
-	hs_service_cache_release(&ps->services);
 	free(ps->auth_header);
 	free(ps->tenant_header);
 	free(ps->userpwd);

@@ -19,6 +19,7 @@
 #include "profile/profile.h"
 
 struct hs_error;
+struct hs_service_cache;
 
 #define HS_PUSH_QUEUE_BYTES ((uint64_t)64 << 20)
 #define HS_PUSH_SPOOL_BYTES ((uint64_t)256 << 20)
@@ -38,7 +39,9 @@ struct hs_push_opts {
 	size_t nlabels;
 	const char *service;        /* the series' name (copied) unless by_service */
 	bool by_service;            /* a series per service: each sample's process's systemd unit,
-	                             * container or command name */
+	                             * container or program (push/service.h) */
+	struct hs_service_cache *services; /* with by_service: the processes' services, fed the
+	                             * recording's events by the caller (borrowed) */
 	uint32_t sample_rate;       /* Hz, for the store's sampleRate */
 	const char *spool_dir;      /* NULL: memory only */
 	uint64_t queue_bytes;       /* in memory, without a spool or where it fails; 0:

@@ -1,9 +1,11 @@
 /* Unit tests for what record --push decides on its own (src/push/): which labels a store takes,
- * what service a process belongs to, the grouping of a profile's processes by service (one
- * series each, with -a), the URL as messages show it, and the spool: which directories it
+ * what service a process belongs to (its cgroup, its program, who could choose either), the
+ * grouping of a profile's processes by service (one series each, with -a, at most
+ * HS_SERVICE_MAX_SERIES), the URL as messages show it, and the spool: which directories it
  * refuses, its files' names and order, what it leaves alone. The sending itself is tested end
- * to end against a receiver (tests/e2e/record-push.sh, record-push-faults.sh). */
+ * to end against a receiver (tests/e2e/record-push.sh, record-push-faults.sh, push-series.sh). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "format/elf.h"
 #include "helpers.h"
 #include "push/push.h"
 #include "push/service.h"
@@ -46,45 +50,462 @@ static void test_service_of(void **state)
 	assert_non_null(fgets(comm, sizeof(comm), f));
 	fclose(f);
 	comm[strcspn(comm, "\n")] = 0;
-	hs_service_of(getpid(), "ignored", buf, sizeof(buf));
+	hs_service_of(getpid(), HS_SERIES_BY_SERVICE, "ignored", buf, sizeof(buf));
 	assert_true(buf[0]);
 	assert_int_equal(strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"), strlen(buf));
-	hs_service_of(-1, "my app{1}", buf, sizeof(buf));
+	hs_service_of(-1, HS_SERIES_BY_SERVICE, "my app{1}", buf, sizeof(buf));
 	assert_string_equal(buf, "my_app_1_");
-	hs_service_of(-1, "", buf, sizeof(buf));
+	hs_service_of(-1, HS_SERIES_BY_SERVICE, "", buf, sizeof(buf));
 	assert_string_equal(buf, "unknown");
 }
 
+/* Units and containers by their cgroup, the first from the root: what a unit or container holds
+ * below it (a delegated subtree, a container's own systemd) is its own to name. A user's slice
+ * names what is in it with their uid: their own units and containers cannot pass for the
+ * system's. */
 static void test_service_of_cgroup(void **state)
 {
 	static const struct {
 		const char *path, *want; /* NULL: none */
+		int64_t uid;
 	} cases[] = {
-		{"/system.slice/nginx.service", "nginx"},
-		{"/system.slice/getty@tty1.service", "getty"},
-		{"/system.slice/docker-0123456789abcdef0123.scope", "docker-0123456789ab"},
-		{"/kubepods.slice/kubepods-pod1.slice/cri-containerd-fedcba9876543210ff.scope", "cri-containerd-fedcba987654"},
-		{"/machine.slice/libpod-aabbccddeeff00112233.scope", "libpod-aabbccddeeff"},
-		{"/docker/0123456789abcdef0123", "docker-0123456789ab"},
-		{"/user.slice/user-0.slice/session-3.scope", NULL},
-		{"/", NULL},
-		{"/system.slice/docker-short.scope", NULL},
+		{"/system.slice/nginx.service", "nginx", -1},
+		{"/system.slice/getty@tty1.service", "getty", -1},
+		{"/system.slice/docker-0123456789abcdef0123.scope", "docker-0123456789ab", -1},
+		{"/kubepods.slice/kubepods-pod1.slice/cri-containerd-fedcba9876543210ff.scope",
+		 "cri-containerd-fedcba987654", -1},
+		{"/machine.slice/libpod-aabbccddeeff00112233.scope", "libpod-aabbccddeeff", -1},
+		{"/machine.slice/libpod-aabbccddeeff00112233.scope/container", "libpod-aabbccddeeff", -1},
+		{"/docker/0123456789abcdef0123", "docker-0123456789ab", -1},
+		{"/user.slice/user-0.slice/session-3.scope", NULL, -1},
+		{"/", NULL, -1},
+		{"/init.scope", NULL, -1},
+		{"/system.slice/docker-short.scope", NULL, -1},
+		{"/my.slice/my-web.slice/web.service", "web", -1},
+		{"/web.service", "web", -1},
+		{"/process_api/f3c8fa0778af2433110597bd2733899d", NULL, -1},
+		{"/foo/nginx.service", NULL, -1},
+		/* a unit's own cgroups, and a container's, name nothing of their own */
+		{"/system.slice/ci.service/nginx.service", "ci", -1},
+		{"/system.slice/ci.service/docker-0123456789abcdef0123.scope", "ci", -1},
+		{"/system.slice/docker-0123456789abcdef0123.scope/system.slice/nginx.service", "docker-0123456789ab",
+		 -1},
+		/* root's slice is root's; a system unit in user.slice is the system's */
+		{"/user.slice/user-0.slice/user@0.service/app.slice/nginx.service", "nginx", -1},
+		{"/user.slice/nginx.service", "nginx", -1},
+		/* a user's */
+		{"/user.slice/user-1000.slice/session-3.scope", NULL, 1000},
+		{"/user.slice/user-1000.slice/user@1000.service/init.scope", NULL, 1000},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/nginx.service", "user-1000.nginx", 1000},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/run-u12.service", "user-1000.run-u12", 1000},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/app-web@x.service", "user-1000.app-web",
+		 1000},
+		{"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-aabbccddeeff00112233.scope",
+		 "user-1000.libpod-aabbccddeeff", 1000},
+		{"/user.slice/user-65534.slice/user@65534.service/app.slice/a.slice/b.service/c.service",
+		 "user-65534.b", 65534},
+		{"/user.slice/user-4294967295.slice/session-1.scope", NULL, 4294967295},
+		{"/user.slice/user-4294967296.slice/session-1.scope", NULL, -1},
+		{"/user.slice/user-x.slice/session-1.scope", NULL, -1},
 	};
 	char buf[128];
+	int64_t uid;
 	(void)state;
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
-		bool found = hs_service_of_cgroup(cases[i].path, buf, sizeof(buf));
-		assert_true(found == (cases[i].want != NULL));
+		bool found = hs_service_of_cgroup(cases[i].path, &uid, buf, sizeof(buf));
+		if (found != (cases[i].want != NULL) || uid != cases[i].uid)
+			fail_msg("%s: %s, uid %lld", cases[i].path, found ? buf : "none", (long long)uid);
 		if (found)
 			assert_string_equal(buf, cases[i].want);
 	}
 }
 
+/* A program's name alone only where root alone could have put it there, under that name, and it
+ * is the very file the process runs; else with the uid of whoever could. Builds its directories
+ * under /tmp (root's, sticky), owned as each case needs: as root only. */
+static void test_service_of_program(void **state)
+{
+	char t[] = "/tmp/hs-service.XXXXXX", path[512], other[600], buf[128];
+	enum hs_service_rank rank;
+	struct stat prog, st;
+	static const struct {
+		const char *dir;
+		mode_t mode;
+		uid_t uid;
+		gid_t gid;
+	} dirs[] = {
+		{"bin", 0755, 0, 0},        {"open", 0777, 0, 0},     {"sticky", 01777, 0, 0},
+		{"sticky/sub", 0755, 0, 0}, {"home", 0755, 65534, 0}, {"group-root", 0775, 0, 0},
+		{"group", 0775, 0, 100},    {"bin/sub", 0755, 0, 0},
+	};
+	static const struct {
+		const char *file;
+		uid_t uid;
+		const char *want;
+	} cases[] = {
+		{"bin/prog", 0, "prog"},
+		{"bin/sub/nginx", 0, "nginx"},
+		{"sticky/sub/prog", 0, "prog"},
+		{"group-root/prog", 0, "prog"},
+		{"open/prog", 0, "user-0.prog"}, /* anyone could have named it */
+		{"open/nginx", 65534, "user-65534.nginx"},
+		{"sticky/prog", 0, "user-0.prog"}, /* anyone could have taken the name first */
+		{"home/nginx", 65534, "user-65534.nginx"},
+		{"home/root-owned", 0, "user-0.root-owned"}, /* renamed by the directory's owner */
+		{"group/prog", 0, "user-0.prog"},
+	};
+	(void)state;
+
+	if (geteuid() != 0)
+		hs_test_skip("needs root: directories owned by root and by others");
+	assert_non_null(mkdtemp(t));
+	assert_int_equal(chmod(t, 0755), 0);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t, dirs[i].dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		assert_int_equal(chown(path, dirs[i].uid, dirs[i].gid), 0);
+		assert_int_equal(chmod(path, dirs[i].mode), 0);
+	}
+	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t, cases[i].file);
+		hs_test_write_file(path, "#!/bin/sh\n", 10);
+		assert_int_equal(chown(path, cases[i].uid, 0), 0);
+		assert_int_equal(stat(path, &prog), 0);
+		hs_service_of_program(path, &prog, -1, buf, sizeof(buf), &rank);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("%s: %s, not %s", cases[i].file, buf, cases[i].want);
+		assert_int_equal(rank, strncmp(cases[i].want, "user-", 5) ? HS_SERVICE_PROGRAM : HS_SERVICE_USER);
+		/* in a user's slice (their session, their own units): theirs, wherever it is */
+		hs_service_of_program(path, &prog, 1000, buf, sizeof(buf), &rank);
+		snprintf(other, sizeof(other), "user-1000.%s",
+			 strncmp(cases[i].want, "user-", 5) ? cases[i].want : strchr(cases[i].want, '.') + 1);
+		assert_string_equal(buf, other);
+		assert_int_equal(rank, HS_SERVICE_USER);
+	}
+	snprintf(path, sizeof(path), "%s/bin/prog", t);
+	assert_int_equal(stat(path, &prog), 0);
+	/* another file than the one at the path (one mounted over it, or put there since) */
+	snprintf(other, sizeof(other), "%s/bin/sub/nginx", t);
+	assert_int_equal(stat(other, &st), 0);
+	hs_service_of_program(path, &st, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "user-0.prog");
+	/* deleted: whatever had that name then, the name is no longer root's to vouch for */
+	snprintf(other, sizeof(other), "%s (deleted)", path);
+	hs_service_of_program(other, &prog, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "user-0.prog");
+	/* through a link */
+	snprintf(other, sizeof(other), "%s/link", t);
+	assert_int_equal(symlink("bin", other), 0);
+	snprintf(other, sizeof(other), "%s/link/prog", t);
+	hs_service_of_program(other, &prog, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "user-0.prog");
+	/* a path that is no path, a file not known */
+	hs_service_of_program("prog", &prog, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "user-0.prog");
+	snprintf(other, sizeof(other), "%s/bin/../bin/prog", t);
+	hs_service_of_program(other, &prog, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "user-0.prog");
+	hs_service_of_program(path, NULL, -1, buf, sizeof(buf), &rank);
+	assert_string_equal(buf, "unknown");
+	assert_int_equal(rank, HS_SERVICE_USER);
+	assert_int_equal(hs_test_rmtree(t), 0);
+}
+
+/* ---- the table of processes' services ---- */
+
+#define PID0 5000000 /* above every pid Linux gives (PID_MAX_LIMIT: 4 Mi) */
+#define NFAKE 160
+
+/* What a recording knows of the test's processes, which /proc never had: pid PID0 + i runs
+ * path[i] (its identity from st[i], as the kernel's records give it), named comm */
+struct fake_procs {
+	char path[NFAKE][512];
+	struct stat st[NFAKE];
+	uint8_t build_id[NFAKE][20]; /* given in place of st where build_ids */
+	size_t build_id_size[NFAKE];
+	bool build_ids;
+	const char *comm;
+};
+
+static void fake_proc_of(void *ctx, int32_t pid, struct hs_service_proc *ret)
+{
+	struct fake_procs *f = ctx;
+	size_t i = (size_t)(pid - PID0);
+
+	ret->comm = f->comm;
+	if (pid < PID0 || i >= NFAKE || !f->path[i][0])
+		return;
+	ret->exe = f->path[i];
+	if (f->build_ids) {
+		ret->build_id = f->build_id[i];
+		ret->build_id_size = f->build_id_size[i];
+		return;
+	}
+	ret->maj = major(f->st[i].st_dev);
+	ret->min = minor(f->st[i].st_dev);
+	ret->ino = f->st[i].st_ino;
+}
+
+static void fake_program(struct fake_procs *f, size_t i, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+
+	snprintf(f->path[i], sizeof(f->path[i]), "%s", path);
+	assert_int_equal(stat(path, &f->st[i]), 0);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	f->build_id_size[i] = elf ? hs_elf_build_id(elf, f->build_id[i], sizeof(f->build_id[i])) : 0;
+	elf_end(elf);
+	close(fd);
+}
+
+/* A profile of one sample per process, pids[i] counted counts[i] times */
+static struct hs_profile *profile_of(const int32_t *pids, const int64_t *counts, size_t n)
+{
+	struct hs_profile *p = hs_profile_new();
+	uint32_t fn, loc, st;
+
+	hs_profile_add_type(p, "samples", "count");
+	fn = hs_profile_function(p, hs_profile_intern_str(p, "f"), 0, 0, 0);
+	loc = hs_profile_location(p, 0, 0x10, HS_KIND_USER, &(struct hs_line){fn, 0}, 1);
+	st = hs_profile_stack(p, &loc, 1);
+	for (size_t i = 0; i < n; i++)
+		hs_profile_add_sample(p, st, hs_profile_intern_str(p, "comm"), pids[i], pids[i], 0, &counts[i]);
+	return p;
+}
+
+static const struct hs_service_group *group_named(const struct hs_service_groups *g, const char *name)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].name, name))
+			return &g->v[i];
+	return NULL;
+}
+
+/* Past HS_SERVICE_MAX_SERIES services in a profile, the rest go to one series: the system's
+ * programs first, however few their samples, then the services with the most samples (ties by
+ * name), so that no number of busy programs a user starts pushes the system's out. */
+static void test_group_cap(void **state)
+{
+	char t[] = "/tmp/hs-service.XXXXXX", path[512], want[128];
+	struct fake_procs *f = hs_xcalloc(1, sizeof(*f));
+	struct hs_service_cache c = {.proc_of = fake_proc_of, .ctx = f};
+	struct hs_service_groups g;
+	const struct hs_service_group *o;
+	int32_t pids[NFAKE];
+	int64_t counts[NFAKE];
+	struct hs_profile *p;
+	size_t n = 0;
+	(void)state;
+
+	if (geteuid() != 0)
+		hs_test_skip("needs root: programs in directories only root can write");
+	_Static_assert(30 + 50 + 70 <= NFAKE && 30 + 70 == HS_SERVICE_MAX_SERIES, "the cases fill the cap");
+	assert_non_null(mkdtemp(t));
+	assert_int_equal(chmod(t, 0755), 0);
+	snprintf(path, sizeof(path), "%s/bin", t);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/open", t);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	/* 30 system programs with a sample each; 50 user programs with 2, named to come first; 70
+	 * with 10 */
+	for (size_t i = 0; i < 150; i++, n++) {
+		if (i < 30)
+			snprintf(path, sizeof(path), "%s/bin/sys-%02zu", t, i);
+		else
+			snprintf(path, sizeof(path), "%s/open/u-%c-%03zu", t, i < 80 ? 'a' : 'b', i);
+		hs_test_write_file(path, "x", 1);
+		fake_program(f, i, path);
+		pids[i] = PID0 + (int32_t)i;
+		counts[i] = i < 30 ? 1 : i < 80 ? 2 : 10;
+	}
+	p = profile_of(pids, counts, n);
+	hs_service_group(&c, p, &g);
+	assert_int_equal(g.n, HS_SERVICE_MAX_SERIES + 1);
+	assert_int_equal(c.folded, 50);
+	for (size_t i = 0; i < 150; i++) {
+		if (i < 30)
+			snprintf(want, sizeof(want), "sys-%02zu", i);
+		else
+			snprintf(want, sizeof(want), "user-0.u-%c-%03zu", i < 80 ? 'a' : 'b', i);
+		o = group_named(&g, want);
+		if ((o != NULL) != (i < 30 || i >= 80))
+			fail_msg("%s %s its series", want, o ? "has" : "does not have");
+		assert_true(!o || (o->npids == 1 && o->pids[0] == pids[i]));
+	}
+	o = group_named(&g, HS_SERVICE_OTHER);
+	assert_non_null(o);
+	assert_int_equal(o->npids, 50);
+	for (size_t i = 0; i < o->npids; i++)
+		assert_true(o->pids[i] >= PID0 + 30 && o->pids[i] < PID0 + 80);
+	hs_service_groups_release(&g);
+	hs_profile_free(p);
+	/* at the cap, nothing folded */
+	p = profile_of(pids + 50, counts + 50, HS_SERVICE_MAX_SERIES);
+	hs_service_group(&c, p, &g);
+	assert_int_equal(g.n, HS_SERVICE_MAX_SERIES);
+	assert_int_equal(c.folded, 0);
+	assert_null(group_named(&g, HS_SERVICE_OTHER));
+	hs_service_groups_release(&g);
+	hs_profile_free(p);
+	hs_service_cache_release(&c);
+	free(f);
+	assert_int_equal(hs_test_rmtree(t), 0);
+}
+
+/* What this process's cgroup says (the unified hierarchy's path, else systemd's own): whether
+ * it names a unit (into unit), and the user whose slice holds it */
+static bool own_cgroup(int64_t *uid, char *unit, size_t cap)
+{
+	char *text = hs_test_read_file("/proc/self/cgroup", NULL), *path = NULL, *line, *save = NULL;
+	bool named = false;
+
+	*uid = -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "0::", 3) && strcmp(line + 3, "/"))
+			path = line + 3;
+		else if (!path && strstr(line, ":name=systemd:") && strcmp(strstr(line, ":name=systemd:") + 14, "/"))
+			path = strstr(line, ":name=systemd:") + 14;
+	}
+	if (path)
+		named = hs_service_of_cgroup(path, uid, unit, cap);
+	free(text);
+	return named;
+}
+
+static struct hs_perf_event task_event(uint32_t type, int32_t pid, int32_t ppid)
+{
+	struct hs_perf_event ev = {.type = type};
+	ev.task.pid = ev.task.tid = (uint32_t)pid;
+	ev.task.ppid = ev.task.ptid = (uint32_t)ppid;
+	return ev;
+}
+
+static struct hs_perf_event sample_event(int32_t pid)
+{
+	struct hs_perf_event ev = {.type = PERF_RECORD_SAMPLE};
+	ev.sample.sid.pid = ev.sample.sid.tid = (uint32_t)pid;
+	return ev;
+}
+
+/* A process gone before its first sample is named by what it was: its parent's cgroup (this
+ * process's: it forked from here), its own program as the recording knows it; after an exec,
+ * by its new program; forgotten once it exited and its period is grouped. */
+static void test_cache_events(void **state)
+{
+	char self[512], other[512], unit[128], want[128], buf[128];
+	struct fake_procs *f = hs_xcalloc(1, sizeof(*f));
+	struct hs_service_cache c = {.proc_of = fake_proc_of, .ctx = f};
+	struct hs_perf_event ev;
+	struct hs_service_groups g;
+	enum hs_service_rank rank;
+	struct hs_profile *p;
+	int32_t pid = PID0 + 1;
+	int64_t one = 1, uid;
+	bool named = own_cgroup(&uid, unit, sizeof(unit));
+	char *tmp = hs_test_temp_file("hs-service-prog");
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	(void)state;
+
+	assert_true(n > 0);
+	self[n] = 0;
+	snprintf(other, sizeof(other), "%s", tmp);
+	fake_program(f, 1, self);
+	ev = task_event(PERF_RECORD_FORK, pid, getpid());
+	hs_service_cache_event(&c, &ev);
+	ev = sample_event(pid);
+	hs_service_cache_event(&c, &ev);
+	if (named)
+		snprintf(want, sizeof(want), "%s", unit);
+	else
+		hs_service_of_program(self, &f->st[1], uid, want, sizeof(want), &rank);
+	hs_service_cache_name(&c, pid, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	/* its program changed since: the name read at its first sample holds */
+	fake_program(f, 1, other);
+	hs_service_cache_event(&c, &ev);
+	hs_service_cache_name(&c, pid, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	/* an exec: read again */
+	ev = (struct hs_perf_event){.type = PERF_RECORD_COMM};
+	ev.comm.pid = ev.comm.tid = (uint32_t)pid;
+	ev.comm.comm = "other";
+	ev.comm.exec = true;
+	hs_service_cache_event(&c, &ev);
+	ev = sample_event(pid);
+	hs_service_cache_event(&c, &ev);
+	if (!named)
+		hs_service_of_program(other, &f->st[1], uid, want, sizeof(want), &rank);
+	hs_service_cache_name(&c, pid, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	/* its exit: grouped with its name, then forgotten */
+	ev = task_event(PERF_RECORD_EXIT, pid, pid);
+	hs_service_cache_event(&c, &ev);
+	p = profile_of(&pid, &one, 1);
+	hs_service_group(&c, p, &g);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.v[0].name, want);
+	hs_service_groups_release(&g);
+	hs_profile_free(p);
+	assert_int_equal(c.procs.n, 0);
+	/* a process running when the recording starts: its cgroup read then, kept for its samples */
+	hs_service_cache_proc(&c, getpid());
+	assert_int_equal(c.procs.n, 1);
+	assert_true(c.procs.v[0].cgroup_known);
+	assert_int_equal(c.procs.v[0].uid, uid);
+	assert_true(!c.procs.v[0].unit == !named);
+	assert_int_equal(c.procs.v[0].name, 0);
+	/* a thread is no process; a process whose fork was not seen has no parent to go by, one
+	 * whose program is not known is unknown */
+	ev = task_event(PERF_RECORD_FORK, PID0 + 2, PID0 + 2);
+	hs_service_cache_event(&c, &ev);
+	assert_int_equal(c.procs.n, 1);
+	fake_program(f, 3, self);
+	hs_service_cache_name(&c, PID0 + 3, NULL, buf, sizeof(buf));
+	hs_service_of_program(self, &f->st[3], -1, want, sizeof(want), &rank);
+	assert_string_equal(buf, want);
+	hs_service_cache_name(&c, PID0 + 4, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "unknown");
+	/* the kernel's records with a build-id in place of a device and an inode: the file at the
+	 * path is the program where its build-id is the same, else not known */
+	f->build_ids = true;
+	fake_program(f, 5, self);
+	assert_true(f->build_id_size[5] > 0);
+	hs_service_cache_name(&c, PID0 + 5, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	fake_program(f, 6, self);
+	snprintf(f->path[6], sizeof(f->path[6]), "%s", other);
+	hs_service_cache_name(&c, PID0 + 6, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "unknown");
+	f->build_ids = false;
+	hs_service_cache_release(&c);
+	/* by command name: the name the recording knows, in the unit or user's slice of its parent */
+	c = (struct hs_service_cache){.by = HS_SERIES_BY_COMM, .proc_of = fake_proc_of, .ctx = f};
+	f->comm = "nginx";
+	ev = task_event(PERF_RECORD_FORK, pid, getpid());
+	hs_service_cache_event(&c, &ev);
+	hs_service_cache_name(&c, pid, NULL, buf, sizeof(buf));
+	if (named)
+		snprintf(want, sizeof(want), "%s", unit);
+	else if (uid >= 0)
+		snprintf(want, sizeof(want), "user-%lld.nginx", (long long)uid);
+	else
+		snprintf(want, sizeof(want), "nginx");
+	assert_string_equal(buf, want);
+	hs_service_cache_release(&c);
+	unlink(tmp);
+	free(tmp);
+	free(f);
+}
+
 static void test_group(void **state)
 {
 	struct hs_profile *p = hs_profile_new();
-	struct hs_service_cache c = {0};
+	struct hs_service_cache c = {.by = HS_SERIES_BY_COMM};
 	struct hs_service_groups g;
 	int64_t one = 1;
 	uint32_t fn, loc, st;
@@ -109,7 +530,7 @@ static void test_group(void **state)
 			assert_int_equal(g.v[i].npids, 1);
 		}
 	}
-	assert_int_equal(c.n, 3); /* the processes of this profile, kept for the next */
+	assert_int_equal(c.procs.n, 3); /* the processes of this profile, kept for the next */
 	hs_service_groups_release(&g);
 	/* the next profile has one of them: the cache keeps just it */
 	hs_profile_free(p);
@@ -121,8 +542,8 @@ static void test_group(void **state)
 	hs_profile_add_sample(p, st, hs_profile_intern_str(p, "renamed"), 999999997, 3, 0, &one);
 	hs_service_group(&c, p, &g);
 	assert_int_equal(g.n, 1);
-	assert_string_equal(g.v[0].name, "beta"); /* read once, kept */
-	assert_int_equal(c.n, 1);
+	assert_string_equal(g.v[0].name, "renamed"); /* read again each period */
+	assert_int_equal(c.procs.n, 1);
 	hs_service_groups_release(&g);
 	hs_service_cache_release(&c);
 	hs_profile_free(p);
@@ -341,6 +762,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_service_of),
 		cmocka_unit_test(test_service_of_cgroup),
+		cmocka_unit_test(test_service_of_program),
+		cmocka_unit_test(test_group_cap),
+		cmocka_unit_test(test_cache_events),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_url_shown),
 		cmocka_unit_test(test_spool_names),
