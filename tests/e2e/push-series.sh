@@ -20,6 +20,11 @@ cgroot=/sys/fs/cgroup
 cap=$(sed -n 's/^#define HS_SERVICE_MAX_SERIES \([0-9]*\).*/\1/p' "$SRCDIR/src/push/service.h")
 [ -n "$cap" ] || fail "no HS_SERVICE_MAX_SERIES in src/push/service.h"
 receiver=$SRCDIR/tests/e2e/ingest-receiver.py
+# what is refused, at once
+expect_status 2 "$HOTSTACK" record -a -d 1 --push http://127.0.0.1:1 --push-series-by pid
+expect_stderr "^hotstack: invalid --push-series-by 'pid' \(service or comm\)$"
+expect_status 2 "$HOTSTACK" record -a -d 1 --push-series-by comm -o "$dir/x.folded"
+expect_stderr "^hotstack: --push-series-by goes with --push URL$"
 spin=$WORKLOADS/duty
 tag=$(($$ % 100000))
 unit=hs-unit-$tag prog=hsprog$tag short=hsshort$tag

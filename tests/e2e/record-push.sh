@@ -85,7 +85,8 @@ receive "$port" "$dir/in2" --fail-first 2
 HOTSTACK_PUSH_USER=me HOTSTACK_PUSH_PASSWORD=pw "$HOTSTACK" record -q -a -d 3 --push "http://127.0.0.1:$port/" \
 	2>"$dir/push2.err" || fail "record -a --push failed: $(cat "$dir/push2.err")"
 names=$(for j in "$dir"/in2/*.json; do query "$j" name; done | sort -u)
-echo "$names" | grep -qx 'threads{}' || fail "-a: no series for the threads workload: $names"
+# the workload's program: its name alone where the checkout's directories are root's alone
+echo "$names" | grep -qxE '(user-[0-9]+[.])?threads\{\}' || fail "-a: no series for the threads workload: $names"
 [ "$(echo "$names" | wc -l)" -ge 2 ] || fail "-a: one series for the whole system: $names"
 [ "$(header "$dir/in2/1.json" authorization)" = "Basic $(printf me:pw | base64)" ] || fail "no basic authentication"
 
