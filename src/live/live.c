@@ -306,6 +306,8 @@ int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_buil
 		struct hs_push_opts po = o->push;
 		po.by_service = ro->all_cpus;
 		lv->services = (struct hs_service_cache){.by = o->series_by, .proc_of = proc_of, .ctx = lv};
+		if (hs_record_times_monotonic(rec))
+			hs_service_cache_clock(&lv->services);
 		lv->services_on = po.by_service;
 		po.services = &lv->services;
 		series_of(lv, ro, service, sizeof(service));

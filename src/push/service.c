@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/elf.h"
@@ -15,6 +16,8 @@
 #define PF_KTHREAD 0x00200000u
 /* parents looked through for the cgroup of a process gone before it was read */
 #define MAX_PARENT_HOPS 8
+/* a process's start by /proc against its fork's time: /proc's is in clock ticks (10 ms) */
+#define START_SLACK_NS 50000000
 #define NAME_MAX_LEN 128
 
 int hs_series_by_parse(const char *s, enum hs_series_by *ret)
@@ -246,23 +249,43 @@ static bool read_cgroup(int32_t pid, int64_t *uid, bool *named, char *buf, size_
 	return true;
 }
 
-/* Whether /proc/PID/stat says a kernel thread */
-static bool kernel_thread(int32_t pid)
+/* From /proc/PID/stat: whether a kernel thread, and when it started (CLOCK_BOOTTIME ns). False
+ * where it is gone. */
+static bool read_stat(int32_t pid, bool *kthread, int64_t *start_ns)
 {
 	char path[64], *text, *p;
+	unsigned long flags;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
 	size_t len;
-	unsigned long flags = 0;
-	bool kthread = false;
+	bool ok;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (hs_read_file(path, 0, 1 << 12, &text, &len))
 		return false;
 	/* after the name (which may hold anything but ends at the last ')'): state ppid pgrp
-	 * session tty_nr tpgid flags */
-	if ((p = strrchr(text, ')')) && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
-		kthread = flags & PF_KTHREAD;
+	 * session tty_nr tpgid flags ... and starttime, the 22nd field */
+	ok = (p = strrchr(text, ')')) &&
+	     sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &flags,
+		    &ticks) == 2;
 	free(text);
-	return kthread;
+	if (!ok)
+		return false;
+	*kthread = flags & PF_KTHREAD;
+	*start_ns = (int64_t)(ticks * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
+	return true;
+}
+
+/* Whether pid is still the process e was: started when e did, where that is known */
+static bool same_process(const struct hs_service_entry *e)
+{
+	int64_t start;
+	bool kthread;
+
+	if (!e->start_ns)
+		return true;
+	return read_stat(e->pid, &kthread, &start) && start > e->start_ns - START_SLACK_NS &&
+	       start < e->start_ns + START_SLACK_NS;
 }
 
 /* Reads a short /proc/PID/NAME file's first line into buf: false where it cannot */
@@ -349,7 +372,7 @@ static void inherit(struct hs_service_cache *c, struct hs_service_entry *e)
 			e->cgroup_known = true;
 			return;
 		}
-		if ((!pe || !pe->exited) && read_cgroup(pid, &uid, &named, unit, sizeof(unit))) {
+		if ((!pe || (!pe->exited && same_process(pe))) && read_cgroup(pid, &uid, &named, unit, sizeof(unit))) {
 			e->uid = uid;
 			e->unit = named ? intern(c, unit) : 0;
 			e->cgroup_known = true;
@@ -416,7 +439,7 @@ static bool read_entry_cgroup(struct hs_service_cache *c, struct hs_service_entr
 	int64_t uid;
 	bool named;
 
-	if (!read_cgroup(e->pid, &uid, &named, unit, sizeof(unit)))
+	if (!same_process(e) || !read_cgroup(e->pid, &uid, &named, unit, sizeof(unit)))
 		return false;
 	e->uid = uid;
 	e->unit = named ? intern(c, unit) : 0;
@@ -432,8 +455,8 @@ static void capture(struct hs_service_cache *c, struct hs_service_entry *e, cons
 	enum hs_service_rank rank = HS_SERVICE_USER;
 	struct hs_service_proc info = {.exe_fd = -1};
 	struct stat st;
-	int64_t uid;
-	bool alive;
+	int64_t uid, start;
+	bool alive, kthread;
 	ssize_t n;
 
 	if (e->pid <= 0) { /* 0: the idle task, the kernel's own */
@@ -464,7 +487,7 @@ static void capture(struct hs_service_cache *c, struct hs_service_entry *e, cons
 	if (n > 0 && !stat(path, &st)) {
 		exe[n] = 0;
 		hs_service_of_program(exe, &st, uid, name, sizeof(name), &rank);
-	} else if (alive && kernel_thread(e->pid)) {
+	} else if (alive && read_stat(e->pid, &kthread, &start) && kthread) {
 		snprintf(name, sizeof(name), "kernel");
 		rank = HS_SERVICE_SYSTEM;
 	} else {
@@ -490,6 +513,8 @@ void hs_service_cache_event(struct hs_service_cache *c, const struct hs_perf_eve
 		*e = (struct hs_service_entry){.pid = (int32_t)ev->task.pid,
 					       .ppid = (int32_t)ev->task.ppid,
 					       .uid = -1,
+					       .start_ns =
+						       c->fork_starts ? (int64_t)ev->task.time + c->boot_offset_ns : 0,
 					       .touched = true};
 		break;
 	case PERF_RECORD_COMM:
@@ -518,12 +543,26 @@ void hs_service_cache_event(struct hs_service_cache *c, const struct hs_perf_eve
 void hs_service_cache_proc(struct hs_service_cache *c, int32_t pid)
 {
 	struct hs_service_entry *e;
+	int64_t start;
+	bool kthread;
 
 	if (pid <= 0 || (!find(c, pid) && c->procs.n >= HS_SERVICE_MAX_PROCS))
 		return;
 	e = entry(c, pid);
 	e->touched = true;
+	if (read_stat(pid, &kthread, &start))
+		e->start_ns = start;
 	read_entry_cgroup(c, e);
+}
+
+void hs_service_cache_clock(struct hs_service_cache *c)
+{
+	struct timespec b, m;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	c->boot_offset_ns = ((int64_t)b.tv_sec - (int64_t)m.tv_sec) * 1000000000 + (b.tv_nsec - m.tv_nsec);
+	c->fork_starts = true;
 }
 
 void hs_service_cache_name(struct hs_service_cache *c, int32_t pid, const char *comm, char *buf, size_t cap)
@@ -564,7 +603,12 @@ void hs_service_cache_release(struct hs_service_cache *c)
  * each period), their cgroups kept for their children. */
 static void forget(struct hs_service_cache *c)
 {
-	struct hs_service_cache next = {.by = c->by, .proc_of = c->proc_of, .ctx = c->ctx, .folded = c->folded};
+	struct hs_service_cache next = {.by = c->by,
+					.proc_of = c->proc_of,
+					.ctx = c->ctx,
+					.folded = c->folded,
+					.fork_starts = c->fork_starts,
+					.boot_offset_ns = c->boot_offset_ns};
 
 	for (size_t i = 0; i < c->procs.n; i++) {
 		struct hs_service_entry e = c->procs.v[i];

@@ -78,6 +78,7 @@ struct hs_service_entry {
 	uint32_t name;     /* its series name, index in names + 1; 0 until read */
 	uint32_t unit;     /* its cgroup's unit or container series name, index + 1; 0 none */
 	int64_t uid;       /* the user whose slice holds it, -1 none */
+	int64_t start_ns;  /* when it started (CLOCK_BOOTTIME, as /proc/PID/stat's), 0 unknown */
 	uint8_t rank;      /* enum hs_service_rank of name */
 	bool cgroup_known; /* unit and uid read (or its parent's) */
 	bool exited;
@@ -99,7 +100,14 @@ struct hs_service_cache {
 	HS_VEC(char *) names;
 	struct hs_index names_ix;
 	size_t folded; /* services the last grouping pushed as HS_SERVICE_OTHER */
+	/* where the events' times are CLOCK_MONOTONIC (hs_service_cache_clock()): CLOCK_BOOTTIME
+	 * less CLOCK_MONOTONIC, for the start of a process from the time of its fork */
+	bool fork_starts;
+	int64_t boot_offset_ns;
 };
+/* The events' times are CLOCK_MONOTONIC: a forked process's start is known from its fork, so
+ * that a pid the kernel gave to another process since is not read as the one that forked. */
+void hs_service_cache_clock(struct hs_service_cache *c);
 /* An event of the recording, in time order (fork, exec, exit, sample): a new process's parent,
  * a process's service read at its first sample. */
 void hs_service_cache_event(struct hs_service_cache *c, const struct hs_perf_event *ev);

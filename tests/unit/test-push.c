@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -377,6 +378,24 @@ static bool own_cgroup(int64_t *uid, char *unit, size_t cap)
 	return named;
 }
 
+/* This process's start, CLOCK_MONOTONIC ns, from /proc/self/stat (to a clock tick) */
+static uint64_t own_start_mono(void)
+{
+	char *text = hs_test_read_file("/proc/self/stat", NULL);
+	unsigned long long ticks = 0;
+	struct timespec b, m;
+
+	assert_int_equal(sscanf(strrchr(text, ')') + 1,
+				" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+				&ticks),
+			 1);
+	free(text);
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ticks * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK)) -
+	       (uint64_t)(((int64_t)b.tv_sec - m.tv_sec) * 1000000000 + (b.tv_nsec - m.tv_nsec)) + 5000000;
+}
+
 static struct hs_perf_event task_event(uint32_t type, int32_t pid, int32_t ppid)
 {
 	struct hs_perf_event ev = {.type = type};
@@ -482,6 +501,25 @@ static void test_cache_events(void **state)
 	hs_service_cache_name(&c, PID0 + 6, NULL, buf, sizeof(buf));
 	assert_string_equal(buf, "unknown");
 	f->build_ids = false;
+	hs_service_cache_release(&c);
+	/* a pid the kernel gave another process since (this one, started long before the fork the
+	 * recording saw): not read from /proc */
+	c = (struct hs_service_cache){.proc_of = fake_proc_of, .ctx = f};
+	hs_service_cache_clock(&c);
+	ev = task_event(PERF_RECORD_FORK, getpid(), PID0 + 9);
+	ev.task.time = own_start_mono() + 3600000000000ull;
+	hs_service_cache_event(&c, &ev);
+	hs_service_cache_name(&c, getpid(), NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "unknown");
+	hs_service_cache_release(&c);
+	/* the process that forked then: read */
+	c = (struct hs_service_cache){.proc_of = fake_proc_of, .ctx = f};
+	hs_service_cache_clock(&c);
+	ev.task.time = own_start_mono();
+	hs_service_cache_event(&c, &ev);
+	hs_service_cache_name(&c, getpid(), NULL, buf, sizeof(buf));
+	hs_service_of(getpid(), HS_SERIES_BY_SERVICE, NULL, want, sizeof(want));
+	assert_string_equal(buf, want);
 	hs_service_cache_release(&c);
 	/* by command name: the name the recording knows, in the unit or user's slice of its parent */
 	c = (struct hs_service_cache){.by = HS_SERIES_BY_COMM, .proc_of = fake_proc_of, .ctx = f};
