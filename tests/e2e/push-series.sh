@@ -56,7 +56,8 @@ chmod 755 "$sys"
 cp "$spin" "$sys/$prog"
 cp "$spin" "$sys/$short"
 chown "$nobody" "$usr"
-mkdir "$slice" "$slice/$unit.service" "$slice/session-$tag.scope"
+mkdir "$slice" 2>/dev/null || skip "cannot make a cgroup under $cgroot"
+mkdir "$slice/$unit.service" "$slice/session-$tag.scope"
 scope=$slice/session-$tag.scope
 # in-cgroup CGROUP CMD...: CMD in CGROUP; as-nobody CMD...: CMD as nobody. Each execs: a
 # command started with them in the background is $!.
@@ -66,10 +67,10 @@ printf '#!/bin/sh\nexec setpriv --reuid %s --regid %s --clear-groups "$@"\n' "$n
 chmod +x "$dir/in-cgroup" "$dir/as-nobody"
 in_cgroup=$dir/in-cgroup as_nobody=$dir/as-nobody
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	"$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 profiles() { # DIR: "FROM SERIES FILE.pb.gz" of every profile the receiver took, series without {}
-	python3 -c 'import glob, json, sys
+	"$python" -c 'import glob, json, sys
 for j in sorted(glob.glob(sys.argv[1] + "/*.json")):
     q = json.load(open(j))["query"]
     print(q["from"], q["name"].split("{")[0], j[:-5] + ".pb.gz")' "$1"
@@ -119,8 +120,8 @@ chown "$nobody" "$usr"/f*
 	i=0
 	while [ $i -lt 150 ]; do "$0/f$i" 300 1 250 & i=$((i + 1)); done
 	wait' "$usr" &
-flood_started() { [ "$(cat "$scope/cgroup.procs" | wc -l)" -ge 155 ]; }
-wait_until 100 flood_started || fail "the flood did not start: $(cat "$scope/cgroup.procs" | wc -l) processes"
+flood_started() { [ "$(wc -l <"$scope/cgroup.procs")" -ge 153 ]; }
+wait_until 100 flood_started || fail "the flood did not start: $(wc -l <"$scope/cgroup.procs") processes"
 for p in $renamed_unit $renamed_prog $copy $mounted; do
 	kill -0 "$p" 2>/dev/null || fail "nobody's process $p did not start"
 done
@@ -129,13 +130,13 @@ done
 for by in service comm; do
 	port=$(free_port)
 	mkdir "$dir/$by"
-	nice -n -10 python3 "$receiver" "$port" "$dir/$by" &
+	nice -n -10 "$python" "$receiver" "$port" "$dir/$by" &
 	pids="$pids $!"
 	wait_until 100 test -e "$dir/$by/ready" || fail "the receiver did not start"
 	# the recordings and the receivers above the flood's priority: on a loaded machine, time
 	# to read the samples and to send and take every profile
-	nice -n -10 "$HOTSTACK" record -a -F 499 -g fp -m 256 -d 8 --switch-output=4s --push "http://127.0.0.1:$port" --push-series-by $by \
-		2>"$dir/$by.err" &
+	nice -n -10 "$HOTSTACK" record -a -F 499 -g fp -m 256 -d 8 --switch-output=4s \
+		--push "http://127.0.0.1:$port" --push-series-by $by 2>"$dir/$by.err" &
 	recs="$recs $!"
 done
 for r in $recs; do
@@ -165,7 +166,7 @@ for by in service comm; do
 	grep -q " other-services$" "$dir/$by.periods" || fail "$by: 150 programs of nobody's, and no series other-services"
 	[ "$(grep -c "more than $cap services in one period: [0-9]* of them pushed as one series, 'other-services'" \
 		"$dir/$by.err")" -eq 1 ] || fail "$by: the folded services not said once: $(cat "$dir/$by.err")"
-	samples "$dir/$by" "^(user-$nobody[.])?f[0-9]+\$" >"$dir/$by.samples"
+	samples "$dir/$by" "^(user-${nobody}[.])?f[0-9]+\$" >"$dir/$by.samples"
 	for s in "$unit" "$prog"; do
 		grep -q " $s$" "$dir/$by.periods" || fail "$by: no series $s, pushed out by the flood?"
 	done
