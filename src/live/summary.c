@@ -59,6 +59,11 @@ static void others(const struct hs_record *rec, const struct hs_builder_summary 
 	if (st->tracing_frames)
 		hs_strbuf_addf(sb, "%llu frames of the tracing machinery left out at the top of kernel stacks\n",
 			       U(st->tracing_frames));
+	if (rec->left_out)
+		hs_strbuf_addf(sb, "mapping and name records over a process's budget left out: %llu (%llu times a process "
+				   "was marked to be read again from /proc)\n",
+			       U(__atomic_load_n(&rec->left_out, __ATOMIC_RELAXED)),
+			       U(__atomic_load_n(&rec->resyncs, __ATOMIC_RELAXED)));
 }
 
 void hs_live_details(const struct hs_record *rec, const struct hs_builder_summary *s, bool lbr_repair,

@@ -288,6 +288,8 @@ size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone_ret)
 			continue;
 		}
 		hs_u64map_put(&gone, (uint32_t)p->pid, 1);
+		if (p->stale)
+			m->nstale--;
 		hs_vec_free(&p->maps);
 		free(p);
 	}
@@ -477,6 +479,40 @@ static int read_small(const char *path, char *buf, size_t n)
 	buf[k] = '\0';
 	while (k && (buf[k - 1] == '\n'))
 		buf[--k] = '\0';
+	return 0;
+}
+
+void hs_model_stale(struct hs_model *m, int32_t pid)
+{
+	struct hs_process *p = hs_model_process(m, pid);
+
+	if (!p->stale)
+		m->nstale++;
+	p->stale = true;
+}
+
+int hs_model_resync(struct hs_model *m, int32_t pid, int32_t tid,
+		    void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx)
+{
+	struct hs_process *p = hs_model_process(m, pid);
+	char path[96], comm[64];
+	char *text;
+	size_t len;
+	int e;
+
+	if (!p->stale)
+		return 0;
+	p->stale = false;
+	m->nstale--;
+	if ((e = hs_proc_maps_read(pid, &text, &len)) < 0)
+		return e;
+	m->gen++;
+	p->maps.n = 0;
+	hs_model_add_proc_maps(m, pid, text, len, capture, ctx);
+	free(text);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if (read_small(path, comm, sizeof(comm)) == 0)
+		hs_model_comm(m, pid, tid, comm, false);
 	return 0;
 }
 

@@ -52,6 +52,7 @@ struct hs_map {
 struct hs_process {
 	int32_t pid;
 	bool exited;
+	bool stale; /* records of it were left out (HS_RECORD_RESYNC): read it again from /proc */
 	HS_VEC(struct hs_map) maps; /* sorted by start, non-overlapping */
 	/* its program: the first file it mapped code from since its exec (the kernel maps the
 	 * program before its interpreter), or its parent's; from /proc, the lowest file mapping.
@@ -94,6 +95,7 @@ struct hs_model {
 	/* The recording's period (hs_model_unmapped_dsos()): what was used in the last one is
 	 * kept even when no process maps it now. */
 	uint32_t period;
+	size_t nstale; /* processes marked stale: none, and a sample need not look */
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */
@@ -156,6 +158,16 @@ bool hs_model_thread_stack(struct hs_model *m, int32_t pid, int32_t tid, uint64_
  * mapped file while it still exists. */
 int hs_model_from_proc(struct hs_model *m, int32_t pid,
 		       void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
+
+/* A live recording left records of pid out from now on (hs_model_stale()): until it is read
+ * again from /proc (hs_model_resync(), at its next sample), its mappings are as they were.
+ * hs_model_resync() replaces its mappings with those of /proc/PID/maps and the name of thread
+ * tid with /proc's, passing each file mapping to capture as hs_model_from_proc() does; a
+ * process that is not stale is left as it is. Returns 0 or a negative errno (-ESRCH: gone: it
+ * stays as it was, and is no longer stale). */
+void hs_model_stale(struct hs_model *m, int32_t pid);
+int hs_model_resync(struct hs_model *m, int32_t pid, int32_t tid,
+		    void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
 
 /* Adds the executable mappings of maps text buf[0 .. len) (borrowed for the call) to process
  * pid, skipping lines that do not parse. Each file mapping added is passed to capture(ctx,

@@ -825,6 +825,8 @@ static void choose_main_mapping(struct hs_builder *b)
 	}
 }
 
+static void capture_proc_map(void *ctx, int32_t pid, struct hs_map *map);
+
 static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint32_t evidx)
 {
 	int32_t pid = (int32_t)s->sid.pid, tid = (int32_t)s->sid.tid;
@@ -841,6 +843,8 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	}
 	if (off_cpu && (!tid || tid == -1 || !s->sid.has_time))
 		return; /* the idle task: its "blocked" time is everybody's CPU time */
+	if (b->model.nstale)
+		hs_model_resync(&b->model, pid, tid, capture_proc_map, b); /* if it is stale */
 	b->chain = NULL;
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
@@ -986,6 +990,9 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 		break;
 	case HS_RECORD_PY_STACK:
 		hs_builder_py_stack(b, ev);
+		break;
+	case HS_RECORD_RESYNC:
+		hs_model_stale(&b->model, (int32_t)ev->sid.pid);
 		break;
 	case PERF_RECORD_LOST:
 		b->stats.lost_records += ev->lost.lost;

@@ -87,4 +87,16 @@ int hs_record_py_poll_ms(const struct hs_record *r);
 void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
 			void *ctx);
 
+/* fair.c, on the reader thread. hs_record_fair_admit(): whether a side-band record of time is
+ * handed on; when not, *resync_ret says whether its process must be marked to be read again
+ * (hs_record_fair_resync(): that record, the caller's to free). hs_record_fair_capture(): whether
+ * the file a new executable mapping names is to be held on to now (not held lately), and
+ * hs_record_fair_capture_failed() when that could not be done. */
+void hs_record_fair_open(struct hs_record *r);
+void hs_record_fair_close(struct hs_record *r);
+bool hs_record_fair_admit(struct hs_record *r, const struct hs_perf_event *ev, uint64_t time, bool *resync_ret);
+struct perf_event_header *hs_record_fair_resync(const struct hs_perf_event *ev, uint64_t time);
+bool hs_record_fair_capture(struct hs_record *r, const struct hs_perf_mmap *m, uint64_t time);
+void hs_record_fair_capture_failed(struct hs_record *r);
+
 #endif

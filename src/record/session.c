@@ -116,6 +116,7 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &te);
 	}
 	hs_record_setup_attr(r);
+	hs_record_fair_open(r);
 	hs_record_py_open(r); /* before the events: each is given the frame reader's dispatcher */
 	hs_record_py_watch(r, r->ring_epfd, 4);
 	if ((rc = hs_record_open_targets(r, err)))
@@ -186,6 +187,7 @@ void hs_record_close(struct hs_record *r)
 	hs_vec_free(&r->captures);
 	hs_u64map_release(&r->off_cpu_ids);
 	hs_record_py_close(r);
+	hs_record_fair_close(r);
 	r->epfd = r->sigfd = r->timerfd = -1;
 }
 
@@ -231,9 +233,15 @@ static void capture_early(struct hs_record *r, const struct hs_perf_event *ev)
 	if (!m->is_mmap2 || !(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/' ||
 	    !strncmp(m->filename, "//", 2) || m->pid == UINT32_MAX)
 		return;
-	c.fd = open_map_file((int32_t)m->pid, m->start, m->start + m->len);
-	if (c.fd < 0)
+	/* a file held on to lately is known by now: opening it again for each of a loop's
+	 * mappings took the reader all its time */
+	if (!hs_record_fair_capture(r, m, ev->sid.time))
 		return;
+	c.fd = open_map_file((int32_t)m->pid, m->start, m->start + m->len);
+	if (c.fd < 0) {
+		hs_record_fair_capture_failed(r);
+		return;
+	}
 	c.pid = (int32_t)m->pid;
 	c.start = m->start;
 	c.end = m->start + m->len;
@@ -279,6 +287,15 @@ struct reader_round {
  * while writing one). One later still is handed on at the next round, out of order by as much. */
 #define ROUND_MARGIN_NS (5 * 1000000ULL)
 
+static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time)
+{
+	struct reader_round *rr = ctx;
+	struct hs_drained d = {time, rec, 0};
+
+	__atomic_add_fetch(&rr->r->backlog, rec->size, __ATOMIC_RELAXED);
+	hs_vec_push(&rr->got, d);
+}
+
 /* On the reader thread: each record scanned, left in its ring (a reference handed on) unless
  * it wrapped around the ring's end (a copy). The kernel reserves the whole requested stack
  * size in every sample, most of it unused where stacks are shallow: copying it all doubled
@@ -289,6 +306,8 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 	struct hs_record *r = rr->r;
 	struct hs_perf_event ev;
 	struct hs_drained d = {0};
+	uint64_t time;
+	bool resync;
 
 	__atomic_add_fetch(&r->records, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->bytes, rec->size, __ATOMIC_RELAXED);
@@ -311,6 +330,15 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
 	if (ev.type != PERF_RECORD_SAMPLE)
 		rr->busy = true;
+	time = ev.sid.has_time ? ev.sid.time : rr->last_time;
+	if (!hs_record_fair_admit(r, &ev, time, &resync)) {
+		/* a process over its budget: its space given back at once, the process read again
+		 * from /proc when it is next sampled */
+		hs_held_add(r, rr->ring, pos, rec->size, false);
+		if (resync)
+			push_drained(rr, hs_record_fair_resync(&ev, time), time);
+		return;
+	}
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
 	hs_record_py_event(r, &ev);
@@ -322,15 +350,6 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 		__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
 	}
 	d.ref = hs_held_add(r, rr->ring, pos, rec->size, !copied);
-	hs_vec_push(&rr->got, d);
-}
-
-static void push_drained(void *ctx, struct perf_event_header *rec, uint64_t time)
-{
-	struct reader_round *rr = ctx;
-	struct hs_drained d = {time, rec, 0};
-
-	__atomic_add_fetch(&rr->r->backlog, rec->size, __ATOMIC_RELAXED);
 	hs_vec_push(&rr->got, d);
 }
 

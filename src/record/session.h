@@ -292,6 +292,8 @@ struct hs_record {
 	const struct hs_record_sink *sink;
 	struct hs_error perr;
 	struct hs_record_py *py; /* o.py_names: python.c */
+	struct hs_record_fair *fair; /* the reader's budgets per process: fair.c */
+	uint64_t left_out, resyncs;  /* records fair.c left out, processes it had read again (atomic) */
 };
 
 /* Sets up everything (starts the command, stopped before exec; opens the events). Returns 0 or
