@@ -59,6 +59,9 @@ static void others(const struct hs_record *rec, const struct hs_builder_summary 
 	if (st->tracing_frames)
 		hs_strbuf_addf(sb, "%llu frames of the tracing machinery left out at the top of kernel stacks\n",
 			       U(st->tracing_frames));
+	if (s->dwarf_restarts)
+		hs_strbuf_addf(sb, "files' DWARF begun again to stay within its memory budget: %llu\n",
+			       U(s->dwarf_restarts));
 	if (rec->left_out)
 		hs_strbuf_addf(sb, "mapping and name records over a process's budget left out: %llu (%llu times a process "
 				   "was marked to be read again from /proc)\n",

@@ -1255,6 +1255,7 @@ void hs_builder_summary(const struct hs_builder *b, struct hs_builder_summary *r
 	ret->stats = b->stats;
 	ret->files_loaded = sy->files_loaded;
 	ret->files_unreadable = sy->files_unreadable;
+	ret->dwarf_restarts = sy->dwarf_restarts;
 	ret->files_mismatched = sy->files_mismatched;
 	ret->frames = un->frames;
 	ret->cfi_steps = un->cfi_steps;

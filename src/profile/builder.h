@@ -262,6 +262,7 @@ struct hs_builder_summary {
 	struct hs_builder_stats stats;
 	/* files read for names */
 	uint64_t files_loaded, files_unreadable, files_mismatched;
+	uint64_t dwarf_restarts; /* files' DWARF begun again to stay within its memory budget */
 	/* user stacks unwound: frames, and the steps by CFI and by frame pointer */
 	uint64_t frames, cfi_steps, fp_steps;
 	/* files' unwinding tables compiled, and taken from the user's cache */

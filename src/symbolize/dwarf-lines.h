@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <stdint.h>
 
+#include "symbolize/line-table.h"
 #include "util/hashmap.h"
 #include "util/util.h"
 
@@ -42,6 +43,14 @@ struct hs_dwarf_file {
 	uint64_t *ar_units; /* the units that have a set, sorted, until ar_complete is known */
 	size_t nar_units;
 	uint64_t libdw_units; /* lookups of a unit that libdw's index answered */
+	/* the sections the units' line tables are read from here (line-table.h): 0 not found yet,
+	 * 1 found, -1 not there or not to be read here (a relocatable file) */
+	struct hs_line_sections sec;
+	int sec_state;
+	uint64_t libdw_lines; /* units whose line table libdw read instead */
+	/* what libdw and these indexes are reckoned to hold for the units looked up so far, in
+	 * bytes: mostly their line tables, which libdw keeps until dwarf_end() */
+	uint64_t cost;
 };
 
 void hs_dwarf_file_init(struct hs_dwarf_file *f, Dwarf *dw);

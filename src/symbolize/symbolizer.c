@@ -164,6 +164,9 @@ void hs_symbolizer_forget(struct hs_symbolizer *s, struct hs_model *m, const uin
 	}
 	s->dwarfs.n = pack((void **)s->dwarfs.v, s->dwarfs.n, newdw, drop_dwarf);
 	rekey(&s->dwarf_by_key, newdw);
+	s->dwarf_cost = 0;
+	for (size_t i = 0; i < s->dwarfs.n; i++)
+		s->dwarf_cost += s->dwarfs.v[i]->df.cost;
 	for (size_t k = 0; k < kept.n; k++) {
 		uint64_t id = s->dwarf_by_dso.keys[kept.v[k]], ix = s->dwarf_by_dso.vals[kept.v[k]];
 		hs_u64map_put(&by_dso, renumber[id], ix == NO_DWARF ? NO_DWARF : newdw[ix]);
@@ -584,6 +587,39 @@ static struct hs_sym_dwarf *dso_dwarf_entry(struct hs_symbolizer *s, struct hs_d
 	return d;
 }
 
+/* d's DWARF begun again from the same ELF, what libdw kept of its units (freed only by
+ * dwarf_end()) and the indexes made of them forgotten. The ELF stays open: names found before
+ * point into its sections, and are still good. */
+static void dwarf_restart(struct hs_symbolizer *s, struct hs_sym_dwarf *d)
+{
+	s->dwarf_cost -= d->df.cost;
+	hs_dwarf_file_release(&d->df);
+	dwarf_end(d->dw);
+	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
+	if (d->dw && d->alt_dw)
+		dwarf_setalt(d->dw, d->alt_dw);
+	hs_dwarf_file_init(&d->df, d->dw);
+	s->stats.dwarf_restarts++;
+}
+
+/* Over the budget: the files that hold the most begun again until under half of it, and the
+ * pages of the files read in place given back (they stay in the page cache) */
+static void dwarf_shrink(struct hs_symbolizer *s)
+{
+	while (s->dwarf_cost > HS_SYM_DWARF_BUDGET / 2) {
+		struct hs_sym_dwarf *big = NULL;
+		for (size_t i = 0; i < s->dwarfs.n; i++) {
+			struct hs_sym_dwarf *d = s->dwarfs.v[i];
+			if (!d->loading && d->dw && d->df.cost && (!big || d->df.cost > big->df.cost))
+				big = d;
+		}
+		if (!big)
+			break;
+		dwarf_restart(s, big);
+	}
+	hs_symbolizer_drop_pages(s);
+}
+
 static struct hs_dwarf_file *dso_dwarf(struct hs_symbolizer *s, struct hs_dso *dso)
 {
 	bool fresh;
@@ -644,8 +680,14 @@ int hs_symbolize_user_frames(struct hs_symbolizer *s, struct hs_dso *dso, uint64
 	sym = hs_elf_symtab_lookup(st, vaddr);
 	if (sym)
 		*sym_off = vaddr - sym->addr;
-	if (!s->opts.no_dwarf && (dw = dso_dwarf(s, dso)))
+	/* before the lookup: what the last one returned points into what is forgotten */
+	if (s->dwarf_cost > HS_SYM_DWARF_BUDGET)
+		dwarf_shrink(s);
+	if (!s->opts.no_dwarf && (dw = dso_dwarf(s, dso))) {
+		uint64_t cost = dw->cost;
 		n = hs_dwarf_frames(dw, vaddr, src, HS_MIN(max, HS_DWARF_MAX_INLINE));
+		s->dwarf_cost += dw->cost - cost;
+	}
 	for (int i = 0; i < n; i++) {
 		/* a linkage name says more (namespace, class, parameters) than DW_AT_name */
 		out[i].name = src[i].linkage ? src[i].linkage : src[i].name;

@@ -29,6 +29,7 @@ struct hs_symbolizer_stats {
 	uint64_t jit_jitdump;        /* JIT addresses named from a jitdump */
 	uint64_t jit_perf_map;       /* ... from a perf map */
 	uint64_t jit_unnamed;        /* ... by neither */
+	uint64_t dwarf_restarts;     /* files' DWARF begun again to keep within HS_SYM_DWARF_BUDGET */
 };
 
 struct hs_symbolizer {
@@ -48,7 +49,14 @@ struct hs_symbolizer {
 	struct hs_u64map dwarf_by_key;        /* hs_dso_elf_key -> index in dwarfs */
 	struct hs_u64map dwarf_by_dso;        /* dso id -> index in dwarfs, or ~1 when it has none */
 	unsigned dwarf_threads;               /* prefetch threads not joined yet */
+	uint64_t dwarf_cost;                  /* of all files' DWARF (struct hs_dwarf_file.cost) */
 };
+
+/* What the DWARF of all files may hold (libdw's line tables above all) before the files that
+ * hold the most are begun again, forgetting their units: without it, the DWARF of a large
+ * program built with -g (a Python's) kept tens of megabytes for as long as it was mapped. A
+ * unit looked up again is read again (a few milliseconds for a large one). */
+#define HS_SYM_DWARF_BUDGET ((uint64_t)16 << 20)
 
 /* DWARF files opened in threads of their own at most at once. */
 #define HS_SYM_MAX_DWARF_THREADS 8

@@ -2,7 +2,9 @@
  * joined to its unit's DW_AT_comp_dir and normalised only where the file system says it is safe;
  * and this program's own code, built by meson from build/ so that its DWARF names its files
  * relatively ("../tests/unit/..."), looked up in DWARF 4 and DWARF 5 (dwarf-lines-lib.c, built
- * once in each): the line's file and the inlined call's file are the absolute source path. */
+ * once in each): the line's file and the inlined call's file are the absolute source path. And
+ * the line tables read from .debug_line (src/symbolize/line-table.c) against libdw's, unit by
+ * unit, in this program and in the debug files of libc (where libc6-dbg is installed). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +27,7 @@
 
 #include "format/elf.h"
 #include "symbolize/dwarf-lines.h"
+#include "symbolize/line-table.h"
 
 extern uintptr_t dwarf4_pc, dwarf5_pc;
 void dwarf4_outer(void);
@@ -281,6 +284,122 @@ static void test_units_libc(void **state)
 			check_units(path);
 }
 
+/* The bytes of a section, as libdw left them (inflated), or NULL with *size 0. */
+static const unsigned char *section(Elf *elf, const char *name, uint64_t *size)
+{
+	Elf_Scn *scn = hs_elf_section(elf, name);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	*size = d ? d->d_size : 0;
+	return d ? d->d_buf : NULL;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Every unit of the file at path: the line of every row's address, of the byte before and the
+ * byte after it, and every file of the unit's table, as libdw says; the rows kept (fewer than
+ * libdw's) counted into *kept, libdw's into *all. Returns the units compared. */
+static size_t compare_lines(const char *path, size_t *kept, size_t *all)
+{
+	struct hs_line_sections s = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Dwarf_Off off = 0, next;
+	size_t hsize, units = 0;
+	Dwarf *dw;
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	assert_non_null(dw);
+	elf = dwarf_getelf(dw);
+	s.line = section(elf, ".debug_line", &s.line_size);
+	s.line_str = section(elf, ".debug_line_str", &s.line_str_size);
+	s.str = section(elf, ".debug_str", &s.str_size);
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		struct hs_line_table *t;
+		Dwarf_Attribute a;
+		Dwarf_Word stmt;
+		Dwarf_Lines *lines;
+		Dwarf_Files *files;
+		size_t n, nfiles;
+		Dwarf_Die cu;
+		int rc;
+
+		assert_non_null(dwarf_offdie(dw, off + hsize, &cu));
+		off = next;
+		if (!dwarf_attr(&cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &stmt) ||
+		    dwarf_getsrclines(&cu, &lines, &n))
+			continue;
+		rc = hs_line_table_read(&s, stmt, dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL, &t);
+		if (rc)
+			fail_msg("%s: unit at %#llx: line table at %#llx not read: %d", path,
+				 (unsigned long long)dwarf_dieoffset(&cu), (unsigned long long)stmt, rc);
+		units++;
+		*kept += t->n;
+		*all += n;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Addr at;
+			assert_int_equal(dwarf_lineaddr(dwarf_onesrcline(lines, i), &at), 0);
+			for (int d = -1; d <= 1; d++) {
+				Dwarf_Line *ln = dwarf_getsrc_die(&cu, at + (uint64_t)d);
+				const char *f = NULL, *lf = NULL;
+				int64_t l = 0;
+				int ll = 0;
+				bool ours = hs_line_table_find(t, at + (uint64_t)d, &f, &l);
+
+				if (ln) {
+					lf = dwarf_linesrc(ln, NULL, NULL);
+					dwarf_lineno(ln, &ll);
+				}
+				if (ours != (ln != NULL) || (ln && (!same_file(f, lf) || l != ll)))
+					fail_msg("%s: %#llx: %s:%lld, libdw's %s:%d", path, (unsigned long long)(at + (uint64_t)d),
+						 ours ? f : "(none)", (long long)l, ln ? lf : "(none)", ll);
+			}
+		}
+		assert_int_equal(dwarf_getsrcfiles(&cu, &files, &nfiles), 0);
+		assert_int_equal(t->nfiles, nfiles);
+		for (size_t i = 0; i < nfiles; i++)
+			if (!same_file(hs_line_table_file(t, i), dwarf_filesrc(files, i, NULL, NULL)))
+				fail_msg("%s: file %zu: %s, libdw's %s", path, i, hs_line_table_file(t, i),
+					 dwarf_filesrc(files, i, NULL, NULL));
+		hs_line_table_free(t);
+	}
+	dwarf_end(dw);
+	close(fd);
+	print_message("%s: %zu units, %zu rows kept of libdw's %zu, the same line at each address\n", path, units,
+		      *kept, *all);
+	return units;
+}
+
+/* This program: DWARF 5 from meson's build, and DWARF 4 (dwarf-lines-lib.c) */
+static void test_lines_self(void **state)
+{
+	size_t kept = 0, all = 0;
+
+	(void)state;
+	assert_true(compare_lines("/proc/self/exe", &kept, &all) > 10);
+	assert_true(kept > 0 && kept < all);
+}
+
+/* The debug files of libc, libm and ld.so (libc6-dbg): thousands of units, compressed sections
+ * that libdw inflates, hand-written assembly */
+static void test_lines_libc(void **state)
+{
+	static const char *const libs[] = {"/libc.so", "/libm.so", "/ld-linux"};
+	char path[PATH_MAX + 64];
+	size_t kept = 0, all = 0;
+
+	(void)state;
+	if (!debug_file(libs[0], path, sizeof(path)))
+		hs_test_skip("no debug file for libc (libc6-dbg)");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(libs); i++)
+		if (debug_file(libs[i], path, sizeof(path)))
+			assert_true(compare_lines(path, &kept, &all) > 0);
+}
+
 /* Without .debug_aranges (renamed), or with one we cannot read (a set of another version),
  * units are libdw's to find, whatever it finds; with a unit that has no set (the second set
  * naming the first unit), an address in no range is libdw's to place. */
@@ -361,6 +480,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_units_self),
 		cmocka_unit_test(test_units_libc),
 		cmocka_unit_test(test_units_unread),
+		cmocka_unit_test(test_lines_self),
+		cmocka_unit_test(test_lines_libc),
 	};
 
 	if (hs_test_select(argc, argv, tests, sizeof(tests) / sizeof(tests[0])))
