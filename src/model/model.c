@@ -155,6 +155,44 @@ static size_t first_above(const struct hs_process *p, uint64_t addr)
 	return lo;
 }
 
+/* p's mappings made its own: a copy of its parent's as they are now, where it shared them. */
+static void own_maps(struct hs_model *m, struct hs_process *p)
+{
+	struct hs_process *parent;
+	uint64_t ix;
+
+	if (!p->lazy)
+		return;
+	p->lazy = false;
+	if (!hs_u64map_get(&m->proc_ix, (uint32_t)p->parent, &ix) || (parent = m->procs.v[ix]) == p)
+		return;
+	own_maps(m, parent); /* never lazy: its forks made it its own first */
+	hs_vec_reserve(&p->maps, parent->maps.n);
+	if (parent->maps.n) /* a parent seen only by name (system-wide) has none: v may be NULL */
+		memcpy(p->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
+	p->maps.n = parent->maps.n;
+	for (size_t i = 0; i < p->maps.n; i++)
+		p->maps.v[i].profile_mapping = 0;
+}
+
+/* Before p's mappings change or go: the children sharing them get a copy of them as they were
+ * (those that exited need none: no sample of theirs is to come). */
+static void before_change(struct hs_model *m, struct hs_process *p)
+{
+	if (!p->lazy_children)
+		return;
+	p->lazy_children = false;
+	for (size_t i = 0; i < m->procs.n; i++) {
+		struct hs_process *c = m->procs.v[i];
+		if (!c->lazy || c->parent != p->pid || c == p)
+			continue;
+		if (c->exited)
+			c->lazy = false;
+		else
+			own_maps(m, c);
+	}
+}
+
 struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			     uint32_t prot, struct hs_dso *dso)
 {
@@ -165,6 +203,8 @@ struct hs_map *hs_model_mmap(struct hs_model *m, int32_t pid, uint64_t start, ui
 
 	if (!len || end < start)
 		return NULL;
+	before_change(m, p);
+	own_maps(m, p);
 	m->gen++;
 	/* maps [i, j) overlap the new one; keep the parts that stick out on either side */
 	i = first_above(p, start);
@@ -217,6 +257,7 @@ struct hs_map *hs_model_find_map(struct hs_model *m, int32_t pid, uint64_t addr)
 	if (!hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix))
 		return NULL;
 	p = m->procs.v[ix];
+	own_maps(m, p);
 	i = first_above(p, addr);
 	if (i < p->maps.n && p->maps.v[i].start <= addr)
 		return &p->maps.v[i];
@@ -230,7 +271,9 @@ void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *com
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	if (exec) {
 		struct hs_process *p = hs_model_process(m, pid);
+		before_change(m, p);
 		m->gen++;
+		p->lazy = false;
 		p->maps.n = 0;
 		p->exe = NULL;
 		p->exited = false;
@@ -247,24 +290,26 @@ void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, i
 		memcpy(comm, m->threads.v[ix].comm, sizeof(comm));
 	if (pid != ppid) {
 		struct hs_process *child = hs_model_process(m, pid), *parent;
+		before_change(m, child);
 		m->gen++;
 		/* a reused pid starts from nothing; a forked process sees its parent's mappings */
 		child->maps.n = 0;
 		child->exe = NULL;
-		child->exited = false;
-		if (hs_u64map_get(&m->proc_ix, (uint32_t)ppid, &ix)) {
-			parent = m->procs.v[ix];
+		child->exited = child->lazy = false;
+		if (hs_u64map_get(&m->proc_ix, (uint32_t)ppid, &ix) && (parent = m->procs.v[ix]) != child) {
+			own_maps(m, parent);
 			child->exe = parent->exe;
-			hs_vec_reserve(&child->maps, parent->maps.n);
-			if (parent->maps.n) /* a parent seen only by name (system-wide) has none: v may be NULL */
-				memcpy(child->maps.v, parent->maps.v, parent->maps.n * sizeof(*parent->maps.v));
-			child->maps.n = parent->maps.n;
-			for (size_t i = 0; i < child->maps.n; i++)
-				child->maps.v[i].profile_mapping = 0;
+			child->lazy = true;
+			child->parent = ppid;
+			parent->lazy_children = true;
 		}
 	}
 	t = thread_get(m, pid, tid);
 	memcpy(t->comm, comm, sizeof(comm));
+	/* a new thread, maybe with a reused tid */
+	t->exited = false;
+	t->stack_lo = t->stack_hi = 0;
+	t->stack_reads = 0;
 }
 
 void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid)
@@ -273,6 +318,8 @@ void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid)
 
 	if (pid == tid && hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix))
 		m->procs.v[ix]->exited = true;
+	if (pid != tid && hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix) && m->threads.v[ix].pid == pid)
+		m->threads.v[ix].exited = true;
 }
 
 size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone_ret)
@@ -281,6 +328,10 @@ size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone_ret)
 	size_t kept = 0, tkept = 0;
 	uint64_t ix;
 
+	/* the children still sharing the mappings of those that go get them first */
+	for (size_t i = 0; i < m->procs.n; i++)
+		if (m->procs.v[i]->exited)
+			before_change(m, m->procs.v[i]);
 	for (size_t i = 0; i < m->procs.n; i++) {
 		struct hs_process *p = m->procs.v[i];
 		if (!p->exited) {
@@ -293,19 +344,27 @@ size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone_ret)
 		hs_vec_free(&p->maps);
 		free(p);
 	}
-	if (kept == m->procs.n)
-		return 0;
-	m->procs.n = kept;
-	hs_u64map_release(&m->proc_ix);
-	for (size_t i = 0; i < m->procs.n; i++)
-		hs_u64map_put(&m->proc_ix, (uint32_t)m->procs.v[i]->pid, i);
+	if (kept != m->procs.n) {
+		m->procs.n = kept;
+		hs_u64map_release(&m->proc_ix);
+		for (size_t i = 0; i < m->procs.n; i++)
+			hs_u64map_put(&m->proc_ix, (uint32_t)m->procs.v[i]->pid, i);
+	}
+	/* the threads of those, and the threads that exited from the others (a process that
+	 * starts and joins threads all day keeps its live ones) */
 	for (size_t i = 0; i < m->threads.n; i++)
-		if (!hs_u64map_get(&gone, (uint32_t)m->threads.v[i].pid, &ix))
+		if (!m->threads.v[i].exited && !hs_u64map_get(&gone, (uint32_t)m->threads.v[i].pid, &ix))
 			m->threads.v[tkept++] = m->threads.v[i];
-	m->threads.n = tkept;
-	hs_u64map_release(&m->thread_ix);
-	for (size_t i = 0; i < m->threads.n; i++)
-		hs_u64map_put(&m->thread_ix, (uint32_t)m->threads.v[i].tid, i);
+	if (tkept != m->threads.n) {
+		m->threads.n = tkept;
+		hs_u64map_release(&m->thread_ix);
+		for (size_t i = 0; i < m->threads.n; i++)
+			hs_u64map_put(&m->thread_ix, (uint32_t)m->threads.v[i].tid, i);
+	}
+	if (!gone.n) {
+		hs_u64map_release(&gone);
+		return 0;
+	}
 	kept = gone.n;
 	if (gone_ret) {
 		hs_u64map_release(gone_ret);
@@ -506,7 +565,9 @@ int hs_model_resync(struct hs_model *m, int32_t pid, int32_t tid,
 	m->nstale--;
 	if ((e = hs_proc_maps_read(pid, &text, &len)) < 0)
 		return e;
+	before_change(m, p);
 	m->gen++;
+	p->lazy = false;
 	p->maps.n = 0;
 	hs_model_add_proc_maps(m, pid, text, len, capture, ctx);
 	free(text);

@@ -53,7 +53,12 @@ struct hs_process {
 	int32_t pid;
 	bool exited;
 	bool stale; /* records of it were left out (HS_RECORD_RESYNC): read it again from /proc */
-	HS_VEC(struct hs_map) maps; /* sorted by start, non-overlapping */
+	/* A forked process shares its parent's mappings (lazy, parent) until either changes them
+	 * or it is sampled: most children exec at once, and a copy of each parent's mappings per
+	 * fork was most of what a process churn cost. lazy_children: some child shares its own. */
+	bool lazy, lazy_children;
+	int32_t parent;
+	HS_VEC(struct hs_map) maps; /* sorted by start, non-overlapping (none of its own while lazy) */
 	/* its program: the first file it mapped code from since its exec (the kernel maps the
 	 * program before its interpreter), or its parent's; from /proc, the lowest file mapping.
 	 * NULL until known. */
@@ -65,6 +70,7 @@ struct hs_thread {
 	char comm[32];
 	uint64_t stack_lo, stack_hi; /* the mapping its stack pointer was last found in; 0, 0: none */
 	uint8_t stack_reads;         /* /proc/PID/maps reads for it (hs_model_thread_stack) */
+	bool exited;                 /* forgotten with the exited processes (hs_model_forget_exited) */
 };
 
 struct hs_model {
@@ -124,8 +130,8 @@ void hs_model_comm(struct hs_model *m, int32_t pid, int32_t tid, const char *com
 /* A new thread (pid == ppid) or a new process (which inherits the parent's mappings and name). */
 void hs_model_fork(struct hs_model *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
 void hs_model_exit(struct hs_model *m, int32_t pid, int32_t tid);
-/* Forgets the processes that have exited (hs_model_exit()) and their threads: their mappings
- * and names are freed, what was cached by (pid, address) no longer holds (gen). For a
+/* Forgets the processes that have exited (hs_model_exit()) and their threads, and the threads
+ * that exited from processes still running: their mappings and names are freed, what was cached by (pid, address) no longer holds (gen). For a
  * recording that runs for months: what it holds stays that of the processes alive. Returns
  * how many were forgotten; their pids are put in gone (pid -> 1) when it is not NULL. */
 size_t hs_model_forget_exited(struct hs_model *m, struct hs_u64map *gone);
