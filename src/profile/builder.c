@@ -1191,7 +1191,13 @@ static void forget_files(struct hs_builder *b)
 	hs_unwinder_forget(&b->unwinder, renumber);
 	hs_model_drop_dsos(&b->model, renumber);
 	free(renumber);
+	hs_builder_drop_pages(b);
+}
+
+void hs_builder_drop_pages(struct hs_builder *b)
+{
 	hs_symbolizer_drop_pages(&b->sym);
+	hs_unwinder_drop_pages(&b->unwinder);
 }
 
 bool hs_builder_rebase(struct hs_builder *b)

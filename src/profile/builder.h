@@ -254,6 +254,10 @@ void hs_builder_mark_release(struct hs_builder_mark *mark);
  * symbols and unwinding tables) is what costs to find again. Not with off-CPU time
  * (threads switched out hold stacks of the profile): returns false, and nothing changes. */
 bool hs_builder_rebase(struct hs_builder *b);
+/* The pages of the files read in place (DWARF, symbol tables, unwinding tables from the cache,
+ * the kernel's symbols) given back: they stay in the page cache, and the next lookups bring in
+ * what they read. Done at each rebase; for a caller that bounds its resident memory. */
+void hs_builder_drop_pages(struct hs_builder *b);
 
 
 /* What the building counted, for a person (record's summary): plain numbers copied out of the

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,12 +153,26 @@ int hs_cfi_cache_load(const struct hs_cfi_cache_key *key, struct hs_cfi_table **
 	t->n = got.n;
 	t->nregs = got.nregs;
 	memcpy(&t->stats, &got.stats, sizeof(t->stats));
-	t->rows = hs_xmalloc(t->n * sizeof(*t->rows));
-	t->regs = hs_xmalloc(t->nregs * sizeof(*t->regs));
-	if (read_all(fd, t->rows, t->n * sizeof(*t->rows), sizeof(got)) &&
-	    read_all(fd, t->regs, t->nregs * sizeof(*t->regs), (off_t)(sizeof(got) + t->n * sizeof(*t->rows))) &&
-	    table_hash(t->rows, t->n, t->regs, t->nregs) == got.hash && rows_sane(t))
-		rc = 0;
+	/* read in place: a lookup brings in the pages it reads, not the whole table (tens of
+	 * megabytes for a compiler's); the file is never written again (a new entry is a new
+	 * file renamed over it) */
+	t->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (t->map != MAP_FAILED) {
+		t->map_len = (size_t)st.st_size;
+		t->rows = (struct hs_cfi_row *)((char *)t->map + sizeof(got));
+		t->regs = (struct hs_cfi_regs *)((char *)t->map + sizeof(got) + t->n * sizeof(*t->rows));
+		if (table_hash(t->rows, t->n, t->regs, t->nregs) == got.hash && rows_sane(t))
+			rc = 0;
+		hs_cfi_table_drop_pages(t); /* what the check read */
+	} else {
+		t->map = NULL;
+		t->rows = hs_xmalloc(t->n * sizeof(*t->rows));
+		t->regs = hs_xmalloc(t->nregs * sizeof(*t->regs));
+		if (read_all(fd, t->rows, t->n * sizeof(*t->rows), sizeof(got)) &&
+		    read_all(fd, t->regs, t->nregs * sizeof(*t->regs), (off_t)(sizeof(got) + t->n * sizeof(*t->rows))) &&
+		    table_hash(t->rows, t->n, t->regs, t->nregs) == got.hash && rows_sane(t))
+			rc = 0;
+	}
 	/* its mtime says when it was last used (trimming goes by it), to the hour */
 	if (!rc && st.st_mtim.tv_sec < time(NULL) - TOUCH_AGE)
 		futimens(fd, NULL);

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "unwind/cfi-internal.h"
 #include "util/hashmap.h"
@@ -243,9 +244,19 @@ void hs_cfi_table_free(struct hs_cfi_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
-	free(t->regs);
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->rows);
+		free(t->regs);
+	}
 	free(t);
+}
+
+void hs_cfi_table_drop_pages(const struct hs_cfi_table *t)
+{
+	if (t && t->map)
+		madvise(t->map, t->map_len, MADV_DONTNEED); /* PROT_READ, private: nothing is lost */
 }
 
 const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr)
@@ -262,5 +273,7 @@ const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_
 
 size_t hs_cfi_table_bytes(const struct hs_cfi_table *t)
 {
+	if (t->map)
+		return sizeof(*t);
 	return sizeof(*t) + t->n * sizeof(*t->rows) + t->nregs * sizeof(*t->regs);
 }

@@ -91,6 +91,10 @@ struct hs_cfi_table {
 	struct hs_cfi_regs *regs; /* indexed by hs_cfi_row.regs; at least 2 entries */
 	size_t nregs;
 	struct hs_cfi_stats stats;
+	/* where rows and regs are read in place, a cache file's mapping (cfi-cache.c), or NULL
+	 * (on the heap): a lookup brings in the few pages it reads, which the page cache keeps */
+	void *map;
+	size_t map_len;
 };
 
 /* Caps on what a file can make the compiler do. */
@@ -113,7 +117,10 @@ void hs_cfi_table_free(struct hs_cfi_table *t);
 /* The row covering vaddr (an ELF virtual address), or NULL when vaddr is outside every row
  * (rows of kind HS_CFA_NONE are returned as they are: no CFI there). */
 const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr);
-/* Bytes the table occupies. */
+/* Bytes the table occupies on the heap (a mapped one: its structure alone). */
 size_t hs_cfi_table_bytes(const struct hs_cfi_table *t);
+/* The pages of a mapped table given back (they stay in the page cache; the next lookups bring
+ * in what they read): a table read in place costs what its lookups touch since. */
+void hs_cfi_table_drop_pages(const struct hs_cfi_table *t);
 
 #endif

@@ -94,6 +94,12 @@ void hs_unwinder_release(struct hs_unwinder *u)
 	u->memo = NULL;
 }
 
+void hs_unwinder_drop_pages(struct hs_unwinder *u)
+{
+	for (size_t i = 0; i < u->files.n; i++)
+		hs_cfi_table_drop_pages(u->files.v[i]->table);
+}
+
 void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber)
 {
 	struct hs_model *m = u->model;
@@ -224,9 +230,14 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 
 		cached = hs_cfi_cache_key(opened, dbg_cfi ? &dbg : NULL, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
 		if (!cached) {
+			struct hs_cfi_table *mapped;
 			rc = hs_cfi_table_build(opened->elf, dbg_cfi ? dbg.elf : NULL, &f->table, &err);
-			if (!rc && f->table->n && key.name[0])
-				hs_cfi_cache_store(&key, f->table);
+			/* stored, then read in place from the store rather than kept on the heap */
+			if (!rc && f->table->n && key.name[0] && !hs_cfi_cache_store(&key, f->table) &&
+			    !hs_cfi_cache_load(&key, &mapped)) {
+				hs_cfi_table_free(f->table);
+				f->table = mapped;
+			}
 		}
 		if (have_dbg)
 			hs_dso_elf_close(&dbg);

@@ -95,6 +95,8 @@ void hs_unwinder_release(struct hs_unwinder *u);
  * tables are freed (renumber may be NULL: none). Frees the tables of the JIT code the model's
  * store forgot. Call before hs_model_drop_dsos(). */
 void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber);
+/* The pages of the tables read in place from the cache given back (hs_cfi_table_drop_pages()). */
+void hs_unwinder_drop_pages(struct hs_unwinder *u);
 
 /* Converts PERF_SAMPLE_REGS_USER values (in the order of the bits of mask, x86-64 perf register
  * numbering) to DWARF numbering. */
