@@ -199,6 +199,29 @@ static void say_series_note(struct hs_live *lv)
 	    lv->services.folded, HS_SERVICE_OTHER);
 }
 
+/* The pages of files read in place (DWARF, symbol and unwinding tables) resident at most,
+ * beside our own code's (about 10 MiB): past it they are given back at once rather than at the
+ * period's end. They cost no memory the kernel cannot take back, but they count in the RSS an
+ * operator watches, and an agent's is to stay under 64 MiB (docs/continuous.md). Looked at
+ * once a second (/proc/self/statm); giving them back costs the pages the next lookups read. */
+#define FILE_PAGES_MAX ((uint64_t)24 << 20)
+
+static void bound_file_pages(struct hs_live *lv, uint64_t now)
+{
+	unsigned long long size, resident, shared;
+	FILE *f;
+
+	if (now - lv->pages_checked < 1000000000ULL)
+		return;
+	lv->pages_checked = now;
+	if (!(f = fopen("/proc/self/statm", "re")))
+		return;
+	if (fscanf(f, "%llu %llu %llu", &size, &resident, &shared) == 3 &&
+	    shared * (uint64_t)sysconf(_SC_PAGESIZE) > FILE_PAGES_MAX)
+		hs_builder_drop_pages(&lv->b);
+	fclose(f);
+}
+
 static uint64_t on_tick(void *ctx, bool switch_asked)
 {
 	struct hs_live *lv = ctx;
@@ -216,6 +239,7 @@ static uint64_t on_tick(void *ctx, bool switch_asked)
 		}
 	}
 	now = hs_now_ns();
+	bound_file_pages(lv, now);
 	next = hs_periodic_next(&lv->pe, now);
 	if (lv->view)
 		next = HS_MIN(next, hs_view_tick(lv->view, &lv->b, now));

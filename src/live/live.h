@@ -69,6 +69,7 @@ struct hs_live {
 	/* The live view (top, --serve): set by the caller after hs_live_init() when it wants one
 	 * (the caller makes and frees it); driven from each tick, ended by hs_live_end(). */
 	struct hs_view *view;
+	uint64_t pages_checked; /* when the resident file pages were last looked at (on_tick) */
 };
 
 /* Adds --push-label LABEL (o keeps it); -1 for one the store would refuse (hs_push_label_ok()),

@@ -22,8 +22,10 @@
 
 /* Records drained from the rings and not yet handed on, at most (bytes): past it the reader
  * leaves them in the rings, where the kernel counts what no longer fits as lost, so that a
- * recording whose processing cannot keep up holds bounded memory (docs/limits.md). */
-#define HS_RECORD_MAX_BACKLOG ((uint64_t)128 << 20)
+ * recording whose processing cannot keep up holds bounded memory (docs/limits.md). The rings
+ * hold as much again (16 MiB a CPU by default), outside the process's memory; an agent's whole
+ * budget is 64 MiB (docs/continuous.md). */
+#define HS_RECORD_MAX_BACKLOG ((uint64_t)16 << 20)
 
 struct hs_record_opts {
 	char **argv;                        /* command to start, or NULL */
