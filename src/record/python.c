@@ -39,7 +39,8 @@ struct hs_record_py {
 	uint64_t tag;
 	struct hs_py_names *names; /* borrowed: o.py_names */
 	pthread_mutex_t lock;
-	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once), 0 gone */
+	struct hs_u64map pids;    /* pid -> 1 reading its frames, 2 another version (said once), 3 no
+	                           * runtime found in the time it was looked at, 0 gone */
 	size_t forgotten;         /* of them, 0 */
 	HS_VEC(char *) notes;     /* lines for a person, each once (under lock) */
 	size_t said;              /* of them, returned by hs_record_python_note() */
@@ -190,8 +191,14 @@ static void probe_soon(struct hs_record *r)
 				s->tries++;
 				s->due = now + SOON_RETRY_NS;
 			}
-			if (s->tries < SOON_TRIES)
+			if (s->tries < SOON_TRIES) {
 				py->soon.v[k++] = *s;
+			} else {
+				/* no runtime came: not looked at again until it runs another program */
+				pthread_mutex_lock(&py->lock);
+				hs_u64map_put(&py->pids, (uint64_t)s->pid, 3);
+				pthread_mutex_unlock(&py->lock);
+			}
 		}
 	}
 	py->soon.n = k;
@@ -243,7 +250,17 @@ void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev)
 	if (ev->type == PERF_RECORD_MMAP2 && (ev->mmap.prot & PROT_EXEC) && ev->mmap.filename &&
 	    hs_py_maybe_runtime(ev->mmap.filename)) {
 		struct soon s = {(int32_t)ev->mmap.pid, 0, hs_now_ns()};
-		hs_vec_push(&py->soon, s);
+		uint64_t state = 0;
+		/* once per process and program: one that maps a runtime in a loop is looked at as
+		 * one that maps it once (each look reads its maps and its memory, 40 times at most) */
+		for (size_t i = 0; i < py->soon.n; i++)
+			if (py->soon.v[i].pid == s.pid)
+				return;
+		pthread_mutex_lock(&py->lock);
+		hs_u64map_get(&py->pids, ev->mmap.pid, &state);
+		pthread_mutex_unlock(&py->lock);
+		if (!state)
+			hs_vec_push(&py->soon, s);
 	} else if (ev->type == PERF_RECORD_FORK && ev->task.pid == ev->task.tid && ev->task.pid != ev->task.ppid) {
 		/* a process of its own (multiprocessing's workers): it has its parent's runtime,
 		 * and no mapping of it will be seen */
