@@ -118,8 +118,9 @@ struct hs_perf_lost {
 #define HS_RECORD_PY_STACK 0x48530001u
 /* hotstack's own record type, never in a file: records of process sid.pid (thread sid.tid) were
  * left out from sid.time on (a process that maps or renames more than a live recording follows),
- * so what it maps is read again from /proc before its next sample is used. Its payload is the
- * time (u64), pid and tid (u32 each). */
+ * so what it maps is read again from /proc before its next sample is used; pid UINT32_MAX: the
+ * kernel lost side-band records, of any process. Its payload is the time (u64), pid and tid
+ * (u32 each). */
 #define HS_RECORD_RESYNC 0x48530002u
 
 struct hs_perf_raw {

@@ -62,6 +62,10 @@ static void others(const struct hs_record *rec, const struct hs_builder_summary 
 	if (s->dwarf_restarts)
 		hs_strbuf_addf(sb, "files' DWARF begun again to stay within its memory budget: %llu\n",
 			       U(s->dwarf_restarts));
+	if (rec->sideband_lost)
+		hs_strbuf_addf(sb, "mapping, name and process records the kernel could not write: %llu (every process "
+				   "read again from /proc at its next sample)\n",
+			       U(__atomic_load_n(&rec->sideband_lost, __ATOMIC_RELAXED)));
 	if (rec->left_out)
 		hs_strbuf_addf(sb, "mapping and name records over a process's budget left out: %llu (%llu times a process "
 				   "was marked to be read again from /proc)\n",

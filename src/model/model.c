@@ -550,15 +550,34 @@ void hs_model_stale(struct hs_model *m, int32_t pid)
 	p->stale = true;
 }
 
+void hs_model_stale_all(struct hs_model *m)
+{
+	for (size_t i = 0; i < m->procs.n; i++)
+		if (!m->procs.v[i]->stale) {
+			m->procs.v[i]->stale = true;
+			m->nstale++;
+		}
+	m->unknown_stale = true;
+}
+
 int hs_model_resync(struct hs_model *m, int32_t pid, int32_t tid,
 		    void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx)
 {
-	struct hs_process *p = hs_model_process(m, pid);
+	struct hs_process *p;
 	char path[96], comm[64];
 	char *text;
 	size_t len;
+	uint64_t ix;
 	int e;
 
+	if (hs_u64map_get(&m->proc_ix, (uint32_t)pid, &ix)) {
+		p = m->procs.v[ix];
+	} else if (m->unknown_stale) {
+		hs_model_stale(m, pid);
+		p = hs_model_process(m, pid);
+	} else {
+		return 0;
+	}
 	if (!p->stale)
 		return 0;
 	p->stale = false;

@@ -102,6 +102,9 @@ struct hs_model {
 	 * kept even when no process maps it now. */
 	uint32_t period;
 	size_t nstale; /* processes marked stale: none, and a sample need not look */
+	/* records of processes unknown were lost (hs_model_stale_all()): a process first met at a
+	 * sample is read from /proc */
+	bool unknown_stale;
 };
 
 /* Identity of a mapping's object, as an mmap record or /proc/PID/maps gives it. */
@@ -172,6 +175,9 @@ int hs_model_from_proc(struct hs_model *m, int32_t pid,
  * process that is not stale is left as it is. Returns 0 or a negative errno (-ESRCH: gone: it
  * stays as it was, and is no longer stale). */
 void hs_model_stale(struct hs_model *m, int32_t pid);
+/* Records of any process may have been lost: every process is stale, and so is one first met at
+ * a sample from now on (hs_model_resync() reads it from /proc). */
+void hs_model_stale_all(struct hs_model *m);
 int hs_model_resync(struct hs_model *m, int32_t pid, int32_t tid,
 		    void (*capture)(void *ctx, int32_t pid, struct hs_map *map), void *ctx);
 

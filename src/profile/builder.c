@@ -843,7 +843,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	}
 	if (off_cpu && (!tid || tid == -1 || !s->sid.has_time))
 		return; /* the idle task: its "blocked" time is everybody's CPU time */
-	if (b->model.nstale)
+	if (b->model.nstale || b->model.unknown_stale)
 		hs_model_resync(&b->model, pid, tid, capture_proc_map, b); /* if it is stale */
 	b->chain = NULL;
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
@@ -992,7 +992,10 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 		hs_builder_py_stack(b, ev);
 		break;
 	case HS_RECORD_RESYNC:
-		hs_model_stale(&b->model, (int32_t)ev->sid.pid);
+		if (ev->sid.pid == UINT32_MAX)
+			hs_model_stale_all(&b->model);
+		else
+			hs_model_stale(&b->model, (int32_t)ev->sid.pid);
 		break;
 	case PERF_RECORD_LOST:
 		b->stats.lost_records += ev->lost.lost;

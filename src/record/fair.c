@@ -96,11 +96,9 @@ bool hs_record_fair_admit(struct hs_record *r, const struct hs_perf_event *ev, u
 	return false;
 }
 
-struct perf_event_header *hs_record_fair_resync(const struct hs_perf_event *ev, uint64_t time)
+struct perf_event_header *hs_record_resync_record(uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct perf_event_header *h = hs_xmalloc(sizeof(*h) + 16);
-	uint32_t pid = ev->type == PERF_RECORD_COMM ? ev->comm.pid : ev->mmap.pid;
-	uint32_t tid = ev->type == PERF_RECORD_COMM ? ev->comm.tid : ev->mmap.tid;
 
 	h->type = HS_RECORD_RESYNC;
 	h->misc = 0;
@@ -109,6 +107,13 @@ struct perf_event_header *hs_record_fair_resync(const struct hs_perf_event *ev, 
 	memcpy((char *)(h + 1) + 8, &pid, 4);
 	memcpy((char *)(h + 1) + 12, &tid, 4);
 	return h;
+}
+
+struct perf_event_header *hs_record_fair_resync(const struct hs_perf_event *ev, uint64_t time)
+{
+	if (ev->type == PERF_RECORD_COMM)
+		return hs_record_resync_record(ev->comm.pid, ev->comm.tid, time);
+	return hs_record_resync_record(ev->mmap.pid, ev->mmap.tid, time);
 }
 
 bool hs_record_fair_capture(struct hs_record *r, const struct hs_perf_mmap *m, uint64_t time)

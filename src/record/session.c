@@ -304,6 +304,7 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 {
 	struct reader_round *rr = ctx;
 	struct hs_record *r = rr->r;
+	bool sideband = r->rings.v[rr->ring].sideband;
 	struct hs_perf_event ev;
 	struct hs_drained d = {0};
 	uint64_t time;
@@ -326,11 +327,19 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 		hs_held_add(r, rr->ring, pos, rec->size, false);
 		return;
 	}
-	if (ev.type == PERF_RECORD_LOST)
-		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
 	if (ev.type != PERF_RECORD_SAMPLE)
 		rr->busy = true;
 	time = ev.sid.has_time ? ev.sid.time : rr->last_time;
+	if (ev.type == PERF_RECORD_LOST && sideband) {
+		/* mappings, names or processes of someone lost, no sample: every process is read
+		 * again from /proc at its next sample */
+		__atomic_add_fetch(&r->sideband_lost, ev.lost.lost, __ATOMIC_RELAXED);
+		hs_held_add(r, rr->ring, pos, rec->size, false);
+		push_drained(rr, hs_record_resync_record(UINT32_MAX, UINT32_MAX, time), time);
+		return;
+	}
+	if (ev.type == PERF_RECORD_LOST)
+		__atomic_add_fetch(&r->lost_records, ev.lost.lost, __ATOMIC_RELAXED);
 	if (!hs_record_fair_admit(r, &ev, time, &resync)) {
 		/* a process over its budget: its space given back at once, the process read again
 		 * from /proc when it is next sampled */
@@ -345,11 +354,13 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
-	if (copied) {
+	/* a side-band ring's records are few bytes each: copied at once, their space given back,
+	 * so that a ring of them never waits on the main thread */
+	if (copied || sideband) {
 		d.rec = hs_record_copy(rec, &ev);
 		__atomic_add_fetch(&r->backlog, d.rec->size, __ATOMIC_RELAXED);
 	}
-	d.ref = hs_held_add(r, rr->ring, pos, rec->size, !copied);
+	d.ref = hs_held_add(r, rr->ring, pos, rec->size, !copied && !sideband);
 	hs_vec_push(&rr->got, d);
 }
 

@@ -231,6 +231,7 @@ struct hs_record_ring {
 	struct hs_held *held;
 	size_t held_first, held_n, held_cap, held_released;
 	uint64_t held_seq; /* the sequence number of held[held_first] */
+	bool sideband;     /* a side-band ring (sideband.c): its records copied out as read */
 };
 
 struct hs_record {
@@ -245,6 +246,8 @@ struct hs_record {
 	HS_VEC(int) side_fds;                /* in fds too */
 	uint64_t lost_seen;                  /* lost_records when the counts were last read */
 	uint64_t lost_samples, lost_side;    /* ... and what they said */
+	struct perf_event_attr attr_sideband; /* -a: the dummy event of the side-band (sideband.c) */
+	bool sideband;                        /* -a: the side-band comes from attr_sideband */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
 	int time_pos; /* of a sample's time in the layout (hs_perf_time_pos_sample()) */
@@ -296,6 +299,7 @@ struct hs_record {
 	struct hs_record_py *py; /* o.py_names: python.c */
 	struct hs_record_fair *fair; /* the reader's budgets per process: fair.c */
 	uint64_t left_out, resyncs;  /* records fair.c left out, processes it had read again (atomic) */
+	uint64_t sideband_lost;      /* side-band records the kernel could not write (atomic) */
 };
 
 /* Sets up everything (starts the command, stopped before exec; opens the events). Returns 0 or
