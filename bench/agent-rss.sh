@@ -207,6 +207,6 @@ for t in $at; do
 		printf "  at %5d s: RSS %5.1f to %5.1f MiB (the most %+.1f%% from the first),", t, lo / 1024, hi / 1024, 100 * (hi - f) / f }'
 	echo " $procs processes so far, $((loops * newfiles)) from new files"
 done
-awk '{ if ($2 > hi) hi = $2 } END { printf "  the most in all: %.1f MiB (%s 64 MiB)\n", hi / 1024, hi > 65536 ? "over" : "under" }' "$tmp/rss"
+awk '{ if ($2 > hi) hi = $2 } END { printf "  the most in all: %.1f MiB (%s 64 MiB)\n", hi / 1024, (hi > 65536 ? "over" : "under") }' "$tmp/rss"
 kill -INT "$rec" 2>/dev/null
 wait "$rec" 2>/dev/null
