@@ -1,18 +1,28 @@
 /* "churn MODE [SECONDS]": a process that makes a profiler follow it as fast as it can, for
- * SECONDS (default: until killed), then prints how many times it did: maps (an executable
+ * SECONDS (default: until SIGTERM or SIGINT), then prints how many times it did: maps (an executable
  * mapping of libc made and unmade), threads (a thread started and joined), procs (a process
- * forked and reaped), or spin (nothing: a CPU-bound loop, the process others lose samples to). */
+ * forked and reaped), names (its thread renamed), or spin (nothing: a CPU-bound loop, the
+ * process others lose samples to). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -57,11 +67,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "churn: cannot open libc\n");
 		return 1;
 	}
-	if (strcmp(mode, "maps") && strcmp(mode, "threads") && strcmp(mode, "procs") && strcmp(mode, "spin")) {
-		fprintf(stderr, "usage: churn maps|threads|procs|spin [SECONDS]\n");
+	if (strcmp(mode, "maps") && strcmp(mode, "threads") && strcmp(mode, "procs") && strcmp(mode, "names") &&
+	    strcmp(mode, "spin")) {
+		fprintf(stderr, "usage: churn maps|threads|procs|names|spin [SECONDS]\n");
 		return 2;
 	}
-	while ((n & 255) || now() < end) {
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	while (!stop && ((n & 255) || now() < end)) {
 		if (fd >= 0) {
 			void *p = mmap(NULL, 1 << 20, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 			if (p != MAP_FAILED)
@@ -70,6 +83,8 @@ int main(int argc, char **argv)
 			pthread_t t;
 			if (!pthread_create(&t, NULL, thread_main, NULL))
 				pthread_join(t, NULL);
+		} else if (mode[0] == 'n') {
+			prctl(PR_SET_NAME, n & 1 ? "churn-a" : "churn-b");
 		} else if (mode[0] == 'p') {
 			pid_t p = fork();
 			if (p == 0)
