@@ -519,8 +519,22 @@ static void begin_dwarf(struct hs_sym_dwarf *d)
 		hs_dso_elf_close(&entry);
 	}
 	d->dw = dwarf_begin_elf(d->elf.elf, DWARF_C_READ, NULL);
-	if (d->dw && keyed)
-		hs_debug_cache_write(&key, &d->elf);
+	if (d->dw && keyed && !hs_debug_cache_write(&key, &d->elf) && !hs_debug_cache_open(&key, &d->elf, &entry)) {
+		/* read in place from the entry just written rather than from the sections libdw
+		 * inflated onto the heap (all of a file's DWARF, hundreds of megabytes for some):
+		 * only the pages looked up are resident */
+		Dwarf *dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL);
+		if (dw) {
+			dwarf_end(d->dw);
+			d->dw = dw;
+			orig = d->elf;
+			d->elf = entry;
+			set_alt(d, &orig);
+			hs_dso_elf_close(&orig);
+			return;
+		}
+		hs_dso_elf_close(&entry);
+	}
 	set_alt(d, &d->elf);
 }
 
