@@ -3,7 +3,7 @@
 # an unrelated CPU-bound process (the victim, root's) runs, alone and beside each churner, an
 # unprivileged process (CHURN_USER) that maps and unmaps libc, starts and joins threads, or forks
 # and reaps processes as fast as it can (tests/workloads/churn.c). For each: the victim's
-# samples, its CPU time (from /proc/PID/stat over the recording), its samples per CPU second
+# samples, its CPU time (from /proc/PID/schedstat over the recording), its samples per CPU second
 # against the rate asked for ("kept": what the victim's time should have given), the ratio of
 # its samples beside the churner to its samples alone (and of "kept"), hotstack's CPU time
 # (user+sys) and peak RSS, the records the kernel said were lost, and the churner's own pace.
@@ -43,8 +43,9 @@ else
 	cc -O1 -pthread -o "$tmp/churn" "$here/../tests/workloads/churn.c" || exit 1
 fi
 cp "$tmp/churn" "$tmp/victim"
-tck=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# a process's time on a CPU in milliseconds, as the scheduler counts it (utime and stime are
+# counted in 10 ms clock ticks)
+cpu_ms() { awk '{ printf "%d\n", $1 / 1000000 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 
 # one recording: MODE (none: no churner); appends a line of figures to $tmp/MODE
 one() {
@@ -58,10 +59,10 @@ one() {
 		churner=$!
 	fi
 	sleep 0.5
-	t0=$(cpu_ticks "$victim")
+	t0=$(cpu_ms "$victim")
 	/usr/bin/time -f "%U %S %M" -o "$tmp/time" "$hotstack" record -a -F "$freq" -d "$secs" \
 		-o "$tmp/out.folded" >"$tmp/rec.out" 2>&1
-	t1=$(cpu_ticks "$victim")
+	t1=$(cpu_ms "$victim")
 	kill "$victim" 2>/dev/null
 	wait "$victim" 2>/dev/null
 	pace=0
@@ -94,7 +95,7 @@ base=$(med "$tmp/none" 1)
 base_cpu=$(med "$tmp/none" 2)
 printf '  %-8s %8s %9s %7s %8s %8s %11s %9s %9s %12s\n' churner victim "cpu s" kept ratio "ratio kept" "hotstack s" "RSS MiB" lost "churn /s"
 for m in none $modes; do
-	awk -v f="$freq" -v t="$tck" -v secs="$secs" -v base="$base" -v base_cpu="$base_cpu" -v m="$m" '
+	awk -v f="$freq" -v t=1000 -v secs="$secs" -v base="$base" -v base_cpu="$base_cpu" -v m="$m" '
 		{ n++; s[n] = $1; c[n] = $2 / t; k[n] = $2 ? $1 / ($2 / t * f) : 0; h[n] = $5 + $6; r[n] = $7 / 1024; l[n] = $4; p[n] = $8 / secs }
 		function med(a,   i, j, x, b) {
 			for (i = 1; i <= n; i++) b[i] = a[i]
