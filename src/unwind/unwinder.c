@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/uio.h>
 
@@ -198,6 +201,9 @@ static void read_segments(struct hs_unwind_file *f, Elf *elf)
 	}
 }
 
+/* A table compiled and stored this large has the memory its compiling took given back at once. */
+#define TRIM_AFTER_BYTES ((size_t)4 << 20)
+
 /* Builds (or rebuilds after eviction) a file's table. */
 static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
 {
@@ -235,8 +241,15 @@ static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso
 			/* stored, then read in place from the store rather than kept on the heap */
 			if (!rc && f->table->n && key.name[0] && !hs_cfi_cache_store(&key, f->table) &&
 			    !hs_cfi_cache_load(&key, &mapped)) {
+				bool large = hs_cfi_table_bytes(f->table) > TRIM_AFTER_BYTES;
 				hs_cfi_table_free(f->table);
 				f->table = mapped;
+#ifdef __GLIBC__
+				/* compiling took about three times the table: given back now, not at
+				 * the period's end */
+				if (large)
+					malloc_trim(0);
+#endif
 			}
 		}
 		if (have_dbg)
