@@ -199,12 +199,13 @@ static void say_series_note(struct hs_live *lv)
 	    lv->services.folded, HS_SERVICE_OTHER);
 }
 
-/* The pages of files read in place (DWARF, symbol and unwinding tables) resident at most,
- * beside our own code's (about 10 MiB): past it they are given back at once rather than at the
- * period's end. They cost no memory the kernel cannot take back, but they count in the RSS an
- * operator watches, and an agent's is to stay under 64 MiB (docs/continuous.md). Looked at
- * once a second (/proc/self/statm); giving them back costs the pages the next lookups read. */
-#define FILE_PAGES_MAX ((uint64_t)24 << 20)
+/* File pages resident at most (statm's "shared": our own code's, about 10 MiB, and those of
+ * the files read in place: DWARF, symbol and unwinding tables, kallsyms): past it the latter
+ * are given back at once rather than at the period's end. They cost no memory the kernel cannot
+ * take back, but they count in the RSS an operator watches, and an agent's is to stay under
+ * 64 MiB (docs/continuous.md). Looked at once a second; giving them back costs the minor faults
+ * of the pages the next lookups read (a few thousand a second at most: milliseconds). */
+#define FILE_PAGES_MAX ((uint64_t)16 << 20)
 
 static void bound_file_pages(struct hs_live *lv, uint64_t now)
 {
