@@ -45,7 +45,7 @@ void hs_record_count_lost(struct hs_record *r, bool final)
 
 	/* nothing was lost since the last look (a ring that lost records says so in a
 	 * PERF_RECORD_LOST once it has room), but at the end, when a ring full to it has not */
-	if (!r->side_apart || (!final && seen == r->lost_seen))
+	if (!r->lost_counted || (!final && seen == r->lost_seen))
 		return;
 	r->lost_seen = seen;
 	for (size_t i = 0; i < r->fds.n; i++)
@@ -65,10 +65,11 @@ void hs_record_count_lost(struct hs_record *r, bool final)
 
 bool hs_record_counts_lost(const struct hs_record *r)
 {
-	return r->side_apart;
+	return r->lost_counted;
 }
 
 uint64_t hs_record_lost_side(const struct hs_record *r)
 {
-	return r->lost_side;
+	/* -a's side-band rings say what they lost in records of their own, too (session.c) */
+	return HS_MAX(r->lost_side, __atomic_load_n(&r->sideband_lost, __ATOMIC_RELAXED));
 }

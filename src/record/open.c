@@ -275,12 +275,15 @@ void hs_record_setup_attr(struct hs_record *r)
 	r->layout.build_id = false;
 
 	/* side-band on a dummy event of its own where the kernel counts each event's lost records:
-	 * then the sampling events' counts are samples alone (lost.c). Its layout is the samples'
-	 * but for the branch records a software event cannot take (and never has to: it never
-	 * samples) */
-	if ((r->side_apart = hs_record_lost_countable())) {
+	 * then the sampling events' counts are samples alone (lost.c); and with -a, where it has
+	 * rings of its own, so that no process's mappings crowd out the others' samples
+	 * (sideband.c). Its layout is the samples' but for the branch records a software event
+	 * cannot take (and never has to: it never samples) */
+	r->lost_counted = hs_record_lost_countable();
+	if ((r->side_apart = r->lost_counted || o->all_cpus)) {
 		struct perf_event_attr *d = &r->attr_side;
-		a->read_format = PERF_FORMAT_LOST;
+		if (r->lost_counted)
+			a->read_format = PERF_FORMAT_LOST;
 		*d = *a;
 		d->type = PERF_TYPE_SOFTWARE;
 		d->config = PERF_COUNT_SW_DUMMY;
@@ -339,21 +342,27 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 	return 0;
 }
 
-/* The side-band event for (pid, cpu), into the ring of that CPU (r->side_apart), with the main
- * event's fallbacks, so that its records' layout and clock are the samples'. */
-static int open_side(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
+void hs_record_side_attr(struct hs_record *r)
 {
 	struct perf_event_attr *d = &r->attr_side;
-	int cpu = r->cpus.v[cpu_ix], fd;
 
-	if (!r->side_apart)
-		return 0;
 	d->use_clockid = r->attr.use_clockid;
 	d->clockid = r->attr.clockid;
 	d->exclude_kernel = r->attr.exclude_kernel;
 	d->exclude_callchain_kernel = r->attr.exclude_callchain_kernel;
 	d->sample_type = r->attr.sample_type & ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
-	fd = hs_perf_event_open(d, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The side-band event for (pid, cpu), into the ring of that CPU (r->side_apart; -a's are
+ * opened once every CPU's ring is there, on rings of their own: sideband.c). */
+static int open_side(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_error *err)
+{
+	int cpu = r->cpus.v[cpu_ix], fd;
+
+	if (!r->side_apart || r->o.all_cpus)
+		return 0;
+	hs_record_side_attr(r);
+	fd = hs_perf_event_open(&r->attr_side, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd == -ESRCH)
 		return -ESRCH;
 	if (fd < 0)

@@ -101,12 +101,13 @@ void hs_record_fair_capture_failed(struct hs_record *r);
 /* An HS_RECORD_RESYNC record (the caller's to free): pid UINT32_MAX is every process. */
 struct perf_event_header *hs_record_resync_record(uint32_t pid, uint32_t tid, uint64_t time);
 
-/* sideband.c: -a's side-band on rings of its own. hs_record_sideband_prepare(), before the
- * sampling events are opened, takes the side-band off them; hs_record_sideband_open(), after,
- * opens the dummy event of each CPU that sends it, with a ring of its own (or, over the
+/* open.c: r->attr_side with the fallbacks the sampling event's opening took, so that its
+ * records' layout and clock are the samples'. */
+void hs_record_side_attr(struct hs_record *r);
+/* sideband.c: -a's side-band on rings of its own. hs_record_sideband_open(), once the sampling
+ * events are open, opens the side-band event of each CPU, with a ring of its own (or, over the
  * locked-memory limit, into the CPU's samples' ring). Returns 0 or a negative errno with err
  * filled in. */
-void hs_record_sideband_prepare(struct hs_record *r);
 int hs_record_sideband_open(struct hs_record *r, struct hs_error *err);
 
 #endif

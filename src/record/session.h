@@ -238,16 +238,15 @@ struct hs_record {
 	struct hs_record_opts o;
 	struct perf_event_attr attr;
 	struct perf_event_attr attr_off_cpu; /* o.off_cpu: same layout as attr */
-	/* side-band records (mmap, comm, task) on an event of their own, a dummy, where the kernel
-	 * counts the records each event lost (PERF_FORMAT_LOST): the sampling events' counts are
-	 * then samples alone (lost.c) */
+	/* side-band records (mmap, comm, task) on an event of their own, a dummy: where the kernel
+	 * counts the records each event lost (PERF_FORMAT_LOST), the sampling events' counts are
+	 * then samples alone (lost.c); with -a, on rings of their own (sideband.c) */
 	struct perf_event_attr attr_side;
-	bool side_apart;
+	bool side_apart;                     /* the side-band comes from attr_side */
+	bool lost_counted;                   /* each event's lost records counted (PERF_FORMAT_LOST) */
 	HS_VEC(int) side_fds;                /* in fds too */
 	uint64_t lost_seen;                  /* lost_records when the counts were last read */
 	uint64_t lost_samples, lost_side;    /* ... and what they said */
-	struct perf_event_attr attr_sideband; /* -a: the dummy event of the side-band (sideband.c) */
-	bool sideband;                        /* -a: the side-band comes from attr_sideband */
 	struct hs_u64map off_cpu_ids;        /* sample ids of the off-CPU events */
 	struct hs_perf_layout layout;
 	int time_pos; /* of a sample's time in the layout (hs_perf_time_pos_sample()) */

@@ -16,50 +16,25 @@
  * half full, or at the reader's usual rounds. */
 #define SIDEBAND_PAGES 128
 
-void hs_record_sideband_prepare(struct hs_record *r)
-{
-	struct perf_event_attr *a = &r->attr;
-
-	r->attr_sideband = *a;
-	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
-	a->build_id = 0;
-	r->sideband = true;
-}
-
 int hs_record_sideband_open(struct hs_record *r, struct hs_error *err)
 {
-	struct perf_event_attr *b = &r->attr_sideband, want = *b;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr *b = &r->attr_side;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), ncpu = r->cpus.n;
 
-	/* the sampling event's attributes as opened (its fallbacks kept: the layout of the records'
-	 * sample ids is the recording's), counting, never sampling, with the side-band asked for */
-	*b = r->attr;
-	b->type = PERF_TYPE_SOFTWARE;
-	b->config = PERF_COUNT_SW_DUMMY;
-	b->freq = 0;
-	b->sample_period = 0;
-	b->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
-	b->branch_sample_type = 0;
-	b->mmap = want.mmap;
-	b->mmap2 = want.mmap2;
-	b->comm = want.comm;
-	b->comm_exec = want.comm_exec;
-	b->task = want.task;
-	b->build_id = want.build_id;
+	if (!r->side_apart)
+		return 0;
+	hs_record_side_attr(r);
 	b->wakeup_watermark = (uint32_t)(SIDEBAND_PAGES * page / 2);
-	for (size_t c = 0; c < r->cpus.n; c++) {
+	for (size_t c = 0; c < ncpu; c++) {
 		struct hs_record_ring ring = {-1, r->cpus.v[c], NULL, (SIDEBAND_PAGES + 1) * page, {0}};
 		struct epoll_event ee = {EPOLLIN, {.u64 = 1000 + r->rings.n}};
 		int fd = hs_perf_event_open(b, -1, ring.cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
-		if (fd == -EINVAL && b->build_id) {
-			b->build_id = 0; /* as the sampling event's fallback: kernels before 5.12 */
-			fd = hs_perf_event_open(b, -1, ring.cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		}
 		if (fd < 0)
 			return hs_record_fail(err, fd, HS_RECORD_FAILED, "cannot open the side-band event of CPU %d: %s",
 					      ring.cpu, strerror(-fd));
 		hs_vec_push(&r->fds, fd);
+		hs_vec_push(&r->side_fds, fd);
 		ring.fd = fd;
 		ring.base = mmap(NULL, ring.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (ring.base == MAP_FAILED) {

@@ -226,7 +226,6 @@ int hs_record_open_targets(struct hs_record *r, struct hs_error *err)
 	if (o->argv && (rc = start_command(r, err)))
 		return rc;
 	if (o->all_cpus) {
-		hs_record_sideband_prepare(r);
 		rc = hs_record_open_for(r, -1, err);
 		if (rc == -ESRCH)
 			return hs_record_fail(err, rc, HS_RECORD_FAILED, "cannot open system-wide events");
