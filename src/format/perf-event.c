@@ -332,26 +332,17 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		*ret = ev;
 		return 0;
 	}
-	if (h->type == HS_RECORD_PY_STACK) {
-		const unsigned char *b = getbytes(&r, 16, "stack time and thread");
+	if (h->type == HS_RECORD_PY_STACK || h->type == HS_RECORD_RESYNC) {
+		/* hotstack's own: the time, pid and tid first */
+		const unsigned char *b = getbytes(&r, 16, "record's time and thread");
 		if (!b)
 			return -EBADMSG;
 		memcpy(&ev.sid.time, b, 8);
 		memcpy(&ev.sid.pid, b + 8, 4);
 		memcpy(&ev.sid.tid, b + 12, 4);
+		ev.sid.has_time = h->type == HS_RECORD_RESYNC;
 		ev.raw.data = (const unsigned char *)rec + sizeof(*h);
 		ev.raw.size = size - sizeof(*h);
-		*ret = ev;
-		return 0;
-	}
-	if (h->type == HS_RECORD_RESYNC) {
-		const unsigned char *b = getbytes(&r, 16, "resync time and thread");
-		if (!b)
-			return -EBADMSG;
-		memcpy(&ev.sid.time, b, 8);
-		memcpy(&ev.sid.pid, b + 8, 4);
-		memcpy(&ev.sid.tid, b + 12, 4);
-		ev.sid.has_time = true;
 		*ret = ev;
 		return 0;
 	}

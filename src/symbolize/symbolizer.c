@@ -498,22 +498,31 @@ static void set_alt(struct hs_sym_dwarf *d, const struct hs_dso_elf *from)
 	}
 }
 
+/* d's DWARF is dw, read from the cache entry: the file itself is closed (what of it the
+ * supplementary file needs kept) */
+static void use_entry(struct hs_sym_dwarf *d, Dwarf *dw, const struct hs_dso_elf *entry)
+{
+	struct hs_dso_elf orig = d->elf;
+
+	d->dw = dw;
+	d->elf = *entry;
+	set_alt(d, &orig);
+	hs_dso_elf_close(&orig);
+}
+
 /* Begins d's DWARF: from its cache entry when there is one made of this very file, else from
  * the file itself (libdw decompressing its compressed sections), then writing the entry for the
  * next run out of what libdw decompressed. */
 static void begin_dwarf(struct hs_sym_dwarf *d)
 {
 	struct hs_debug_cache_key key;
-	struct hs_dso_elf entry, orig;
+	struct hs_dso_elf entry;
 	bool keyed = !hs_debug_cache_key(&d->elf, &key);
+	Dwarf *dw;
 
 	if (keyed && !hs_debug_cache_open(&key, &d->elf, &entry)) {
-		d->dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL);
-		if (d->dw) {
-			orig = d->elf;
-			d->elf = entry;
-			set_alt(d, &orig);
-			hs_dso_elf_close(&orig);
+		if ((dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL))) {
+			use_entry(d, dw, &entry);
 			return;
 		}
 		hs_dso_elf_close(&entry);
@@ -523,14 +532,9 @@ static void begin_dwarf(struct hs_sym_dwarf *d)
 		/* read in place from the entry just written rather than from the sections libdw
 		 * inflated onto the heap (all of a file's DWARF, hundreds of megabytes for some):
 		 * only the pages looked up are resident */
-		Dwarf *dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL);
-		if (dw) {
+		if ((dw = dwarf_begin_elf(entry.elf, DWARF_C_READ, NULL))) {
 			dwarf_end(d->dw);
-			d->dw = dw;
-			orig = d->elf;
-			d->elf = entry;
-			set_alt(d, &orig);
-			hs_dso_elf_close(&orig);
+			use_entry(d, dw, &entry);
 			return;
 		}
 		hs_dso_elf_close(&entry);
