@@ -80,6 +80,14 @@ async function profileList(page, current, n) {
 	}
 }
 
+// Ctrl+F, then the text typed once the search box has the focus: typed before, on a busy
+// machine, its letters would go to the flame graph (where some are shortcuts)
+async function search(page, text) {
+	await page.keyboard.press('Control+f');
+	await page.waitForFunction(() => document.activeElement && document.activeElement.tagName === 'INPUT');
+	await page.keyboard.type(text);
+}
+
 async function open(page, name) {
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(e.message));
@@ -104,8 +112,7 @@ await run({}, async (page, context) => {
 	});
 	step('Sandwich view: the functions of app with their totals and self weights');
 
-	await page.keyboard.press('Control+f');
-	await page.keyboard.type('draw');
+	await search(page, 'draw');
 	await page.waitForFunction(() => !document.body.innerText.includes('next_token'));
 	rows = await sandwich(page);
 	assert.deepEqual(rows, { draw: [50, 50], draw_text: [20, 20] });
