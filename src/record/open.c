@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +16,6 @@
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
-
-int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = code;
-	err->cause = (int)what;
-	va_start(ap, fmt);
-	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* A pid that cannot be attached to: gone, or a zombie (it has exited, its parent has not reaped
  * it yet: /proc still lists it, but it has no threads left to sample). */
@@ -137,19 +124,6 @@ int hs_record_read_cpus(struct hs_record *r, struct hs_error *err)
 	if (!r->cpus.n)
 		return hs_record_fail(err, -ENODEV, HS_RECORD_FAILED, "cannot tell which CPUs are online");
 	return r->o.cpu_list ? keep_cpus(r, buf, err) : 0;
-}
-
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
 }
 
 uint32_t hs_record_max_stack(void)
@@ -324,7 +298,7 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 	a->clockid = r->attr.clockid;
 	if (r->attr.exclude_kernel)
 		return hs_record_fail(err, -EACCES, HS_RECORD_OFF_CPU_NO_KERNEL, "kernel.perf_event_paranoid is %d",
-				      read_paranoid());
+				      hs_record_paranoid());
 	fd = hs_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd == -ESRCH)
 		return -ESRCH;

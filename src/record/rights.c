@@ -20,10 +20,8 @@
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38
 
-/* hs_record_fail()'s, kept here so that open.c, which calls this file, is not called back */
-static int refuse(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...) HS_PRINTF(4, 5);
-
-static int refuse(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
+/* Here, in the file that calls no other of the recording's, so that all of them can call it */
+int hs_record_fail(struct hs_error *err, int code, enum hs_record_failure what, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -122,26 +120,26 @@ int hs_record_denied(int code, int32_t pid, struct hs_error *err)
 
 	if (pid > 0 && !has_cap(CAP_SYS_PTRACE_BIT) && !perfmon_capable() && same_user(pid, &mine, &owner)) {
 		if (!mine)
-			return refuse(err, code, HS_RECORD_NOT_YOURS,
+			return hs_record_fail(err, code, HS_RECORD_NOT_YOURS,
 				      "no permission to record process %d: it is another user's (uid %u)", (int)pid,
 				      (unsigned)owner);
 		if (!dumpable(pid))
-			return refuse(err, code, HS_RECORD_NOT_YOURS,
+			return hs_record_fail(err, code, HS_RECORD_NOT_YOURS,
 				      "no permission to record process %d: it is not dumpable (a set-id "
 				      "program, or one that asked not to be)",
 				      (int)pid);
 	}
 	if (pid == -1 && paranoid > 0)
-		return refuse(err, code, HS_RECORD_NO_PERMISSION_CPU,
+		return hs_record_fail(err, code, HS_RECORD_NO_PERMISSION_CPU,
 			      "no permission to record every CPU (kernel.perf_event_paranoid is %d; it takes 0 "
 			      "or less)",
 			      paranoid);
 	if (pid != -1 && paranoid > 2)
-		return refuse(err, code, HS_RECORD_NO_PERMISSION,
+		return hs_record_fail(err, code, HS_RECORD_NO_PERMISSION,
 			      "no permission to use perf_event_open (kernel.perf_event_paranoid is %d; one's "
 			      "own processes take 2 or less, their kernel frames 1)",
 			      paranoid);
-	return refuse(err, code, HS_RECORD_DENIED,
+	return hs_record_fail(err, code, HS_RECORD_DENIED,
 		      "perf_event_open refused although kernel.perf_event_paranoid is %d, which allows it: "
 		      "a security module, a seccomp filter or a container's limits forbid it",
 		      paranoid);
@@ -195,7 +193,7 @@ static int locked(const struct hs_ring_limit *l, size_t pages, size_t rings, siz
 
 	if (fit)
 		snprintf(allow, sizeof(allow), "-m %zu at most", fit);
-	return refuse(err, -EPERM, HS_RECORD_RING_LOCKED,
+	return hs_record_fail(err, -EPERM, HS_RECORD_RING_LOCKED,
 		      "-m %zu (%zu KiB a ring, %zu ring%s) is more than this user may lock for rings: "
 		      "kernel.perf_event_mlock_kb (%llu KiB for each of %u CPUs, for all of this user's rings) "
 		      "and RLIMIT_MEMLOCK (%llu KiB) allow %s; -m %zu takes kernel.perf_event_mlock_kb=%llu",
@@ -227,7 +225,7 @@ int hs_record_ring_denied(const struct hs_record *r, size_t pages, struct hs_err
 
 	hs_record_ring_limit(&l);
 	if (!l.limited)
-		return refuse(err, -EPERM, HS_RECORD_FAILED,
+		return hs_record_fail(err, -EPERM, HS_RECORD_FAILED,
 			      "cannot map a %zu KiB ring buffer: Operation not permitted",
 			      pages * (size_t)(sysconf(_SC_PAGESIZE) / 1024));
 	return locked(&l, pages, r->cpus.n, hs_record_ring_fit(&l, r->cpus.n), err);
