@@ -10,24 +10,13 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_perf_events
-receiver=$SRCDIR/tests/e2e/ingest-receiver.py
-pids=""
+# shellcheck source=push-lib.sh
+. "$(dirname "$0")/push-lib.sh"
 
 # for longer than the test takes on a loaded machine (killed at its end)
 "$WORKLOADS/threads" 1 900 >/dev/null &
 target=$!
 trap 'kill $target $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-receive() { # PORT DIR [MODE...]: a receiver, running once it says it is ready
-	mkdir -p "$2"
-	python3 "$receiver" "$@" &
-	pids="$pids $!"
-	wait_until 100 test -e "$2/ready" || fail "the receiver did not start"
-}
 
 # DIR: each profile the receiver took, in the order it came: "name from until key"
 received() {

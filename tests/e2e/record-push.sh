@@ -11,24 +11,13 @@ set -eu
 require_perf_events
 command -v go >/dev/null 2>&1 || skip "go is not installed (apt-get install golang-go)"
 export PPROF_TMPDIR="$dir" HOME="$dir"
-receiver=$SRCDIR/tests/e2e/ingest-receiver.py
-pids=""
+# shellcheck source=push-lib.sh
+. "$(dirname "$0")/push-lib.sh"
 
 # for longer than the test takes on a loaded machine (killed at its end)
 "$WORKLOADS/threads" 1 900 >/dev/null &
 target=$!
 trap 'kill $target $pids 2>/dev/null || true; rm -rf "$dir"' EXIT
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-receive() { # PORT DIR [--fail-first N]: a receiver, running once it says it is ready
-	mkdir -p "$2"
-	python3 "$receiver" "$@" &
-	pids="$pids $!"
-	wait_until 100 test -e "$2/ready" || fail "the receiver did not start"
-}
 
 total() { # the samples of profiles, through hotstack's own reading
 	for f in "$@"; do "$HOTSTACK" convert "$f" -o - --format folded; done | awk '{ n += $NF } END { print n + 0 }'
