@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "live/live.h"
 #include "profile/off-cpu.h"
-#include "python/names.h"
+#include "runtime/runtime.h"
 #include "serve/serve.h"
 #include "util/outfile.h"
 #include "record-print.h"
@@ -423,7 +423,7 @@ int cmd_record(int argc, char **argv)
 		/* even with -q: with port 0 it is the only way to find the server */
 		fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
 	}
-	ro.py_names = bo.py_names = no_python ? NULL : hs_py_names_new();
+	ro.rt_names = bo.rt_names = hs_rt_names_new(no_python ? HS_RT_ALL & ~HS_RT_BIT(HS_RT_PYTHON) : HS_RT_ALL);
 	bo.python_internals = py_internals;
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
@@ -478,7 +478,7 @@ released:
 	hs_live_release(&lv);
 closed:
 	hs_record_close(&rec);
-	hs_py_names_free(bo.py_names);
+	hs_rt_names_free(bo.rt_names);
 served:
 	/* the readers of a recording that failed or never began are answered now, for
 	 * hs_serve_stop() waits for every reader */

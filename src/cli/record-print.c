@@ -121,7 +121,7 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 	uint64_t got = st->samples;
 	struct hs_strbuf sb = {0};
 
-	for (const char *l; (l = hs_record_python_note(rec));)
+	for (const char *l; (l = hs_record_runtime_note(rec));)
 		cli_warn("%s", l);
 	lost_warning(p, st, rec);
 	if (!cli_quiet && periods)

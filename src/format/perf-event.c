@@ -332,7 +332,7 @@ int hs_perf_event_parse(const void *rec, size_t size, const struct hs_perf_layou
 		*ret = ev;
 		return 0;
 	}
-	if (h->type == HS_RECORD_PY_STACK || h->type == HS_RECORD_RESYNC) {
+	if (h->type == HS_RECORD_RT_STACK || h->type == HS_RECORD_RESYNC) {
 		/* hotstack's own: the time, pid and tid first */
 		const unsigned char *b = getbytes(&r, 16, "record's time and thread");
 		if (!b)

@@ -111,11 +111,12 @@ struct hs_perf_lost {
 	uint64_t id, lost;
 };
 
-/* hotstack's own record type, never in a file: the Python frames of the sample that follows
- * it in time on the same thread (struct hs_py_sample, src/python/py-abi.h), put in the stream
- * by a live recording. Its payload starts with the time (u64), pid and tid (u32 each), which
- * sid has (but not has_time: that time may be a little after its sample's). */
-#define HS_RECORD_PY_STACK 0x48530001u
+/* hotstack's own record type, never in a file: the frames a runtime's reader read for the sample
+ * that follows it in time on the same thread (a struct hs_rt_head and the runtime's frames,
+ * src/runtime/rt-abi.h), put in the stream by a live recording; misc is the runtime's id. Its
+ * payload starts with the time (u64), pid and tid (u32 each), which sid has (but not has_time:
+ * that time may be a little after its sample's). */
+#define HS_RECORD_RT_STACK 0x48530001u
 /* hotstack's own record type, never in a file: records of process sid.pid (thread sid.tid) were
  * left out from sid.time on (a process that maps or renames more than a live recording follows),
  * so what it maps is read again from /proc before its next sample is used; pid UINT32_MAX: the
@@ -138,7 +139,7 @@ struct hs_perf_event {
 		struct hs_perf_comm comm;
 		struct hs_perf_task task;
 		struct hs_perf_lost lost;
-		struct hs_perf_raw raw; /* HS_RECORD_PY_STACK: the payload */
+		struct hs_perf_raw raw; /* HS_RECORD_RT_STACK: the payload */
 	};
 };
 

@@ -34,18 +34,22 @@ static void unwinding(const struct hs_builder_summary *s, struct hs_strbuf *sb)
 			       U(s->fp_own_records), U(s->fp_outside_stack), U(s->fp_not_code), U(s->fp_not_after_call));
 }
 
-/* Python, JIT, off-CPU and tracing frames, where the recording had any */
+/* the runtimes', JIT, off-CPU and tracing frames, where the recording had any */
 static void others(const struct hs_record *rec, const struct hs_builder_summary *s, struct hs_strbuf *sb)
 {
 	const struct hs_builder_stats *st = &s->stats;
 
-	if (hs_record_python_reader(rec))
-		hs_strbuf_addf(sb, "Python: %s\n", hs_record_python_reader(rec));
-	if (hs_record_python_active(rec))
-		hs_strbuf_addf(sb, "Python: %llu samples with Python frames, %llu without their stack; stacks cut %llu, "
-				   "unpaired %llu, dropped %llu; frames unnamed %llu\n",
-			       U(st->py_samples), U(st->py_unpaired), U(st->py_cut), U(st->py_orphans),
-			       U(hs_record_python_dropped(rec)), U(st->py_unnamed));
+	for (unsigned id = 1; id < HS_RT_SLOTS; id++) {
+		const struct hs_rt_stats *r = &st->rt[id];
+		const char *name = hs_runtime(id) ? hs_runtime(id)->name : NULL;
+		if (hs_record_runtime_reader(rec, id))
+			hs_strbuf_addf(sb, "%s: %s\n", name, hs_record_runtime_reader(rec, id));
+		if (hs_record_runtime_active(rec, id))
+			hs_strbuf_addf(sb, "%s: %llu samples with %s frames, %llu without their stack; stacks cut %llu, "
+					   "unpaired %llu, dropped %llu; frames unnamed %llu\n",
+				       name, U(r->samples), name, U(r->unpaired), U(r->cut), U(r->orphans),
+				       U(hs_record_runtime_dropped(rec, id)), U(r->unnamed));
+	}
 	if (s->jit_files || s->jit_perf_maps)
 		hs_strbuf_addf(sb, "JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables used), "
 				   "%llu perf maps (%llu lines); addresses named from jitdump %llu, perf maps %llu, "

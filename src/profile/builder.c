@@ -8,7 +8,6 @@
 #include <sys/mman.h>
 
 #include "profile/filter.h"
-#include "python/names.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf-lines.h"
 #include "unwind/lbr.h"
@@ -82,6 +81,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_off_cpu_release(&b->off_cpu);
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
+	hs_builder_rt_release(b);
 	hs_builder_py_release(b);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
@@ -848,7 +848,7 @@ static void on_sample(struct hs_builder *b, const struct hs_perf_sample *s, uint
 	b->chain = NULL;
 	if (!sample_locs(b, s, pid, b->opts.strip_tracing || off_cpu))
 		return;
-	if (hs_builder_py_merge(b, s, pid))
+	if (hs_builder_rt_merge(b, s, pid))
 		b->chain = NULL; /* its locations are not the chain's */
 	if (off_cpu) {
 		hs_off_cpu_out(&b->off_cpu, pid, tid, s->sid.time, thread_name(b, tid, name), b->locs.v, b->locs.n);
@@ -988,8 +988,8 @@ void hs_builder_event_of(struct hs_builder *b, const struct hs_perf_event *ev, u
 		if (b->off_cpu_ev != UINT32_MAX)
 			hs_off_cpu_switch(&b->off_cpu, ev);
 		break;
-	case HS_RECORD_PY_STACK:
-		hs_builder_py_stack(b, ev);
+	case HS_RECORD_RT_STACK:
+		hs_builder_rt_stack(b, ev);
 		break;
 	case HS_RECORD_RESYNC:
 		if (ev->sid.pid == UINT32_MAX)
@@ -1238,10 +1238,9 @@ bool hs_builder_rebase(struct hs_builder *b)
 	/* the processes that exited, and what is kept of them elsewhere */
 	hs_model_forget_exited(&b->model, &gone);
 	hs_jit_forget(&b->model.jit, &gone);
-	if (b->opts.py_names)
-		hs_py_names_forget(b->opts.py_names, &gone);
+	hs_rt_names_forget(b->opts.rt_names, &gone);
 	hs_u64map_release(&gone);
-	hs_builder_py_forget_threads(b);
+	hs_builder_rt_forget_threads(b);
 	forget_files(b);
 	for (size_t i = 0; i < b->model.procs.n; i++)
 		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)

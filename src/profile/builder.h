@@ -12,7 +12,8 @@
 #include "model/model.h"
 #include "profile/off-cpu.h"
 #include "profile/profile.h"
-#include "python/py-abi.h"
+#include "runtime/python/py-abi.h"
+#include "runtime/runtime.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/callchain.h"
 #include "unwind/unwinder.h"
@@ -64,10 +65,11 @@ struct hs_builder_opts {
 	 * the kernel fetched the caller's registers, and leading frames of the tracing machinery
 	 * (perf_*, trace_*, __traceiter_*, ftrace_*), should a kernel give them, are left out */
 	bool strip_tracing;
-	/* Python frames (HS_RECORD_PY_STACK records) named from these code objects, merged into
-	 * the native stacks of their samples; NULL: such records are ignored. python_internals:
-	 * the interpreter's frames between Python frames are kept (python/merge.h) */
-	struct hs_py_names *py_names;
+	/* The runtimes' frames (HS_RECORD_RT_STACK records) named from these stores, merged into
+	 * the native stacks of their samples; NULL, or no store for a runtime: its records are
+	 * ignored. python_internals: the interpreter's frames between Python frames are kept
+	 * (runtime/python/merge.h) */
+	struct hs_rt_names *rt_names;
 	bool python_internals;
 };
 
@@ -78,19 +80,26 @@ struct hs_py_frame_loc {
 	uint64_t code;
 };
 
-/* A thread's Python stacks not yet paired with their samples: a few, since the stacks of the
+/* A thread's runtime stacks not yet paired with their samples: a few, since the stacks of the
  * next samples may come before a sample (they are put early in the stream). Slot i holds one
- * when bit i of live is set. */
-#define HS_PY_PENDING 4
-struct hs_py_pending {
+ * (a record of size[i] bytes of runtime id[i], in a buffer of cap[i]) when bit i of live is
+ * set. */
+#define HS_RT_PENDING 4
+struct hs_rt_pending {
 	unsigned live;
-	struct hs_py_sample s[HS_PY_PENDING];
+	uint8_t id[HS_RT_PENDING];
+	uint32_t size[HS_RT_PENDING], cap[HS_RT_PENDING];
+	struct hs_rt_head *rec[HS_RT_PENDING];
+};
+
+/* The pairing of runtime stacks with their samples (builder-runtime.c). */
+struct hs_builder_rt {
+	struct hs_u64map pending; /* tid -> index in threads + 1 */
+	HS_VEC(struct hs_rt_pending *) threads;
 };
 
 /* The Python side of a builder (builder-python.c). */
 struct hs_builder_py {
-	struct hs_u64map pending;  /* tid -> index in threads + 1 */
-	HS_VEC(struct hs_py_pending *) threads;
 	struct hs_u64map loc_ix;   /* hash of a frame -> index in locs + 1, probed on */
 	HS_VEC(struct hs_py_frame_loc) locs;
 	struct hs_u64map classes;  /* location -> enum hs_py_native + 1 */
@@ -102,11 +111,13 @@ struct hs_builder_py {
 
 struct hs_builder_stats {
 	uint64_t samples;        /* added to the profile */
-	uint64_t py_samples;     /* with Python frames merged in */
-	uint64_t py_unnamed;     /* Python frames whose code object could not be read */
-	uint64_t py_unpaired;    /* samples of threads that had Python stacks, without one */
-	uint64_t py_orphans;     /* Python stacks no sample took (the sample was lost) */
-	uint64_t py_cut;         /* Python stacks read in part (too deep, a frame unreadable) */
+	struct hs_rt_stats {
+		uint64_t samples;  /* with the runtime's frames merged in */
+		uint64_t unnamed;  /* its frames that could not be named (Python: code object unread) */
+		uint64_t unpaired; /* samples of threads that had its stacks, without one */
+		uint64_t orphans;  /* its stacks no sample took (the sample was lost) */
+		uint64_t cut;      /* its stacks read in part (too deep, a frame unreadable) */
+	} rt[HS_RT_SLOTS];       /* by runtime id */
 	uint64_t own_samples;    /* of hotstack itself, dropped */
 	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
 	uint64_t lost;           /* samples the kernel could not write (LOST_SAMPLES) */
@@ -182,6 +193,7 @@ struct hs_builder {
 	uint32_t off_cpu_ev;
 	uint32_t cpu_ix;
 	struct hs_off_cpu off_cpu;
+	struct hs_builder_rt rt;
 	struct hs_builder_py py;
 };
 

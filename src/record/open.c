@@ -305,7 +305,7 @@ static int open_off_cpu(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs
 	if (fd < 0)
 		return hs_record_fail(err, fd, HS_RECORD_OFF_CPU_EVENT, "cannot open the context-switch event");
 	hs_vec_push(&r->fds, fd);
-	hs_record_py_attach(r, fd); /* the Python frames a thread blocked in, too */
+	hs_record_rt_attach(r, fd); /* the runtime frames a thread blocked in, too */
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
 		return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s",
 				      cpu, strerror(errno));
@@ -407,7 +407,7 @@ static int open_one(struct hs_record *r, pid_t pid, size_t cpu_ix, struct hs_err
 	if (fd < 0)
 		return fd == -ESRCH ? -ESRCH : open_error(r, fd, pid, err);
 	hs_vec_push(&r->fds, fd);
-	hs_record_py_attach(r, fd);
+	hs_record_rt_attach(r, fd);
 	if (cpu_ix < r->rings.n) {
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings.v[cpu_ix].fd) < 0)
 			return hs_record_fail(err, -errno, HS_RECORD_FAILED, "cannot share the ring buffer of CPU %d: %s",

@@ -66,25 +66,25 @@ void hs_held_release(struct hs_record_ring *g);
 bool hs_held_take_in_place(struct hs_record *r, uint64_t ref, struct hs_perf_event *ev);
 void hs_held_finish(struct hs_record *r);
 
-/* python.c */
-/* The frame reader is loaded by the first hs_record_py_probe() or hs_record_py_event() (on
- * either thread) that finds a supported CPython: until then the events run a dispatcher that
- * does nothing. */
-void hs_record_py_open(struct hs_record *r); /* the dispatcher, or why there is none */
-void hs_record_py_close(struct hs_record *r);
-void hs_record_py_attach(struct hs_record *r, int fd); /* to a sampling event just opened */
-/* What wakes the reader thread when the frame reader wants its ring drained goes into the
- * epoll set epfd, with tag, once the frame reader is loaded. */
-void hs_record_py_watch(struct hs_record *r, int epfd, uint64_t tag);
-void hs_record_py_probe(struct hs_record *r, int32_t pid); /* is it a CPython? */
+/* runtimes.c */
+/* A runtime's frame reader is loaded by the first hs_record_rt_probe() or hs_record_rt_event()
+ * (on either thread) that finds a process of that runtime it can read: until then the events
+ * run a dispatcher that does nothing. */
+void hs_record_rt_open(struct hs_record *r); /* the dispatcher, or why there is none */
+void hs_record_rt_close(struct hs_record *r);
+void hs_record_rt_attach(struct hs_record *r, int fd); /* to a sampling event just opened */
+/* What wakes the reader thread when a frame reader wants its ring drained goes into the epoll
+ * set epfd, with tag, once a frame reader is loaded. */
+void hs_record_rt_watch(struct hs_record *r, int epfd, uint64_t tag);
+void hs_record_rt_probe(struct hs_record *r, int32_t pid); /* is it a runtime's? */
 /* On the reader thread, for each record drained: a runtime mapped, a process gone. */
-void hs_record_py_event(struct hs_record *r, const struct hs_perf_event *ev);
-/* How long the reader may wait for the rings (ms): shorter while a new interpreter is being
- * looked at, and in the recording's first second, when a command's interpreter starts; -1
- * when Python frames ask for nothing (no reader loaded, or none possible). */
-int hs_record_py_poll_ms(const struct hs_record *r);
-/* Hands each stack the reader wrote since the last call to push, as a record of its own. */
-void hs_record_py_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
+void hs_record_rt_event(struct hs_record *r, const struct hs_perf_event *ev);
+/* How long the reader may wait for the rings (ms): shorter while a new process is being looked
+ * at, and in the recording's first second, when a command's runtime starts; -1 when the
+ * runtimes ask for nothing (no reader loaded, or none possible). */
+int hs_record_rt_poll_ms(const struct hs_record *r);
+/* Hands each stack the readers wrote since the last call to push, as a record of its own. */
+void hs_record_rt_drain(struct hs_record *r, void (*push)(void *ctx, struct perf_event_header *rec, uint64_t time),
 			void *ctx);
 
 /* fair.c, on the reader thread. hs_record_fair_admit(): whether a side-band record of time is

@@ -117,8 +117,8 @@ int hs_record_open(struct hs_record *r, const struct hs_record_opts *o, struct h
 	}
 	hs_record_setup_attr(r);
 	hs_record_fair_open(r);
-	hs_record_py_open(r); /* before the events: each is given the frame reader's dispatcher */
-	hs_record_py_watch(r, r->ring_epfd, 4);
+	hs_record_rt_open(r); /* before the events: each is given the frame readers' dispatcher */
+	hs_record_rt_watch(r, r->ring_epfd, 4);
 	if ((rc = hs_record_open_targets(r, err)))
 		return rc;
 	hs_record_measure_tsc(r);
@@ -186,7 +186,7 @@ void hs_record_close(struct hs_record *r)
 	hs_vec_free(&r->pidfds);
 	hs_vec_free(&r->captures);
 	hs_u64map_release(&r->off_cpu_ids);
-	hs_record_py_close(r);
+	hs_record_rt_close(r);
 	hs_record_fair_close(r);
 	r->epfd = r->sigfd = r->timerfd = -1;
 }
@@ -350,7 +350,7 @@ static void on_record(void *ctx, const struct perf_event_header *rec, uint64_t p
 	}
 	if (ev.type == PERF_RECORD_MMAP2)
 		capture_early(r, &ev);
-	hs_record_py_event(r, &ev);
+	hs_record_rt_event(r, &ev);
 	if (ev.sid.has_time)
 		rr->last_time = ev.sid.time;
 	d.time = rr->last_time;
@@ -387,7 +387,7 @@ static void reader_round(struct reader_round *rr, bool last)
 	}
 	/* after the rings: the Python frames of every sample drained are in the frame reader's
 	 * ring by now, since it writes them before the kernel writes the sample */
-	hs_record_py_drain(r, push_drained, rr);
+	hs_record_rt_drain(r, push_drained, rr);
 	/* a round after an empty one with nothing new says nothing the last mark did not: no mark,
 	 * so that a main thread busy for long (a big file to read) does not find millions of them */
 	if (!rr->got.n && rr->idle)
@@ -412,7 +412,7 @@ static void *reader_main(void *arg)
 
 	while (!stopping) {
 		struct epoll_event evs[64];
-		int ms = hs_record_py_poll_ms(r);
+		int ms = hs_record_rt_poll_ms(r);
 		int n = epoll_wait(r->ring_epfd, evs, 64, ms >= 0 ? ms : rr.busy ? BUSY_POLL_MS : QUIET_POLL_MS);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;

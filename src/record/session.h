@@ -60,9 +60,10 @@ struct hs_record_opts {
 	const gid_t *groups;                /* supplementary groups, ngroups of them */
 	size_t ngroups;
 	char **envp;                        /* the command's environment; NULL: ours */
-	/* Python frames: read at each sample by a BPF program, for every CPython process, their
-	 * code objects read into this (which the caller owns); NULL: none */
-	struct hs_py_names *py_names;
+	/* The frames of the runtimes that have a store here (Python, Java): read at each sample by
+	 * each runtime's BPF program, for every process of it, what names them read into its store
+	 * (the caller owns them); NULL: none */
+	struct hs_rt_names *rt_names;
 	bool switch_signal; /* SIGUSR2 asks for the next period (the sink's tick) */
 };
 
@@ -295,7 +296,7 @@ struct hs_record {
 	struct hs_tsc_conv tsc; /* the TSC to our clock (jitdump architecture timestamps), when known */
 	const struct hs_record_sink *sink;
 	struct hs_error perr;
-	struct hs_record_py *py; /* o.py_names: python.c */
+	struct hs_record_rt *rt; /* o.rt_names: runtimes.c */
 	struct hs_record_fair *fair; /* the reader's budgets per process: fair.c */
 	uint64_t left_out, resyncs;  /* records fair.c left out, processes it had read again (atomic) */
 	uint64_t sideband_lost;      /* side-band records the kernel could not write (atomic) */
@@ -375,14 +376,14 @@ size_t hs_record_ring_fit(const struct hs_ring_limit *l, size_t rings);
 /* kernel.perf_event_paranoid (2 where it cannot be read). */
 int hs_record_paranoid(void);
 
-/* Python frames (o.py_names): whether the frame reader runs (it is loaded when the first
- * CPython is found), and the same in words for a person ("frame reader not loaded: no Python
- * process seen"; NULL without o.py_names); the next line for a person about what it could not
- * do (no permission, an unsupported version) not returned before, or NULL, both valid until
- * hs_record_close(); and the stacks it had no room for. */
-bool hs_record_python_active(const struct hs_record *r);
-const char *hs_record_python_reader(const struct hs_record *r);
-const char *hs_record_python_note(const struct hs_record *r);
-uint64_t hs_record_python_dropped(const struct hs_record *r);
+/* The frames of runtime id (HS_RT_*, o.rt_names): whether its frame reader runs (it is loaded
+ * when the first process of it is found), and the same in words for a person ("frame reader not
+ * loaded: no Python process seen"; NULL when the runtime is not read); the next line for a
+ * person about what a reader could not do (no permission, an unsupported version) not returned
+ * before, or NULL, both valid until hs_record_close(); and the stacks it had no room for. */
+bool hs_record_runtime_active(const struct hs_record *r, unsigned id);
+const char *hs_record_runtime_reader(const struct hs_record *r, unsigned id);
+const char *hs_record_runtime_note(const struct hs_record *r);
+uint64_t hs_record_runtime_dropped(const struct hs_record *r, unsigned id);
 
 #endif

@@ -294,7 +294,7 @@ void hs_record_describe_running(struct hs_record *r)
 		while ((de = readdir(d))) {
 			int32_t pid = atoi(de->d_name);
 			if (pid > 0 && pid != getpid()) {
-				hs_record_py_probe(r, pid);
+				hs_record_rt_probe(r, pid);
 				r->sink->proc(r->sink->ctx, pid);
 			}
 		}
@@ -302,13 +302,13 @@ void hs_record_describe_running(struct hs_record *r)
 		return;
 	}
 	for (size_t i = 0; i < r->o.npids; i++) {
-		hs_record_py_probe(r, r->o.pids[i]);
+		hs_record_rt_probe(r, r->o.pids[i]);
 		r->sink->proc(r->sink->ctx, r->o.pids[i]);
 	}
 	for (size_t i = 0; i < r->o.ntids; i++) {
 		int32_t pid = tgid_of(r->o.tids[i]);
 		if (pid > 0) {
-			hs_record_py_probe(r, pid);
+			hs_record_rt_probe(r, pid);
 			r->sink->proc(r->sink->ctx, pid);
 		}
 	}

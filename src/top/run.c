@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "python/names.h"
+#include "runtime/runtime.h"
 #include "serve/serve.h"
 
 struct run {
@@ -82,7 +82,7 @@ enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, int *status, str
 
 	*status = 0;
 	hs_record_block_signals(false);
-	o->ro->py_names = bo.py_names = hs_py_names_new();
+	o->ro->rt_names = bo.rt_names = hs_rt_names_new(HS_RT_ALL);
 	if (hs_record_open(&rec, o->ro, err)) {
 		fail = HS_TOP_RECORDING;
 	} else {
@@ -91,6 +91,6 @@ enum hs_top_failure hs_top_run(const struct hs_top_run_opts *o, int *status, str
 		fail = show(&r, &rec, &bo, status, err);
 	}
 	hs_record_close(&rec);
-	hs_py_names_free(bo.py_names);
+	hs_rt_names_free(bo.rt_names);
 	return fail;
 }

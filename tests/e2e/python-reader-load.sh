@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Python frame reader is loaded only when a recording meets a CPython: attached with -p to a
 # native program, record -v says it was not loaded, and the recording holds no program but the
-# six-instruction dispatcher the sampling events carry (bpftool names them, where it exists).
+# dispatcher of a few dozen instructions the sampling events carry (bpftool names them, where it
+# exists).
 # Python met later still gets its frames: a shell that execs python3.11 after 0.3 s, and one
 # that forks it (a process whose events were copied before the reader was loaded).
 set -eu
@@ -47,7 +48,7 @@ fi
 [ "$(wc -l <"$dir/programs")" = 1 ] || fail "BPF programs held while no Python was seen: $(cat "$dir/programs")"
 if command -v bpftool >/dev/null; then
 	read -r _ name size <"$dir/programs"
-	[ "$name" = hs_py_dispatch ] && [ "$size" -le 64 ] ||
+	[ "$name" = hs_rt_dispatch ] && [ "$size" -le 320 ] ||
 		fail "not the dispatcher alone (ID NAME BYTES): $(cat "$dir/programs")"
 else
 	echo "$test_name: no bpftool here: the program held is not named" >&2

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/python.h"
+#include "runtime/python/python.h"
 
 #define BASE 0x100000u
 

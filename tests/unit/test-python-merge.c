@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "profile/builder.h"
-#include "python/merge.h"
-#include "python/names.h"
+#include "runtime/python/merge.h"
+#include "runtime/python/names.h"
 
 enum {
 	O = HS_PY_NATIVE_OTHER,
@@ -192,12 +192,13 @@ static void py_stack(struct hs_builder *b, uint32_t tid, uint64_t t)
 	struct hs_perf_event ev;
 
 	memset(&s, 0, sizeof(s));
-	s.time = t;
-	s.pid = 100;
-	s.tid = tid;
-	s.nframes = 1;
+	s.head.time = t;
+	s.head.pid = 100;
+	s.head.tid = tid;
+	s.head.nframes = 1;
 	memset(&ev, 0, sizeof(ev));
-	ev.type = HS_RECORD_PY_STACK;
+	ev.type = HS_RECORD_RT_STACK;
+	ev.misc = HS_RT_PYTHON;
 	ev.raw.data = &s;
 	ev.raw.size = offsetof(struct hs_py_sample, frames) + sizeof(s.frames[0]);
 	hs_builder_event(b, &ev);
@@ -214,7 +215,7 @@ static void test_pending_forgotten(void **state)
 
 	(void)state;
 	o.user = true;
-	o.py_names = hs_py_names_new();
+	o.rt_names = hs_rt_names_new(HS_RT_BIT(HS_RT_PYTHON));
 	hs_builder_init(&b, &o);
 	for (uint32_t tid = 1000; tid < 1500; tid++)
 		py_stack(&b, tid, 10 * s + tid);
@@ -227,15 +228,15 @@ static void test_pending_forgotten(void **state)
 	ev.comm.comm = "worker";
 	hs_builder_event(&b, &ev);
 	py_stack(&b, 7, 20 * s - 1000);
-	assert_int_equal(b.py.threads.n, 501);
+	assert_int_equal(b.rt.threads.n, 501);
 	assert_true(hs_builder_rebase(&b));
-	assert_int_equal(b.py.threads.n, 1);
-	assert_int_equal(b.stats.py_orphans, 500);
+	assert_int_equal(b.rt.threads.n, 1);
+	assert_int_equal(b.stats.rt[HS_RT_PYTHON].orphans, 500);
 	/* the one left is found by its thread: its next stack goes with it, not to a new entry */
 	py_stack(&b, 7, 20 * s);
-	assert_int_equal(b.py.threads.n, 1);
+	assert_int_equal(b.rt.threads.n, 1);
 	hs_builder_release(&b);
-	hs_py_names_free(o.py_names);
+	hs_rt_names_free(o.rt_names);
 }
 
 int main(void)

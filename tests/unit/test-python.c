@@ -22,8 +22,8 @@
 
 #include "helpers.h"
 
-#include "python/names.h"
-#include "python/python.h"
+#include "runtime/python/names.h"
+#include "runtime/python/python.h"
 
 /* ---- fixtures ---- */
 

@@ -14,7 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "python/python.h"
+#include "runtime/python/python.h"
 #include "util/infile.h"
 #include "util/util.h"
 

@@ -1,7 +1,7 @@
 /* The per-process code object cache (names.h): a hash of (pid, code address, first line,
  * co_name and co_filename) to the code read, under one lock; each code object is read once,
  * the first time it is asked for. */
-#include "python/names.h"
+#include "runtime/python/names.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -170,8 +170,8 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, c
 void hs_py_names_prefetch(struct hs_py_names *n, const struct hs_py_sample *s)
 {
 	pthread_mutex_lock(&n->lock);
-	for (unsigned i = 0; i < s->nframes && i < HS_PY_PREFETCH_DEPTH; i++)
-		get_locked(n, (int32_t)s->pid, &s->frames[i]);
+	for (unsigned i = 0; i < s->head.nframes && i < HS_PY_PREFETCH_DEPTH; i++)
+		get_locked(n, (int32_t)s->head.pid, &s->frames[i]);
 	pthread_mutex_unlock(&n->lock);
 }
 

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "python/py-abi.h"
+#include "runtime/python/py-abi.h"
+
+struct hs_runtime;
 
 #define HS_PY_VERSION(major, minor) ((major) << 8 | (minor))
 
@@ -100,5 +102,8 @@ size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, ui
 /* The layout of a version, or NULL when it has none here. For 3.13, hs_py_find() reads the
  * offsets from the process instead (its _Py_DebugOffsets), and checks them against this. */
 const struct hs_py_interp *hs_py_layout(unsigned version);
+
+/* CPython as a runtime (runtime/runtime.h): proc is a struct hs_py_interp. */
+extern const struct hs_runtime hs_python_runtime;
 
 #endif

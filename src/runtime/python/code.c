@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/python.h"
+#include "runtime/python/python.h"
 #include "util/util.h"
 
 #define NAME_MAX_CHARS 1024

@@ -5,26 +5,12 @@
 #ifndef HS_PY_ABI_H
 #define HS_PY_ABI_H
 
-#ifdef __bpf__
-typedef __u8 hs_u8;
-typedef __u16 hs_u16;
-typedef __u32 hs_u32;
-typedef __u64 hs_u64;
-#else
-#include <stdint.h>
-typedef uint8_t hs_u8;
-typedef uint16_t hs_u16;
-typedef uint32_t hs_u32;
-typedef uint64_t hs_u64;
-#endif
+#include "runtime/rt-abi.h"
 
 #define HS_PY_MAX_FRAMES 128  /* Python frames read per sample; deeper stacks are cut */
 #define HS_PY_MAX_THREADS 256 /* thread states looked at to find the sampled thread's */
 #define HS_PY_NONE 0xffff     /* an offset the version does not have */
 #define HS_PY_ENTRY_BIT 0x80000000u
-/* A record and its sample are stamped this close together (either may be first); records are
- * put this much before their time in the stream, so that each precedes its sample. */
-#define HS_PY_STACK_EARLY_NS 200000
 
 /* How a frame says which instruction runs in it. */
 enum hs_py_instr {
@@ -110,14 +96,10 @@ enum hs_py_sample_flag {
 	HS_PY_NO_THREAD = 8,  /* no thread state belongs to the sampled thread */
 };
 
-/* The record the program writes for each sample it reads frames for, just before the kernel
- * writes the sample itself; time is bpf_ktime_get_ns(), CLOCK_MONOTONIC like the samples'. */
+/* The record the program writes for each sample it reads frames for (head.flags: enum
+ * hs_py_sample_flag). */
 struct hs_py_sample {
-	hs_u64 time;
-	hs_u32 pid, tid; /* root namespace */
-	hs_u32 cpu;
-	hs_u16 nframes;
-	hs_u16 flags;   /* enum hs_py_sample_flag */
+	struct hs_rt_head head;
 	hs_u32 version; /* the interpreter's, HS_PY_VERSION(major, minor) */
 	hs_u32 pad;
 	struct hs_py_frame frames[HS_PY_MAX_FRAMES]; /* innermost first; only nframes are sent */

@@ -1,5 +1,5 @@
 /* Merging Python frames into native stacks (merge.h). */
-#include "python/merge.h"
+#include "runtime/python/merge.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * _PyRuntimeState, PyInterpreterState, PyThreadState, _PyCFrame, _PyInterpreterFrame,
  * PyFrameObject, PyCodeObject, PyASCIIObject, PyCompactUnicodeObject, PyBytesObject); the live
  * tests in tests/unit/test-python.c prove them on real interpreters. */
-#include "python/python.h"
+#include "runtime/python/python.h"
 
 #define N HS_PY_NONE
 

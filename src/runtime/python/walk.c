@@ -36,7 +36,7 @@
  */
 #include <string.h>
 
-#include "python/python.h"
+#include "runtime/python/python.h"
 
 struct walker {
 	const struct hs_py_mem *mem;

@@ -7,21 +7,10 @@
  * thread's pthread_t, which is its fs base), walks the frames innermost first, and writes one
  * struct hs_py_sample to the ring: code object, instruction offset and entry mark per frame.
  * User space pairs it with the sample by thread and time, and names the code objects. It lets
- * every sample through. The walk is the one src/python/walk.c does in user space; the two are
+ * every sample through, and hands those of other processes on to the next runtime's reader. The walk is the one src/python/walk.c does in user space; the two are
  * kept in step. */
-#include <linux/bpf.h>
-#include <linux/bpf_perf_event.h>
-#include <bpf/bpf_helpers.h>
-
-#include "python/py-abi.h"
-
-char LICENSE[] SEC("license") = "Dual MIT/GPL";
-
-/* Where the running kernel keeps a task's fs base (task_struct.thread.fsbase), set by user
- * space before loading: it finds it in the kernel's BTF once per boot. (Relocating the read by
- * CO-RE instead made libbpf parse all of the kernel's BTF in every recording, more than half
- * the cost of loading this program.) */
-const volatile __u32 fsbase_off = 0;
+#include "runtime/frames-bpf.h"
+#include "runtime/python/py-abi.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -53,11 +42,6 @@ struct {
 	__type(value, __u8);
 } seen SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20); /* set per machine before loading (pyframes.c) */
-} stacks SEC(".maps");
-
 /* the record being built, the process's description, and room to read a frame and a code
  * object into; the loops' steps find it here (bpf_loop callbacks take no map pointers) */
 #define CHUNK 128
@@ -78,23 +62,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
-
-/* counters user space reads at the end: [0] records the ring had no room for */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} dropped SEC(".maps");
-
-static __always_inline __u64 read_ptr(__u64 addr)
-{
-	__u64 v = 0;
-
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
-	return v;
-}
 
 /* A field of a chunk read into scratch: offsets come from the map, so they are bounded here
  * for the verifier (a layout whose fields lie past CHUNK is refused by user space). */
@@ -127,9 +94,9 @@ static long tstate_step(__u32 i, void *unused)
 
 	if (!sc || !sc->at)
 		return 1;
-	if (read_ptr(sc->at + sc->pi.off.tstate_thread_id) == sc->fsbase)
+	if (hs_read_ptr(sc->at + sc->pi.off.tstate_thread_id) == sc->fsbase)
 		return 1;
-	sc->at = read_ptr(sc->at + sc->pi.off.tstate_next);
+	sc->at = hs_read_ptr(sc->at + sc->pi.off.tstate_next);
 	return 0;
 }
 
@@ -139,14 +106,14 @@ static __always_inline __u64 find_tstate(struct scratch *sc, __u32 tid)
 	struct thread_cache *tc = bpf_map_lookup_elem(&threads, &tid), fresh;
 	__u64 interp;
 
-	if (tc && tc->fsbase == sc->fsbase && read_ptr(tc->tstate + sc->pi.off.tstate_thread_id) == sc->fsbase)
+	if (tc && tc->fsbase == sc->fsbase && hs_read_ptr(tc->tstate + sc->pi.off.tstate_thread_id) == sc->fsbase)
 		return tc->tstate;
-	interp = read_ptr(sc->pi.runtime + sc->pi.off.runtime_interp_head);
+	interp = hs_read_ptr(sc->pi.runtime + sc->pi.off.runtime_interp_head);
 	if (!interp)
 		return 0;
-	sc->at = read_ptr(interp + sc->pi.off.interp_tstate_head);
+	sc->at = hs_read_ptr(interp + sc->pi.off.interp_tstate_head);
 	bpf_loop(HS_PY_MAX_THREADS, tstate_step, NULL, 0);
-	if (!sc->at || read_ptr(sc->at + sc->pi.off.tstate_thread_id) != sc->fsbase)
+	if (!sc->at || hs_read_ptr(sc->at + sc->pi.off.tstate_thread_id) != sc->fsbase)
 		return 0;
 	fresh.fsbase = sc->fsbase;
 	fresh.tstate = sc->at;
@@ -171,7 +138,7 @@ static long frame_step(__u32 i, void *unused)
 	if (frame_len < 8 || frame_len > CHUNK || code_len < 16 || code_len > CHUNK)
 		return 1;
 	if (bpf_probe_read_user(sc->frame, frame_len, (void *)sc->at)) {
-		sc->s.flags |= HS_PY_READ_FAULT;
+		sc->s.head.flags |= HS_PY_READ_FAULT;
 		return 1;
 	}
 	n = sc->n;
@@ -183,16 +150,16 @@ static long frame_step(__u32 i, void *unused)
 		return 0;
 	}
 	if (n >= HS_PY_MAX_FRAMES) {
-		sc->s.flags |= HS_PY_TRUNCATED;
+		sc->s.head.flags |= HS_PY_TRUNCATED;
 		return 1;
 	}
 	code = chunk_u64(sc->frame, off->frame_code);
 	if (!code || bpf_probe_read_user(sc->code, code_len, (void *)code)) {
-		sc->s.flags |= HS_PY_READ_FAULT;
+		sc->s.head.flags |= HS_PY_READ_FAULT;
 		return 1;
 	}
 	if (chunk_u64(sc->code, 8) != sc->pi.code_type) {
-		sc->s.flags |= HS_PY_BAD_CODE;
+		sc->s.head.flags |= HS_PY_BAD_CODE;
 		return 1;
 	}
 	if (off->instr == HS_PY_INSTR_PTR) {
@@ -218,7 +185,7 @@ static long frame_step(__u32 i, void *unused)
 	sc->s.frames[n].file = chunk_u64(sc->code, off->code_filename);
 	if (n < SEEN_DEPTH) {
 		__u64 key = code ^ (__u64)hs_py_code_ident(sc->s.frames[n].name, sc->s.frames[n].file) << 32 ^
-			    (__u64)sc->s.pid * 0x9e3779b97f4a7c15ULL;
+			    (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
 		__u8 one = 1;
 		if (!bpf_map_lookup_elem(&seen, &key)) {
 			bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
@@ -233,52 +200,43 @@ static long frame_step(__u32 i, void *unused)
 SEC("perf_event")
 int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), tstate, frame;
-	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	const struct hs_py_proc_info *pi = bpf_map_lookup_elem(&procs, &pid);
 	struct scratch *sc;
-	__u64 size;
+	__u64 size, tstate, frame;
 
 	if (!pi)
-		return 1;
+		return hs_rt_next(ctx);
 	sc = get_scratch();
 	if (!sc)
 		return 1;
 	sc->pi = *pi;
-	if (!fsbase_off ||
-	    bpf_probe_read_kernel(&sc->fsbase, sizeof(sc->fsbase), (void *)(bpf_get_current_task() + fsbase_off)))
+	sc->fsbase = hs_thread_fsbase();
+	if (!sc->fsbase)
 		return 1;
-	tstate = find_tstate(sc, tid);
+	tstate = find_tstate(sc, (__u32)bpf_get_current_pid_tgid());
 	if (!tstate)
 		return 1; /* a thread that never ran Python: nothing to add */
-	frame = read_ptr(tstate + sc->pi.off.tstate_frame);
+	frame = hs_read_ptr(tstate + sc->pi.off.tstate_frame);
 	if (sc->pi.off.cframe_current_frame != HS_PY_NONE && frame)
-		frame = read_ptr(frame + sc->pi.off.cframe_current_frame);
+		frame = hs_read_ptr(frame + sc->pi.off.cframe_current_frame);
 	if (!frame)
 		return 1;
-	sc->s.time = bpf_ktime_get_ns();
-	sc->s.pid = pid;
-	sc->s.tid = tid;
-	sc->s.cpu = bpf_get_smp_processor_id();
-	sc->s.flags = 0;
+	hs_rt_head_init(&sc->s.head);
 	sc->s.version = sc->pi.version;
 	sc->at = frame;
 	sc->n = 0;
 	sc->wake = 0;
 	bpf_loop(HS_PY_MAX_FRAMES + 32, frame_step, NULL, 0);
 	if (sc->at && sc->n >= HS_PY_MAX_FRAMES)
-		sc->s.flags |= HS_PY_TRUNCATED;
-	if (!sc->n && !sc->s.flags)
+		sc->s.head.flags |= HS_PY_TRUNCATED;
+	if (!sc->n && !sc->s.head.flags)
 		return 1;
-	sc->s.nframes = sc->n;
+	sc->s.head.nframes = sc->n;
 	size = offsetof(struct hs_py_sample, frames) +
 	       (__u64)(sc->n & (HS_PY_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_py_frame);
 	if (size > sizeof(sc->s))
 		size = sizeof(sc->s);
-	if (bpf_ringbuf_output(&stacks, &sc->s, size, sc->wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
-		__u64 *d = bpf_map_lookup_elem(&dropped, &zero);
-		if (d)
-			*d += 1;
-	}
+	hs_rt_output(&sc->s, size, sc->wake);
 	return 1;
 }

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "python/python.h"
+#include "runtime/python/python.h"
 #include "util/hashmap.h"
 
 struct hs_py_names;

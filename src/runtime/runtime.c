@@ -1,0 +1,43 @@
+/* The table of runtimes, and the names stores of a recording. */
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+
+#include "runtime/python/python.h"
+#include "util/util.h"
+
+const struct hs_runtime *hs_runtime(unsigned id)
+{
+	static const struct hs_runtime *const all[HS_RT_SLOTS] = {
+		[HS_RT_PYTHON] = &hs_python_runtime,
+	};
+
+	return id < HS_RT_SLOTS ? all[id] : NULL;
+}
+
+struct hs_rt_names *hs_rt_names_new(unsigned mask)
+{
+	struct hs_rt_names *n = hs_xcalloc(1, sizeof(*n));
+
+	for (unsigned id = 1; id < HS_RT_SLOTS; id++)
+		if (mask & HS_RT_BIT(id) && hs_runtime(id))
+			n->store[id] = hs_runtime(id)->names_new();
+	return n;
+}
+
+void hs_rt_names_free(struct hs_rt_names *n)
+{
+	if (!n)
+		return;
+	for (unsigned id = 1; id < HS_RT_SLOTS; id++)
+		if (n->store[id])
+			hs_runtime(id)->names_free(n->store[id]);
+	free(n);
+}
+
+void hs_rt_names_forget(struct hs_rt_names *n, const struct hs_u64map *gone)
+{
+	for (unsigned id = 1; n && id < HS_RT_SLOTS; id++)
+		if (n->store[id])
+			hs_runtime(id)->names_forget(n->store[id], gone);
+}

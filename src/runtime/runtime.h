@@ -1,0 +1,70 @@
+/* The runtimes read from outside (docs/runtimes.md): what each is to the rest of hotstack. A
+ * runtime is found in a process by its mappings and memory, described to its frame reader (a BPF
+ * program run at sample time, record/reader.c loads it) by a process-table value, and its
+ * records named by a names store that the recording fills while the process lives and the
+ * profile builder reads (profile/builder-runtime.c pairs each record with its sample; one file
+ * there per runtime merges its frames into the native stack). One folder per runtime. */
+#ifndef HS_RUNTIME_H
+#define HS_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/rt-abi.h"
+#include "util/hashmap.h"
+
+enum hs_rt_found {
+	HS_RT_ABSENT = 0, /* not in the process (yet) */
+	HS_RT_SUPPORTED,  /* found, and its frames can be read */
+	HS_RT_UNSUPPORTED /* found, in a version or build the reader does not know: refused */
+};
+
+struct hs_runtime {
+	unsigned id;          /* HS_RT_*: its reader's slot and its records' tag */
+	const char *name;     /* "Python": its frames' name in messages */
+	const char *versions; /* "3.8 to 3.13": what its frames are read for */
+	const char *shows;    /* what its code shows as when they are not read */
+	const char *fallback; /* what still names its code without the reader, for a person, or NULL */
+	/* Whether a mapped file's name is one the runtime can be in: the cheap test before find. */
+	bool (*maybe)(const char *path);
+	/* Looks for the runtime in process pid: HS_RT_SUPPORTED with *proc made (proc_free() frees
+	 * it); HS_RT_UNSUPPORTED with why, in one line ("python 3.14 is not supported"); why says
+	 * "cannot read" when that may pass (the process is still starting). */
+	enum hs_rt_found (*find)(int32_t pid, void **proc, char *why, size_t whylen);
+	void (*proc_free)(void *proc);
+	/* The reader's process-table value (proc_info_size bytes) for proc: 0, or -EINVAL when the
+	 * reader cannot walk it. */
+	size_t proc_info_size;
+	int (*proc_info)(const void *proc, void *info);
+	/* The reader's BPF object (an ELF file's bytes). */
+	const void *(*bpf_object)(size_t *size);
+	/* A record the reader wrote, of size bytes: its length with the head and its nframes frames,
+	 * or 0 when size is short of that. */
+	size_t (*record_size)(const void *rec, size_t size);
+	/* The names store (safe to use from two threads). */
+	void *(*names_new)(void);
+	void (*names_free)(void *names);
+	void (*names_add)(void *names, int32_t pid, const void *proc); /* from now on */
+	/* A record just drained: what of it must be read while its process surely lives. */
+	void (*names_prefetch)(void *names, const void *rec);
+	/* Forgets the processes in gone (pid -> anything). */
+	void (*names_forget)(void *names, const struct hs_u64map *gone);
+};
+
+/* The runtime with id, or NULL. */
+const struct hs_runtime *hs_runtime(unsigned id);
+
+#define HS_RT_BIT(id) (1u << (id))
+#define HS_RT_ALL (HS_RT_BIT(HS_RT_PYTHON))
+
+/* The names stores of the runtimes a recording reads (those of mask), shared by the recording,
+ * which fills them, and the builder, which names from them. */
+struct hs_rt_names {
+	void *store[HS_RT_SLOTS]; /* by id; NULL: that runtime's frames are not read */
+};
+struct hs_rt_names *hs_rt_names_new(unsigned mask);
+void hs_rt_names_free(struct hs_rt_names *n);
+void hs_rt_names_forget(struct hs_rt_names *n, const struct hs_u64map *gone);
+
+#endif
