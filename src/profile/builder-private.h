@@ -16,6 +16,26 @@ void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev);
  * it had one. */
 bool hs_builder_rt_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid);
 
+/* The thread's runtime stack that will go with the sample at time, left where it is (NULL when
+ * none), and its runtime's id in *id. */
+const struct hs_rt_head *hs_builder_rt_peek(struct hs_builder *b, uint32_t tid, uint64_t time, unsigned *id);
+
+/* builder.c: the location of a frame of the sample's chain, and of a pseudo-frame */
+uint32_t hs_builder_frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f);
+uint32_t hs_builder_named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind,
+				   const char *name);
+
+/* builder-hotspot.c */
+void hs_builder_jvm_release(struct hs_builder *b);
+void hs_builder_jvm_forget_locations(struct hs_builder *b);
+/* While the sample's stack copy is at hand: the native frames below each run of the Java frames
+ * of the Java stack that goes with it, unwound from where the reader left them. */
+void hs_builder_jvm_unwind(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid,
+			   const struct hs_stack_copy *copy);
+/* The sample's native stack (b->cc) and the Java stack rec of process pid (a struct
+ * hs_jvm_sample), merged into b->locs: true when it was. */
+bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *rec);
+
 /* builder-python.c */
 void hs_builder_py_release(struct hs_builder *b);
 /* Forgets the profile's locations of Python frames (hs_builder_rebase()). */

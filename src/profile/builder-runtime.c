@@ -15,6 +15,7 @@
 /* How a runtime's stack is merged into its sample's native stack in b->locs: true when it was. */
 static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid, const void *rec) = {
 	[HS_RT_PYTHON] = hs_builder_py_merge,
+	[HS_RT_HOTSPOT] = hs_builder_jvm_merge,
 };
 
 static void orphan(struct hs_builder *b, struct hs_rt_pending *t, unsigned k)
@@ -108,22 +109,49 @@ void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 	t->live |= 1u << slot;
 }
 
+/* The slot of the thread's stack read with the sample at time (the nearest within the window),
+ * or HS_RT_PENDING. */
+static unsigned nearest(const struct hs_rt_pending *t, uint64_t time)
+{
+	unsigned best = HS_RT_PENDING;
+	uint64_t best_d = RT_STACK_WINDOW_NS + 1;
+
+	for (unsigned i = 0; i < HS_RT_PENDING; i++) {
+		uint64_t d;
+		if (!(t->live >> i & 1))
+			continue;
+		d = t->rec[i]->time > time ? t->rec[i]->time - time : time - t->rec[i]->time;
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+const struct hs_rt_head *hs_builder_rt_peek(struct hs_builder *b, uint32_t tid, uint64_t time, unsigned *id)
+{
+	uint64_t ix;
+	unsigned k;
+
+	if (!b->opts.rt_names || !hs_u64map_get(&b->rt.pending, tid, &ix))
+		return NULL;
+	k = nearest(b->rt.threads.v[ix - 1], time);
+	if (k == HS_RT_PENDING)
+		return NULL;
+	*id = b->rt.threads.v[ix - 1]->id[k];
+	return b->rt.threads.v[ix - 1]->rec[k];
+}
+
 /* The thread's stack read with the sample at time (the nearest within the window), taken out
  * with those before it (their samples were lost); NULL when none. It stays valid until the
  * thread's next stack comes. */
 static const struct hs_rt_head *take_stack(struct hs_builder *b, struct hs_rt_pending *t, uint64_t time,
 					   unsigned *id)
 {
-	unsigned best = HS_RT_PENDING;
-	uint64_t best_d = RT_STACK_WINDOW_NS + 1, upto;
+	unsigned best = nearest(t, time);
+	uint64_t upto;
 
-	for (unsigned i = 0; i < HS_RT_PENDING; i++) {
-		uint64_t d = t->rec[i] ? (t->rec[i]->time > time ? t->rec[i]->time - time : time - t->rec[i]->time) : 0;
-		if (t->live >> i & 1 && d < best_d) {
-			best_d = d;
-			best = i;
-		}
-	}
 	/* those older than the one taken, or than the window when none is, will never be */
 	upto = best < HS_RT_PENDING ? t->rec[best]->time : time - RT_STACK_WINDOW_NS;
 	for (unsigned i = 0; i < HS_RT_PENDING; i++)

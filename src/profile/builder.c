@@ -82,6 +82,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
 	hs_builder_rt_release(b);
+	hs_builder_jvm_release(b);
 	hs_builder_py_release(b);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
@@ -173,6 +174,12 @@ static uint32_t named_location(struct hs_builder *b, uint32_t mapping, uint64_t 
 	uint32_t nm = hs_profile_intern_str(b->p, name);
 	struct hs_line ln = {hs_profile_function(b->p, nm, nm, 0, 0), 0};
 	return hs_profile_location(b->p, mapping, addr, kind, &ln, 1);
+}
+
+uint32_t hs_builder_named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind,
+				   const char *name)
+{
+	return named_location(b, mapping, addr, kind, name);
 }
 
 /* A function named after a symbol or a DWARF linkage name: shown demangled, with the name as
@@ -455,6 +462,13 @@ static uint32_t frame_location(struct hs_builder *b, int32_t pid, const struct h
 	return loc;
 }
 
+uint32_t hs_builder_frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f)
+{
+	bool stable = true;
+
+	return frame_location(b, pid, f, &stable);
+}
+
 /* ---- the chain memo ---- */
 
 /* A call chain seen before gives the locations it gave then, and the profile's stack: a busy
@@ -672,6 +686,7 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.detach = s->stack_done ? stack_detach : NULL;
 			copy.detach_ctx = (void *)s;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
+			hs_builder_jvm_unwind(b, s, pid, &copy);
 			if (repair && hs_lbr_repair(&b->cc, s))
 				b->stats.lbr_repaired++;
 		}
@@ -1235,6 +1250,7 @@ bool hs_builder_rebase(struct hs_builder *b)
 	b->jit_pending.n = 0;
 	b->user_pending.n = 0;
 	hs_builder_py_forget_locations(b);
+	hs_builder_jvm_forget_locations(b);
 	/* the processes that exited, and what is kept of them elsewhere */
 	hs_model_forget_exited(&b->model, &gone);
 	hs_jit_forget(&b->model.jit, &gone);

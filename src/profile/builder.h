@@ -98,6 +98,30 @@ struct hs_builder_rt {
 	HS_VEC(struct hs_rt_pending *) threads;
 };
 
+/* A Java frame as the frame reader gives it, and its location. */
+struct hs_jvm_frame_loc {
+	int32_t pid;
+	uint32_t loc;
+	uint64_t a, b, x;
+};
+
+/* The native frames unwound from one of a Java stack's native frames (HS_JVM_FRAME_NATIVE). */
+struct hs_jvm_seg {
+	uint32_t first, n; /* in native */
+	uint8_t stop;      /* enum hs_stop */
+};
+
+/* The Java side of a builder (builder-hotspot.c). */
+struct hs_builder_jvm {
+	const void *prepared;          /* the record whose native frames are in native, or NULL */
+	HS_VEC(struct hs_cc_frame) native;
+	HS_VEC(struct hs_jvm_seg) seg; /* one per native frame of prepared, in order */
+	struct hs_callchain cc;        /* scratch */
+	struct hs_u64map loc_ix;       /* hash of a frame -> index in locs + 1, probed on */
+	HS_VEC(struct hs_jvm_frame_loc) locs;
+	HS_VEC(uint32_t) out; /* scratch */
+};
+
 /* The Python side of a builder (builder-python.c). */
 struct hs_builder_py {
 	struct hs_u64map loc_ix;   /* hash of a frame -> index in locs + 1, probed on */
@@ -118,6 +142,8 @@ struct hs_builder_stats {
 		uint64_t orphans;  /* its stacks no sample took (the sample was lost) */
 		uint64_t cut;      /* its stacks read in part (too deep, a frame unreadable) */
 	} rt[HS_RT_SLOTS];       /* by runtime id */
+	uint64_t jvm_frames[4];  /* Java frames named, by enum hs_jvm_comp of the frame's code */
+	uint64_t jvm_inlined;    /* of them, inlined methods shown as frames of their own */
 	uint64_t own_samples;    /* of hotstack itself, dropped */
 	uint64_t empty_samples;  /* with no frame left to show (e.g. kernel-only with --no-kernel) */
 	uint64_t lost;           /* samples the kernel could not write (LOST_SAMPLES) */
@@ -194,6 +220,7 @@ struct hs_builder {
 	uint32_t cpu_ix;
 	struct hs_off_cpu off_cpu;
 	struct hs_builder_rt rt;
+	struct hs_builder_jvm jvm;
 	struct hs_builder_py py;
 };
 

@@ -8,12 +8,14 @@
 #ifdef __bpf__
 typedef __u8 hs_u8;
 typedef __u16 hs_u16;
+typedef __s16 hs_s16;
 typedef __u32 hs_u32;
 typedef __u64 hs_u64;
 #else
 #include <stdint.h>
 typedef uint8_t hs_u8;
 typedef uint16_t hs_u16;
+typedef int16_t hs_s16;
 typedef uint32_t hs_u32;
 typedef uint64_t hs_u64;
 #endif

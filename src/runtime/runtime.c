@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "runtime/hotspot/hotspot.h"
 #include "runtime/python/python.h"
 #include "util/util.h"
 
@@ -10,6 +11,7 @@ const struct hs_runtime *hs_runtime(unsigned id)
 {
 	static const struct hs_runtime *const all[HS_RT_SLOTS] = {
 		[HS_RT_PYTHON] = &hs_python_runtime,
+		[HS_RT_HOTSPOT] = &hs_hotspot_runtime,
 	};
 
 	return id < HS_RT_SLOTS ? all[id] : NULL;

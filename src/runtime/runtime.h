@@ -56,7 +56,7 @@ struct hs_runtime {
 const struct hs_runtime *hs_runtime(unsigned id);
 
 #define HS_RT_BIT(id) (1u << (id))
-#define HS_RT_ALL (HS_RT_BIT(HS_RT_PYTHON))
+#define HS_RT_ALL (HS_RT_BIT(HS_RT_PYTHON) | HS_RT_BIT(HS_RT_HOTSPOT))
 
 /* The names stores of the runtimes a recording reads (those of mask), shared by the recording,
  * which fills them, and the builder, which names from them. */
