@@ -49,6 +49,11 @@ static void others(const struct hs_record *rec, const struct hs_builder_summary 
 					   "unpaired %llu, dropped %llu; frames unnamed %llu\n",
 				       name, U(r->samples), name, U(r->unpaired), U(r->cut), U(r->orphans),
 				       U(hs_record_runtime_dropped(rec, id)), U(r->unnamed));
+		if (id == HS_RT_HOTSPOT && hs_record_runtime_active(rec, id))
+			hs_strbuf_addf(sb, "Java: frames interpreted %llu, compiled by C1 %llu, by C2 %llu, native wrappers %llu; "
+					   "inlined methods %llu\n",
+				       U(st->jvm_frames[0]), U(st->jvm_frames[1]), U(st->jvm_frames[2]), U(st->jvm_frames[3]),
+				       U(st->jvm_inlined));
 	}
 	if (s->jit_files || s->jit_perf_maps)
 		hs_strbuf_addf(sb, "JIT: %llu jitdump files (%llu code loads, %llu moves, %llu unwinding tables used), "

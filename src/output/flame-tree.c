@@ -477,17 +477,24 @@ static bool java_name(const char *n)
 }
 
 const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
-	{"user", "main", HS_KIND_USER, false},      {"kernel", "schedule", HS_KIND_KERNEL, false},
-	{"JIT", "Interpreter", HS_KIND_JIT, false}, {"Python", "<module>", HS_KIND_PYTHON, false},
-	{"inlined", "inline", HS_KIND_USER, true},  {"other", "[unknown]", HS_KIND_PSEUDO, false},
+	{"user", "main", HS_KIND_USER, false},
+	{"kernel", "schedule", HS_KIND_KERNEL, false},
+	{"JIT", "Interpreter", HS_KIND_JIT, false},
+	{"Python", "<module>", HS_KIND_PYTHON, false},
+	{"Java interpreted", "Main.main", HS_KIND_JAVA_INTERP, false},
+	{"Java C1", "Main.run", HS_KIND_JAVA_C1, false},
+	{"Java C2", "Main.loop", HS_KIND_JAVA_C2, false},
+	{"inlined", "inline", HS_KIND_USER, true},
+	{"other", "[unknown]", HS_KIND_PSEUDO, false},
 };
 
 bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item)
 {
-	if (item->kind != HS_KIND_PYTHON)
+	if (item->kind != HS_KIND_PYTHON && item->kind != HS_KIND_JAVA_INTERP && item->kind != HS_KIND_JAVA_C1 &&
+	    item->kind != HS_KIND_JAVA_C2)
 		return true;
 	for (size_t i = 1; i < t->nodes.n; i++)
-		if (t->nodes.v[i].kind == HS_KIND_PYTHON)
+		if (t->nodes.v[i].kind == item->kind)
 			return true;
 	return false;
 }
@@ -510,7 +517,7 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 			return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
 		if (inlined)
 			return family_rgb(AQUA, a, b, c);
-		if (kind == HS_KIND_JIT || java_name(name))
+		if (hs_kind_is_jit(kind) || java_name(name))
 			return family_rgb(GREEN, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
@@ -523,7 +530,7 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 		/* flamegraph.pl --colors js: JIT code with a source path green, without aqua */
 		if (kind == HS_KIND_PSEUDO)
 			return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
-		if (kind == HS_KIND_JIT)
+		if (hs_kind_is_jit(kind))
 			return family_rgb(strchr(name, '/') ? GREEN : AQUA, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
@@ -542,8 +549,12 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 		return rgb(60 + (int)(50 * a), 205 + (int)(40 * b), 205 + (int)(40 * c));
 	if (kind == HS_KIND_KERNEL) /* periwinkle blue */
 		return rgb(90 + (int)(50 * a), 140 + (int)(50 * b), 225 + (int)(30 * c));
-	if (kind == HS_KIND_JIT) /* green */
+	if (kind == HS_KIND_JIT || kind == HS_KIND_JAVA_C2) /* green */
 		return rgb(60 + (int)(60 * a), 190 + (int)(45 * b), 60 + (int)(50 * c));
+	if (kind == HS_KIND_JAVA_C1) /* olive */
+		return rgb(150 + (int)(40 * a), 175 + (int)(40 * b), 40 + (int)(40 * c));
+	if (kind == HS_KIND_JAVA_INTERP) /* teal */
+		return rgb(40 + (int)(40 * a), 160 + (int)(40 * b), 140 + (int)(40 * c));
 	if (kind == HS_KIND_PSEUDO) /* grey */
 		return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
 	if (kind == HS_KIND_PYTHON) /* violet: apart from the kernel's blue and the search's magenta */

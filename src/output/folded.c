@@ -58,6 +58,27 @@ struct span {
 	uint32_t len;
 };
 
+/* What follows a frame's name: the suffixes of async-profiler and stackcollapse-perf.pl --all
+ * (_[k] kernel, _[j] JIT and Java compiled by C2, _[1] C1, _[0] interpreted, _[i] inlined: a
+ * Java method's always, other code's with --inline-annotate). */
+static const char *suffix(const struct hs_output_opts *o, const struct hs_frame *f)
+{
+	bool java = f->kind == HS_KIND_JAVA_INTERP || f->kind == HS_KIND_JAVA_C1 || f->kind == HS_KIND_JAVA_C2;
+
+	if (f->inlined && (o->annotate_inline || (java && !o->no_annotate)))
+		return "_[i]";
+	if (o->no_annotate)
+		return "";
+	switch (f->kind) {
+	case HS_KIND_KERNEL: return "_[k]";
+	case HS_KIND_JIT:
+	case HS_KIND_JAVA_C2: return "_[j]";
+	case HS_KIND_JAVA_C1: return "_[1]";
+	case HS_KIND_JAVA_INTERP: return "_[0]";
+	default: return "";
+	}
+}
+
 /* The text of location loc's frames, each after a ';', added to texts (made once per location:
  * most are in many stacks); *span says where. */
 static void location_text(const struct hs_profile *p, const struct hs_output_opts *o, uint32_t loc,
@@ -70,12 +91,7 @@ static void location_text(const struct hs_profile *p, const struct hs_output_opt
 	for (size_t f = 0; f < nf; f++) {
 		hs_strbuf_addc(texts, ';');
 		add_name(texts, hs_frame_label(&(*frames)[f], o, label));
-		if (o->annotate_inline && (*frames)[f].inlined)
-			hs_strbuf_adds(texts, "_[i]");
-		else if (!o->no_annotate && (*frames)[f].kind == HS_KIND_KERNEL)
-			hs_strbuf_adds(texts, "_[k]");
-		else if (!o->no_annotate && (*frames)[f].kind == HS_KIND_JIT)
-			hs_strbuf_adds(texts, "_[j]");
+		hs_strbuf_adds(texts, suffix(o, &(*frames)[f]));
 	}
 	span->len = (uint32_t)(texts->len - span->off);
 }

@@ -175,7 +175,7 @@ static uint32_t synthetic_mapping(struct pprof_writer *w, const struct hs_locati
 	const struct hs_profile *p = w->p;
 	const char *fn;
 
-	if (l->mapping || (l->kind != HS_KIND_KERNEL && l->kind != HS_KIND_JIT))
+	if (l->mapping || (l->kind != HS_KIND_KERNEL && !hs_kind_is_jit(l->kind)))
 		return 0;
 	fn = l->nlines ? hs_profile_str(p, p->functions.v[p->lines.v[l->line0 + l->nlines - 1].function].name)
 		       : NULL;

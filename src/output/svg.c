@@ -98,6 +98,9 @@ static const char *kind_class(uint8_t kind)
 	case HS_KIND_JIT: return "jit";
 	case HS_KIND_PSEUDO: return "pseudo";
 	case HS_KIND_PYTHON: return "py";
+	case HS_KIND_JAVA_INTERP: return "java-i";
+	case HS_KIND_JAVA_C1: return "java-c1";
+	case HS_KIND_JAVA_C2: return "java-c2";
 	default: return "user";
 	}
 }

@@ -70,6 +70,14 @@ void hs_builder_jvm_unwind(struct hs_builder *b, const struct hs_perf_sample *s,
 	j->prepared = rec;
 }
 
+/* The kind of a frame's code: a native method's wrapper is JIT code like others */
+static const uint8_t kinds[] = {
+	[HS_JVM_INTERPRETED] = HS_KIND_JAVA_INTERP,
+	[HS_JVM_C1] = HS_KIND_JAVA_C1,
+	[HS_JVM_C2] = HS_KIND_JAVA_C2,
+	[HS_JVM_NATIVE] = HS_KIND_JIT,
+};
+
 /* The location of a Java frame's methods (innermost first), made once per frame as read. */
 static uint32_t java_location(struct hs_builder *b, const struct hs_jvm_named *nm, size_t n)
 {
@@ -87,7 +95,7 @@ static uint32_t java_location(struct hs_builder *b, const struct hs_jvm_named *n
 		lines[i].function = hs_profile_function(b->p, fn, sys, file, 0);
 		lines[i].line = nm[i].line;
 	}
-	return hs_profile_location(b->p, 0, 0, HS_KIND_JIT, lines, (uint32_t)HS_MIN(n, MAX_LINES));
+	return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].comp], lines, (uint32_t)HS_MIN(n, MAX_LINES));
 }
 
 static uint32_t make_location(struct hs_builder *b, int32_t pid, const struct hs_jvm_frame *f)

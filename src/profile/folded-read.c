@@ -101,6 +101,12 @@ static uint8_t strip_annotation(const char **s, size_t *n, int *inlined)
 		case 'j':
 			*n -= 4;
 			return HS_KIND_JIT;
+		case '0':
+			*n -= 4;
+			return HS_KIND_JAVA_INTERP;
+		case '1':
+			*n -= 4;
+			return HS_KIND_JAVA_C1;
 		case 'i':
 			*n -= 4;
 			*inlined = 1;

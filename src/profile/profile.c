@@ -645,6 +645,11 @@ bool hs_python_file(const char *file)
 	return n && (!strncmp(file, "<frozen ", 8) || !strcmp(file, "<string>") || !strcmp(file, "<stdin>"));
 }
 
+bool hs_kind_is_jit(uint8_t kind)
+{
+	return kind == HS_KIND_JIT || kind == HS_KIND_JAVA_INTERP || kind == HS_KIND_JAVA_C1 || kind == HS_KIND_JAVA_C2;
+}
+
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 {
 	if (file && *file) {

@@ -21,6 +21,11 @@ enum hs_kind {
 	HS_KIND_JIT,
 	HS_KIND_PSEUDO, /* [unknown], [module] without symbol, stop reasons */
 	HS_KIND_PYTHON, /* a Python function, read from the interpreter at sample time */
+	/* a Java method, read from the JVM at sample time: interpreted, compiled by C1, by C2 (its
+	 * inlined methods are the location's other lines) */
+	HS_KIND_JAVA_INTERP,
+	HS_KIND_JAVA_C1,
+	HS_KIND_JAVA_C2,
 	HS_KIND_COUNT
 };
 
@@ -253,6 +258,8 @@ bool hs_python_file(const char *file);
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
 enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);
+/* Whether kind is JIT code, a Java method's of any kind included. */
+bool hs_kind_is_jit(uint8_t kind);
 
 /* The command a recording ran, as its comments tell it: what follows " -- " in hotstack
  * record's command line (record's first comment) or perf record's (a perf.data's cmdline),

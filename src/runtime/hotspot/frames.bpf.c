@@ -54,6 +54,7 @@ struct scratch {
 	__u8 blob[HS_JVM_BLOB_READ];
 	__u64 slots[INTERP_SLOTS];
 	__u64 pc, sp, fp;
+	struct pt_regs regs; /* the user registers of the sample */
 	__u64 list, arr; /* the thread list being searched */
 	__u32 nthreads, tid;
 	__u64 found;
@@ -277,6 +278,20 @@ static __always_inline int step_frameless(struct scratch *sc)
 	return 0;
 }
 
+/* Whether the instruction at pc, in compiled code at the top of the stack, runs after the frame
+ * is taken down (x86_64 epilogues end: pop %rbp; cmp %rsp, poll(%r15); ja; ret): the frame size
+ * no longer leads to the caller there. */
+static __always_inline int in_epilogue(__u64 pc)
+{
+	__u8 c[4] = {0};
+
+	if (bpf_probe_read_user(c, sizeof(c), (void *)pc))
+		return 0;
+	return c[0] == 0x5d || c[0] == 0xc3 ||                              /* pop %rbp, ret */
+	       (c[0] == 0x49 && c[1] == 0x3b && (c[2] == 0x67 || c[2] == 0xa7)) || /* cmp %rsp, d(%r15) */
+	       (c[0] == 0x0f && c[1] == 0x87) || c[0] == 0x77;                 /* ja */
+}
+
 static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
 {
 	const struct hs_jvm_walk_offsets *o = &sc->pi.off;
@@ -303,7 +318,7 @@ static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
 			sc->wake = 1;
 		}
 	}
-	if (fs <= 0 || fs > 0x10000 || (sc->leaf && complete > 0 && sc->pc < code + complete)) {
+	if (fs <= 0 || fs > 0x10000 || (sc->leaf && ((complete > 0 && sc->pc < code + complete) || in_epilogue(sc->pc)))) {
 		/* no frame, or not set up yet: only at the top can that be */
 		return sc->leaf && step_frameless(sc);
 	}
@@ -417,16 +432,27 @@ int hs_jvm_read_frames(struct bpf_perf_event_data *ctx)
 	if (!thread)
 		return 1; /* not a Java thread */
 	hs_rt_head_init(&sc->s.head);
-	if (ip < 0x800000000000ULL && (in_interp(sc, ip) || in_heaps(sc, ip))) {
+	if (ip >= 0x800000000000ULL) {
+		/* in the kernel: the thread's user registers, as it entered it */
+		struct pt_regs *u = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		if (!u || bpf_probe_read_kernel(&sc->regs, sizeof(sc->regs), u))
+			sc->regs.rip = 0;
+	} else {
+		sc->regs.rip = ip;
+		sc->regs.rsp = ctx->regs.rsp;
+		sc->regs.rbp = ctx->regs.rbp;
+	}
+	ip = sc->regs.rip;
+	if (ip && ip < 0x800000000000ULL && (in_interp(sc, ip) || in_heaps(sc, ip))) {
 		sc->pc = ip;
-		sc->sp = ctx->regs.rsp;
-		sc->fp = ctx->regs.rbp;
+		sc->sp = sc->regs.rsp;
+		sc->fp = sc->regs.rbp;
 		sc->leaf = 1;
 	} else {
 		__u64 anchor = thread + o->thread_anchor;
 		sc->sp = hs_read_ptr(anchor + o->anchor_sp);
 		if (!sc->sp)
-			return 1; /* no Java frames (or running Java code while in the kernel) */
+			return 1; /* no Java frames */
 		sc->pc = hs_read_ptr(anchor + o->anchor_pc);
 		sc->fp = hs_read_ptr(anchor + o->anchor_fp);
 		if (!sc->pc)

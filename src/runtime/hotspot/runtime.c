@@ -52,9 +52,10 @@ static int walk_offsets(const struct hs_jvm *jvm, struct hs_jvm_walk_offsets *w)
 		.thread_osthread = o->thread_osthread,
 		.osthread_tid = o->osthread_thread_id,
 		.thread_anchor = o->thread_anchor,
-		.anchor_sp = o->anchor_sp,
-		.anchor_pc = o->anchor_pc,
-		.anchor_fp = o->anchor_fp,
+		/* within a JavaFrameAnchor: the tables' are within the thread */
+		.anchor_sp = (uint16_t)(o->anchor_sp - o->thread_anchor),
+		.anchor_pc = (uint16_t)(o->anchor_pc - o->thread_anchor),
+		.anchor_fp = (uint16_t)(o->anchor_fp - o->thread_anchor),
 		.wrapper_anchor = o->wrapper_anchor,
 		.blob_frame_size = o->blob_frame_size,
 		.blob_frame_complete = o->blob_frame_complete,
@@ -74,7 +75,8 @@ static int walk_offsets(const struct hs_jvm *jvm, struct hs_jvm_walk_offsets *w)
 	w->blob_read = (uint16_t)((end + 7) & ~7u);
 	/* the program reads a blob's first HS_JVM_BLOB_READ bytes, and an interpreted frame's 16
 	 * words from its bcp slot up (its fields aligned within those) */
-	if (end > HS_JVM_BLOB_READ || !o->interp_bcp || o->interp_bcp + 2 > 16 || o->interp_method > o->interp_bcp ||
+	if (end > HS_JVM_BLOB_READ || o->anchor_sp < o->thread_anchor || o->anchor_pc < o->thread_anchor ||
+	    o->anchor_fp < o->thread_anchor || !o->interp_bcp || o->interp_bcp + 2 > 16 || o->interp_method > o->interp_bcp ||
 	    o->interp_sender_sp > o->interp_bcp || !o->entry_wrapper)
 		return -EINVAL;
 	return 0;
