@@ -34,16 +34,14 @@ void hs_builder_jvm_forget_locations(struct hs_builder *b)
 	hs_vec_free(&b->jvm.locs);
 }
 
-void hs_builder_jvm_unwind(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid,
+void hs_builder_jvm_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *head, unsigned id,
 			   const struct hs_stack_copy *copy)
 {
 	struct hs_builder_jvm *j = &b->jvm;
-	const struct hs_jvm_sample *rec;
-	unsigned id = 0;
+	const struct hs_jvm_sample *rec = (const void *)head;
 
 	j->prepared = NULL;
 	j->native.n = j->seg.n = 0;
-	rec = (const void *)hs_builder_rt_peek(b, s->sid.tid, s->sid.time, &id);
 	if (!rec || id != HS_RT_HOTSPOT || rec->head.pid != (uint32_t)pid)
 		return;
 	for (size_t i = 0; i < rec->head.nframes; i++) {
@@ -152,9 +150,10 @@ static bool native_top(struct hs_builder *b, int32_t pid, const struct hs_jvm_sa
 {
 	const struct hs_callchain *cc = &b->cc;
 	size_t i = 0, k;
+	bool stable = true; /* the merged stack is not remembered anyway */
 
 	for (; i < cc->frames.n && cc->frames.v[i].kernel; i++)
-		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i]));
+		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i], &stable));
 	if (!(rec->head.flags & HS_JVM_FROM_ANCHOR))
 		return true; /* the leaf is Java code */
 	for (k = i; k < cc->frames.n && cc->frames.v[k].addr != rec->frames[0].pc; k++)
@@ -162,7 +161,7 @@ static bool native_top(struct hs_builder *b, int32_t pid, const struct hs_jvm_sa
 	if (k == cc->frames.n)
 		return false;
 	for (; i < k; i++)
-		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i]));
+		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i], &stable));
 	return true;
 }
 
@@ -172,13 +171,14 @@ static bool native_run(struct hs_builder *b, int32_t pid, const struct hs_jvm_se
 {
 	const struct hs_cc_frame *f = b->jvm.native.v + seg->first;
 	size_t k = 0;
+	bool stable = true;
 
 	while (k < seg->n && (!next || f[k].addr != next))
 		k++;
 	if (next && k == seg->n)
 		return false;
 	for (size_t i = 0; i < k; i++)
-		push(b, hs_builder_frame_location(b, pid, &f[i]));
+		push(b, hs_builder_frame_location(b, pid, &f[i], &stable));
 	if (!next && seg->stop != HS_STOP_END)
 		push(b, hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, hs_stop_name(seg->stop)));
 	return true;

@@ -5,6 +5,8 @@
 
 #include "profile/builder.h"
 
+#define KERNEL_START 0xffff800000000000ULL /* x86_64's kernel half */
+
 /* builder-runtime.c */
 void hs_builder_rt_release(struct hs_builder *b);
 /* Forgets the threads' runtime stacks whose samples never came, and the threads left with none
@@ -20,17 +22,21 @@ bool hs_builder_rt_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
  * none), and its runtime's id in *id. */
 const struct hs_rt_head *hs_builder_rt_peek(struct hs_builder *b, uint32_t tid, uint64_t time, unsigned *id);
 
-/* builder.c: the location of a frame of the sample's chain, and of a pseudo-frame */
-uint32_t hs_builder_frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f);
+/* builder-locations.c: the location of a frame of a chain (*stable_ret set false when it may
+ * name that frame otherwise later: it is not to be remembered), of a pseudo-frame, and the
+ * function of a symbol (demangled for display). */
+uint32_t hs_builder_frame_location(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f, bool *stable_ret);
 uint32_t hs_builder_named_location(struct hs_builder *b, uint32_t mapping, uint64_t addr, uint8_t kind,
 				   const char *name);
+uint32_t hs_builder_symbol_function(struct hs_builder *b, const char *sym, const char *file);
 
 /* builder-hotspot.c */
 void hs_builder_jvm_release(struct hs_builder *b);
 void hs_builder_jvm_forget_locations(struct hs_builder *b);
 /* While the sample's stack copy is at hand: the native frames below each run of the Java frames
- * of the Java stack that goes with it, unwound from where the reader left them. */
-void hs_builder_jvm_unwind(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid,
+ * of rec (the runtime stack that goes with the sample, of runtime id), unwound from where the
+ * reader left them. */
+void hs_builder_jvm_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *rec, unsigned id,
 			   const struct hs_stack_copy *copy);
 /* The sample's native stack (b->cc) and the Java stack rec of process pid (a struct
  * hs_jvm_sample), merged into b->locs: true when it was. */
