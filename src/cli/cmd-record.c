@@ -70,6 +70,7 @@ static const char record_usage[] =
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
 	"      --no-python         no Python frames: CPython code shows as the interpreter's frames\n"
+	"      --no-java           no Java frames read from the JVM: its code is named by its perf map\n"
 	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
@@ -92,7 +93,7 @@ enum {
 
 static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
-static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, py_internals;
+static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, no_java, py_internals;
 
 /* What record's hooks need (struct hs_live_hooks) */
 struct record_ctx {
@@ -184,6 +185,7 @@ int cmd_record(int argc, char **argv)
 		{"keep-time", no_argument, &keep_time, 1},
 		{"no-jvm-perfmap", no_argument, &no_jvm_perfmap, 1},
 		{"no-python", no_argument, &no_python, 1},
+		{"no-java", no_argument, &no_java, 1},
 		{"python-internals", no_argument, &py_internals, 1},
 		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
@@ -423,7 +425,8 @@ int cmd_record(int argc, char **argv)
 		/* even with -q: with port 0 it is the only way to find the server */
 		fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
 	}
-	ro.rt_names = bo.rt_names = hs_rt_names_new(no_python ? HS_RT_ALL & ~HS_RT_BIT(HS_RT_PYTHON) : HS_RT_ALL);
+	ro.rt_names = bo.rt_names = hs_rt_names_new(HS_RT_ALL & ~(no_python ? HS_RT_BIT(HS_RT_PYTHON) : 0) &
+						     ~(no_java ? HS_RT_BIT(HS_RT_HOTSPOT) : 0));
 	bo.python_internals = py_internals;
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {

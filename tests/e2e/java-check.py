@@ -38,7 +38,7 @@ def name(frame):
 
 def is_hot(frame):
     n = name(frame)
-    return re.match(r"^\S+ Hot[.$]", n) is not None
+    return re.match(r"^\S+ Hot[.$]", n) is not None and "$$Lambda" not in n
 
 
 def main():
@@ -109,7 +109,7 @@ def main():
         for e in errors:
             print(e, file=sys.stderr)
         for st, n in sorted(worst.items(), key=lambda kv: -kv[1])[:3]:
-            print("  %d %s" % (n, st[:600]), file=sys.stderr)
+            print("  %d %s ... %s" % (n, st[:200], st[-700:]), file=sys.stderr)
         sys.exit(1)
 
 

@@ -5,7 +5,8 @@
 # calling a compiled method directly, a stack that looks complete. Every sample with a Java
 # method frame must either be the true chain (call stub, interpreter, Spin.middle, Spin.work,
 # down to start_thread through libjvm.so) or end in a pseudo-frame saying why it stopped; and
-# none may blame the copy ([truncated: stack copy]): these stacks are a few KiB deep.
+# none may blame the copy ([truncated: stack copy]): these stacks are a few KiB deep. The Java
+# frame reader, which walks them whole, is left out (--no-java): this is the fallback's walk.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +25,7 @@ wait_until 100 has_line "$dir/java.out" ready || fail "the JVM did not start: $(
 sleep 1.5 # for the JIT compilers to compile work() and middle()
 
 rm -f "/tmp/perf-$pid.map"
-"$HOTSTACK" record -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
+"$HOTSTACK" record --no-java -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
 	fail "record -p: $(cat "$dir/rec.err")"
 kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true

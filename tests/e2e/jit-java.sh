@@ -6,7 +6,9 @@
 # stub's frames and continuing into libjvm.so (JavaCalls::call_helper) and down to the thread's
 # start. With --no-jvm-perfmap the JVM is not asked and the same code stays unnamed. A JVM with
 # attach disabled (on its command line, or in JAVA_TOOL_OPTIONS) gets one warning line and no
-# wait; one that exits while hotstack waits for its attach listener leaves no trigger file.
+# wait; one that exits while hotstack waits for its attach listener leaves no trigger file. The
+# Java frame reader, which names the same frames from outside, is left out (--no-java): this is
+# the perf map, what runs where it cannot.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +28,7 @@ major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
 
 # nothing left by an earlier process of this pid: the map must come from this JVM, now
 rm -f "/tmp/perf-$pid.map"
-"$HOTSTACK" record -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
+"$HOTSTACK" record --no-java -v -p "$pid" -d 3 -o "$dir/java.folded" >"$dir/rec.out" 2>"$dir/rec.err" ||
 	fail "record -p: $(cat "$dir/rec.err")"
 kill -0 "$pid" 2>/dev/null || fail "the JVM did not survive"
 [ -s "/tmp/perf-$pid.map" ] || fail "the JVM wrote no perf map: $(cat "$dir/rec.err")"
@@ -51,7 +53,7 @@ echo "jit-java: $total samples, $java with Java method frames, $deep of them thr
 
 # not asked: the JIT code stays unnamed
 rm -f "/tmp/perf-$pid.map"
-"$HOTSTACK" record -q --no-jvm-perfmap -p "$pid" -d 1 -o "$dir/no.folded" 2>"$dir/no.err" ||
+"$HOTSTACK" record --no-java -q --no-jvm-perfmap -p "$pid" -d 1 -o "$dir/no.folded" 2>"$dir/no.err" ||
 	fail "record --no-jvm-perfmap: $(cat "$dir/no.err")"
 [ ! -e "/tmp/perf-$pid.map" ] || fail "--no-jvm-perfmap: the JVM was asked anyway"
 if grep -q 'Spin\.' "$dir/no.folded"; then fail "--no-jvm-perfmap: Java names without a perf map"; fi
@@ -65,7 +67,7 @@ java -XX:+PreserveFramePointer -XX:+DisableAttachMechanism -cp "$dir" Spin 30 >"
 pid=$!
 wait_until 100 has_line "$dir/java2.out" ready || fail "the JVM did not start: $(cat "$dir/java2.out")"
 sleep 1
-"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/dis.folded" 2>"$dir/dis.err" ||
+"$HOTSTACK" record --no-java -p "$pid" -d 1 -o "$dir/dis.folded" 2>"$dir/dis.err" ||
 	fail "record of a JVM without attach: $(cat "$dir/dis.err")"
 [ -s "$dir/dis.folded" ] || fail "no profile written for a JVM without attach"
 grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach is disabled" "$dir/dis.err" ||
@@ -81,7 +83,7 @@ mkdir "$dir/cwd3"
 (cd "$dir/cwd3" && JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism exec java -cp "$dir" Spin 30) >"$dir/java3.out" 2>&1 &
 pid=$!
 wait_until 100 has_line "$dir/java3.out" ready || fail "the JVM did not start: $(cat "$dir/java3.out")"
-"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/env.folded" 2>"$dir/env.err" ||
+"$HOTSTACK" record --no-java -p "$pid" -d 1 -o "$dir/env.folded" 2>"$dir/env.err" ||
 	fail "record of a JVM without attach (environment): $(cat "$dir/env.err")"
 grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: attach is disabled" "$dir/env.err" ||
 	fail "no warning for a JVM with attach disabled in JAVA_TOOL_OPTIONS: $(cat "$dir/env.err")"
@@ -96,7 +98,7 @@ mkdir "$dir/cwd4"
 (cd "$dir/cwd4" && exec java -XX:VMOptionsFile="$dir/vm.options" -cp "$dir" Spin 3) >"$dir/java4.out" 2>&1 &
 pid=$!
 wait_until 100 has_line "$dir/java4.out" ready || fail "the JVM did not start: $(cat "$dir/java4.out")"
-"$HOTSTACK" record -p "$pid" -d 1 -o "$dir/gone.folded" 2>"$dir/gone.err" ||
+"$HOTSTACK" record --no-java -p "$pid" -d 1 -o "$dir/gone.folded" 2>"$dir/gone.err" ||
 	fail "record of a JVM that exits during attach: $(cat "$dir/gone.err")"
 [ -s "$dir/gone.folded" ] || fail "no profile written for a JVM that exits during attach"
 grep -q "^hotstack: warning: cannot get Java method names from JVM $pid: " "$dir/gone.err" ||

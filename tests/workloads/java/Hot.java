@@ -1,7 +1,7 @@
 // A Java program with a known call tree, for the HotSpot tests: recursion (fib), a virtual call
 // (Shape.area through two classes), a lambda through a stream, a method small enough to be
-// inlined (square), and a second thread (Side). Prints "ready" once warmed up, then runs for
-// the seconds given (default 30).
+// inlined (square), and a second thread (Side). Prints "ready" once warmed up (300 rounds, or
+// the second argument's), then runs for the seconds given (default 30).
 import java.util.stream.IntStream;
 
 public class Hot {
@@ -65,8 +65,9 @@ public class Hot {
 
 	public static void main(String[] args) throws Exception {
 		long seconds = args.length > 0 ? Long.parseLong(args[0]) : 30;
+		int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 300;
 		new Side().start();
-		for (int i = 0; i < 300; i++)
+		for (int i = 0; i < rounds; i++)
 			work();
 		System.out.println("ready");
 		long end = System.nanoTime() + seconds * 1000000000L;
