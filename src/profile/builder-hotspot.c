@@ -143,42 +143,61 @@ static void push(struct hs_builder *b, uint32_t loc)
 	hs_vec_push(&b->jvm.out, loc);
 }
 
+/* Whether native frame f is where the Java frames at pc start: the return address into them,
+ * or any address in JIT code (the JVM's code cache and interpreter are anonymous memory; a
+ * return address found by the native unwinding may differ from the one the reader took from a
+ * frame anchor, when the JVM's call into native code realigned the stack). */
+static bool java_starts(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *f, uint64_t pc, uint32_t *loc)
+{
+	bool stable = true; /* the merged stack is not remembered anyway */
+
+	*loc = hs_builder_frame_location(b, pid, f, &stable);
+	return f->addr == pc || (!f->kernel && hs_kind_is_jit(b->p->locations.v[*loc].kind));
+}
+
+/* Pushes frames[0..n) up to where the Java frames at pc start (pc 0: all of them); false, with
+ * none of them pushed, when that was not found. */
+static bool native_until(struct hs_builder *b, int32_t pid, const struct hs_cc_frame *frames, size_t n, uint64_t pc)
+{
+	size_t from = b->jvm.out.n;
+	uint32_t loc;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pc && java_starts(b, pid, &frames[i], pc, &loc))
+			return true;
+		if (!pc) {
+			bool stable = true;
+			loc = hs_builder_frame_location(b, pid, &frames[i], &stable);
+		}
+		push(b, loc);
+	}
+	if (pc)
+		b->jvm.out.n = from; /* not one of them is known to be right */
+	return !pc;
+}
+
 /* The native frames of the sample above the Java frames: the kernel's, then the user frames up
- * to the return address into the innermost Java frame (when the thread was outside Java code).
- * False when that return address was not reached: those frames are cut. */
+ * to the innermost Java frame (when the thread was outside Java code). False when that was not
+ * reached: those frames are left out. */
 static bool native_top(struct hs_builder *b, int32_t pid, const struct hs_jvm_sample *rec)
 {
 	const struct hs_callchain *cc = &b->cc;
-	size_t i = 0, k;
-	bool stable = true; /* the merged stack is not remembered anyway */
+	size_t i = 0;
+	bool stable = true;
 
 	for (; i < cc->frames.n && cc->frames.v[i].kernel; i++)
 		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i], &stable));
 	if (!(rec->head.flags & HS_JVM_FROM_ANCHOR))
 		return true; /* the leaf is Java code */
-	for (k = i; k < cc->frames.n && cc->frames.v[k].addr != rec->frames[0].pc; k++)
-		;
-	if (k == cc->frames.n)
-		return false;
-	for (; i < k; i++)
-		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i], &stable));
-	return true;
+	return native_until(b, pid, cc->frames.v + i, cc->frames.n - i, rec->frames[0].pc);
 }
 
-/* The native frames of segment seg, up to the return address into the Java frames at next (0:
- * to the end, and its stop reason). False when next was not reached. */
+/* The native frames of segment seg, up to the Java frames at next (0: to the end, and its stop
+ * reason). False when next was not reached. */
 static bool native_run(struct hs_builder *b, int32_t pid, const struct hs_jvm_seg *seg, uint64_t next)
 {
-	const struct hs_cc_frame *f = b->jvm.native.v + seg->first;
-	size_t k = 0;
-	bool stable = true;
-
-	while (k < seg->n && (!next || f[k].addr != next))
-		k++;
-	if (next && k == seg->n)
+	if (!native_until(b, pid, b->jvm.native.v + seg->first, seg->n, next))
 		return false;
-	for (size_t i = 0; i < k; i++)
-		push(b, hs_builder_frame_location(b, pid, &f[i], &stable));
 	if (!next && seg->stop != HS_STOP_END)
 		push(b, hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, hs_stop_name(seg->stop)));
 	return true;

@@ -15,17 +15,16 @@
 #include "record/reader.h"
 
 /* A process that mapped a file a runtime can be in: looked at at once, and again every few
- * milliseconds for a while if the runtime is not there yet (the dynamic loader maps the data the
- * version and layout are read from after the code; a shared libpython or libjvm comes after the
- * executable). */
+ * milliseconds for a while (the runtime's look_ms) if the runtime is not there yet (the dynamic
+ * loader maps the data the version and layout are read from after the code; a shared libpython
+ * or libjvm comes after the executable). */
 struct soon {
 	int32_t pid;
 	unsigned id; /* the runtime's */
 	unsigned tries;
 	uint64_t due;
 };
-#define SOON_RETRY_NS 5000000ULL
-#define SOON_TRIES 40
+#define SOON_RETRY_MS 5
 
 /* One runtime of the recording. */
 struct rt_state {
@@ -216,12 +215,13 @@ static void probe_soon(struct hs_record_rt *rr)
 	for (size_t i = 0; i < rr->soon.n; i++) {
 		struct soon *s = &rr->soon.v[i];
 		struct rt_state *st = &rr->s[s->id];
-		if (s->due > now || !probe(rr, st, s->pid, s->tries + 1 == SOON_TRIES)) {
+		unsigned tries = HS_MAX(1, st->rt->look_ms / SOON_RETRY_MS);
+		if (s->due > now || !probe(rr, st, s->pid, s->tries + 1 >= tries)) {
 			if (s->due <= now) {
 				s->tries++;
-				s->due = now + SOON_RETRY_NS;
+				s->due = now + SOON_RETRY_MS * 1000000ULL;
 			}
-			if (s->tries < SOON_TRIES) {
+			if (s->tries < tries) {
 				rr->soon.v[k++] = *s;
 			} else {
 				/* no runtime came: not looked at again until it runs another program */
@@ -261,7 +261,7 @@ static void forget(struct hs_record_rt *rr, struct rt_state *st, uint32_t pid)
 
 /* Process pid to be looked at for st's runtime soon, once per process and program: one that
  * maps a runtime in a loop is looked at as one that maps it once (each look reads its maps and
- * its memory, 40 times at most). */
+ * its memory, look_ms / 5 times at most). */
 static void look_soon(struct hs_record_rt *rr, struct rt_state *st, int32_t pid)
 {
 	struct soon s = {pid, st->rt->id, 0, hs_now_ns()};

@@ -28,6 +28,9 @@ struct hs_runtime {
 	const char *fallback; /* what still names its code without the reader, for a person, or NULL */
 	/* Whether a mapped file's name is one the runtime can be in: the cheap test before find. */
 	bool (*maybe)(const char *path);
+	/* How long a process that mapped such a file is looked at again while find says "cannot
+	 * read" (the runtime is still being loaded and set up), in ms. */
+	unsigned look_ms;
 	/* Looks for the runtime in process pid: HS_RT_SUPPORTED with *proc made (proc_free() frees
 	 * it); HS_RT_UNSUPPORTED with why, in one line ("python 3.14 is not supported"); why says
 	 * "cannot read" when that may pass (the process is still starting). */

@@ -147,6 +147,9 @@ const struct hs_runtime hs_hotspot_runtime = {
 	.shows = "[anon] frames, or the names of a perf map",
 	.fallback = NULL,
 	.maybe = hs_jvm_maybe_runtime,
+	/* libjvm's tables are set up by its constructors, after the dynamic loader maps and
+	 * relocates its 20 MiB: that can take a while on a busy machine */
+	.look_ms = 2000,
 	.find = find,
 	.proc_free = free,
 	.proc_info_size = sizeof(struct hs_jvm_walk_proc),

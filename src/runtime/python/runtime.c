@@ -104,6 +104,7 @@ const struct hs_runtime hs_python_runtime = {
 	.shows = "the interpreter's native frames",
 	.fallback = "on Python 3.12 and later, python -X perf still names its functions",
 	.maybe = hs_py_maybe_runtime,
+	.look_ms = 200,
 	.find = find,
 	.proc_free = free,
 	.proc_info_size = sizeof(struct hs_py_proc_info),
