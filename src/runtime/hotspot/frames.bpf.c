@@ -318,10 +318,13 @@ static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
 			sc->wake = 1;
 		}
 	}
-	if (fs <= 0 || fs > 0x10000 || (sc->leaf && ((complete > 0 && sc->pc < code + complete) || in_epilogue(sc->pc)))) {
-		/* no frame, or not set up yet: only at the top can that be */
+	if (fs <= 0 || fs > 0x10000) /* no frame: only at the top can that be */
 		return sc->leaf && step_frameless(sc);
-	}
+	/* at the top, in the prologue (before its frame is complete: the stack bang, the push of
+	 * the frame pointer, the entry barrier) or the epilogue, the frame may not be there yet or
+	 * any more: the return address is looked for where each stage leaves it */
+	if (sc->leaf && ((complete > 0 && sc->pc < code + complete) || in_epilogue(sc->pc)) && step_frameless(sc))
+		return 1;
 	csp = sc->sp + (__u64)fs * 8;
 	sc->pc = hs_read_ptr(csp - 8);
 	sc->fp = hs_read_ptr(csp - 16);
