@@ -242,3 +242,17 @@ bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *data)
 	b->locs.n = j->out.n;
 	return b->locs.n > 0;
 }
+
+bool hs_builder_jvm_unread(struct hs_builder *b)
+{
+	for (size_t i = 0; i < b->locs.n; i++) {
+		const struct hs_location *l = &b->p->locations.v[b->locs.v[i]];
+		if (hs_kind_is_jit(l->kind)) {
+			b->locs.n = i;
+			hs_vec_push(&b->locs, hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, "[java: not read]"));
+			b->stats.rt[HS_RT_HOTSPOT].cut++;
+			return true;
+		}
+	}
+	return false;
+}

@@ -18,6 +18,12 @@ static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid, cons
 	[HS_RT_HOTSPOT] = hs_builder_jvm_merge,
 };
 
+/* What is done to the native stack of a sample of a process of the runtime that came without
+ * its stack; true when b->locs changed. */
+static bool (*const unreads[HS_RT_SLOTS])(struct hs_builder *b) = {
+	[HS_RT_HOTSPOT] = hs_builder_jvm_unread,
+};
+
 static void orphan(struct hs_builder *b, struct hs_rt_pending *t, unsigned k)
 {
 	t->live &= ~(1u << k);
@@ -31,11 +37,18 @@ static void free_pending(struct hs_rt_pending *t)
 	free(t);
 }
 
-void hs_builder_rt_forget_threads(struct hs_builder *b)
+void hs_builder_rt_forget_threads(struct hs_builder *b, const struct hs_u64map *gone)
 {
 	struct hs_builder_rt *rt = &b->rt;
 	uint64_t now = b->model.now, ix;
+	struct hs_u64map pids = {0};
 	size_t kept = 0;
+
+	for (size_t i = 0; i < rt->pids.cap; i++)
+		if (hs_u64map_used(&rt->pids, i) && !hs_u64map_get(gone, rt->pids.keys[i], &ix))
+			hs_u64map_put(&pids, rt->pids.keys[i], rt->pids.vals[i]);
+	hs_u64map_release(&rt->pids);
+	rt->pids = pids;
 
 	for (size_t i = 0; i < rt->threads.n; i++) {
 		struct hs_rt_pending *t = rt->threads.v[i];
@@ -67,6 +80,7 @@ void hs_builder_rt_release(struct hs_builder *b)
 		free_pending(b->rt.threads.v[i]);
 	hs_vec_free(&b->rt.threads);
 	hs_u64map_release(&b->rt.pending);
+	hs_u64map_release(&b->rt.pids);
 }
 
 void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev)
@@ -104,6 +118,7 @@ void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 		t->cap[slot] = (uint32_t)size;
 	}
 	memcpy(t->rec[slot], ev->raw.data, size);
+	hs_u64map_put(&rt->pids, h->pid, id);
 	t->size[slot] = (uint32_t)size;
 	t->id[slot] = (uint8_t)id;
 	t->live |= 1u << slot;
@@ -164,20 +179,34 @@ static const struct hs_rt_head *take_stack(struct hs_builder *b, struct hs_rt_pe
 	return t->rec[best];
 }
 
+/* A sample of process pid that came without its runtime's stack: a runtime whose frames the
+ * native unwinding cannot be trusted with (the JVM's) has them cut. Returns whether b->locs
+ * changed. */
+static bool unread(struct hs_builder *b, int32_t pid)
+{
+	uint64_t id;
+
+	if (!hs_u64map_get(&b->rt.pids, (uint32_t)pid, &id) || !unreads[id])
+		return false;
+	return unreads[id](b);
+}
+
 bool hs_builder_rt_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)
 {
 	const struct hs_rt_head *h;
 	uint64_t ix;
 	unsigned id = 0;
 
-	if (!b->opts.rt_names || !hs_u64map_get(&b->rt.pending, s->sid.tid, &ix))
+	if (!b->opts.rt_names)
 		return false;
+	if (!hs_u64map_get(&b->rt.pending, s->sid.tid, &ix))
+		return unread(b, pid);
 	h = take_stack(b, b->rt.threads.v[ix - 1], s->sid.time, &id);
 	if (!h) {
 		/* a thread whose stacks were all of one runtime: counted there */
 		const struct hs_rt_pending *t = b->rt.threads.v[ix - 1];
 		b->stats.rt[t->rec[0] ? t->id[0] : HS_RT_PYTHON].unpaired++;
-		return false;
+		return unread(b, pid);
 	}
 	if (h->pid != (uint32_t)pid || !h->nframes || !merges[id])
 		return false;

@@ -19,8 +19,9 @@ SIDE = "void Hot$Side.run()"
 FIB = "long Hot.fib(int)"
 # caller -> callees, among Hot's own methods (library frames between them are skipped)
 EDGES = {
-    MAIN: {"void Hot.work()"},
-    "void Hot.work()": {FIB, "double Hot.shapes(Hot$Shape[], int)", "long Hot.streams(int)"},
+    MAIN: {"void Hot.work()", "void Hot$Side.<init>()"},
+    "void Hot.work()": {FIB, "double Hot.shapes(Hot$Shape[], int)", "long Hot.streams(int)",
+                        "void Hot$Square.<init>()", "void Hot$Circle.<init>()"},
     FIB: {FIB},
     "double Hot.shapes(Hot$Shape[], int)": {"double Hot$Square.area(int)", "double Hot$Circle.area(int)"},
     "double Hot$Square.area(int)": {"int Hot.square(int)"},

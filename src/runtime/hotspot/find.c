@@ -195,6 +195,7 @@ enum hs_jvm_found hs_jvm_find(int32_t pid, struct hs_jvm *ret, char *why, size_t
 	struct mapping m;
 	struct hs_jvm j;
 	char buf[256] = "";
+	int rc;
 
 	if (find_mapping(pid, &m))
 		return HS_JVM_NOT_JAVA;
@@ -202,7 +203,14 @@ enum hs_jvm_found hs_jvm_find(int32_t pid, struct hs_jvm *ret, char *why, size_t
 		goto refuse;
 	for (int i = 0; i < HS_JVM_NSYMS; i++)
 		syms[i] += bias;
-	if (hs_jvm_read_tables(&mem, syms, &j, buf, sizeof(buf)))
+	rc = hs_jvm_read_tables(&mem, syms, &j, buf, sizeof(buf));
+	if (rc == -EAGAIN || rc == -EFAULT) {
+		/* libjvm is being loaded: its constructors set the tables up after the mapping */
+		if (why && whylen)
+			snprintf(why, whylen, "hotspot: cannot read its tables yet (%s)", buf);
+		return HS_JVM_UNSUPPORTED;
+	}
+	if (rc)
 		goto refuse;
 	snprintf(j.path, sizeof(j.path), "%s", m.path);
 	j.bias = bias;
