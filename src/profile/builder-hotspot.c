@@ -243,8 +243,10 @@ bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *data)
 	return b->locs.n > 0;
 }
 
-bool hs_builder_jvm_unread(struct hs_builder *b)
+bool hs_builder_jvm_unread(struct hs_builder *b, int32_t pid)
 {
+	if (!hs_jvm_names_has(b->opts.rt_names->store[HS_RT_HOTSPOT], pid))
+		return false;
 	for (size_t i = 0; i < b->locs.n; i++) {
 		const struct hs_location *l = &b->p->locations.v[b->locs.v[i]];
 		if (hs_kind_is_jit(l->kind)) {

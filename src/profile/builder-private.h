@@ -9,10 +9,9 @@
 
 /* builder-runtime.c */
 void hs_builder_rt_release(struct hs_builder *b);
-/* Forgets the threads' runtime stacks whose samples never came, and the threads left with none,
- * and the runtimes of the processes in gone (hs_builder_rebase()): many short-lived processes
- * leave many threads. */
-void hs_builder_rt_forget_threads(struct hs_builder *b, const struct hs_u64map *gone);
+/* Forgets the threads' runtime stacks whose samples never came, and the threads left with none
+ * (hs_builder_rebase()): many short-lived processes leave many threads. */
+void hs_builder_rt_forget_threads(struct hs_builder *b);
 /* An HS_RECORD_RT_STACK record: kept as one of its thread's latest runtime stacks. */
 void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev);
 /* The sample's native stack in b->locs gets the runtime stack read with it merged in: true when
@@ -42,11 +41,12 @@ void hs_builder_jvm_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 /* The sample's native stack (b->cc) and the Java stack rec of process pid (a struct
  * hs_jvm_sample), merged into b->locs: true when it was. */
 bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *rec);
-/* A sample of a JVM that came without its Java stack (the reader found no Java frame to start
- * from: a leaf call into the JVM without a frame anchor, or its stack lost): its native stack
- * (b->locs) is cut at the first frame in JIT code, which the native unwinding cannot walk
- * without the reader, and marked. True when it was. */
-bool hs_builder_jvm_unread(struct hs_builder *b);
+/* A sample of process pid that came without a Java stack: when pid is a JVM whose frames are read
+ * (the reader found no Java frame to start from: a leaf call into the JVM without a frame
+ * anchor, a sample before the reader was loaded, or its stack lost), its native stack (b->locs)
+ * is cut at the first frame in JIT code, which the native unwinding cannot walk without the
+ * reader, and marked. True when it was. */
+bool hs_builder_jvm_unread(struct hs_builder *b, int32_t pid);
 
 /* builder-python.c */
 void hs_builder_py_release(struct hs_builder *b);

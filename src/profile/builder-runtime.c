@@ -18,9 +18,9 @@ static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid, cons
 	[HS_RT_HOTSPOT] = hs_builder_jvm_merge,
 };
 
-/* What is done to the native stack of a sample of a process of the runtime that came without
- * its stack; true when b->locs changed. */
-static bool (*const unreads[HS_RT_SLOTS])(struct hs_builder *b) = {
+/* What is done to the native stack of a sample of process pid that came without a stack, by the
+ * runtime whose process it is; true when b->locs changed. */
+static bool (*const unreads[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid) = {
 	[HS_RT_HOTSPOT] = hs_builder_jvm_unread,
 };
 
@@ -37,18 +37,11 @@ static void free_pending(struct hs_rt_pending *t)
 	free(t);
 }
 
-void hs_builder_rt_forget_threads(struct hs_builder *b, const struct hs_u64map *gone)
+void hs_builder_rt_forget_threads(struct hs_builder *b)
 {
 	struct hs_builder_rt *rt = &b->rt;
 	uint64_t now = b->model.now, ix;
-	struct hs_u64map pids = {0};
 	size_t kept = 0;
-
-	for (size_t i = 0; i < rt->pids.cap; i++)
-		if (hs_u64map_used(&rt->pids, i) && !hs_u64map_get(gone, rt->pids.keys[i], &ix))
-			hs_u64map_put(&pids, rt->pids.keys[i], rt->pids.vals[i]);
-	hs_u64map_release(&rt->pids);
-	rt->pids = pids;
 
 	for (size_t i = 0; i < rt->threads.n; i++) {
 		struct hs_rt_pending *t = rt->threads.v[i];
@@ -80,7 +73,6 @@ void hs_builder_rt_release(struct hs_builder *b)
 		free_pending(b->rt.threads.v[i]);
 	hs_vec_free(&b->rt.threads);
 	hs_u64map_release(&b->rt.pending);
-	hs_u64map_release(&b->rt.pids);
 }
 
 void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev)
@@ -118,7 +110,6 @@ void hs_builder_rt_stack(struct hs_builder *b, const struct hs_perf_event *ev)
 		t->cap[slot] = (uint32_t)size;
 	}
 	memcpy(t->rec[slot], ev->raw.data, size);
-	hs_u64map_put(&rt->pids, h->pid, id);
 	t->size[slot] = (uint32_t)size;
 	t->id[slot] = (uint8_t)id;
 	t->live |= 1u << slot;
@@ -184,11 +175,10 @@ static const struct hs_rt_head *take_stack(struct hs_builder *b, struct hs_rt_pe
  * changed. */
 static bool unread(struct hs_builder *b, int32_t pid)
 {
-	uint64_t id;
-
-	if (!hs_u64map_get(&b->rt.pids, (uint32_t)pid, &id) || !unreads[id])
-		return false;
-	return unreads[id](b);
+	for (unsigned id = 1; id < HS_RT_SLOTS; id++)
+		if (unreads[id] && b->opts.rt_names->store[id] && unreads[id](b, pid))
+			return true;
+	return false;
 }
 
 bool hs_builder_rt_merge(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid)

@@ -909,8 +909,8 @@ bool hs_builder_rebase(struct hs_builder *b)
 	hs_model_forget_exited(&b->model, &gone);
 	hs_jit_forget(&b->model.jit, &gone);
 	hs_rt_names_forget(b->opts.rt_names, &gone);
-	hs_builder_rt_forget_threads(b, &gone);
 	hs_u64map_release(&gone);
+	hs_builder_rt_forget_threads(b);
 	forget_files(b);
 	for (size_t i = 0; i < b->model.procs.n; i++)
 		for (size_t k = 0; k < b->model.procs.v[i]->maps.n; k++)

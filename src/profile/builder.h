@@ -95,7 +95,6 @@ struct hs_rt_pending {
 /* The pairing of runtime stacks with their samples (builder-runtime.c). */
 struct hs_builder_rt {
 	struct hs_u64map pending; /* tid -> index in threads + 1 */
-	struct hs_u64map pids;    /* pid -> the runtime id of its stacks */
 	HS_VEC(struct hs_rt_pending *) threads;
 };
 

@@ -123,6 +123,16 @@ static struct proc *proc_of(struct hs_jvm_names *n, int32_t pid)
 	return hs_u64map_get(&n->procs, (uint32_t)pid, &ix) ? n->v.v[ix - 1] : NULL;
 }
 
+bool hs_jvm_names_has(struct hs_jvm_names *n, int32_t pid)
+{
+	bool has;
+
+	pthread_mutex_lock(&n->lock);
+	has = proc_of(n, pid) != NULL;
+	pthread_mutex_unlock(&n->lock);
+	return has;
+}
+
 /* The method at addr, read once; NULL when it cannot be. */
 static const struct hs_jvm_method *method(struct proc *p, uint64_t addr)
 {

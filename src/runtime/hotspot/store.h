@@ -23,6 +23,8 @@ void hs_jvm_names_add_proc(struct hs_jvm_names *n, int32_t pid, const struct hs_
 #define HS_JVM_PREFETCH_DEPTH 4
 void hs_jvm_names_prefetch(struct hs_jvm_names *n, const struct hs_jvm_sample *s);
 void hs_jvm_names_forget(struct hs_jvm_names *n, const struct hs_u64map *gone);
+/* Whether process pid is a JVM whose frames are read. */
+bool hs_jvm_names_has(struct hs_jvm_names *n, int32_t pid);
 
 /* One Java method of a frame, named. */
 struct hs_jvm_named {
