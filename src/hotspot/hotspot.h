@@ -108,7 +108,7 @@ enum hs_jvm_found hs_jvm_find(int32_t pid, struct hs_jvm *ret, char *why, size_t
  * to, through mem: 0 and *ret filled (but for path and bias); or -EFAULT (unreadable),
  * -EBADMSG (not tables: strides, strings or counts out of their bounds), -EOPNOTSUPP (a field
  * or constant missing, of another width, out of its type, or a version not supported), with
- * why set. Bounded: at most 65536 entries a table, names of 127 characters. */
+ * why set. Bounded: at most 16384 entries a table, names of 127 characters. */
 int hs_jvm_read_tables(const struct hs_jvm_mem *mem, const uint64_t syms[HS_JVM_NSYMS], struct hs_jvm *ret, char *why,
 		       size_t whylen);
 

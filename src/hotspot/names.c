@@ -198,9 +198,13 @@ int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 	    (rc = pool_symbol(jvm, mem, r.pool, r.pool_len, r.name, &m.name)) ||
 	    (rc = pool_symbol(jvm, mem, r.pool, r.pool_len, r.sig, &m.signature)))
 		goto fail;
+	/* external names: "java/util/TimSort" is java.util.TimSort; a hidden class's
+	 * "Hot$$Lambda$2+0x0000..." is Hot$$Lambda$2/0x0000... */
 	for (char *p = m.klass; *p; p++)
 		if (*p == '/')
 			*p = '.';
+		else if (*p == '+' && !strncmp(p + 1, "0x", 2))
+			*p = '/';
 	if (r.source && pool_symbol(jvm, mem, r.pool, r.pool_len, r.source, &m.file))
 		m.file = NULL;
 	if ((r.flags & jvm->lay.has_line_table) &&

@@ -11,7 +11,7 @@
 #include "hotspot/hotspot.h"
 #include "util/util.h"
 
-#define MAX_ENTRIES 65536 /* entries a table: HotSpot has a few thousand */
+#define MAX_ENTRIES 16384 /* entries a table: HotSpot has about two thousand */
 #define MAX_NAME 128      /* bytes of a name, its NUL included */
 #define MAX_STRIDE 512    /* bytes of an entry */
 #define MAX_TYPE_SIZE 65536
