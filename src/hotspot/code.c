@@ -52,7 +52,7 @@ static uint64_t get_u64(const uint8_t *p)
 
 const char *hs_jvm_comp_name(enum hs_jvm_comp c)
 {
-	static const char *const names[] = {"interpreted", "C1", "C2", "native"};
+	static const char *const names[] = {"interpreted", "C1", "C2", "native", "stub"};
 
 	return (unsigned)c < HS_ARRAY_SIZE(names) ? names[c] : "unknown";
 }

@@ -125,8 +125,9 @@ enum hs_jvm_comp {
 	HS_JVM_C1,     /* comp levels 1 to 3 */
 	HS_JVM_C2,     /* comp level 4 */
 	HS_JVM_NATIVE, /* a native method's wrapper (level 0) */
+	HS_JVM_STUB,   /* no Java method: a stub or an adapter between frames */
 };
-const char *hs_jvm_comp_name(enum hs_jvm_comp c); /* "interpreted", "C1", "C2", "native" */
+const char *hs_jvm_comp_name(enum hs_jvm_comp c); /* "interpreted", "C1", "C2", "native", "stub" */
 enum hs_jvm_comp hs_jvm_comp_of_level(int comp_level);
 
 /* A code blob, read. */
@@ -207,5 +208,30 @@ struct hs_jvm_thread {
  * 0, or -EFAULT. */
 int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct hs_jvm_thread *out, size_t max,
 		   size_t *n);
+
+/* One frame of a walk. */
+struct hs_jvm_frame {
+	enum hs_jvm_comp comp;
+	uint64_t pc;
+	uint64_t blob;      /* the code blob holding pc (the interpreter's, for an interpreted frame) */
+	uint64_t method;    /* Method*: of the interpreted frame, or the nmethod's (0 for a stub) */
+	int32_t bci;        /* an interpreted frame's bytecode index, else -1 (hs_jvm_scopes() has
+	                     * a compiled frame's) */
+	int32_t compile_id; /* a compiled frame's nmethod's */
+};
+
+enum hs_jvm_walk_end {
+	HS_JVM_WALK_ENTRY = 1, /* the call stub's return: C++ called Java there (the usual end) */
+	HS_JVM_WALK_NATIVE,    /* a pc outside the code cache (native code) */
+	HS_JVM_WALK_FAULT,     /* a read failed or a frame could not be stepped over */
+	HS_JVM_WALK_MAX,       /* max frames */
+};
+
+/* Walks a thread's Java frames from the registers of its innermost Java frame (from its
+ * JavaFrameAnchor when it is out of Java: hs_jvm_threads()), as the BPF program walks at sample
+ * time: at most max into out, innermost first, their count in *n and why the walk ended in
+ * *end. For tests and for checking the BPF program; returns 0. */
+int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
+		struct hs_jvm_frame *out, size_t max, size_t *n, enum hs_jvm_walk_end *end);
 
 #endif

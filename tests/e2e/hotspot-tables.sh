@@ -6,7 +6,9 @@
 # perf map (jcmd Compiler.perfmap) names the code at its address, with its source file and the
 # lines of Hot.java it spans (or left unknown: a method handle intrinsic's Method* is in no
 # class's method array, so the check cannot vouch for it); an inline chain has square() inlined into a caller; the side
-# thread is among the Java threads by its tid. A process mapping a libjvm.so whose tables are
+# thread is among the Java threads by its tid; the sleeping thread, walked from its frame anchor
+# through its interpreted and compiled frames to the call stub, is nap <- doze <- run at the
+# lines of the source. A process mapping a libjvm.so whose tables are
 # garbage is refused in one line, quickly.
 set -eu
 # shellcheck source=lib.sh
@@ -46,6 +48,9 @@ src=$SRCDIR/tests/workloads/java/Hot.java
 nlines=$(wc -l <"$src")
 fib_lo=$(grep -n 'if (n < 2)' "$src" | cut -d: -f1)
 fib_hi=$(grep -n 'return fib(n - 1)' "$src" | cut -d: -f1)
+nap=$(grep -n 'Thread.sleep(20);' "$src" | cut -d: -f1)
+doze=$(grep -n '	nap();' "$src" | cut -d: -f1)
+run=$(grep -n '	doze();' "$src" | cut -d: -f1)
 
 check_jdk() { # HOME
 	home=$1
@@ -72,11 +77,21 @@ check_jdk() { # HOME
 	"$probe" "$jpid" >"$out/probe2" 2>"$out/probe.err" || fail "$n: second probe: $(cat "$out/probe.err")"
 	cp "/tmp/perf-$jpid.map" "$out/perf.map" || fail "$n: the JVM wrote no perf map"
 	side=$(grep -l '^side$' /proc/"$jpid"/task/*/comm | head -n1 | cut -d/ -f5)
+	sleeper=$(grep -l '^sleeper$' /proc/"$jpid"/task/*/comm | head -n1 | cut -d/ -f5)
 	kill "$jpid"
 
 	# nmethods seen by both probes (the same address and compile id: not freed or moved in
 	# between), against the perf map the JVM wrote between them
-	awk -v nlines="$nlines" -v fib_lo="$fib_lo" -v fib_hi="$fib_hi" -v side="$side" '
+	awk -v nlines="$nlines" -v fib_lo="$fib_lo" -v fib_hi="$fib_hi" -v side="$side" -v sleeper="$sleeper" \
+		-v nap="$nap" -v doze="$doze" -v run="$run" '
+	BEGIN { chain = " void Hot\\$Sleeper\\.nap\\(\\) @" nap " ; [a-zA-Z0-9]+ void Hot\\$Sleeper\\.doze\\(\\) @" doze \
+		" ; [a-zA-Z0-9]+ void Hot\\$Sleeper\\.run\\(\\) @" run "$" }
+	# the sleeper walked from its anchor while it sleeps: every complete walk is exactly the
+	# chain of the source, and one at least is complete
+	$1 == "walk" && $2 == "tid=" sleeper && $3 == "end=entry" {
+		if ($0 ~ chain) walked++
+		else { printf "sleeper walked wrong: %s\n", $0; bad++ }
+	}
 	FILENAME == ARGV[1] { if ($1 == "nmethod") first[$2 " " $5] = 1; next }
 	FILENAME == ARGV[2] {
 		if ($1 == "0x0000000000000000") next
@@ -117,8 +132,8 @@ check_jdk() { # HOME
 	$1 == "thread" && $2 == "tid=" side { sidethread++ }
 	END {
 		for (m in named) names = names " " m
-		printf "checked %d against the perf map, %d unknown; C1 %d, C2 %d; Hot methods:%s; square inlined %d; interpreter %d; side thread %d\n",
-			checked, unknown, hot["C1"], hot["C2"], names, inlined, interp, sidethread
+		printf "checked %d against the perf map, %d unknown; C1 %d, C2 %d; Hot methods:%s; square inlined %d; interpreter %d; side thread %d; sleeper walked %d\n",
+			checked, unknown, hot["C1"], hot["C2"], names, inlined, interp, sidethread, walked
 		if (checked < 10) { print "fewer than 10 nmethods in the perf map"; bad++ }
 		if (!hot["C1"] || !hot["C2"]) { print "not both C1 and C2"; bad++ }
 		split("fib shapes area streams square work", want, " ")
@@ -126,6 +141,7 @@ check_jdk() { # HOME
 		if (!inlined) { print "square() inlined nowhere"; bad++ }
 		if (interp != 1) { print "no interpreter blob"; bad++ }
 		if (side == "" || !sidethread) { printf "side thread %s not among the Java threads\n", side; bad++ }
+		if (!walked) { print "the sleeper thread was never walked to its entry"; bad++ }
 		exit bad ? 1 : 0
 	}' "$out/probe1" "$out/perf.map" "$out/probe2" >"$out/check" || fail "$n: $(cat "$out/check")"
 	echo "hotspot-tables: $n ($(sed -n 's/^jvm //p' "$out/probe2" | cut -d' ' -f1)): $(tail -n1 "$out/check")"

@@ -1,7 +1,8 @@
 /* hs-jvm-probe PID: what src/hotspot/ finds in a running JVM, one fact a line, for the
  * end-to-end tests (tests/e2e/hotspot-tables.sh): the JVM and its layout, every nmethod of its
  * code cache named (with the lines of its bytecodes, its kind and the blob a lookup of its code
- * finds), the inline chains at its PcDescs, the stubs' names, its Java threads. Exit 0 when the
+ * finds), the inline chains at its PcDescs, the stubs' names, its Java threads and the Java frames of
+ * those out of Java (walked from their anchors). Exit 0 when the
  * tables are accepted, 2 when refused (the reason on stderr, one line), 3 when no JVM is mapped. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,6 +94,53 @@ static int each_blob(void *arg, const struct hs_jvm_blob *b)
 	return 0;
 }
 
+/* " ; KIND NAME @LINE" for one Java method of a walk */
+static void print_frame(const struct probe *p, const char *kind, uint64_t method, int32_t bci)
+{
+	struct hs_jvm_method m;
+	char name[512];
+
+	if (hs_jvm_method_read(p->jvm, p->mem, method, &m)) {
+		printf(" ; %s [unknown java]", kind);
+		return;
+	}
+	hs_jvm_method_format(&m, name, sizeof(name));
+	printf(" ; %s %s @%d", kind, name, bci >= 0 ? hs_jvm_method_line(&m, bci) : 0);
+	hs_jvm_method_release(&m);
+}
+
+/* the Java frames of a thread out of Java, from its JavaFrameAnchor (the pc there, or else the
+ * return address below its sp); a compiled frame's methods from its scopes, inlined first */
+static void print_walk(const struct probe *p, const struct hs_jvm_thread *t)
+{
+	static const char *const ends[] = {"", "entry", "native", "fault", "max"};
+	struct hs_jvm_frame f[64];
+	enum hs_jvm_walk_end end;
+	uint64_t pc = t->last_pc;
+	size_t n = 0;
+
+	if (!t->last_sp || (!pc && p->mem->read(p->mem->ctx, t->last_sp - 8, &pc, 8)))
+		return;
+	hs_jvm_walk(p->jvm, p->mem, t->last_sp, t->last_fp, pc, f, 64, &n, &end);
+	printf("walk tid=%d end=%s frames=%zu", t->tid, ends[end], n);
+	for (size_t i = 0; i < n; i++) {
+		struct hs_jvm_scope sc[16];
+		struct hs_jvm_blob b;
+		size_t ns = 0;
+
+		if ((f[i].comp == HS_JVM_C1 || f[i].comp == HS_JVM_C2) && !hs_jvm_blob_at(p->jvm, p->mem, f[i].pc, &b) &&
+		    b.compile_id == f[i].compile_id && !hs_jvm_scopes(p->jvm, p->mem, &b, f[i].pc, sc, 16, &ns) && ns) {
+			for (size_t k = 0; k < ns; k++)
+				print_frame(p, k + 1 < ns ? "inlined" : hs_jvm_comp_name(f[i].comp), sc[k].method, sc[k].bci);
+		} else if (f[i].method) {
+			print_frame(p, hs_jvm_comp_name(f[i].comp), f[i].method, f[i].bci);
+		} else {
+			printf(" ; %s", hs_jvm_comp_name(f[i].comp));
+		}
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct hs_jvm jvm;
@@ -131,9 +179,11 @@ int main(int argc, char **argv)
 	if (hs_jvm_blobs_each(&jvm, &mem, 200000, each_blob, &p))
 		printf("code cache unreadable\n");
 	if (!hs_jvm_threads(&jvm, &mem, threads, 256, &n))
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			printf("thread tid=%d state=%d last_sp=0x%" PRIx64 "\n", threads[i].tid, threads[i].state,
 			       threads[i].last_sp);
+			print_walk(&p, &threads[i]);
+		}
 	printf("summary nmethods=%zu stubs=%zu inlines=%zu threads=%zu\n", p.nmethods, p.stubs, p.inlines, n);
 	return 0;
 }
