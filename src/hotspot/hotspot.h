@@ -23,26 +23,26 @@ struct hs_jvm_mem hs_jvm_mem_pid(int32_t pid);
 
 /* The symbols of libjvm.so that lead to its tables, in this order (hs_jvm_sym_names). */
 enum hs_jvm_sym {
-	HS_JVM_STRUCTS,             /* gHotSpotVMStructs: a VMStructEntry* */
-	HS_JVM_STRUCT_STRIDE,       /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
-	HS_JVM_STRUCT_TYPE,         /* ...TypeNameOffset (const char*) */
-	HS_JVM_STRUCT_FIELD,        /* ...FieldNameOffset (const char*) */
-	HS_JVM_STRUCT_TYPESTRING,   /* ...TypeStringOffset (const char*) */
-	HS_JVM_STRUCT_STATIC,       /* ...IsStaticOffset (int32_t) */
-	HS_JVM_STRUCT_OFFSET,       /* ...OffsetOffset (uint64_t) */
-	HS_JVM_STRUCT_ADDRESS,      /* ...AddressOffset (void*) */
-	HS_JVM_TYPES,               /* gHotSpotVMTypes: a VMTypeEntry* */
+	HS_JVM_STRUCTS,           /* gHotSpotVMStructs: a VMStructEntry* */
+	HS_JVM_STRUCT_STRIDE,     /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
+	HS_JVM_STRUCT_TYPE,       /* ...TypeNameOffset (const char*) */
+	HS_JVM_STRUCT_FIELD,      /* ...FieldNameOffset (const char*) */
+	HS_JVM_STRUCT_TYPESTRING, /* ...TypeStringOffset (const char*) */
+	HS_JVM_STRUCT_STATIC,     /* ...IsStaticOffset (int32_t) */
+	HS_JVM_STRUCT_OFFSET,     /* ...OffsetOffset (uint64_t) */
+	HS_JVM_STRUCT_ADDRESS,    /* ...AddressOffset (void*) */
+	HS_JVM_TYPES,             /* gHotSpotVMTypes: a VMTypeEntry* */
 	HS_JVM_TYPE_STRIDE,
-	HS_JVM_TYPE_NAME,           /* ...TypeNameOffset (const char*) */
-	HS_JVM_TYPE_SIZE,           /* ...SizeOffset (uint64_t) */
-	HS_JVM_INTS,                /* gHotSpotVMIntConstants */
+	HS_JVM_TYPE_NAME, /* ...TypeNameOffset (const char*) */
+	HS_JVM_TYPE_SIZE, /* ...SizeOffset (uint64_t) */
+	HS_JVM_INTS,      /* gHotSpotVMIntConstants */
 	HS_JVM_INT_STRIDE,
 	HS_JVM_INT_NAME,
-	HS_JVM_INT_VALUE,           /* int32_t */
-	HS_JVM_LONGS,               /* gHotSpotVMLongConstants */
+	HS_JVM_INT_VALUE, /* int32_t */
+	HS_JVM_LONGS,     /* gHotSpotVMLongConstants */
 	HS_JVM_LONG_STRIDE,
 	HS_JVM_LONG_NAME,
-	HS_JVM_LONG_VALUE,          /* uint64_t */
+	HS_JVM_LONG_VALUE, /* uint64_t */
 	HS_JVM_NSYMS
 };
 extern const char *const hs_jvm_sym_names[HS_JVM_NSYMS];
@@ -56,35 +56,35 @@ enum hs_jvm_nm_data {
 
 /* The user-space half of the layout: what naming a method reads. Offsets in bytes. */
 struct hs_jvm_layout {
-	uint16_t method_size;           /* sizeof(Method) */
+	uint16_t method_size;            /* sizeof(Method) */
 	uint16_t const_method_constants; /* ConstMethod._constants */
 	uint16_t const_method_flags;     /* ConstMethod._flags (u2, JDK 17) or _flags._flags (u4) */
 	uint8_t const_method_flags_size;
-	uint32_t has_line_table;         /* the flag bit of a compressed line number table */
+	uint32_t has_line_table; /* the flag bit of a compressed line number table */
 	uint16_t const_method_name, const_method_signature, const_method_idnum; /* u2 each */
-	uint16_t pool_size;              /* sizeof(ConstantPool): its entries follow it */
+	uint16_t pool_size;                                  /* sizeof(ConstantPool): its entries follow it */
 	uint16_t pool_holder, pool_length, pool_source_file; /* InstanceKlass*, int, u2 */
-	uint16_t klass_name;             /* Klass._name (Symbol*) */
-	uint16_t klass_constants, klass_methods; /* InstanceKlass._constants, _methods */
-	uint16_t array_data;             /* Array<Method*>'s elements, after its int _length */
-	uint16_t symbol_length, symbol_body; /* Symbol._length (u2), _body */
-	uint16_t pc_size, pc_offset, pc_scope; /* sizeof(PcDesc), _pc_offset, _scope_decode_offset */
-	uint8_t nm_data;                 /* enum hs_jvm_nm_data */
-	uint8_t unsigned5_x;             /* bytes below this are excluded from UNSIGNED5 (1 from JDK 20) */
+	uint16_t klass_name;                                 /* Klass._name (Symbol*) */
+	uint16_t klass_constants, klass_methods;             /* InstanceKlass._constants, _methods */
+	uint16_t array_data;                                 /* Array<Method*>'s elements, after its int _length */
+	uint16_t symbol_length, symbol_body;                 /* Symbol._length (u2), _body */
+	uint16_t pc_size, pc_offset, pc_scope;               /* sizeof(PcDesc), _pc_offset, _scope_decode_offset */
+	uint8_t nm_data;                                     /* enum hs_jvm_nm_data */
+	uint8_t unsigned5_x; /* bytes below this are excluded from UNSIGNED5 (1 from JDK 20) */
 	/* HS_JVM_NM_IN_BLOB: offsets (int) from the blob's start, except scopes_data (an address) */
 	uint16_t nm_metadata, nm_scopes_data, nm_scopes_pcs, nm_dependencies;
 	/* HS_JVM_NM_APART */
-	uint16_t nm_immutable, nm_immutable_size; /* address, int */
-	uint16_t nm_scopes_pcs_off, nm_scopes_data_off; /* int, from the immutable data */
+	uint16_t nm_immutable, nm_immutable_size;                       /* address, int */
+	uint16_t nm_scopes_pcs_off, nm_scopes_data_off;                 /* int, from the immutable data */
 	uint16_t blob_mutable, blob_mutable_size, blob_relocation_size; /* address, int, int */
 };
 
 /* A process's JVM. */
 struct hs_jvm {
 	unsigned major, minor, security, build;
-	char release[96];            /* Abstract_VM_Version::_s_vm_release: "17.0.15+6-Debian-1deb12u1" */
-	char path[256];              /* the libjvm.so mapped, as the process names it */
-	uint64_t bias;               /* its load bias */
+	char release[96];             /* Abstract_VM_Version::_s_vm_release: "17.0.15+6-Debian-1deb12u1" */
+	char path[256];               /* the libjvm.so mapped, as the process names it */
+	uint64_t bias;                /* its load bias */
 	struct hs_jvm_proc_info info; /* for the BPF program */
 	struct hs_jvm_layout lay;
 };
@@ -132,14 +132,14 @@ enum hs_jvm_comp hs_jvm_comp_of_level(int comp_level);
 
 /* A code blob, read. */
 struct hs_jvm_blob {
-	uint64_t addr;                /* its start (the CodeBlob) */
+	uint64_t addr;                 /* its start (the CodeBlob) */
 	uint64_t code_begin, code_end; /* its instructions */
-	int32_t size, frame_size;     /* bytes; words, return address included */
-	int32_t frame_complete;       /* offset from code_begin where its frame is built */
+	int32_t size, frame_size;      /* bytes; words, return address included */
+	int32_t frame_complete;        /* offset from code_begin where its frame is built */
 	enum hs_jvm_blob_kind kind;
-	char name[64];                /* CodeBlob::_name, cut to fit ("nmethod", "Interpreter", ...) */
+	char name[64]; /* CodeBlob::_name, cut to fit ("nmethod", "Interpreter", ...) */
 	/* HS_JVM_BLOB_NMETHOD */
-	uint64_t method;              /* Method* */
+	uint64_t method; /* Method* */
 	int32_t compile_id, comp_level, entry_bci;
 };
 
@@ -199,9 +199,9 @@ size_t hs_jvm_method_format(const struct hs_jvm_method *m, char *buf, size_t len
 
 /* A Java thread. */
 struct hs_jvm_thread {
-	uint64_t addr;                 /* the JavaThread */
-	int32_t tid;                   /* in the process's pid namespace */
-	int32_t state;                 /* JavaThreadState */
+	uint64_t addr;                      /* the JavaThread */
+	int32_t tid;                        /* in the process's pid namespace */
+	int32_t state;                      /* JavaThreadState */
 	uint64_t last_sp, last_fp, last_pc; /* its JavaFrameAnchor: 0 while it runs Java code */
 };
 /* The JVM's Java threads (ThreadsSMRSupport's list), at most max into out, their count in *n:

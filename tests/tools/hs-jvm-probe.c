@@ -74,8 +74,8 @@ static int each_blob(void *arg, const struct hs_jvm_blob *b)
 
 	/* the segment map walk from the middle of the code must find this very blob */
 	lookup = hs_jvm_blob_at(p->jvm, p->mem, b->code_begin + (b->code_end - b->code_begin) / 2, &back) ? "miss"
-		 : back.addr == b->addr									     ? "same"
-													     : "other";
+		 : back.addr == b->addr                                                                   ? "same"
+													  : "other";
 	if (b->code_begin == b->code_end)
 		lookup = "empty";
 	if (b->kind != HS_JVM_BLOB_NMETHOD) {
@@ -128,10 +128,12 @@ static void print_walk(const struct probe *p, const struct hs_jvm_thread *t)
 		struct hs_jvm_blob b;
 		size_t ns = 0;
 
-		if ((f[i].comp == HS_JVM_C1 || f[i].comp == HS_JVM_C2) && !hs_jvm_blob_at(p->jvm, p->mem, f[i].pc, &b) &&
-		    b.compile_id == f[i].compile_id && !hs_jvm_scopes(p->jvm, p->mem, &b, f[i].pc, sc, 16, &ns) && ns) {
+		if ((f[i].comp == HS_JVM_C1 || f[i].comp == HS_JVM_C2) &&
+		    !hs_jvm_blob_at(p->jvm, p->mem, f[i].pc, &b) && b.compile_id == f[i].compile_id &&
+		    !hs_jvm_scopes(p->jvm, p->mem, &b, f[i].pc, sc, 16, &ns) && ns) {
 			for (size_t k = 0; k < ns; k++)
-				print_frame(p, k + 1 < ns ? "inlined" : hs_jvm_comp_name(f[i].comp), sc[k].method, sc[k].bci);
+				print_frame(p, k + 1 < ns ? "inlined" : hs_jvm_comp_name(f[i].comp), sc[k].method,
+					    sc[k].bci);
 		} else if (f[i].method) {
 			print_frame(p, hs_jvm_comp_name(f[i].comp), f[i].method, f[i].bci);
 		} else {

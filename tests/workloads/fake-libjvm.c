@@ -43,10 +43,14 @@ static void shape(uint64_t *base, uint64_t *stride, uint64_t *a, uint64_t *b)
 __attribute__((constructor)) static void fake_init(void)
 {
 	const char *mode = getenv("FAKE_JVM");
-	uint64_t *all[] = {&gHotSpotVMStructs, &gHotSpotVMStructEntryArrayStride,
-			   &gHotSpotVMStructEntryTypeNameOffset, &gHotSpotVMStructEntryFieldNameOffset,
-			   &gHotSpotVMStructEntryTypeStringOffset, &gHotSpotVMStructEntryIsStaticOffset,
-			   &gHotSpotVMStructEntryOffsetOffset, &gHotSpotVMStructEntryAddressOffset};
+	uint64_t *all[] = {&gHotSpotVMStructs,
+			   &gHotSpotVMStructEntryArrayStride,
+			   &gHotSpotVMStructEntryTypeNameOffset,
+			   &gHotSpotVMStructEntryFieldNameOffset,
+			   &gHotSpotVMStructEntryTypeStringOffset,
+			   &gHotSpotVMStructEntryIsStaticOffset,
+			   &gHotSpotVMStructEntryOffsetOffset,
+			   &gHotSpotVMStructEntryAddressOffset};
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 
 	if (!mode || !strcmp(mode, "random")) {
@@ -69,8 +73,8 @@ __attribute__((constructor)) static void fake_init(void)
 	      &gHotSpotVMTypeEntrySizeOffset);
 	shape(&gHotSpotVMIntConstants, &gHotSpotVMIntConstantEntryArrayStride, &gHotSpotVMIntConstantEntryNameOffset,
 	      &gHotSpotVMIntConstantEntryValueOffset);
-	shape(&gHotSpotVMLongConstants, &gHotSpotVMLongConstantEntryArrayStride,
-	      &gHotSpotVMLongConstantEntryNameOffset, &gHotSpotVMLongConstantEntryValueOffset);
+	shape(&gHotSpotVMLongConstants, &gHotSpotVMLongConstantEntryArrayStride, &gHotSpotVMLongConstantEntryNameOffset,
+	      &gHotSpotVMLongConstantEntryValueOffset);
 	if (!strcmp(mode, "stride")) {
 		gHotSpotVMStructEntryArrayStride = 1ULL << 40;
 	} else if (!strcmp(mode, "text")) {
