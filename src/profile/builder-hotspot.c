@@ -14,7 +14,7 @@
 
 #define MAX_LINES 32 /* methods of one compiled frame */
 
-static unsigned frame_kind(const struct hs_jvm_frame *f)
+static unsigned frame_kind(const struct hs_jvm_rec_frame *f)
 {
 	return (unsigned)(f->b >> HS_JVM_FRAME_SHIFT);
 }
@@ -45,7 +45,7 @@ void hs_builder_jvm_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 	if (!rec || id != HS_RT_HOTSPOT || rec->head.pid != (uint32_t)pid)
 		return;
 	for (size_t i = 0; i < rec->head.nframes; i++) {
-		const struct hs_jvm_frame *f = &rec->frames[i];
+		const struct hs_jvm_rec_frame *f = &rec->frames[i];
 		struct hs_regs regs = {0};
 		struct hs_jvm_seg seg;
 		if (frame_kind(f) != HS_JVM_FRAME_NATIVE)
@@ -96,7 +96,7 @@ static uint32_t java_location(struct hs_builder *b, const struct hs_jvm_named *n
 	return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].comp], lines, (uint32_t)HS_MIN(n, MAX_LINES));
 }
 
-static uint32_t make_location(struct hs_builder *b, int32_t pid, const struct hs_jvm_frame *f)
+static uint32_t make_location(struct hs_builder *b, int32_t pid, const struct hs_jvm_rec_frame *f)
 {
 	struct hs_jvm_named nm[MAX_LINES];
 	char stub[80];
@@ -116,7 +116,7 @@ static uint32_t make_location(struct hs_builder *b, int32_t pid, const struct hs
 
 /* The location of a Java frame: looked up by what the reader gave (process, frame), so that a
  * frame seen before costs one hash lookup. */
-static uint32_t frame_loc(struct hs_builder *b, int32_t pid, const struct hs_jvm_frame *f)
+static uint32_t frame_loc(struct hs_builder *b, int32_t pid, const struct hs_jvm_rec_frame *f)
 {
 	struct hs_builder_jvm *j = &b->jvm;
 	/* an interpreted frame is its method and bytecode, a compiled one its code and pc */
@@ -224,7 +224,7 @@ bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *data)
 	if (!native_top(b, pid, rec))
 		cut(b, "[java: native frames lost]"); /* a gap, marked: the Java frames follow */
 	for (size_t i = 0; i < rec->head.nframes; i++) {
-		const struct hs_jvm_frame *f = &rec->frames[i];
+		const struct hs_jvm_rec_frame *f = &rec->frames[i];
 		uint64_t next = 0;
 		if (frame_kind(f) != HS_JVM_FRAME_NATIVE) {
 			push(b, frame_loc(b, pid, f));

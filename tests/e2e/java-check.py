@@ -3,7 +3,7 @@
 usage: java-check.py FILE.folded [--no-compiled] [--no-inlined]
 Prints one line of figures, and exits 1 with one line per failed property:
   1. of the samples whose innermost Hot method is Hot.fib, at least 95% carry the exact Java
-     chain from the thread's first Hot method (Hot.main, or Hot$Side.run) down, above the native
+     chain from the thread's first Hot method (Hot.main, Hot$Side.run) down, above the native
      frames that started the thread (start_thread, and JavaMain for the main thread);
   2. no sample is complete-but-wrong: a stack with no placeholder frame ("[...]") whose Hot
      methods do not follow the workload's call tree, or that does not start at the thread's
@@ -16,10 +16,11 @@ import sys
 
 MAIN = "void Hot.main(java.lang.String[])"
 SIDE = "void Hot$Side.run()"
+SLEEPER = "void Hot$Sleeper.run()"
 FIB = "long Hot.fib(int)"
 # caller -> callees, among Hot's own methods (library frames between them are skipped)
 EDGES = {
-    MAIN: {"void Hot.work()", "void Hot$Side.<init>()"},
+    MAIN: {"void Hot.work()", "void Hot$Side.<init>()", "void Hot$Sleeper.<init>()"},
     "void Hot.work()": {FIB, "double Hot.shapes(Hot$Shape[], int)", "long Hot.streams(int)",
                         "void Hot$Square.<init>()", "void Hot$Circle.<init>()"},
     FIB: {FIB},
@@ -29,6 +30,8 @@ EDGES = {
     "long Hot.streams(int)": {"int Hot.lambda$streams$0(int)", "boolean Hot.lambda$streams$1(int)"},
     "int Hot.lambda$streams$0(int)": {"int Hot.square(int)"},
     SIDE: {FIB, "int Hot.square(int)"},
+    SLEEPER: {"void Hot$Sleeper.doze()"},
+    "void Hot$Sleeper.doze()": {"void Hot$Sleeper.nap()"},
 }
 SUFFIX = re.compile(r"_\[[0-9a-z]\]$")
 
@@ -79,7 +82,7 @@ def main():
         placeholder = any(f.startswith("[") for f in frames)
         if chain is None:
             continue
-        follows = chain[0] in (MAIN, SIDE) and all(b in EDGES.get(a, ()) for a, b in zip(chain, chain[1:]))
+        follows = chain[0] in (MAIN, SIDE, SLEEPER) and all(b in EDGES.get(a, ()) for a, b in zip(chain, chain[1:]))
         whole = follows and base_ok(frames, first) and not placeholder
         if chain[-1] == FIB:
             fib_total += n

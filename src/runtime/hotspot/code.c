@@ -9,11 +9,11 @@
 #include "runtime/hotspot/stream.h"
 #include "util/util.h"
 
-#define MAX_BLOB_HEADER 2048         /* bytes of a blob's header read */
+#define MAX_BLOB_HEADER 2048 /* bytes of a blob's header read */
 #define MAX_BLOB_SIZE (1u << 30)
-#define MAX_SECTION (16u << 20)      /* bytes of an nmethod's scopes or PcDescs */
+#define MAX_SECTION (16u << 20) /* bytes of an nmethod's scopes or PcDescs */
 #define MAX_SCOPE_DEPTH 64
-#define FREE_SEGMENT 0xff            /* a segment map's byte for a free segment */
+#define FREE_SEGMENT 0xff /* a segment map's byte for a free segment */
 #define MAX_THREADS_READ 65536
 
 static int rd(const struct hs_jvm_mem *mem, uint64_t addr, void *buf, size_t n)
@@ -35,10 +35,18 @@ static int64_t get_int(const uint8_t *p, unsigned width)
 	int64_t q;
 
 	switch (width) {
-	case 1: memcpy(&b, p, 1); return b;
-	case 2: memcpy(&h, p, 2); return h;
-	case 4: memcpy(&w, p, 4); return w;
-	default: memcpy(&q, p, 8); return q;
+	case 1:
+		memcpy(&b, p, 1);
+		return b;
+	case 2:
+		memcpy(&h, p, 2);
+		return h;
+	case 4:
+		memcpy(&w, p, 4);
+		return w;
+	default:
+		memcpy(&q, p, 8);
+		return q;
 	}
 }
 
@@ -52,7 +60,7 @@ static uint64_t get_u64(const uint8_t *p)
 
 const char *hs_jvm_comp_name(enum hs_jvm_comp c)
 {
-	static const char *const names[] = {"interpreted", "C1", "C2", "native"};
+	static const char *const names[] = {"interpreted", "C1", "C2", "native", "stub"};
 
 	return (unsigned)c < HS_ARRAY_SIZE(names) ? names[c] : "unknown";
 }
@@ -82,9 +90,16 @@ int hs_jvm_interpreter(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 static size_t header_span(const struct hs_jvm *jvm)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
-	const uint16_t at[] = {o->blob_name, o->blob_size, o->blob_frame_size, o->blob_frame_complete,
-			       o->blob_code_begin, o->blob_code_end, o->nmethod_method, o->nmethod_compile_id,
-			       o->nmethod_comp_level, o->nmethod_entry_bci,
+	const uint16_t at[] = {o->blob_name,
+			       o->blob_size,
+			       o->blob_frame_size,
+			       o->blob_frame_complete,
+			       o->blob_code_begin,
+			       o->blob_code_end,
+			       o->nmethod_method,
+			       o->nmethod_compile_id,
+			       o->nmethod_comp_level,
+			       o->nmethod_entry_bci,
 			       o->blob_kind == HS_JVM_NONE ? 0 : o->blob_kind};
 	size_t span = 0;
 
@@ -268,7 +283,8 @@ int hs_jvm_blobs_each(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, si
 							: (uint32_t)get_int(hdr + o->block_length, 4);
 			if (!len || len > nseg - idx)
 				break; /* past the last block */
-			if (hdr[o->block_used] && !hs_jvm_blob_read(jvm, mem, h->low + (idx << h->log2) + o->block_size, &b)) {
+			if (hdr[o->block_used] &&
+			    !hs_jvm_blob_read(jvm, mem, h->low + (idx << h->log2) + o->block_size, &b)) {
 				seen++;
 				if ((rc = fn(arg, &b)))
 					return rc;
@@ -315,16 +331,17 @@ static int nm_sections(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 		s->meta = mut + (uint32_t)b;
 		s->meta_end = mut + (uint32_t)a;
 	}
-	if (s->pcs > s->pcs_end || s->data > s->data_end || s->meta > s->meta_end || s->pcs_end - s->pcs > MAX_SECTION ||
-	    s->data_end - s->data > MAX_SECTION || s->meta_end - s->meta > MAX_SECTION)
+	if (s->pcs > s->pcs_end || s->data > s->data_end || s->meta > s->meta_end ||
+	    s->pcs_end - s->pcs > MAX_SECTION || s->data_end - s->data > MAX_SECTION ||
+	    s->meta_end - s->meta > MAX_SECTION)
 		return -EBADMSG;
 	return 0;
 }
 
 /* The scope decode offset of the first PcDesc at or after pc (a return address has its own;
  * a pc between two calls is described by the next). */
-static int find_pc(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct nm_sections *s,
-		   int64_t off, int32_t *scope)
+static int find_pc(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct nm_sections *s, int64_t off,
+		   int32_t *scope)
 {
 	const struct hs_jvm_layout *l = &jvm->lay;
 	size_t n = (size_t)(s->pcs_end - s->pcs) / l->pc_size, lo = 0, hi = n;
@@ -406,7 +423,8 @@ int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const 
 
 	if (nm->kind != HS_JVM_BLOB_NMETHOD || pc < nm->code_begin || pc > nm->code_end)
 		return -ENOENT;
-	if ((rc = nm_sections(jvm, mem, nm->addr, &s)) || (rc = find_pc(jvm, mem, &s, (int64_t)(pc - nm->code_begin), &at)))
+	if ((rc = nm_sections(jvm, mem, nm->addr, &s)) ||
+	    (rc = find_pc(jvm, mem, &s, (int64_t)(pc - nm->code_begin), &at)))
 		return rc;
 	return decode_scopes(jvm, mem, &s, at, out, max, n);
 }

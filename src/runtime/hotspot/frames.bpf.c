@@ -471,7 +471,7 @@ int hs_jvm_read_frames(struct bpf_perf_event_data *ctx)
 		return 1;
 	sc->s.head.nframes = sc->n;
 	size = offsetof(struct hs_jvm_sample, frames) +
-	       (__u64)(sc->n & (HS_JVM_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_jvm_frame);
+	       (__u64)(sc->n & (HS_JVM_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_jvm_rec_frame);
 	if (size > sizeof(sc->s))
 		size = sizeof(sc->s);
 	hs_rt_output(&sc->s, size, sc->wake);

@@ -18,8 +18,8 @@ typedef uint32_t hs_u32;
 typedef uint64_t hs_u64;
 #endif
 
-#define HS_JVM_NONE 0xffff      /* an offset the version does not have */
-#define HS_JVM_MAX_HEAPS 8      /* code heaps looked at (HotSpot has at most 3 today) */
+#define HS_JVM_NONE 0xffff         /* an offset the version does not have */
+#define HS_JVM_MAX_HEAPS 8         /* code heaps looked at (HotSpot has at most 3 today) */
 #define HS_JVM_MAX_SEGMAP_HOPS 512 /* hops back through a segment map to a block's start */
 
 /* How a code blob says what it is. */
@@ -50,39 +50,39 @@ struct hs_jvm_offsets {
 	hs_u8 block_length_size;  /* its width: 8 (JDK 17) or 4 */
 	hs_u8 kind_by;            /* enum hs_jvm_kind_by */
 	/* CodeBlob */
-	hs_u16 blob_name;          /* const char* */
-	hs_u16 blob_kind;          /* CodeBlobKind, one byte (HS_JVM_KIND_FIELD), else HS_JVM_NONE */
-	hs_u16 blob_size;          /* int: bytes of the blob, header included */
-	hs_u16 blob_frame_size;    /* int: the frame's size in words, return address included */
-	hs_u16 blob_frame_complete; /* _frame_complete_offset: before it, the frame is being built */
+	hs_u16 blob_name;               /* const char* */
+	hs_u16 blob_kind;               /* CodeBlobKind, one byte (HS_JVM_KIND_FIELD), else HS_JVM_NONE */
+	hs_u16 blob_size;               /* int: bytes of the blob, header included */
+	hs_u16 blob_frame_size;         /* int: the frame's size in words, return address included */
+	hs_u16 blob_frame_complete;     /* _frame_complete_offset: before it, the frame is being built */
 	hs_u8 blob_frame_complete_size; /* its width: 4 (int, JDK 17) or 2 (int16_t) */
 	hs_u8 code_by;                  /* enum hs_jvm_code_by */
 	hs_u16 blob_code_begin;         /* _code_begin or _code_offset */
 	hs_u16 blob_code_end;           /* _code_end or _data_offset */
 	/* nmethod */
-	hs_u16 nmethod_method;     /* Method* */
-	hs_u16 nmethod_compile_id; /* int: tells one nmethod from the next at the same address */
-	hs_u16 nmethod_comp_level; /* CompLevel: 1-3 C1, 4 C2, 0 a native wrapper */
+	hs_u16 nmethod_method;         /* Method* */
+	hs_u16 nmethod_compile_id;     /* int: tells one nmethod from the next at the same address */
+	hs_u16 nmethod_comp_level;     /* CompLevel: 1-3 C1, 4 C2, 0 a native wrapper */
 	hs_u8 nmethod_comp_level_size; /* 4 (int, JDK 17) or 1 */
-	hs_u8 kind_nmethod;        /* CodeBlobKind::Nmethod (HS_JVM_KIND_FIELD) */
-	hs_u16 nmethod_entry_bci;  /* int: InvocationEntryBci (-1), else an on-stack-replacement method */
+	hs_u8 kind_nmethod;            /* CodeBlobKind::Nmethod (HS_JVM_KIND_FIELD) */
+	hs_u16 nmethod_entry_bci;      /* int: InvocationEntryBci (-1), else an on-stack-replacement method */
 	/* Method and ConstMethod: an interpreted frame's bytecode pointer to a BCI */
-	hs_u16 method_const_method; /* Method._constMethod */
-	hs_u16 const_method_size;   /* sizeof(ConstMethod): the bytecodes follow it */
+	hs_u16 method_const_method;    /* Method._constMethod */
+	hs_u16 const_method_size;      /* sizeof(ConstMethod): the bytecodes follow it */
 	hs_u16 const_method_code_size; /* ConstMethod._code_size (u2) */
 	/* threads */
-	hs_u16 threads_list_length;  /* ThreadsList._length (uint) */
-	hs_u16 threads_list_threads; /* ThreadsList._threads (JavaThread* const*) */
-	hs_u16 thread_osthread;      /* JavaThread (JDK 17) or Thread._osthread */
-	hs_u16 osthread_thread_id;   /* OSThread._thread_id: the kernel's tid, as the process's pid
+	hs_u16 threads_list_length;             /* ThreadsList._length (uint) */
+	hs_u16 threads_list_threads;            /* ThreadsList._threads (JavaThread* const*) */
+	hs_u16 thread_osthread;                 /* JavaThread (JDK 17) or Thread._osthread */
+	hs_u16 osthread_thread_id;              /* OSThread._thread_id: the kernel's tid, as the process's pid
 	                              * namespace sees it (int) */
-	hs_u16 thread_anchor;        /* JavaThread._anchor: the JavaFrameAnchor, a thread's last
+	hs_u16 thread_anchor;                   /* JavaThread._anchor: the JavaFrameAnchor, a thread's last
 	                              * Java frame when it is outside Java code */
 	hs_u16 anchor_sp, anchor_fp, anchor_pc; /* JavaFrameAnchor._last_Java_sp, _fp, _pc */
-	hs_u16 thread_state;         /* JavaThread._thread_state (int) */
+	hs_u16 thread_state;                    /* JavaThread._thread_state (int) */
 	/* the interpreter's code: AbstractInterpreter::_code is a StubQueue* */
-	hs_u16 stubqueue_buffer;     /* StubQueue._stub_buffer (address) */
-	hs_u16 stubqueue_limit;      /* StubQueue._buffer_limit (int): its length */
+	hs_u16 stubqueue_buffer; /* StubQueue._stub_buffer (address) */
+	hs_u16 stubqueue_limit;  /* StubQueue._buffer_limit (int): its length */
 	/* an interpreted frame's slots, each n words below its frame pointer (the slot at
 	 * fp - 8 * n), from x86_64's frame layout (frame_x86.hpp) */
 	hs_u8 interp_sender_sp; /* the caller's sp (n = 1) */
@@ -97,15 +97,15 @@ struct hs_jvm_offsets {
  * addresses are the process's, of the variables (read them at sample time: they are set as the
  * JVM starts, and the code heaps' committed ends grow). */
 struct hs_jvm_proc_info {
-	hs_u64 code_heaps;         /* &CodeCache::_heaps */
+	hs_u64 code_heaps;          /* &CodeCache::_heaps */
 	hs_u64 code_low, code_high; /* &CodeCache::_low_bound, &CodeCache::_high_bound: every heap is
 	                             * inside [*code_low, *code_high) */
-	hs_u64 interpreter;        /* &AbstractInterpreter::_code */
-	hs_u64 call_stub_return;   /* &StubRoutines::_call_stub_return_address: the pc an entry
+	hs_u64 interpreter;         /* &AbstractInterpreter::_code */
+	hs_u64 call_stub_return;    /* &StubRoutines::_call_stub_return_address: the pc an entry
 	                            * frame (C++ calling Java) returns to */
-	hs_u64 java_threads;       /* &ThreadsSMRSupport::_java_thread_list (a ThreadsList*) */
+	hs_u64 java_threads;        /* &ThreadsSMRSupport::_java_thread_list (a ThreadsList*) */
 	struct hs_jvm_offsets off;
-	hs_u32 version;            /* major << 24 | minor << 16 | security << 8 | (build & 0xff) */
+	hs_u32 version; /* major << 24 | minor << 16 | security << 8 | (build & 0xff) */
 	hs_u32 pad;
 };
 

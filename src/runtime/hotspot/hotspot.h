@@ -25,26 +25,26 @@ struct hs_jvm_mem hs_jvm_mem_pid(int32_t pid);
 
 /* The symbols of libjvm.so that lead to its tables, in this order (hs_jvm_sym_names). */
 enum hs_jvm_sym {
-	HS_JVM_STRUCTS,             /* gHotSpotVMStructs: a VMStructEntry* */
-	HS_JVM_STRUCT_STRIDE,       /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
-	HS_JVM_STRUCT_TYPE,         /* ...TypeNameOffset (const char*) */
-	HS_JVM_STRUCT_FIELD,        /* ...FieldNameOffset (const char*) */
-	HS_JVM_STRUCT_TYPESTRING,   /* ...TypeStringOffset (const char*) */
-	HS_JVM_STRUCT_STATIC,       /* ...IsStaticOffset (int32_t) */
-	HS_JVM_STRUCT_OFFSET,       /* ...OffsetOffset (uint64_t) */
-	HS_JVM_STRUCT_ADDRESS,      /* ...AddressOffset (void*) */
-	HS_JVM_TYPES,               /* gHotSpotVMTypes: a VMTypeEntry* */
+	HS_JVM_STRUCTS,           /* gHotSpotVMStructs: a VMStructEntry* */
+	HS_JVM_STRUCT_STRIDE,     /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
+	HS_JVM_STRUCT_TYPE,       /* ...TypeNameOffset (const char*) */
+	HS_JVM_STRUCT_FIELD,      /* ...FieldNameOffset (const char*) */
+	HS_JVM_STRUCT_TYPESTRING, /* ...TypeStringOffset (const char*) */
+	HS_JVM_STRUCT_STATIC,     /* ...IsStaticOffset (int32_t) */
+	HS_JVM_STRUCT_OFFSET,     /* ...OffsetOffset (uint64_t) */
+	HS_JVM_STRUCT_ADDRESS,    /* ...AddressOffset (void*) */
+	HS_JVM_TYPES,             /* gHotSpotVMTypes: a VMTypeEntry* */
 	HS_JVM_TYPE_STRIDE,
-	HS_JVM_TYPE_NAME,           /* ...TypeNameOffset (const char*) */
-	HS_JVM_TYPE_SIZE,           /* ...SizeOffset (uint64_t) */
-	HS_JVM_INTS,                /* gHotSpotVMIntConstants */
+	HS_JVM_TYPE_NAME, /* ...TypeNameOffset (const char*) */
+	HS_JVM_TYPE_SIZE, /* ...SizeOffset (uint64_t) */
+	HS_JVM_INTS,      /* gHotSpotVMIntConstants */
 	HS_JVM_INT_STRIDE,
 	HS_JVM_INT_NAME,
-	HS_JVM_INT_VALUE,           /* int32_t */
-	HS_JVM_LONGS,               /* gHotSpotVMLongConstants */
+	HS_JVM_INT_VALUE, /* int32_t */
+	HS_JVM_LONGS,     /* gHotSpotVMLongConstants */
 	HS_JVM_LONG_STRIDE,
 	HS_JVM_LONG_NAME,
-	HS_JVM_LONG_VALUE,          /* uint64_t */
+	HS_JVM_LONG_VALUE, /* uint64_t */
 	HS_JVM_NSYMS
 };
 extern const char *const hs_jvm_sym_names[HS_JVM_NSYMS];
@@ -58,35 +58,35 @@ enum hs_jvm_nm_data {
 
 /* The user-space half of the layout: what naming a method reads. Offsets in bytes. */
 struct hs_jvm_layout {
-	uint16_t method_size;           /* sizeof(Method) */
+	uint16_t method_size;            /* sizeof(Method) */
 	uint16_t const_method_constants; /* ConstMethod._constants */
 	uint16_t const_method_flags;     /* ConstMethod._flags (u2, JDK 17) or _flags._flags (u4) */
 	uint8_t const_method_flags_size;
-	uint32_t has_line_table;         /* the flag bit of a compressed line number table */
+	uint32_t has_line_table; /* the flag bit of a compressed line number table */
 	uint16_t const_method_name, const_method_signature, const_method_idnum; /* u2 each */
-	uint16_t pool_size;              /* sizeof(ConstantPool): its entries follow it */
+	uint16_t pool_size;                                  /* sizeof(ConstantPool): its entries follow it */
 	uint16_t pool_holder, pool_length, pool_source_file; /* InstanceKlass*, int, u2 */
-	uint16_t klass_name;             /* Klass._name (Symbol*) */
-	uint16_t klass_constants, klass_methods; /* InstanceKlass._constants, _methods */
-	uint16_t array_data;             /* Array<Method*>'s elements, after its int _length */
-	uint16_t symbol_length, symbol_body; /* Symbol._length (u2), _body */
-	uint16_t pc_size, pc_offset, pc_scope; /* sizeof(PcDesc), _pc_offset, _scope_decode_offset */
-	uint8_t nm_data;                 /* enum hs_jvm_nm_data */
-	uint8_t unsigned5_x;             /* bytes below this are excluded from UNSIGNED5 (1 from JDK 20) */
+	uint16_t klass_name;                                 /* Klass._name (Symbol*) */
+	uint16_t klass_constants, klass_methods;             /* InstanceKlass._constants, _methods */
+	uint16_t array_data;                                 /* Array<Method*>'s elements, after its int _length */
+	uint16_t symbol_length, symbol_body;                 /* Symbol._length (u2), _body */
+	uint16_t pc_size, pc_offset, pc_scope;               /* sizeof(PcDesc), _pc_offset, _scope_decode_offset */
+	uint8_t nm_data;                                     /* enum hs_jvm_nm_data */
+	uint8_t unsigned5_x; /* bytes below this are excluded from UNSIGNED5 (1 from JDK 20) */
 	/* HS_JVM_NM_IN_BLOB: offsets (int) from the blob's start, except scopes_data (an address) */
 	uint16_t nm_metadata, nm_scopes_data, nm_scopes_pcs, nm_dependencies;
 	/* HS_JVM_NM_APART */
-	uint16_t nm_immutable, nm_immutable_size; /* address, int */
-	uint16_t nm_scopes_pcs_off, nm_scopes_data_off; /* int, from the immutable data */
+	uint16_t nm_immutable, nm_immutable_size;                       /* address, int */
+	uint16_t nm_scopes_pcs_off, nm_scopes_data_off;                 /* int, from the immutable data */
 	uint16_t blob_mutable, blob_mutable_size, blob_relocation_size; /* address, int, int */
 };
 
 /* A process's JVM. */
 struct hs_jvm {
 	unsigned major, minor, security, build;
-	char release[96];            /* Abstract_VM_Version::_s_vm_release: "17.0.15+6-Debian-1deb12u1" */
-	char path[256];              /* the libjvm.so mapped, as the process names it */
-	uint64_t bias;               /* its load bias */
+	char release[96];             /* Abstract_VM_Version::_s_vm_release: "17.0.15+6-Debian-1deb12u1" */
+	char path[256];               /* the libjvm.so mapped, as the process names it */
+	uint64_t bias;                /* its load bias */
 	struct hs_jvm_proc_info info; /* for the BPF program */
 	struct hs_jvm_layout lay;
 };
@@ -127,20 +127,21 @@ enum hs_jvm_comp {
 	HS_JVM_C1,     /* comp levels 1 to 3 */
 	HS_JVM_C2,     /* comp level 4 */
 	HS_JVM_NATIVE, /* a native method's wrapper (level 0) */
+	HS_JVM_STUB,   /* no Java method: a stub or an adapter between frames */
 };
-const char *hs_jvm_comp_name(enum hs_jvm_comp c); /* "interpreted", "C1", "C2", "native" */
+const char *hs_jvm_comp_name(enum hs_jvm_comp c); /* "interpreted", "C1", "C2", "native", "stub" */
 enum hs_jvm_comp hs_jvm_comp_of_level(int comp_level);
 
 /* A code blob, read. */
 struct hs_jvm_blob {
-	uint64_t addr;                /* its start (the CodeBlob) */
+	uint64_t addr;                 /* its start (the CodeBlob) */
 	uint64_t code_begin, code_end; /* its instructions */
-	int32_t size, frame_size;     /* bytes; words, return address included */
-	int32_t frame_complete;       /* offset from code_begin where its frame is built */
+	int32_t size, frame_size;      /* bytes; words, return address included */
+	int32_t frame_complete;        /* offset from code_begin where its frame is built */
 	enum hs_jvm_blob_kind kind;
-	char name[64];                /* CodeBlob::_name, cut to fit ("nmethod", "Interpreter", ...) */
+	char name[64]; /* CodeBlob::_name, cut to fit ("nmethod", "Interpreter", ...) */
 	/* HS_JVM_BLOB_NMETHOD */
-	uint64_t method;              /* Method* */
+	uint64_t method; /* Method* */
 	int32_t compile_id, comp_level, entry_bci;
 };
 
@@ -200,15 +201,40 @@ size_t hs_jvm_method_format(const struct hs_jvm_method *m, char *buf, size_t len
 
 /* A Java thread. */
 struct hs_jvm_thread {
-	uint64_t addr;                 /* the JavaThread */
-	int32_t tid;                   /* in the process's pid namespace */
-	int32_t state;                 /* JavaThreadState */
+	uint64_t addr;                      /* the JavaThread */
+	int32_t tid;                        /* in the process's pid namespace */
+	int32_t state;                      /* JavaThreadState */
 	uint64_t last_sp, last_fp, last_pc; /* its JavaFrameAnchor: 0 while it runs Java code */
 };
 /* The JVM's Java threads (ThreadsSMRSupport's list), at most max into out, their count in *n:
  * 0, or -EFAULT. */
 int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct hs_jvm_thread *out, size_t max,
 		   size_t *n);
+
+/* One frame of a walk. */
+struct hs_jvm_frame {
+	enum hs_jvm_comp comp;
+	uint64_t pc;
+	uint64_t blob;      /* the code blob holding pc (the interpreter's, for an interpreted frame) */
+	uint64_t method;    /* Method*: of the interpreted frame, or the nmethod's (0 for a stub) */
+	int32_t bci;        /* an interpreted frame's bytecode index, else -1 (hs_jvm_scopes() has
+	                     * a compiled frame's) */
+	int32_t compile_id; /* a compiled frame's nmethod's */
+};
+
+enum hs_jvm_walk_end {
+	HS_JVM_WALK_ENTRY = 1, /* the call stub's return: C++ called Java there (the usual end) */
+	HS_JVM_WALK_NATIVE,    /* a pc outside the code cache (native code) */
+	HS_JVM_WALK_FAULT,     /* a read failed or a frame could not be stepped over */
+	HS_JVM_WALK_MAX,       /* max frames */
+};
+
+/* Walks a thread's Java frames from the registers of its innermost Java frame (from its
+ * JavaFrameAnchor when it is out of Java: hs_jvm_threads()), as the BPF program walks at sample
+ * time: at most max into out, innermost first, their count in *n and why the walk ended in
+ * *end. For tests and for checking the BPF program; returns 0. */
+int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
+		struct hs_jvm_frame *out, size_t max, size_t *n, enum hs_jvm_walk_end *end);
 
 /* HotSpot as a runtime (runtime/runtime.h): proc is a struct hs_jvm. */
 extern const struct hs_runtime hs_hotspot_runtime;

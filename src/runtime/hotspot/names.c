@@ -11,9 +11,9 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#define MAX_SYMBOL 1024         /* bytes of a name */
-#define MAX_LINES (64u << 10)    /* bytes of a line number table */
-#define MAX_METHODS 65536        /* a class's methods looked at */
+#define MAX_SYMBOL 1024       /* bytes of a name */
+#define MAX_LINES (64u << 10) /* bytes of a line number table */
+#define MAX_METHODS 65536     /* a class's methods looked at */
 #define MAX_HEADER 4096
 
 static int rd(const struct hs_jvm_mem *mem, uint64_t addr, void *buf, size_t n)
@@ -164,7 +164,8 @@ static int read_raw(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint
 	memcpy(&r->pool_len, cp + l->pool_length, 4);
 	r->source = u16_at(cp + l->pool_source_file);
 	if (!r->holder || rd(mem, r->holder + l->klass_constants, &pool_of_holder, 8) ||
-	    rd(mem, r->holder + l->klass_methods, &r->methods, 8) || rd(mem, r->holder + l->klass_name, &r->klass_name, 8))
+	    rd(mem, r->holder + l->klass_methods, &r->methods, 8) ||
+	    rd(mem, r->holder + l->klass_name, &r->klass_name, 8))
 		return -EFAULT;
 	if (pool_of_holder != r->pool || r->pool_len <= 0 || r->pool_len > 65536)
 		return -EBADMSG;
@@ -183,8 +184,7 @@ void hs_jvm_method_release(struct hs_jvm_method *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr,
-		       struct hs_jvm_method *ret)
+int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr, struct hs_jvm_method *ret)
 {
 	struct method_raw r;
 	struct hs_jvm_method m = {.unsigned5_x = jvm->lay.unsigned5_x};
@@ -257,16 +257,26 @@ int32_t hs_jvm_method_bci(const struct hs_jvm *jvm, const struct hs_jvm_method *
 static const char *primitive(char c)
 {
 	switch (c) {
-	case 'B': return "byte";
-	case 'C': return "char";
-	case 'D': return "double";
-	case 'F': return "float";
-	case 'I': return "int";
-	case 'J': return "long";
-	case 'S': return "short";
-	case 'Z': return "boolean";
-	case 'V': return "void";
-	default: return NULL;
+	case 'B':
+		return "byte";
+	case 'C':
+		return "char";
+	case 'D':
+		return "double";
+	case 'F':
+		return "float";
+	case 'I':
+		return "int";
+	case 'J':
+		return "long";
+	case 'S':
+		return "short";
+	case 'Z':
+		return "boolean";
+	case 'V':
+		return "void";
+	default:
+		return NULL;
 	}
 }
 

@@ -187,7 +187,7 @@ static void read_code(struct proc *p, struct code *c)
 	c->ok = true;
 }
 
-static struct code *code_of(struct proc *p, const struct hs_jvm_frame *f)
+static struct code *code_of(struct proc *p, const struct hs_jvm_rec_frame *f)
 {
 	uint32_t id = (uint32_t)f->b;
 	uint64_t k = code_key(f->a, id, f->pc), ix;
@@ -210,7 +210,7 @@ static struct code *code_of(struct proc *p, const struct hs_jvm_frame *f)
 	return &p->code.v[p->code.n - 1];
 }
 
-static unsigned frame_kind(const struct hs_jvm_frame *f)
+static unsigned frame_kind(const struct hs_jvm_rec_frame *f)
 {
 	return (unsigned)(f->b >> HS_JVM_FRAME_SHIFT);
 }
@@ -230,7 +230,7 @@ void hs_jvm_names_prefetch(struct hs_jvm_names *n, const struct hs_jvm_sample *s
 	pthread_mutex_unlock(&n->lock);
 }
 
-static size_t name_compiled(struct proc *p, const struct hs_jvm_frame *f, struct hs_jvm_named *out, size_t max,
+static size_t name_compiled(struct proc *p, const struct hs_jvm_rec_frame *f, struct hs_jvm_named *out, size_t max,
 			    char *stub, size_t stublen)
 {
 	struct code *c = code_of(p, f);
@@ -255,7 +255,7 @@ static size_t name_compiled(struct proc *p, const struct hs_jvm_frame *f, struct
 	return k;
 }
 
-size_t hs_jvm_names_frame(struct hs_jvm_names *n, int32_t pid, const struct hs_jvm_frame *f, struct hs_jvm_named *out,
+size_t hs_jvm_names_frame(struct hs_jvm_names *n, int32_t pid, const struct hs_jvm_rec_frame *f, struct hs_jvm_named *out,
 			  size_t max, char *stub, size_t stublen)
 {
 	struct proc *p;

@@ -37,7 +37,7 @@ struct hs_jvm_named {
  * first, at most max into out; 0 when it cannot be named: the process is gone, the method or the
  * compiled code is not there any more, or is other than the frame's (never another method).
  * A stub's or adapter's frame is named by *stub (its blob's name), with 0 returned. */
-size_t hs_jvm_names_frame(struct hs_jvm_names *n, int32_t pid, const struct hs_jvm_frame *f, struct hs_jvm_named *out,
+size_t hs_jvm_names_frame(struct hs_jvm_names *n, int32_t pid, const struct hs_jvm_rec_frame *f, struct hs_jvm_named *out,
 			  size_t max, char *stub, size_t stublen);
 
 #endif

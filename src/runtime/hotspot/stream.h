@@ -1,6 +1,7 @@
 /* HotSpot's compressed streams (code/compressedStream.hpp, utilities/unsigned5.hpp): integers in
- * UNSIGNED5, one to five bytes, a byte below 192 the last (x + the 256 - x - 64 low codes); signed ones zig-zag coded. From
- * JDK 20 the byte 0 never appears (x = 1, every byte is biased by it). Private to hotspot/. */
+ * UNSIGNED5, one to five bytes, a byte below 192 the last; signed ones zig-zag coded. From JDK
+ * 20 the byte 0 never appears (x = 1 excluded byte, every byte biased by it: the 192 low
+ * codes become 191 from x on). Private to hotspot/. */
 #ifndef HS_HOTSPOT_STREAM_H
 #define HS_HOTSPOT_STREAM_H
 

@@ -41,10 +41,34 @@ const char *const hs_jvm_sym_names[HS_JVM_NSYMS] = {
 
 /* The types whose fields are kept; the others' entries are read only as far as their type name. */
 static const char *const kept_types[] = {
-	"Abstract_VM_Version", "AbstractInterpreter", "Array<Method*>", "CodeBlob", "CodeCache", "CodeHeap",
-	"CompiledMethod", "ConstantPool", "ConstMethod", "GrowableArray<int>", "GrowableArrayBase", "HeapBlock",
-	"HeapBlock::Header", "InstanceKlass", "JavaCallWrapper", "JavaFrameAnchor", "JavaThread", "Klass", "Method", "nmethod",
-	"OSThread", "PcDesc", "StubQueue", "StubRoutines", "Symbol", "Thread", "ThreadsList", "ThreadsSMRSupport",
+	"Abstract_VM_Version",
+	"AbstractInterpreter",
+	"Array<Method*>",
+	"CodeBlob",
+	"CodeCache",
+	"CodeHeap",
+	"CompiledMethod",
+	"ConstantPool",
+	"ConstMethod",
+	"GrowableArray<int>",
+	"GrowableArrayBase",
+	"HeapBlock",
+	"HeapBlock::Header",
+	"InstanceKlass",
+	"JavaCallWrapper",
+	"JavaFrameAnchor",
+	"JavaThread",
+	"Klass",
+	"Method",
+	"nmethod",
+	"OSThread",
+	"PcDesc",
+	"StubQueue",
+	"StubRoutines",
+	"Symbol",
+	"Thread",
+	"ThreadsList",
+	"ThreadsSMRSupport",
 	"VirtualSpace",
 };
 
@@ -363,7 +387,6 @@ static bool has_field(const struct tables *t, const char *types, const char *nam
 	return find_field(t, types, names) != NULL;
 }
 
-
 #define W1 (1u << 1)
 #define W2 (1u << 2)
 #define W4 (1u << 4)
@@ -455,7 +478,8 @@ static int take_code_cache(struct tables *t, struct hs_jvm *j)
 
 static int take_nmethod_data(struct tables *t, struct hs_jvm_layout *l)
 {
-	bool immutable = has_field(t, "nmethod", "_immutable_data"), mutable = has_field(t, "CodeBlob", "_mutable_data");
+	bool immutable = has_field(t, "nmethod", "_immutable_data"),
+	     mutable = has_field(t, "CodeBlob", "_mutable_data");
 	uint16_t scopes_data_at;
 	int rc;
 
@@ -514,7 +538,8 @@ static int take_blobs(struct tables *t, struct hs_jvm *j)
 	}
 	if ((rc = want_field(t, "nmethod|CompiledMethod", "_method", W8, &o->nmethod_method, NULL)) ||
 	    (rc = want_field(t, "nmethod", "_compile_id", W4, &o->nmethod_compile_id, NULL)) ||
-	    (rc = want_field(t, "nmethod", "_comp_level", W1 | W4, &o->nmethod_comp_level, &o->nmethod_comp_level_size)) ||
+	    (rc = want_field(t, "nmethod", "_comp_level", W1 | W4, &o->nmethod_comp_level,
+			     &o->nmethod_comp_level_size)) ||
 	    (rc = want_field(t, "nmethod", "_entry_bci", W4, &o->nmethod_entry_bci, NULL)) ||
 	    (rc = take_nmethod_data(t, l)) || (rc = want_size(t, "PcDesc", 64, &l->pc_size)) ||
 	    (rc = want_field(t, "PcDesc", "_pc_offset", W4, &l->pc_offset, NULL)) ||
@@ -544,7 +569,8 @@ static int take_methods(struct tables *t, struct hs_jvm *j)
 	    (rc = want_field(t, "ConstMethod", "_constants", W8, &l->const_method_constants, NULL)) ||
 	    (rc = want_field(t, "ConstMethod", "_flags._flags|_flags", W2 | W4, &l->const_method_flags,
 			     &l->const_method_flags_size)) ||
-	    (rc = want_const(t, "ConstMethodFlags::_misc_has_linenumber_table|ConstMethod::_has_linenumber_table", &bit)) ||
+	    (rc = want_const(t, "ConstMethodFlags::_misc_has_linenumber_table|ConstMethod::_has_linenumber_table",
+			     &bit)) ||
 	    (rc = want_field(t, "ConstMethod", "_code_size", W2, &o->const_method_code_size, NULL)) ||
 	    (rc = want_field(t, "ConstMethod", "_name_index", W2, &l->const_method_name, NULL)) ||
 	    (rc = want_field(t, "ConstMethod", "_signature_index", W2, &l->const_method_signature, NULL)) ||
@@ -614,8 +640,10 @@ static int take_frames(struct tables *t, struct hs_jvm *j)
 	o->entry_wrapper = (uint8_t)-wrapper;
 	o->wrapper_anchor = anchor;
 	if (sender != -1 || last != -2)
-		return fail(t, -EOPNOTSUPP, "the interpreter's frame has its sender sp at %" PRId64 " and last sp at %" PRId64
-			    " words, not -1 and -2", sender, last);
+		return fail(t, -EOPNOTSUPP,
+			    "the interpreter's frame has its sender sp at %" PRId64 " and last sp at %" PRId64
+			    " words, not -1 and -2",
+			    sender, last);
 	o->interp_sender_sp = 1;
 	o->interp_last_sp = 2;
 	o->interp_method = 3;

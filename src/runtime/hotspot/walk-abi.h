@@ -69,7 +69,7 @@ enum hs_jvm_frame_kind {
 #define HS_JVM_FRAME_SHIFT 56
 #define HS_JVM_VALUE_MASK ((1ULL << HS_JVM_FRAME_SHIFT) - 1)
 
-struct hs_jvm_frame {
+struct hs_jvm_rec_frame {
 	hs_u64 pc;
 	hs_u64 a, b;
 };
@@ -86,7 +86,7 @@ enum hs_jvm_sample_flag {
  * it (or the base) are to be unwound from its registers. */
 struct hs_jvm_sample {
 	struct hs_rt_head head;
-	struct hs_jvm_frame frames[HS_JVM_MAX_FRAMES];
+	struct hs_jvm_rec_frame frames[HS_JVM_MAX_FRAMES];
 };
 
 #endif

@@ -1,7 +1,9 @@
 // A Java program with a known call tree, for the HotSpot tests: recursion (fib), a virtual call
 // (Shape.area through two classes), a lambda through a stream, a method small enough to be
-// inlined (square), and a second thread (Side). Prints "ready" once warmed up (300 rounds, or
-// the second argument's), then runs for the seconds given (default 30).
+// inlined (square), a second thread (Side), and a third that sleeps in nap <- doze <- run,
+// interpreted (Sleeper: its Java frames are read from outside while it waits). Prints "ready"
+// once warmed up (300 rounds, or the second argument's), then runs for the seconds given
+// (default 30).
 import java.util.stream.IntStream;
 
 public class Hot {
@@ -63,10 +65,34 @@ public class Hot {
 		}
 	}
 
+	static final class Sleeper extends Thread {
+		Sleeper() {
+			super("sleeper");
+			setDaemon(true);
+		}
+
+		static void nap() throws InterruptedException {
+			Thread.sleep(20);
+		}
+
+		static void doze() throws InterruptedException {
+			for (;;)
+				nap();
+		}
+
+		public void run() {
+			try {
+				doze();
+			} catch (InterruptedException e) {
+			}
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
 		long seconds = args.length > 0 ? Long.parseLong(args[0]) : 30;
 		int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 300;
 		new Side().start();
+		new Sleeper().start();
 		for (int i = 0; i < rounds; i++)
 			work();
 		System.out.println("ready");
