@@ -31,7 +31,7 @@ static int image_read(void *ctx, uint64_t addr, void *buf, size_t n)
 
 struct walk {
 	const struct hs_jvm *jvm;
-	const struct hs_jvm_mem *mem;
+	const struct hs_rt_mem *mem;
 };
 
 static int each_blob(void *arg, const struct hs_jvm_blob *b)
@@ -50,7 +50,7 @@ static int each_blob(void *arg, const struct hs_jvm_blob *b)
 }
 
 /* every 8-byte-aligned word of the image taken for a Method* */
-static void methods(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, size_t size)
+static void methods(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, size_t size)
 {
 	for (uint64_t a = BASE; a < BASE + size && a < BASE + 4096; a += 8) {
 		struct hs_jvm_method m;
@@ -70,7 +70,7 @@ static void methods(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, size
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image im = {data, size};
-	struct hs_jvm_mem mem = {image_read, &im};
+	struct hs_rt_mem mem = {image_read, &im};
 	struct hs_jvm_thread threads[16];
 	struct hs_jvm jvm;
 	struct hs_jvm_blob b;

@@ -32,7 +32,7 @@ static int image_read(void *ctx, uint64_t addr, void *buf, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image im = {data + 1, size ? size - 1 : 0};
-	struct hs_py_mem mem = {image_read, &im};
+	struct hs_rt_mem mem = {image_read, &im};
 	const struct hs_py_interp *l;
 	struct hs_py_interp in;
 	struct hs_py_code c;

@@ -13,7 +13,7 @@
 
 struct probe {
 	const struct hs_jvm *jvm;
-	const struct hs_jvm_mem *mem;
+	const struct hs_rt_mem *mem;
 	size_t nmethods, stubs, inlines;
 };
 
@@ -146,7 +146,7 @@ static void print_walk(const struct probe *p, const struct hs_jvm_thread *t)
 int main(int argc, char **argv)
 {
 	struct hs_jvm jvm;
-	struct hs_jvm_mem mem;
+	struct hs_rt_mem mem;
 	struct probe p = {&jvm, &mem, 0, 0, 0};
 	struct hs_jvm_thread threads[256];
 	uint64_t ib, ie;
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 	case HS_JVM_SUPPORTED:
 		break;
 	}
-	mem = hs_jvm_mem_pid(pid);
+	mem = hs_rt_mem_pid(pid);
 	printf("jvm %u.%u.%u+%u release=%s path=%s\n", jvm.major, jvm.minor, jvm.security, jvm.build, jvm.release,
 	       jvm.path);
 	printf("layout kind_by=%s code_by=%s nm_data=%s heap_block=%u frame_complete_size=%u comp_level_size=%u\n",

@@ -208,7 +208,7 @@ static void check_fixture(const char *name, bool none_expected)
 {
 	struct fixture f;
 	struct hs_py_interp in;
-	struct hs_py_mem mem = {fx_read, &f};
+	struct hs_rt_mem mem = {fx_read, &f};
 	bool long_fn = false, nonascii = false, qual = false;
 	unsigned none = 0;
 
@@ -298,7 +298,7 @@ static void test_hostile_objects(void **state)
 	for (size_t v = 0; v < HS_ARRAY_SIZE(names); v++) {
 		struct fixture f;
 		struct hs_py_interp in;
-		struct hs_py_mem mem = {fx_read, &f};
+		struct hs_rt_mem mem = {fx_read, &f};
 		struct hs_py_code c;
 		struct region *code, *name, *table;
 		uint16_t name_at;
@@ -394,7 +394,7 @@ static void test_hostile_line_tables(void **state)
 	for (size_t v = 0; v < HS_ARRAY_SIZE(names); v++) {
 		struct fixture f;
 		struct hs_py_interp in;
-		struct hs_py_mem mem = {fx_read, &f};
+		struct hs_rt_mem mem = {fx_read, &f};
 
 		fx_load(names[v], &f);
 		in = fx_interp(&f);
@@ -532,7 +532,7 @@ struct live_frame {
 
 static size_t live_walk(const struct hs_py_interp *in, int pid, uint64_t ident, struct live_frame *out, uint16_t *flags)
 {
-	struct hs_py_mem mem = hs_py_mem_pid(pid);
+	struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 	struct hs_py_frame fr[HS_PY_MAX_FRAMES];
 	size_t n = hs_py_walk(in, &mem, ident, fr, HS_PY_MAX_FRAMES, flags);
 
@@ -676,7 +676,7 @@ static void check_live(const char *python, unsigned version)
 	assert_int_equal(live_walk(&in, pid, 12345, fr, &flags), 0);
 	assert_int_equal(flags, HS_PY_NO_THREAD);
 	{
-		struct hs_py_mem mem = hs_py_mem_pid(pid);
+		struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 		struct hs_py_frame two[2];
 		assert_int_equal(hs_py_walk(&in, &mem, main_id, two, 2, &flags), 2);
 		assert_int_equal(flags, HS_PY_TRUNCATED);
@@ -685,7 +685,7 @@ static void check_live(const char *python, unsigned version)
 	{
 		struct hs_py_names *names = hs_py_names_new();
 		struct hs_u64map gone = {0};
-		struct hs_py_mem mem = hs_py_mem_pid(pid);
+		struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 		struct hs_py_frame leaf[1];
 		const struct hs_py_code *c;
 

@@ -16,12 +16,12 @@
 #define FREE_SEGMENT 0xff /* a segment map's byte for a free segment */
 #define MAX_THREADS_READ 65536
 
-static int rd(const struct hs_jvm_mem *mem, uint64_t addr, void *buf, size_t n)
+static int rd(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
 {
 	return mem->read(mem->ctx, addr, buf, n) ? -EFAULT : 0;
 }
 
-static int rd_u64(const struct hs_jvm_mem *mem, uint64_t addr, uint64_t *v)
+static int rd_u64(const struct hs_rt_mem *mem, uint64_t addr, uint64_t *v)
 {
 	return rd(mem, addr, v, 8);
 }
@@ -72,7 +72,7 @@ enum hs_jvm_comp hs_jvm_comp_of_level(int comp_level)
 	return comp_level == 4 ? HS_JVM_C2 : HS_JVM_NATIVE;
 }
 
-int hs_jvm_interpreter(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t *begin, uint64_t *end)
+int hs_jvm_interpreter(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t *begin, uint64_t *end)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
 	uint64_t q, buf;
@@ -108,7 +108,7 @@ static size_t header_span(const struct hs_jvm *jvm)
 	return span;
 }
 
-static bool is_nmethod(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const uint8_t *h, uint64_t name)
+static bool is_nmethod(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const uint8_t *h, uint64_t name)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
 	char s[16] = "";
@@ -120,7 +120,7 @@ static bool is_nmethod(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, c
 }
 
 /* The blob's name, cut to fit, read up to the end of its page first. */
-static void read_name(const struct hs_jvm_mem *mem, uint64_t name, char *buf, size_t len)
+static void read_name(const struct hs_rt_mem *mem, uint64_t name, char *buf, size_t len)
 {
 	size_t n = HS_MIN(len - 1, 4096 - (size_t)(name & 4095));
 
@@ -133,7 +133,7 @@ static void read_name(const struct hs_jvm_mem *mem, uint64_t name, char *buf, si
 			buf[i] = '?';
 }
 
-int hs_jvm_blob_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr, struct hs_jvm_blob *ret)
+int hs_jvm_blob_read(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t addr, struct hs_jvm_blob *ret)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
 	size_t span = header_span(jvm);
@@ -180,7 +180,7 @@ struct heap {
 };
 
 /* The code heaps, at most HS_JVM_MAX_HEAPS: their count, or a negative errno. */
-static int read_heaps(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct heap *out)
+static int read_heaps(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, struct heap *out)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
 	uint64_t arr, data, ptrs[HS_JVM_MAX_HEAPS];
@@ -208,7 +208,7 @@ static int read_heaps(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, st
 }
 
 /* The blob of the block starting at segment idx of heap h, when the block is in use. */
-static int block_blob(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct heap *h, uint64_t idx,
+static int block_blob(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const struct heap *h, uint64_t idx,
 		      struct hs_jvm_blob *ret)
 {
 	uint64_t block = h->low + (idx << h->log2);
@@ -221,7 +221,7 @@ static int block_blob(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, co
 	return hs_jvm_blob_read(jvm, mem, block + jvm->info.off.block_size, ret);
 }
 
-int hs_jvm_blob_at(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t pc, struct hs_jvm_blob *ret)
+int hs_jvm_blob_at(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t pc, struct hs_jvm_blob *ret)
 {
 	struct heap heaps[HS_JVM_MAX_HEAPS];
 	int n = read_heaps(jvm, mem, heaps);
@@ -257,7 +257,7 @@ int hs_jvm_blob_at(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint6
 	return -ENOENT;
 }
 
-int hs_jvm_blobs_each(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, size_t max,
+int hs_jvm_blobs_each(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, size_t max,
 		      int (*fn)(void *arg, const struct hs_jvm_blob *b), void *arg)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
@@ -300,7 +300,7 @@ struct nm_sections {
 	uint64_t pcs, pcs_end, data, data_end, meta, meta_end;
 };
 
-static int nm_sections(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t nm, struct nm_sections *s)
+static int nm_sections(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t nm, struct nm_sections *s)
 {
 	const struct hs_jvm_layout *l = &jvm->lay;
 	int32_t a, b, c;
@@ -340,7 +340,7 @@ static int nm_sections(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 
 /* The scope decode offset of the first PcDesc at or after pc (a return address has its own;
  * a pc between two calls is described by the next). */
-static int find_pc(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct nm_sections *s, int64_t off,
+static int find_pc(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const struct nm_sections *s, int64_t off,
 		   int32_t *scope)
 {
 	const struct hs_jvm_layout *l = &jvm->lay;
@@ -372,7 +372,7 @@ static int find_pc(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const
 
 /* Decodes the scope chain from decode offset at: each scope is its sender's decode offset, the
  * method's index in the metadata (1-based) and the bci + 1 (code/scopeDesc.cpp). */
-static int decode_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct nm_sections *s,
+static int decode_scopes(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const struct nm_sections *s,
 			 int32_t at, struct hs_jvm_scope *out, size_t max, size_t *n)
 {
 	size_t size = (size_t)(s->data_end - s->data), k = 0;
@@ -414,7 +414,7 @@ static int decode_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem,
 	return rc;
 }
 
-int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct hs_jvm_blob *nm, uint64_t pc,
+int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const struct hs_jvm_blob *nm, uint64_t pc,
 		  struct hs_jvm_scope *out, size_t max, size_t *n)
 {
 	struct nm_sections s;
@@ -429,7 +429,7 @@ int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const 
 	return decode_scopes(jvm, mem, &s, at, out, max, n);
 }
 
-int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct hs_jvm_thread *out, size_t max,
+int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, struct hs_jvm_thread *out, size_t max,
 		   size_t *n)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;

@@ -11,17 +11,10 @@
 #include <stdint.h>
 
 #include "runtime/hotspot/hotspot-abi.h"
+#include "runtime/proc.h"
 
 struct hs_runtime;
 
-/* Reads n bytes at addr of the process into buf: 0, or -1 when any of them cannot be read.
- * (The same shape as the Python reader's struct hs_py_mem.) */
-struct hs_jvm_mem {
-	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
-	void *ctx;
-};
-/* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
-struct hs_jvm_mem hs_jvm_mem_pid(int32_t pid);
 
 /* The symbols of libjvm.so that lead to its tables, in this order (hs_jvm_sym_names). */
 enum hs_jvm_sym {
@@ -111,7 +104,7 @@ enum hs_jvm_found hs_jvm_find(int32_t pid, struct hs_jvm *ret, char *why, size_t
  * -EBADMSG (not tables: strides, strings or counts out of their bounds), -EOPNOTSUPP (a field
  * or constant missing, of another width, out of its type, or a version not supported), with
  * why set. Bounded: at most 16384 entries a table, names of 127 characters. */
-int hs_jvm_read_tables(const struct hs_jvm_mem *mem, const uint64_t syms[HS_JVM_NSYMS], struct hs_jvm *ret, char *why,
+int hs_jvm_read_tables(const struct hs_rt_mem *mem, const uint64_t syms[HS_JVM_NSYMS], struct hs_jvm *ret, char *why,
 		       size_t whylen);
 
 /* What a code blob is. */
@@ -147,18 +140,18 @@ struct hs_jvm_blob {
 
 /* Reads the blob at addr: 0, -EFAULT, or -EBADMSG when its fields do not make a blob (sizes
  * out of range, code outside it). */
-int hs_jvm_blob_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr, struct hs_jvm_blob *ret);
+int hs_jvm_blob_read(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t addr, struct hs_jvm_blob *ret);
 /* The blob holding pc, found as the BPF program finds it: the code heap holding pc, its segment
  * map walked back to the block's start, the blob after the block's header. 0, -ENOENT (pc in no
  * heap, or in free space), -EFAULT, -EBADMSG. */
-int hs_jvm_blob_at(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t pc, struct hs_jvm_blob *ret);
+int hs_jvm_blob_at(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t pc, struct hs_jvm_blob *ret);
 /* Calls fn for each blob in use in the code heaps, in address order, at most max of them; stops
  * when fn returns nonzero and returns that; else 0, or a negative errno when the heaps cannot be
  * read. */
-int hs_jvm_blobs_each(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, size_t max,
+int hs_jvm_blobs_each(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, size_t max,
 		      int (*fn)(void *arg, const struct hs_jvm_blob *b), void *arg);
 /* The interpreter's code, [*begin, *end): 0 or -EFAULT (not set up yet, or unreadable). */
-int hs_jvm_interpreter(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t *begin, uint64_t *end);
+int hs_jvm_interpreter(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t *begin, uint64_t *end);
 
 /* One Java method of a compiled frame: its Method* and the bytecode index running in it. */
 struct hs_jvm_scope {
@@ -168,7 +161,7 @@ struct hs_jvm_scope {
 /* The methods that the nmethod nm runs at pc, innermost (the inlined leaf) first, the nmethod's
  * own method last: at most max into out, their count in *n. 0; -ENOENT when no debug
  * information covers pc (a native wrapper); -EFAULT; -EBADMSG when the scopes do not decode. */
-int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, const struct hs_jvm_blob *nm, uint64_t pc,
+int hs_jvm_scopes(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, const struct hs_jvm_blob *nm, uint64_t pc,
 		  struct hs_jvm_scope *out, size_t max, size_t *n);
 
 /* A method, read and checked. */
@@ -188,7 +181,7 @@ struct hs_jvm_method {
  * -EBADMSG, never as another method. 0 (*ret owns its strings until hs_jvm_method_release()),
  * -EFAULT or -EBADMSG; *ret untouched on failure. Names capped at 1024 bytes, line tables at
  * 64 KiB. */
-int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr,
+int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t addr,
 		       struct hs_jvm_method *ret);
 void hs_jvm_method_release(struct hs_jvm_method *m);
 /* The source line of bytecode index bci; 0 when unknown. */
@@ -208,7 +201,7 @@ struct hs_jvm_thread {
 };
 /* The JVM's Java threads (ThreadsSMRSupport's list), at most max into out, their count in *n:
  * 0, or -EFAULT. */
-int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct hs_jvm_thread *out, size_t max,
+int hs_jvm_threads(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, struct hs_jvm_thread *out, size_t max,
 		   size_t *n);
 
 /* One frame of a walk. */
@@ -233,7 +226,7 @@ enum hs_jvm_walk_end {
  * JavaFrameAnchor when it is out of Java: hs_jvm_threads()), as the BPF program walks at sample
  * time: at most max into out, innermost first, their count in *n and why the walk ended in
  * *end. For tests and for checking the BPF program; returns 0. */
-int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
+int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
 		struct hs_jvm_frame *out, size_t max, size_t *n, enum hs_jvm_walk_end *end);
 
 /* HotSpot as a runtime (runtime/runtime.h): proc is a struct hs_jvm. */

@@ -16,7 +16,7 @@
 #define MAX_METHODS 65536     /* a class's methods looked at */
 #define MAX_HEADER 4096
 
-static int rd(const struct hs_jvm_mem *mem, uint64_t addr, void *buf, size_t n)
+static int rd(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
 {
 	return mem->read(mem->ctx, addr, buf, n) ? -EFAULT : 0;
 }
@@ -38,7 +38,7 @@ static uint32_t u16_at(const uint8_t *p)
 }
 
 /* A Symbol's characters (modified UTF-8, as the class file has them), NUL-terminated. */
-static int read_symbol(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t sym, char **ret)
+static int read_symbol(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t sym, char **ret)
 {
 	uint16_t len;
 	char *s;
@@ -62,7 +62,7 @@ static int read_symbol(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 }
 
 /* The Symbol* of constant pool entry index (a Utf8 entry: the pool's words follow its header). */
-static int pool_symbol(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t pool, int32_t pool_len,
+static int pool_symbol(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t pool, int32_t pool_len,
 		       uint32_t index, char **ret)
 {
 	uint64_t sym;
@@ -76,7 +76,7 @@ static int pool_symbol(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, u
 
 /* Whether the class's method array holds method (at its idnum, unless methods were added or
  * redefined since: then anywhere). */
-static int holder_has(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t methods, uint32_t idnum,
+static int holder_has(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t methods, uint32_t idnum,
 		      uint64_t method)
 {
 	int32_t len;
@@ -102,7 +102,7 @@ static int holder_has(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, ui
 
 /* The line number table after the bytecodes: pairs until a 0 byte, read a page at a time until
  * its end is seen. */
-static int read_lines(const struct hs_jvm_mem *mem, uint64_t at, uint8_t x, uint8_t **ret, size_t *size)
+static int read_lines(const struct hs_rt_mem *mem, uint64_t at, uint8_t x, uint8_t **ret, size_t *size)
 {
 	uint8_t *buf = NULL;
 	size_t have = 0;
@@ -141,7 +141,7 @@ struct method_raw {
 };
 
 /* The headers of the Method, its ConstMethod, its ConstantPool and its class, cross-checked. */
-static int read_raw(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr, struct method_raw *r)
+static int read_raw(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t addr, struct method_raw *r)
 {
 	const struct hs_jvm_layout *l = &jvm->lay;
 	const struct hs_jvm_offsets *o = &jvm->info.off;
@@ -184,7 +184,7 @@ void hs_jvm_method_release(struct hs_jvm_method *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t addr, struct hs_jvm_method *ret)
+int hs_jvm_method_read(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t addr, struct hs_jvm_method *ret)
 {
 	struct method_raw r;
 	struct hs_jvm_method m = {.unsigned5_x = jvm->lay.unsigned5_x};

@@ -26,7 +26,7 @@ struct code {
 struct proc {
 	int32_t pid;
 	struct hs_jvm jvm;
-	struct hs_jvm_mem mem;
+	struct hs_rt_mem mem;
 	struct hs_u64map methods; /* Method* -> index in meths + 1 (0: cannot be read) */
 	HS_VEC(struct hs_jvm_method *) meths;
 	struct hs_u64map codes; /* hash of (blob, compile id, pc) -> index in code + 1, probed on */
@@ -82,7 +82,7 @@ void hs_jvm_names_add_proc(struct hs_jvm_names *n, int32_t pid, const struct hs_
 
 	p->pid = pid;
 	p->jvm = *jvm;
-	p->mem = hs_jvm_mem_pid(pid);
+	p->mem = hs_rt_mem_pid(pid);
 	pthread_mutex_lock(&n->lock);
 	if (hs_u64map_get(&n->procs, (uint32_t)pid, &ix) && n->v.v[ix - 1]) {
 		proc_free(n->v.v[ix - 1]); /* a new program in the process */

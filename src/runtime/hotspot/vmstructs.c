@@ -84,7 +84,7 @@ struct named {
 };
 
 struct tables {
-	const struct hs_jvm_mem *mem;
+	const struct hs_rt_mem *mem;
 	HS_VEC(struct field) fields;
 	HS_VEC(struct named) types, consts;
 	char *why;
@@ -651,7 +651,7 @@ static int take_frames(struct tables *t, struct hs_jvm *j)
 	return 0;
 }
 
-int hs_jvm_read_tables(const struct hs_jvm_mem *mem, const uint64_t syms[HS_JVM_NSYMS], struct hs_jvm *ret, char *why,
+int hs_jvm_read_tables(const struct hs_rt_mem *mem, const uint64_t syms[HS_JVM_NSYMS], struct hs_jvm *ret, char *why,
 		       size_t whylen)
 {
 	struct tables t = {.mem = mem, .why = why, .whylen = whylen};

@@ -5,14 +5,14 @@
 
 #include "runtime/hotspot/hotspot.h"
 
-static int rd_u64(const struct hs_jvm_mem *mem, uint64_t addr, uint64_t *v)
+static int rd_u64(const struct hs_rt_mem *mem, uint64_t addr, uint64_t *v)
 {
 	return mem->read(mem->ctx, addr, v, 8) ? -EFAULT : 0;
 }
 
 /* An interpreted frame: its Method*, its bytecode pointer turned into a bci (without reading
  * the method beyond its ConstMethod pointer), then the caller's registers by the frame pointer. */
-static int step_interpreted(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, struct hs_jvm_frame *f,
+static int step_interpreted(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, struct hs_jvm_frame *f,
 			    uint64_t *sp, uint64_t *fp, uint64_t *pc)
 {
 	const struct hs_jvm_offsets *o = &jvm->info.off;
@@ -34,7 +34,7 @@ static int step_interpreted(const struct hs_jvm *jvm, const struct hs_jvm_mem *m
 
 /* A frame of a known size (words, the return address its last): the caller's sp is past it,
  * with the return address and the saved frame pointer just below. */
-static int step_sized(const struct hs_jvm_mem *mem, int32_t words, uint64_t *sp, uint64_t *fp, uint64_t *pc)
+static int step_sized(const struct hs_rt_mem *mem, int32_t words, uint64_t *sp, uint64_t *fp, uint64_t *pc)
 {
 	if (words <= 1)
 		return -ENOENT;
@@ -44,7 +44,7 @@ static int step_sized(const struct hs_jvm_mem *mem, int32_t words, uint64_t *sp,
 	return 0;
 }
 
-int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_jvm_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
+int hs_jvm_walk(const struct hs_jvm *jvm, const struct hs_rt_mem *mem, uint64_t sp, uint64_t fp, uint64_t pc,
 		struct hs_jvm_frame *out, size_t max, size_t *n, enum hs_jvm_walk_end *end)
 {
 	uint64_t entry = 0;

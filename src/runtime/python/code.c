@@ -13,7 +13,7 @@
 #define LINETABLE_MAX (1u << 20)
 #define OB_TYPE 8 /* PyObject.ob_type in every release build */
 
-static int mem_read(const struct hs_py_mem *mem, uint64_t addr, void *buf, size_t n)
+static int mem_read(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
 {
 	if (!addr || addr + n < addr)
 		return -1;
@@ -70,7 +70,7 @@ static size_t put_utf8(char *out, uint32_t c)
 
 /* A str object as UTF-8 (malloc'd), or NULL. Only compact strings (the characters right after
  * the object) are read: every identifier and file name the compiler makes is one. */
-static char *read_str(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, size_t max_chars)
+static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, size_t max_chars)
 {
 	const struct hs_py_code_layout *l = &in->code;
 	uint8_t hdr[128], *raw = NULL;
@@ -123,7 +123,7 @@ fail:
 }
 
 /* A bytes object's contents (malloc'd, *size set), or NULL. */
-static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, size_t max,
+static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, size_t max,
 			   size_t *size)
 {
 	const struct hs_py_code_layout *l = &in->code;
@@ -147,7 +147,7 @@ static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_py_mem
 	return buf;
 }
 
-int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, struct hs_py_code *ret)
+int hs_py_code_read(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, struct hs_py_code *ret)
 {
 	const struct hs_py_code_layout *l = &in->code;
 	uint8_t obj[512];
@@ -178,7 +178,7 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, 
 	return 0;
 }
 
-int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t name, uint64_t file,
+int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t name, uint64_t file,
 			    uint32_t firstlineno, struct hs_py_code *ret)
 {
 	struct hs_py_code c = {.version = in->version, .firstlineno = (int)(firstlineno & 0x7fffffff)};

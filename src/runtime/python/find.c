@@ -10,30 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "runtime/python/python.h"
-#include "util/infile.h"
 #include "util/util.h"
 
 #define MAX_CANDIDATES 16
-#define MAX_SYMBOLS 4000000 /* symbols looked at per table: a hostile count ends the search */
-
-static int pid_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
-
-	if (!n)
-		return 0;
-	return process_vm_readv((pid_t)(intptr_t)ctx, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
-struct hs_py_mem hs_py_mem_pid(int32_t pid)
-{
-	return (struct hs_py_mem){pid_read, (void *)(intptr_t)pid};
-}
 
 /* "python3.11", "python3.13t", "libpython3.8.so.1.0", "libpython3.7m.so", "python2.7": the
  * major version in *major, the minor in *minor (-1 for a bare "python3"), or false when the
@@ -74,11 +56,6 @@ bool hs_py_maybe_runtime(const char *path)
 	return path && runtime_name(path, &major, &minor);
 }
 
-struct mapping {
-	uint64_t start, off, ino;
-	char path[256];
-};
-
 struct syms {
 	uint64_t runtime, code_type, version, str_type, bytes_type;
 };
@@ -95,104 +72,34 @@ static void set_why(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The file a mapping names, opened through the process's root (so that a container's files are
- * found) or else directly; the inode must be the mapping's. */
-static int open_mapped(int32_t pid, const struct mapping *m)
-{
-	char buf[512];
-	const char *paths[2] = {buf, m->path};
-	struct stat st;
-
-	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
-	for (int i = 0; i < 2; i++) {
-		int fd = hs_infile_open(paths[i], 0, &st);
-		if (fd < 0)
-			continue;
-		if (st.st_ino == m->ino)
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
-/* The symbols of one table that we look for. */
-static void scan_symbols(Elf *elf, Elf_Scn *scn, struct syms *s)
-{
-	struct {
-		const char *name;
-		uint64_t *val;
-	} want[] = {
-		{"_PyRuntime", &s->runtime},      {"PyCode_Type", &s->code_type},   {"Py_Version", &s->version},
-		{"PyUnicode_Type", &s->str_type}, {"PyBytes_Type", &s->bytes_type},
-	};
-	GElf_Shdr sh;
-	Elf_Data *d;
-	size_t n;
-
-	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-		return;
-	n = HS_MIN(sh.sh_size / sh.sh_entsize, (size_t)MAX_SYMBOLS);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
-			continue;
-		if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-			continue;
-		for (size_t w = 0; w < HS_ARRAY_SIZE(want); w++)
-			if (!*want[w].val && !strcmp(name, want[w].name))
-				*want[w].val = sym.st_value;
-	}
-}
-
 /* Reads the runtime's symbols of a mapped file and the load bias of the mapping: 0, or -1 when
  * the file cannot be read or defines neither _PyRuntime nor PyCode_Type. */
-static int read_file_syms(int32_t pid, const struct mapping *m, struct syms *s, uint64_t *bias)
+static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct syms *s, uint64_t *bias)
 {
+	static const char *const names[] = {"_PyRuntime", "PyCode_Type", "Py_Version", "PyUnicode_Type",
+					    "PyBytes_Type"};
+	uint64_t vals[HS_ARRAY_SIZE(names)] = {0};
 	Elf *elf;
 	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
-	size_t phnum;
 	int fd, rc = -1;
 
-	if ((fd = open_mapped(pid, m)) < 0)
+	if ((fd = hs_rt_open_mapped(pid, m)) < 0)
 		return -1;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
 		goto out;
-	memset(s, 0, sizeof(*s));
 	/* .dynsym first: every build exports the runtime; .symtab for one that does not */
-	for (int pass = 0; pass < 2 && !s->runtime; pass++) {
-		scn = NULL;
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_SYMTAB : SHT_DYNSYM))
-				scan_symbols(elf, scn, s);
-		}
-	}
+	hs_rt_elf_symbols(elf, SHT_DYNSYM, true, names, HS_ARRAY_SIZE(names), vals);
+	if (!vals[0])
+		hs_rt_elf_symbols(elf, SHT_SYMTAB, true, names, HS_ARRAY_SIZE(names), vals);
+	*s = (struct syms){vals[0], vals[1], vals[2], vals[3], vals[4]};
 	/* a CPython before 3.7 has no _PyRuntime, but is one: said to be unsupported */
-	if ((!s->runtime && !s->code_type) || elf_getphdrnum(elf, &phnum))
+	if ((!s->runtime && !s->code_type) || hs_rt_load_bias(elf, m, bias))
 		goto out;
-	/* the file byte at offset m->off is at m->start; the load segment holding it says which
-	 * address the file meant for that byte */
-	for (size_t i = 0; i < phnum && i < 65536; i++) {
-		GElf_Phdr ph;
-		uint64_t pgoff;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		pgoff = ph.p_offset & ~(uint64_t)4095;
-		if (m->off >= pgoff && m->off < ph.p_offset + ph.p_filesz) {
-			*bias = m->start - m->off - (ph.p_vaddr - ph.p_offset);
-			rc = 0;
-			break;
-		}
-	}
-	if (!rc && eh.e_type == ET_EXEC && *bias)
+	rc = 0;
+	if (eh.e_type == ET_EXEC && *bias)
 		rc = -1; /* a fixed-address executable mapped elsewhere is not what it says */
 out:
 	if (elf)
@@ -201,67 +108,52 @@ out:
 	return rc;
 }
 
+struct candidates {
+	struct hs_rt_mapping *out;
+	size_t n, max, nexe;
+	char exe[256];
+};
+
+static int candidate(void *arg, const struct hs_rt_mapping *m)
+{
+	struct candidates *c = arg;
+
+	/* a deleted file's symbols cannot be read back */
+	if (strstr(m->path, " (deleted)"))
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->out[i].path, m->path))
+			return 0;
+	if (hs_py_maybe_runtime(m->path) || (!strcmp(m->path, c->exe) && c->nexe == SIZE_MAX)) {
+		if (c->n == c->max)
+			return 1;
+		if (!strcmp(m->path, c->exe))
+			c->nexe = c->n;
+		c->out[c->n++] = *m;
+	}
+	return 0;
+}
+
 /* The distinct files of the process's maps worth looking into: those named like a runtime, then
  * the executable. Each with its first (lowest) mapping. */
-static size_t candidates(int32_t pid, struct mapping *out, size_t max)
+static size_t candidates(int32_t pid, struct hs_rt_mapping *out, size_t max)
 {
-	char buf[600], exe[256] = "";
-	size_t n = 0, nexe = SIZE_MAX;
+	struct candidates c = {out, 0, max, SIZE_MAX, ""};
+	char buf[64];
 	ssize_t len;
-	FILE *f;
 
 	snprintf(buf, sizeof(buf), "/proc/%d/exe", (int)pid);
-	if ((len = readlink(buf, exe, sizeof(exe) - 1)) > 0)
-		exe[len] = 0;
-	snprintf(buf, sizeof(buf), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(buf, "re")))
+	if ((len = readlink(buf, c.exe, sizeof(c.exe) - 1)) > 0)
+		c.exe[len] = 0;
+	if (hs_rt_maps_each(pid, candidate, &c) < 0)
 		return 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		uint64_t start, end, off, ino;
-		int pos = 0;
-		char *path;
-		size_t plen;
-		bool seen = false;
-
-		if (!strchr(buf, '\n')) {
-			/* a name too long for buf: skip the rest of its line, not read it as a line */
-			int ch;
-			while ((ch = getc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
-		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &start, &end, &off, &ino,
-			   &pos) < 4 ||
-		    !pos || !ino)
-			continue;
-		path = buf + pos;
-		plen = strcspn(path, "\n");
-		path[plen] = 0;
-		/* a deleted file's symbols cannot be read back */
-		if (path[0] != '/' || plen >= sizeof(out->path) || strstr(path, " (deleted)"))
-			continue;
-		for (size_t i = 0; i < n && !seen; i++)
-			seen = !strcmp(out[i].path, path);
-		if (seen)
-			continue;
-		if (hs_py_maybe_runtime(path) || (!strcmp(path, exe) && nexe == SIZE_MAX)) {
-			if (n == max)
-				break;
-			out[n] = (struct mapping){start, off, ino, ""};
-			memcpy(out[n].path, path, plen + 1);
-			if (!strcmp(path, exe))
-				nexe = n;
-			n++;
-		}
-	}
-	fclose(f);
 	/* the executable last: a python3.X executable is both, and tried first anyway */
-	if (nexe != SIZE_MAX && nexe + 1 < n && !hs_py_maybe_runtime(out[nexe].path)) {
-		struct mapping e = out[nexe];
-		memmove(out + nexe, out + nexe + 1, (n - nexe - 1) * sizeof(*out));
-		out[n - 1] = e;
+	if (c.nexe != SIZE_MAX && c.nexe + 1 < c.n && !hs_py_maybe_runtime(out[c.nexe].path)) {
+		struct hs_rt_mapping e = out[c.nexe];
+		memmove(out + c.nexe, out + c.nexe + 1, (c.n - c.nexe - 1) * sizeof(*out));
+		out[c.n - 1] = e;
 	}
-	return n;
+	return c.n;
 }
 
 /* _Py_DebugOffsets as 3.13 lays it out (Include/internal/pycore_runtime.h): a cookie, the
@@ -335,8 +227,8 @@ enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp 
 
 enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, size_t whylen)
 {
-	struct mapping *maps = hs_xcalloc(MAX_CANDIDATES, sizeof(*maps));
-	struct hs_py_mem mem = hs_py_mem_pid(pid);
+	struct hs_rt_mapping *maps = hs_xcalloc(MAX_CANDIDATES, sizeof(*maps));
+	struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 	size_t n = candidates(pid, maps, MAX_CANDIDATES);
 	enum hs_py_found found = HS_PY_NOT_PYTHON;
 

@@ -140,7 +140,7 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, c
 	uint32_t firstlineno = f->line_entry & ~HS_PY_ENTRY_BIT, ident = hs_py_code_ident(f->name, f->file);
 	const struct hs_py_interp *in;
 	struct entry *e;
-	struct hs_py_mem mem;
+	struct hs_rt_mem mem;
 	uint64_t slot;
 
 	if ((e = find(n, pid, code, firstlineno, ident, &slot)))
@@ -153,7 +153,7 @@ static const struct hs_py_code *get_locked(struct hs_py_names *n, int32_t pid, c
 	e->code = code;
 	e->firstlineno = firstlineno;
 	e->ident = ident;
-	mem = hs_py_mem_pid(pid);
+	mem = hs_rt_mem_pid(pid);
 	e->ok = !hs_py_code_read(in, &mem, code, &e->c);
 	if (e->ok && ((uint32_t)e->c.firstlineno != firstlineno || e->c.ident != ident)) {
 		/* another code object there now: the frame's is gone */

@@ -10,19 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/proc.h"
 #include "runtime/python/py-abi.h"
 
 struct hs_runtime;
 
 #define HS_PY_VERSION(major, minor) ((major) << 8 | (minor))
 
-/* Reads n bytes at addr of the process into buf: 0, or -1 when any of them cannot be read. */
-struct hs_py_mem {
-	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
-	void *ctx;
-};
-/* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
-struct hs_py_mem hs_py_mem_pid(int32_t pid);
 
 /* The user-space half of a version's layout: the code object and the strings and bytes it
  * points to. */
@@ -83,11 +77,11 @@ struct hs_py_code {
  * that is not bytes, sizes over their caps: names 1 KiB characters, files 4 KiB, line tables
  * 1 MiB). On success *ret owns what it points to, until hs_py_code_release(); on failure *ret
  * is untouched. */
-int hs_py_code_read(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t addr, struct hs_py_code *ret);
+int hs_py_code_read(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, struct hs_py_code *ret);
 void hs_py_code_release(struct hs_py_code *c);
 /* A code object that is gone, as far as its co_name and co_filename objects (at name and file)
  * still tell: no line table (its lines are its first). 0, or -1 when they are no strings. */
-int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t name, uint64_t file,
+int hs_py_code_from_strings(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t name, uint64_t file,
 			    uint32_t firstlineno, struct hs_py_code *ret);
 /* The source line of the instruction at byte offset instr in the code; 0 when unknown. */
 int hs_py_code_line(const struct hs_py_code *c, uint32_t instr);
@@ -96,7 +90,7 @@ int hs_py_code_line(const struct hs_py_code *c, uint32_t instr);
  * the BPF program reads them at sample time (the algorithm is written out at the top of
  * walk.c): at most max frames into out, innermost first; returns how many, with the walk's
  * enum hs_py_sample_flag bits in *flags. For tests and for checking the BPF program. */
-size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t fsbase, struct hs_py_frame *out,
+size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t fsbase, struct hs_py_frame *out,
 		  size_t max, uint16_t *flags);
 
 /* The layout of a version, or NULL when it has none here. For 3.13, hs_py_find() reads the

@@ -39,7 +39,7 @@
 #include "runtime/python/python.h"
 
 struct walker {
-	const struct hs_py_mem *mem;
+	const struct hs_rt_mem *mem;
 	uint16_t *flags;
 };
 
@@ -97,7 +97,7 @@ static uint32_t instr_of(struct walker *w, const struct hs_py_offsets *o, uint64
 	return (uint32_t)lasti;
 }
 
-size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_py_mem *mem, uint64_t fsbase, struct hs_py_frame *out,
+size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t fsbase, struct hs_py_frame *out,
 		  size_t max, uint16_t *flags)
 {
 	const struct hs_py_offsets *o = &in->info.off;

@@ -1,0 +1,140 @@
+/* Reading a runtime's process from outside (proc.h). */
+#include "runtime/proc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "util/infile.h"
+#include "util/util.h"
+
+#define MAX_SYMBOLS 4000000 /* symbols looked at per table: a hostile count ends the search */
+
+static int pid_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+
+	if (!n)
+		return 0;
+	return process_vm_readv((pid_t)(intptr_t)ctx, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+struct hs_rt_mem hs_rt_mem_pid(int32_t pid)
+{
+	return (struct hs_rt_mem){pid_read, (void *)(intptr_t)pid};
+}
+
+int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg)
+{
+	char buf[600];
+	int rc = 0;
+	FILE *f;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(buf, "re")))
+		return -errno;
+	while (!rc && fgets(buf, sizeof(buf), f)) {
+		struct hs_rt_mapping m;
+		uint64_t end;
+		int pos = 0;
+		size_t plen;
+
+		if (!strchr(buf, '\n')) {
+			/* a name too long for buf: skip the rest of its line, not read it as a line */
+			int ch;
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &m.start, &end, &m.off,
+			   &m.ino, &pos) < 4 ||
+		    !pos || !m.ino)
+			continue;
+		plen = strcspn(buf + pos, "\n");
+		if (buf[pos] != '/' || plen >= sizeof(m.path))
+			continue;
+		memcpy(m.path, buf + pos, plen);
+		m.path[plen] = 0;
+		rc = fn(arg, &m);
+	}
+	fclose(f);
+	return rc;
+}
+
+int hs_rt_open_mapped(int32_t pid, const struct hs_rt_mapping *m)
+{
+	char buf[512];
+	const char *paths[2] = {buf, m->path};
+	struct stat st;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
+	for (int i = 0; i < 2; i++) {
+		int fd = hs_infile_open(paths[i], 0, &st);
+		if (fd < 0)
+			continue;
+		if (st.st_ino == m->ino)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static void scan_table(Elf *elf, Elf_Scn *scn, bool objects, const char *const *names, size_t nnames, uint64_t *vals)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t n;
+
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		return;
+	n = HS_MIN(sh.sh_size / sh.sh_entsize, (size_t)MAX_SYMBOLS);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+		    (objects && GELF_ST_TYPE(sym.st_info) != STT_OBJECT))
+			continue;
+		if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+			continue;
+		for (size_t w = 0; w < nnames; w++)
+			if (!vals[w] && !strcmp(name, names[w]))
+				vals[w] = sym.st_value;
+	}
+}
+
+void hs_rt_elf_symbols(Elf *elf, unsigned sh_type, bool objects, const char *const *names, size_t n, uint64_t *vals)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == sh_type)
+			scan_table(elf, scn, objects, names, n, vals);
+	}
+}
+
+int hs_rt_load_bias(Elf *elf, const struct hs_rt_mapping *m, uint64_t *bias)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -ENOENT;
+	for (size_t i = 0; i < phnum && i < 65536; i++) {
+		GElf_Phdr ph;
+		uint64_t pgoff;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		pgoff = ph.p_offset & ~(uint64_t)4095;
+		if (m->off >= pgoff && m->off < ph.p_offset + ph.p_filesz) {
+			*bias = m->start - m->off - (ph.p_vaddr - ph.p_offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

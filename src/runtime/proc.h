@@ -1,0 +1,45 @@
+/* What every runtime's finder reads of a process: its memory, its mappings, and the files they
+ * map (opened through the process's root, so that a container's are found): their symbols and
+ * load bias. */
+#ifndef HS_RT_PROC_H
+#define HS_RT_PROC_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads n bytes at addr of the process into buf: 0, or -1 when any of them cannot be read. */
+struct hs_rt_mem {
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	void *ctx;
+};
+/* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
+struct hs_rt_mem hs_rt_mem_pid(int32_t pid);
+
+/* A mapping of a file, as /proc/PID/maps lists it. */
+struct hs_rt_mapping {
+	uint64_t start, off, ino;
+	char path[256];
+};
+
+/* Calls fn for each mapping of a file with an absolute path in pid's maps, in their order, until
+ * fn returns nonzero, and returns that; 0 at the end, or a negative errno when the maps cannot
+ * be read. A line too long is skipped whole. */
+int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg);
+
+/* The file m maps, through the process's root or else directly; its inode must be m's. A
+ * descriptor, or -ENOENT. */
+int hs_rt_open_mapped(int32_t pid, const struct hs_rt_mapping *m);
+
+/* The values of the symbols names[0..n) in elf's symbol tables of type sh_type (SHT_DYNSYM or
+ * SHT_SYMTAB; with objects, data objects only), into vals, each left as it is when it is not
+ * 0 or not found. At most 4 million symbols of a table are looked at. */
+void hs_rt_elf_symbols(Elf *elf, unsigned sh_type, bool objects, const char *const *names, size_t n, uint64_t *vals);
+
+/* The load bias of mapping m of elf (the file byte at offset m->off is at m->start; the load
+ * segment holding it says which address the file meant for that byte): 0, or -ENOENT. */
+int hs_rt_load_bias(Elf *elf, const struct hs_rt_mapping *m, uint64_t *bias);
+
+#endif
