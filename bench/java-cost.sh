@@ -26,7 +26,7 @@ rc_name=java-cost
 # shellcheck source=bench/runtime-cost-lib.sh
 . "$here/runtime-cost-lib.sh"
 
-[ -x "$jdk/bin/java" ] && [ -x "$jdk/bin/javac" ] || rc_skip "no JDK in $jdk (JAVA_HOME)"
+{ [ -x "$jdk/bin/java" ] && [ -x "$jdk/bin/javac" ]; } || rc_skip "no JDK in $jdk (JAVA_HOME)"
 rc_setup
 [ -x "$native" ] || { echo "java-cost: $native missing: build first (ninja -C build)" >&2; exit 1; }
 "$jdk/bin/javac" -d "$tmp/classes" "$here/../tests/workloads/java/Hot.java" "$here/HotBench.java" ||
@@ -44,16 +44,7 @@ for ((i = 1; i <= runs; i++)); do
 	rc_workload=("${jvm[@]}")
 	rc_run alone env
 	echo "$THR" >>"$tmp/alone.thr"
-	for variant in nojava java; do
-		flag=--no-java bpf=none
-		[ $variant = java ] && flag= bpf=rt
-		rc_bpf_watch "$tmp/$bpf.bpf"
-		# shellcheck disable=SC2086 # no flag is no word
-		rc_run $variant "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
-		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
-		echo "$THR" >>"$tmp/$variant.thr"
-		rc_cost $variant
-	done
+	rc_record_pair nojava --no-java java
 	# that the reader did read: the share of the JVM's samples with Hot's methods named
 	java_share+=("$(awk '{n += $NF} /Hot\.(work|fib)/ {h += $NF} END {printf "%.0f%%", n ? h / n * 100 : 0}' "$tmp/java.folded")")
 	if command -v perf >/dev/null; then

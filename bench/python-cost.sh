@@ -35,16 +35,7 @@ done
 for ((i = 1; i <= runs; i++)); do
 	rc_run alone env
 	echo "$THR" >>"$tmp/alone.thr"
-	for variant in native python; do
-		flag=--no-python bpf=none
-		[ $variant = python ] && flag= bpf=rt
-		rc_bpf_watch "$tmp/$bpf.bpf"
-		# shellcheck disable=SC2086 # no flag is no word
-		rc_run $variant "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
-		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
-		echo "$THR" >>"$tmp/$variant.thr"
-		rc_cost $variant
-	done
+	rc_record_pair native --no-python python
 	if command -v perf >/dev/null; then
 		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
 		echo "$THR" >>"$tmp/perf.thr"

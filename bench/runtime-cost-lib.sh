@@ -153,3 +153,19 @@ rc_bpf_line() {
 		print " (kernel.bpf_stats_enabled)"
 	}'
 }
+
+# rc_record_pair OFF FLAG ON: one run of `hotstack record FLAG` (variant OFF: the reader left
+# out) and one of `hotstack record` (variant ON), each's rate, cost and BPF time kept
+rc_record_pair() {
+	local variant flag bpf
+	for variant in "$1" "$3"; do
+		flag=$2 bpf=none
+		[ "$variant" = "$3" ] && flag= bpf=rt
+		rc_bpf_watch "$tmp/$bpf.bpf"
+		# shellcheck disable=SC2086 # no flag is no word
+		rc_run "$variant" "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
+		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
+		echo "$THR" >>"$tmp/$variant.thr"
+		rc_cost "$variant"
+	done
+}
