@@ -1,6 +1,8 @@
 # What python-cost.sh and java-cost.sh share: sourced, not run. The runs of a workload under a
 # command, their medians, the BPF programs' own time as the kernel counts it, and the table.
-# The script sets rc_name, hotstack, secs and the workload (rc_workload, an array) first.
+# The script sets rc_name, hotstack, freq and the workload (rc_workload, an array) first, and
+# declares thr and us (associative arrays).
+# shellcheck shell=bash disable=SC2154,SC2004
 
 rc_skip() {
 	echo "$rc_name: skipped: $*" >&2
@@ -69,7 +71,7 @@ rc_bpf_watch() {
 }
 
 rc_bpf_watcher() {
-	local out=$1 pid= p q ppid k v fd id ns cnt lines tries=0
+	local out=$1 pid='' p q ppid k v fd id ns cnt lines tries=0
 	local -A names
 	# hotstack: the process of its file whose parents lead to this script
 	while [ -z "$pid" ] && ((tries++ < 600)); do
@@ -88,7 +90,7 @@ rc_bpf_watcher() {
 	while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
 		lines=
 		for fd in /proc/"$pid"/fdinfo/*; do
-			id= ns= cnt=
+			id='' ns='' cnt=''
 			while read -r k v; do
 				case $k in
 				prog_id:) id=$v ;;
@@ -96,7 +98,7 @@ rc_bpf_watcher() {
 				run_cnt:) cnt=$v ;;
 				esac
 			done <"$fd" 2>/dev/null
-			[ -n "$id" ] && [ -n "$cnt" ] || continue
+			{ [ -n "$id" ] && [ -n "$cnt" ]; } || continue
 			[ -n "${names[$id]:-}" ] ||
 				names[$id]=$("$rc_bpf" prog show id "$id" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "name") {print $(i + 1); exit}}')
 			lines+="${names[$id]:-?} $ns $cnt"$'\n'
@@ -160,7 +162,7 @@ rc_record_pair() {
 	local variant flag bpf
 	for variant in "$1" "$3"; do
 		flag=$2 bpf=none
-		[ "$variant" = "$3" ] && flag= bpf=rt
+		[ "$variant" = "$3" ] && flag='' bpf=rt
 		rc_bpf_watch "$tmp/$bpf.bpf"
 		# shellcheck disable=SC2086 # no flag is no word
 		rc_run "$variant" "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
