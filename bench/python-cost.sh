@@ -15,49 +15,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
 hotstack=$build/hotstack
 py=${PY:-/usr/bin/python3.11}
-workload=$here/python-workload.py
 secs=${DURATION:-5}
 runs=${RUNS:-3}
 freq=${FREQ:-999}
+rc_name=python-cost
+rc_workload=("$py" "$here/python-workload.py" "$secs")
+# shellcheck source=bench/runtime-cost-lib.sh
+. "$here/runtime-cost-lib.sh"
 
-skip() {
-	echo "python-cost: skipped: $*" >&2
-	exit 77
-}
-
-[ -x "$hotstack" ] || { echo "python-cost: $hotstack missing: build first (ninja -C build)" >&2; exit 1; }
-[ -x "$py" ] || skip "$py not found"
-tmp=$(mktemp -d /tmp/hotstack-python-cost.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$hotstack" record -q -o "$tmp/probe.folded" -- true >"$tmp/probe.log" 2>&1 ||
-	skip "hotstack record cannot sample: $(head -n1 "$tmp/probe.log")"
-grep -q 'Python frames needs' "$tmp/probe.log" && skip "no permission to load BPF programs (run as root)"
-
-# run NAME command...: the workload under the command; sets THR (iterations/s), OWN (the
-# workload's CPU s), ALL (the command's CPU s, children included), SAMPLES (hotstack's)
-run() {
-	local name=$1 t0 t1 out
-	shift
-	t0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
-	out=$("$@" "$py" "$workload" "$secs" 2>"$tmp/$name.err")
-	t1=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
-	read -r THR OWN <<<"$out"
-	ALL=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {print (b - a) / hz}')
-	SAMPLES=$(awk '{s += $NF} END {print s + 0}' "$tmp/$name.folded" 2>/dev/null)
-	[ -n "${VERBOSE:-}" ] && echo "  $name: $THR it/s, workload $OWN s, all $ALL s, $SAMPLES samples" >&2
-	return 0
-}
-
-median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-
-bpftool=$(command -v bpftool || ls /usr/sbin/bpftool 2>/dev/null || true)
-stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
-if [ -n "$bpftool" ] && echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; then
-	trap 'echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled; rm -rf "$tmp"' EXIT
-else
-	bpftool=
-fi
-: >"$tmp/bpf.ns"
+[ -x "$py" ] || rc_skip "$py not found"
+rc_setup
+rc_bpf_setup
 
 declare -A thr us
 for variant in alone native python perf; do
@@ -65,46 +33,21 @@ for variant in alone native python perf; do
 	: >"$tmp/$variant.us"
 done
 for ((i = 1; i <= runs; i++)); do
-	run alone env
+	rc_run alone env
 	echo "$THR" >>"$tmp/alone.thr"
-	for variant in native python; do
-		flag=--no-python
-		[ $variant = python ] && flag=
-		if [ $variant = python ] && [ -n "$bpftool" ]; then
-			# the program's own time, as the kernel counts it, read just before the end
-			(sleep "$(awk -v s="$secs" 'BEGIN {print s - 0.5}')"
-			 "$bpftool" prog show name hs_py_read_frames 2>/dev/null |
-				awk '/run_time_ns/ {for (i = 1; i < NF; i++) {if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") n = $(i + 1)}} END {if (n) print t / n}' >>"$tmp/bpf.ns") &
-		fi
-		# shellcheck disable=SC2086 # no flag is no word
-		run $variant "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
-		wait
-		echo "$THR" >>"$tmp/$variant.thr"
-		awk -v all="$ALL" -v own="$OWN" -v n="$SAMPLES" 'BEGIN {print n ? (all - own) / n * 1e6 : 0}' >>"$tmp/$variant.us"
-	done
+	rc_record_pair native --no-python python
 	if command -v perf >/dev/null; then
-		run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
+		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
 		echo "$THR" >>"$tmp/perf.thr"
 	fi
 done
-for variant in alone native python perf; do
-	thr[$variant]=$(median <"$tmp/$variant.thr")
-	us[$variant]=$(median <"$tmp/$variant.us")
-done
+rc_medians alone native python perf
 echo "python-cost: $py, $secs s, $freq Hz, median of $runs runs (one busy Python thread)"
 printf '%-34s %12s %10s %14s\n' "" "iterations/s" "slowdown" "hotstack us/sample"
-for variant in alone native python perf; do
-	[ -n "${thr[$variant]}" ] || continue
-	case $variant in
-	alone) label="alone" ;;
-	native) label="hotstack record --no-python" ;;
-	python) label="hotstack record (Python frames)" ;;
-	perf) label="perf record -g (for scale)" ;;
-	esac
-	slow=$(awk -v a="${thr[alone]}" -v b="${thr[$variant]}" 'BEGIN {printf "%.1f%%", (1 - b / a) * 100}')
-	cost=${us[$variant]:-}
-	[ -n "$cost" ] && cost=$(awk -v c="$cost" 'BEGIN {printf "%.1f", c}')
-	printf '%-34s %12s %10s %14s\n' "$label" "${thr[$variant]}" "$slow" "$cost"
-done
+rc_row "alone" alone alone
+rc_row "hotstack record --no-python" native alone
+rc_row "hotstack record (Python frames)" python alone
+rc_row "perf record -g (for scale)" perf alone
 awk -v a="${us[native]}" -v b="${us[python]}" 'BEGIN {if (a > 0) printf "Python frames cost %.2fx the CPU per sample of native stacks alone\n", b / a}'
-[ -s "$tmp/bpf.ns" ] && echo "the BPF program: $(median <"$tmp/bpf.ns" | awk '{printf "%.0f", $1}') ns per sample in the kernel (kernel.bpf_stats_enabled)"
+rc_bpf_line "Python frames"
+exit 0

@@ -1,0 +1,79 @@
+#!/bin/bash
+# The cost of Java frames, in one run on one machine: a busy JVM (HotBench.java: the call tree of
+# tests/workloads/java/Hot.java in two threads, warmed up first) run alone, under `hotstack
+# record --no-java` (the JVM's native stacks, its code named by nothing but its perf map), under
+# `hotstack record` (Java frames read at each sample by the BPF program), and under `perf record
+# -g` for scale; and a native program (record-workload) alone and under `hotstack record`, all at
+# the same frequency. Prints, as medians of RUNS runs: each workload's slowdown against running
+# alone, hotstack's own CPU time per sample (its user + system, less the workload's), the ratios
+# of Java frames' cost to --no-java's and to the native program's, and the BPF programs' time
+# per sample. Exits 77 with a reason where the JDK or the permission to sample is missing.
+#
+#   bench/java-cost.sh                  # BUILD=build DURATION=5 RUNS=3 FREQ=999 ROUNDS=300
+#   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 VERBOSE=1 bench/java-cost.sh
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-$here/../build}
+hotstack=$build/hotstack
+jdk=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+secs=${DURATION:-5}
+runs=${RUNS:-3}
+freq=${FREQ:-999}
+rounds=${ROUNDS:-300}
+native=$build/bench/record-workload
+rc_name=java-cost
+# shellcheck source=bench/runtime-cost-lib.sh
+. "$here/runtime-cost-lib.sh"
+
+{ [ -x "$jdk/bin/java" ] && [ -x "$jdk/bin/javac" ]; } || rc_skip "no JDK in $jdk (JAVA_HOME)"
+rc_setup
+[ -x "$native" ] || { echo "java-cost: $native missing: build first (ninja -C build)" >&2; exit 1; }
+"$jdk/bin/javac" -d "$tmp/classes" "$here/../tests/workloads/java/Hot.java" "$here/HotBench.java" ||
+	{ echo "java-cost: cannot compile the workload" >&2; exit 1; }
+jvm=("$jdk/bin/java" -cp "$tmp/classes" HotBench "$secs" "$rounds")
+rc_bpf_setup
+
+declare -A thr us
+for variant in alone nojava java perf native-alone native; do
+	: >"$tmp/$variant.thr"
+	: >"$tmp/$variant.us"
+done
+java_share=()
+for ((i = 1; i <= runs; i++)); do
+	rc_workload=("${jvm[@]}")
+	rc_run alone env
+	echo "$THR" >>"$tmp/alone.thr"
+	rc_record_pair nojava --no-java java
+	# that the reader did read: the share of the JVM's samples with Hot's methods named
+	java_share+=("$(awk '{n += $NF} /Hot\.(work|fib)/ {h += $NF} END {printf "%.0f%%", n ? h / n * 100 : 0}' "$tmp/java.folded")")
+	if command -v perf >/dev/null; then
+		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
+		echo "$THR" >>"$tmp/perf.thr"
+	fi
+	rc_workload=("$native" "$secs")
+	rc_run native-alone env
+	echo "$THR" >>"$tmp/native-alone.thr"
+	rc_run native "$hotstack" record -q -F "$freq" -o "$tmp/native.folded" --
+	echo "$THR" >>"$tmp/native.thr"
+	rc_cost native
+done
+rc_medians alone nojava java perf native-alone native
+echo "java-cost: $("$jdk/bin/java" -version 2>&1 | head -n1), $secs s after $rounds rounds, $freq Hz, median of $runs runs (two busy Java threads)"
+printf '%-34s %12s %10s %14s\n' "" "rounds/s" "slowdown" "hotstack us/sample"
+rc_row "alone" alone alone
+rc_row "hotstack record --no-java" nojava alone
+rc_row "hotstack record (Java frames)" java alone
+rc_row "perf record -g (for scale)" perf alone
+printf '%-34s %12s\n' "native program (record-workload)" "iterations/s"
+rc_row "alone" native-alone native-alone
+rc_row "hotstack record" native native-alone
+echo "samples of the JVM with Hot's methods named, with Java frames: ${java_share[*]}"
+awk -v a="${us[nojava]}" -v b="${us[java]}" -v c="${us[native]}" 'BEGIN {
+	if (a > 0)
+		printf "Java frames cost %.2fx the CPU per sample of the same recording with --no-java\n", b / a
+	if (c > 0)
+		printf "Java frames cost %.2fx the CPU per sample of a native program'\''s recording (target: 2x at most)\n", b / c
+}'
+rc_bpf_line "Java frames"
+exit 0

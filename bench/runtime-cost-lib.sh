@@ -1,0 +1,173 @@
+# What python-cost.sh and java-cost.sh share: sourced, not run. The runs of a workload under a
+# command, their medians, the BPF programs' own time as the kernel counts it, and the table.
+# The script sets rc_name, hotstack, freq and the workload (rc_workload, an array) first, and
+# declares thr and us (associative arrays).
+# shellcheck shell=bash disable=SC2154,SC2004
+
+rc_skip() {
+	echo "$rc_name: skipped: $*" >&2
+	exit 77
+}
+
+# rc_setup: the checks every script makes, and its temporary folder ($tmp); exits 77 where
+# hotstack may not sample or load BPF programs
+rc_setup() {
+	[ -x "$hotstack" ] || { echo "$rc_name: $hotstack missing: build first (ninja -C build)" >&2; exit 1; }
+	tmp=$(mktemp -d "/tmp/hotstack-$rc_name.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	"$hotstack" record -q -o "$tmp/probe.folded" -- true >"$tmp/probe.log" 2>&1 ||
+		rc_skip "hotstack record cannot sample: $(head -n1 "$tmp/probe.log")"
+	grep -q 'frames needs' "$tmp/probe.log" && rc_skip "no permission to load BPF programs (run as root)"
+	return 0
+}
+
+# rc_run NAME command...: the workload under the command; sets THR (the workload's rate: the
+# first number it prints), OWN (its CPU s: the last number it prints), ALL (the command's CPU s,
+# children included) and SAMPLES (from $tmp/NAME.folded, hotstack's)
+rc_run() {
+	local name=$1 t0 t1 out
+	shift
+	t0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
+	out=$("$@" "${rc_workload[@]}" 2>"$tmp/$name.err")
+	t1=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
+	read -r THR OWN <<<"$(awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) {if (f == "") f = $i; l = $i}} END {print f, l}' <<<"$out")"
+	ALL=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {print (b - a) / hz}')
+	SAMPLES=$(awk '{s += $NF} END {print s + 0}' "$tmp/$name.folded" 2>/dev/null)
+	[ -n "${VERBOSE:-}" ] && echo "  $name: $THR it/s, workload $OWN s, all $ALL s, $SAMPLES samples" >&2
+	return 0
+}
+
+# rc_cost VARIANT: after rc_run, hotstack's CPU per sample in µs, added to $tmp/VARIANT.us
+rc_cost() {
+	awk -v all="$ALL" -v own="$OWN" -v n="$SAMPLES" 'BEGIN {print n ? (all - own) / n * 1e6 : 0}' >>"$tmp/$1.us"
+}
+
+rc_median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+# rc_bpf_setup: turns kernel.bpf_stats_enabled on for the run (restored at exit); rc_bpf is
+# empty where it cannot be
+rc_bpf=
+rc_bpf_setup() {
+	local was
+	rc_bpf=$(command -v bpftool || ls /usr/sbin/bpftool 2>/dev/null || true)
+	was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+	if [ -n "$rc_bpf" ] && echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; then
+		# shellcheck disable=SC2064 # the value now
+		trap "echo $was >/proc/sys/kernel/bpf_stats_enabled; rm -rf \"\$tmp\"" EXIT
+	else
+		rc_bpf=
+	fi
+}
+
+# The BPF programs of the hotstack that this script starts next (other recordings may run on
+# the machine, with programs of the same names), read from its descriptors every 0.1 s until it
+# exits: "NAME RUN_TIME_NS RUN_CNT" a line in FILE, the last reading. The watcher is left to
+# init as it starts, so that its CPU is not counted among this script's children.
+rc_bpf_watch() {
+	local out=$1
+	rm -f "$out" "$out.done"
+	[ -n "$rc_bpf" ] || { : >"$out.done"; return 0; }
+	(rc_bpf_watcher "$out" </dev/null >/dev/null 2>&1 &)
+}
+
+rc_bpf_watcher() {
+	local out=$1 pid='' p q ppid k v fd id ns cnt lines tries=0
+	local -A names
+	# hotstack: the process of its file whose parents lead to this script
+	while [ -z "$pid" ] && ((tries++ < 600)); do
+		for p in /proc/[0-9]*; do
+			[ "$p/exe" -ef "$hotstack" ] || continue
+			q=${p#/proc/}
+			while [ -n "$q" ] && [ "$q" != 1 ] && [ "$q" != "$$" ]; do
+				ppid=
+				while read -r k v; do [ "$k" = PPid: ] && ppid=$v && break; done <"/proc/$q/status" 2>/dev/null
+				q=$ppid
+			done
+			[ "$q" = "$$" ] && pid=${p#/proc/} && break
+		done
+		[ -n "$pid" ] || sleep 0.05
+	done
+	while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
+		lines=
+		for fd in /proc/"$pid"/fdinfo/*; do
+			id='' ns='' cnt=''
+			while read -r k v; do
+				case $k in
+				prog_id:) id=$v ;;
+				run_time_ns:) ns=$v ;;
+				run_cnt:) cnt=$v ;;
+				esac
+			done <"$fd" 2>/dev/null
+			{ [ -n "$id" ] && [ -n "$cnt" ]; } || continue
+			[ -n "${names[$id]:-}" ] ||
+				names[$id]=$("$rc_bpf" prog show id "$id" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "name") {print $(i + 1); exit}}')
+			lines+="${names[$id]:-?} $ns $cnt"$'\n'
+		done
+		[ -n "$lines" ] && printf '%s' "$lines" >"$out.new" && mv -f "$out.new" "$out"
+		sleep 0.1
+	done
+	: >"$out.done"
+}
+
+# rc_bpf_ns FILE PROGRAM: after the run, waits for its watcher and adds PROGRAM's ns per run to
+# FILE.ns (nothing where it did not run)
+rc_bpf_ns() {
+	local tries=0
+	while [ ! -e "$1.done" ] && ((tries++ < 100)); do sleep 0.1; done
+	[ -s "$1" ] && awk -v p="$2" '$1 == p && $3 > 0 {t += $2; n += $3} END {if (n) print t / n}' "$1" >>"$1.ns"
+	return 0
+}
+
+# rc_row LABEL VARIANT BASE: a line of the table, with VARIANT's slowdown against BASE (alone),
+# from the medians in thr[] and us[]
+rc_row() {
+	local label=$1 v=$2 base=$3 slow cost
+	[ -n "${thr[$v]:-}" ] || return 0
+	slow=$(awk -v a="${thr[$base]}" -v b="${thr[$v]}" 'BEGIN {printf "%.1f%%", (1 - b / a) * 100}')
+	cost=${us[$v]:-}
+	[ -n "$cost" ] && cost=$(awk -v c="$cost" 'BEGIN {printf "%.1f", c}')
+	printf '%-34s %12s %10s %14s\n' "$label" "${thr[$v]}" "$slow" "$cost"
+}
+
+# rc_medians VARIANT...: thr[] and us[] from each variant's runs
+rc_medians() {
+	local v
+	for v in "$@"; do
+		thr[$v]=$(rc_median <"$tmp/$v.thr")
+		us[$v]=$(rc_median <"$tmp/$v.us")
+	done
+}
+
+# rc_bpf_line WHAT: the BPF programs' time per sample with the reader (the .bpf.ns of variant
+# "rt") and without it ("none"). The readers run by tail calls from the dispatcher that is
+# attached to the events, and the kernel counts a program's time only where it is entered
+# from the event, so the reader's time is the dispatcher's with it less the dispatcher's
+# without it.
+rc_bpf_line() {
+	local with without
+	with=$( [ -s "$tmp/rt.bpf.ns" ] && rc_median <"$tmp/rt.bpf.ns")
+	without=$( [ -s "$tmp/none.bpf.ns" ] && rc_median <"$tmp/none.bpf.ns")
+	[ -n "$with" ] || return 0
+	awk -v a="$with" -v b="$without" -v what="$1" 'BEGIN {
+		printf "the BPF programs: %.0f ns per sample in the kernel with %s", a, what
+		if (b != "")
+			printf ", %.0f without (the reader: %.0f ns)", b, a - b
+		print " (kernel.bpf_stats_enabled)"
+	}'
+}
+
+# rc_record_pair OFF FLAG ON: one run of `hotstack record FLAG` (variant OFF: the reader left
+# out) and one of `hotstack record` (variant ON), each's rate, cost and BPF time kept
+rc_record_pair() {
+	local variant flag bpf
+	for variant in "$1" "$3"; do
+		flag=$2 bpf=none
+		[ "$variant" = "$3" ] && flag='' bpf=rt
+		rc_bpf_watch "$tmp/$bpf.bpf"
+		# shellcheck disable=SC2086 # no flag is no word
+		rc_run "$variant" "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
+		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
+		echo "$THR" >>"$tmp/$variant.thr"
+		rc_cost "$variant"
+	done
+}
