@@ -45,6 +45,9 @@ int hs_record_open_targets(struct hs_record *r, struct hs_error *err);
 /* Lets the command exec (its events enabled there); fails when it could not be run. */
 int hs_record_release_command(struct hs_record *r, struct hs_error *err);
 void hs_record_reap_child(struct hs_record *r);
+/* The processes attached to with -p or -t, looked at for runtimes before their events are
+ * enabled (a reader loaded then reads their first samples too). */
+void hs_record_probe_targets(struct hs_record *r);
 /* Hands the sink what describes the processes already running (-p, -a). */
 void hs_record_describe_running(struct hs_record *r);
 void hs_record_end_command(struct hs_record *r);

@@ -537,6 +537,8 @@ int hs_record_run(struct hs_record *r, const struct hs_record_sink *sink, struct
 	if ((rc = pthread_create(&r->reader, NULL, reader_main, r)))
 		return hs_record_fail(err, -rc, HS_RECORD_FAILED, "cannot start the ring reader: %s", strerror(rc));
 	r->reader_running = true;
+	/* the processes attached to: their runtimes' readers loaded before their first sample */
+	hs_record_probe_targets(r);
 	/* events of a command start at its exec; the others now */
 	if (!r->o.argv || r->o.all_cpus)
 		enable_all(r, PERF_EVENT_IOC_ENABLE);

@@ -276,6 +276,17 @@ void hs_record_reap_child(struct hs_record *r)
 	}
 }
 
+void hs_record_probe_targets(struct hs_record *r)
+{
+	for (size_t i = 0; i < r->o.npids; i++)
+		hs_record_rt_probe(r, r->o.pids[i]);
+	for (size_t i = 0; i < r->o.ntids; i++) {
+		int32_t pid = tgid_of(r->o.tids[i]);
+		if (pid > 0)
+			hs_record_rt_probe(r, pid);
+	}
+}
+
 void hs_record_describe_running(struct hs_record *r)
 {
 	/* the names read at attach first: /proc may no longer have them */
