@@ -20,6 +20,8 @@ struct code {
 	bool stub;   /* a stub or adapter: name says which */
 	size_t n;
 	struct hs_jvm_scope *scopes;
+	const struct hs_jvm_method **methods; /* of scopes, read with the code: the code keeps
+	                                       * its methods' classes alive, so they were its */
 	char name[64];
 };
 
@@ -55,7 +57,10 @@ static void proc_free(struct proc *p)
 	}
 	hs_vec_free(&p->meths);
 	for (size_t i = 0; i < p->code.n; i++)
+	{
 		free(p->code.v[i].scopes);
+		free(p->code.v[i].methods);
+	}
 	hs_vec_free(&p->code);
 	hs_u64map_release(&p->methods);
 	hs_u64map_release(&p->codes);
@@ -133,21 +138,33 @@ bool hs_jvm_names_has(struct hs_jvm_names *n, int32_t pid)
 	return has;
 }
 
-/* The method at addr, read once; NULL when it cannot be. */
-static const struct hs_jvm_method *method(struct proc *p, uint64_t addr)
+/* Whether the method read before at addr is still there: a class unloaded leaves its methods'
+ * memory to others, and a Method* of another method there has another ConstMethod. */
+static bool still(struct proc *p, uint64_t addr, const struct hs_jvm_method *m)
+{
+	uint64_t cm = 0;
+
+	return !p->mem.read(p->mem.ctx, addr + p->jvm.info.off.method_const_method, &cm, sizeof(cm)) &&
+	       cm == m->const_method;
+}
+
+/* The method at addr, read once; NULL when it cannot be read. With check (a frame sampled just
+ * now), one read before is checked to be still there; else (naming later, when its class may be
+ * gone) it is believed. */
+static const struct hs_jvm_method *method(struct proc *p, uint64_t addr, bool check)
 {
 	struct hs_jvm_method m, *keep;
 	uint64_t ix;
 
-	if (hs_u64map_get(&p->methods, addr, &ix))
-		return ix ? p->meths.v[ix - 1] : NULL;
+	if (hs_u64map_get(&p->methods, addr, &ix) && ix && (!check || still(p, addr, p->meths.v[ix - 1])))
+		return p->meths.v[ix - 1];
 	if (hs_jvm_method_read(&p->jvm, &p->mem, addr, &m)) {
 		hs_u64map_put(&p->methods, addr, 0);
 		return NULL;
 	}
 	keep = hs_xmalloc(sizeof(*keep));
 	*keep = m;
-	hs_vec_push(&p->meths, keep);
+	hs_vec_push(&p->meths, keep); /* one replaced stays where it was: its names may be in use */
 	hs_u64map_put(&p->methods, addr, p->meths.n);
 	return keep;
 }
@@ -183,6 +200,9 @@ static void read_code(struct proc *p, struct code *c)
 	}
 	c->scopes = hs_xmalloc(n * sizeof(*c->scopes));
 	memcpy(c->scopes, sc, n * sizeof(*sc));
+	c->methods = hs_xcalloc(n, sizeof(*c->methods));
+	for (size_t i = 0; i < n; i++)
+		c->methods[i] = method(p, sc[i].method, true);
 	c->n = n;
 	c->ok = true;
 }
@@ -222,9 +242,14 @@ void hs_jvm_names_prefetch(struct hs_jvm_names *n, const struct hs_jvm_sample *s
 	pthread_mutex_lock(&n->lock);
 	p = proc_of(n, (int32_t)s->head.pid);
 	for (size_t i = 0, k = 0; p && i < s->head.nframes && k < HS_JVM_PREFETCH_DEPTH; i++) {
-		if (frame_kind(&s->frames[i]) != HS_JVM_FRAME_COMPILED)
+		const struct hs_jvm_rec_frame *f = &s->frames[i];
+		if (frame_kind(f) == HS_JVM_FRAME_INTERP) {
+			method(p, f->a, true);
+		} else if (frame_kind(f) == HS_JVM_FRAME_COMPILED) {
+			code_of(p, f); /* with its methods */
+		} else {
 			continue;
-		code_of(p, &s->frames[i]);
+		}
 		k++;
 	}
 	pthread_mutex_unlock(&n->lock);
@@ -243,7 +268,7 @@ static size_t name_compiled(struct proc *p, const struct hs_jvm_rec_frame *f, st
 		return 0;
 	}
 	for (size_t i = 0; i < c->n && k < max; i++) {
-		const struct hs_jvm_method *m = method(p, c->scopes[i].method);
+		const struct hs_jvm_method *m = c->methods[i];
 		if (!m)
 			return 0; /* one unnamed makes the frame unnamed: never a chain with a hole */
 		out[k].m = m;
@@ -268,7 +293,7 @@ size_t hs_jvm_names_frame(struct hs_jvm_names *n, int32_t pid, const struct hs_j
 	pthread_mutex_lock(&n->lock);
 	p = proc_of(n, pid);
 	if (p && frame_kind(f) == HS_JVM_FRAME_INTERP) {
-		const struct hs_jvm_method *m = method(p, f->a);
+		const struct hs_jvm_method *m = method(p, f->a, false);
 		int32_t bci = m ? hs_jvm_method_bci(&p->jvm, m, f->b & HS_JVM_VALUE_MASK) : -1;
 		if (m) {
 			out[0] = (struct hs_jvm_named){m, bci >= 0 ? hs_jvm_method_line(m, bci) : 0, HS_JVM_INTERPRETED,

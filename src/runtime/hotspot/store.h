@@ -18,8 +18,8 @@ struct hs_jvm_names *hs_jvm_names_new(void);
 void hs_jvm_names_free(struct hs_jvm_names *n);
 /* Process pid runs jvm (copied), from now until hs_jvm_names_forget(). */
 void hs_jvm_names_add_proc(struct hs_jvm_names *n, int32_t pid, const struct hs_jvm *jvm);
-/* Reads the compiled code of a record's innermost frames (a struct hs_jvm_sample) that is not
- * read yet. */
+/* Reads what names a record's innermost frames (a struct hs_jvm_sample) that is not read yet:
+ * their compiled code and its methods, the interpreted frames' methods. */
 #define HS_JVM_PREFETCH_DEPTH 4
 void hs_jvm_names_prefetch(struct hs_jvm_names *n, const struct hs_jvm_sample *s);
 void hs_jvm_names_forget(struct hs_jvm_names *n, const struct hs_u64map *gone);
