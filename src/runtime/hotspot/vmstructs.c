@@ -155,7 +155,7 @@ static int table_shape(struct tables *t, const uint64_t *syms, int first, int co
 {
 	if (rd_u64(t, syms[first], base) || rd_u64(t, syms[first + 1], stride))
 		return fail(t, -EFAULT, "cannot read %s", hs_jvm_sym_names[first]);
-	if (!*stride && !*base)
+	if (!*stride)
 		return fail(t, -EAGAIN, "%s is 0: the tables are not set up yet", hs_jvm_sym_names[first + 1]);
 	if (*stride < 8 || *stride > MAX_STRIDE)
 		return fail(t, -EBADMSG, "%s is %" PRIu64 ", not an entry's size", hs_jvm_sym_names[first + 1],
