@@ -508,6 +508,9 @@ int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *ans
 #define ASK_GAP_NS (1000000000ULL)
 #define ASK_COST_SHARE 10
 
+/* What makes a JVM write its perf map as it exits (a diagnostic option in JDK 17) */
+#define AT_EXIT "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
+
 enum jvm_kind { JVM_UNKNOWN, JVM_NOT, JVM_HOTSPOT };
 
 struct jvm_state {
@@ -621,7 +624,6 @@ static void *asker_main(void *arg)
 		if (kind != JVM_HOTSPOT || !a->early)
 			continue;
 		take_answer(s, rc, &err);
-		if (getenv("HS_DEBUG_JVM")) fprintf(stderr, "DEBUG ask %d at %.3f rc %d unnamed %llu took %.3f\n", pid, hs_now_ns()/1e9, rc, (unsigned long long)s->unnamed, took/1e9);
 		s->unnamed_asked = s->unnamed;
 		s->next = now + HS_MAX(ASK_GAP_NS, took * ASK_COST_SHARE);
 	}
@@ -729,22 +731,23 @@ bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, s
 		return false;
 	if (!a->ask) {
 		hs_strbuf_addf(sb, "Java methods of JVM %d are unnamed (%.0f%% of its samples in JIT code): "
-			       "--no-jvm-perfmap was given; record without it, or start the JVM with -XX:+DumpPerfMapAtExit",
+			       "--no-jvm-perfmap was given; record without it, or start the JVM with " AT_EXIT,
 			       (int)pid, share);
 	} else if (!s->asked) {
 		hs_strbuf_addf(sb, "cannot get Java method names from JVM %d: it exited before it could be asked for "
-			       "its perf map (%.0f%% of its samples in unnamed JIT code): start it with "
-			       "-XX:+DumpPerfMapAtExit", (int)pid, share);
+			       "its perf map (%.0f%% of its samples in unnamed JIT code): start it with " AT_EXIT,
+			       (int)pid, share);
 	} else if (s->rc && !s->written) {
 		const char *todo = s->rc == -EPERM	? "run hotstack as root or as the JVM's user"
-				   : s->rc == -ESRCH	? "record it with -p while it runs, or start it with -XX:+DumpPerfMapAtExit"
-				   : s->rc == -ECANCELED ? "let the recording end without a signal, or start the JVM with -XX:+DumpPerfMapAtExit"
-							: "start it with -XX:+DumpPerfMapAtExit (JDK 17 on), or allow attaching";
+				   : s->rc == -ESRCH	? "record it with -p while it runs, or start it with " AT_EXIT
+				   : s->rc == -ECANCELED ? "let the recording end without a signal, or start the JVM with " AT_EXIT
+				   : strstr(s->why, "before 17") ? "run it on JDK 17 or later, or with a perf map agent"
+								  : "start it with " AT_EXIT ", or allow attaching";
 		hs_strbuf_addf(sb, "cannot get Java method names from JVM %d: %s (%.0f%% of its samples in unnamed JIT "
 			       "code): %s", (int)pid, s->why, share, todo);
 	} else if (!s->at_end || s->rc) {
 		hs_strbuf_addf(sb, "%.0f%% of the samples of JVM %d are in JIT code its last perf map does not name "
-			       "(it was not asked at the end: %s): start it with -XX:+DumpPerfMapAtExit for a complete map",
+			       "(it was not asked at the end: %s): start it with " AT_EXIT " for a complete map",
 			       share, (int)pid, s->rc ? s->why : "it had exited");
 	} else {
 		hs_strbuf_addf(sb, "%.0f%% of the samples of JVM %d are in JIT code its perf map does not name (code "
