@@ -86,9 +86,9 @@ static void feed_jvms(struct hs_live *lv)
 	struct hs_u64map n = {0};
 	uint64_t v;
 
-	if (!lv->b.jit_pending.n)
+	if (!lv->b.jit_pending.n || !lv->o.jvm_perfmap)
 		return;
-	if (!lv->jvm && hs_jvm_asker_new(&lv->jvm, lv->o.jvm_perfmap && !lv->o.jvm_perfmap_late)) {
+	if (!lv->jvm && hs_jvm_asker_new(&lv->jvm, !lv->o.jvm_perfmap_late)) {
 		lv->jvm = NULL;
 		return;
 	}
@@ -133,7 +133,7 @@ static void on_ending(void *ctx)
 	feed_jvms(lv);
 	if (!lv->jvm)
 		return;
-	err = hs_jvm_asker_end(lv->jvm, lv->rec->cause == HS_CAUSE_SIGNAL, lv->o.jvm_perfmap, &left);
+	err = hs_jvm_asker_end(lv->jvm, lv->rec->cause == HS_CAUSE_SIGNAL, &left);
 	feed_jvms(lv); /* the maps written at the end */
 	hs_builder_jit_pids(&lv->b, &pids);
 	for (size_t i = 0; i < pids.n; i++) {

@@ -41,7 +41,7 @@ struct hs_live_opts {
 	const char *const *outputs; /* the files each profile is written to, as given */
 	size_t noutputs;
 	struct hs_periodic_opts periodic;
-	bool jvm_perfmap;     /* ask HotSpot JVMs for their perf maps at the end */
+	bool jvm_perfmap;     /* ask HotSpot JVMs for their perf maps, while recording and at the end */
 	/* and not already while recording (record/jvm.h, the asker): for when another reader names
 	 * the JVMs' frames; one JVM is left alone with hs_jvm_asker_leave(lv->jvm, pid) */
 	bool jvm_perfmap_late;

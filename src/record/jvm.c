@@ -530,7 +530,7 @@ struct hs_jvm_asker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t thread;
-	bool running, quit, early, ask;
+	bool running, quit, early;
 	HS_VEC(struct jvm_state) jvms;
 };
 
@@ -639,7 +639,6 @@ int hs_jvm_asker_new(struct hs_jvm_asker **ret, bool early)
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	a->early = early;
-	a->ask = true;
 	if ((rc = pthread_create(&a->thread, NULL, asker_main, a))) {
 		hs_jvm_asker_free(a);
 		return -rc;
@@ -694,13 +693,12 @@ static void end_answer(void *ctx, int32_t pid, int rc, const struct hs_error *er
 	take_answer(s, rc, err);
 }
 
-int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, bool ask, size_t *left)
+int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, size_t *left)
 {
 	HS_VEC(int32_t) pids = {0};
 	int rc = 0;
 
 	*left = 0;
-	a->ask = ask;
 	stop_thread(a, stopped);
 	for (size_t i = 0; i < a->jvms.n; i++) {
 		struct jvm_state *s = &a->jvms.v[i];
@@ -711,7 +709,7 @@ int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, bool ask, size_t *lef
 			continue;
 		if (s->kind == JVM_UNKNOWN && kill(s->pid, 0) == 0)
 			s->kind = hs_jvm_is_hotspot(s->pid) ? JVM_HOTSPOT : JVM_NOT;
-		if (s->kind == JVM_HOTSPOT && ask)
+		if (s->kind == JVM_HOTSPOT)
 			hs_vec_push(&pids, s->pid);
 	}
 	if (pids.n)
@@ -729,11 +727,7 @@ bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, s
 			s = &a->jvms.v[i];
 	if (!s || s->kind != JVM_HOTSPOT || s->left)
 		return false;
-	if (!a->ask) {
-		hs_strbuf_addf(sb, "Java methods of JVM %d are unnamed (%.0f%% of its samples in JIT code): "
-			       "--no-jvm-perfmap was given; record without it, or start the JVM with " AT_EXIT,
-			       (int)pid, share);
-	} else if (!s->asked) {
+	if (!s->asked) {
 		hs_strbuf_addf(sb, "cannot get Java method names from JVM %d: it exited before it could be asked for "
 			       "its perf map (%.0f%% of its samples in unnamed JIT code): start it with " AT_EXIT,
 			       (int)pid, share);

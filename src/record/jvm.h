@@ -56,11 +56,11 @@ void hs_jvm_asker_seen(struct hs_jvm_asker *a, int32_t pid, uint64_t unnamed);
  * never asked, early or at the end, and nothing is said of it. */
 void hs_jvm_asker_leave(struct hs_jvm_asker *a, int32_t pid);
 /* At the end of the recording, while its targets still run: the request in flight ends (at
- * once when stopped: the recording was ended by SIGINT or SIGTERM), the thread stops, and, with
- * ask, each JVM still running is asked once more, unless its last answer said that asking is
+ * once when stopped: the recording was ended by SIGINT or SIGTERM), the thread stops, and each
+ * JVM still running is asked once more, unless its last answer said that asking is
  * in vain (attach disabled, no Compiler.perfmap, no right) or took all its time. Returns as
  * hs_jvm_request_perfmaps() does. */
-int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, bool ask, size_t *left);
+int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, size_t *left);
 /* After hs_jvm_asker_end(), for a process whose JIT code stays partly unnamed (share: percent
  * of its samples in such code): appends to sb one line (no "\n") that says why and what to do,
  * and returns true, if pid is a JVM the asker knows and did not leave; else false. */
