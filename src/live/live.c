@@ -83,7 +83,7 @@ static void on_progress(void *ctx, const struct hs_record_progress *p)
  * its last map does not name is sampled. */
 static void feed_jvms(struct hs_live *lv)
 {
-	struct hs_u64map n = {0};
+	struct hs_u64map *maps = &lv->jvm_maps;
 	uint64_t v;
 
 	if (!lv->b.jit_pending.n || !lv->o.jvm_perfmap)
@@ -92,14 +92,12 @@ static void feed_jvms(struct hs_live *lv)
 		lv->jvm = NULL;
 		return;
 	}
-	for (size_t i = 0; i < lv->b.jit_pending.n; i++)
-		hs_u64map_put(&n, (uint32_t)lv->b.jit_pending.v[i].pid, 1);
 	/* a JVM writes its map anew each time: read from its start again, now */
-	for (size_t i = 0; i < n.cap; i++) {
-		int32_t pid = (int32_t)n.keys[i];
-		unsigned w = hs_u64map_used(&n, i) ? hs_jvm_asker_written(lv->jvm, pid) : 0;
-		if (w && w != (hs_u64map_get(&lv->jvm_maps, (uint32_t)pid, &v) ? v : 0)) {
-			hs_u64map_put(&lv->jvm_maps, (uint32_t)pid, w);
+	for (size_t i = 0; i < maps->cap; i++) {
+		int32_t pid = (int32_t)maps->keys[i];
+		unsigned w = hs_u64map_used(maps, i) ? hs_jvm_asker_written(lv->jvm, pid) : 0;
+		if (w && w != maps->vals[i]) {
+			maps->vals[i] = w;
 			hs_jit_perfmap_rewritten(&lv->b.model.jit, pid);
 			hs_jit_perfmap_read(&lv->b.model.jit, pid, lv->b.model.now, 0, false);
 		}
@@ -108,16 +106,17 @@ static void feed_jvms(struct hs_live *lv)
 	lv->jvm_looked = HS_MIN(lv->jvm_looked, lv->b.jit_pending.n);
 	for (; lv->jvm_looked < lv->b.jit_pending.n; lv->jvm_looked++) {
 		const struct hs_jit_pending *pd = &lv->b.jit_pending.v[lv->jvm_looked];
+		uint32_t pid = (uint32_t)pd->pid;
 		struct hs_jit_sym js;
+		if (!hs_u64map_get(maps, pid, &v))
+			hs_u64map_put(maps, pid, 0);
 		if (!hs_symbolize_jit(&lv->b.sym, &lv->b.model, pd->pid, pd->addr, pd->time, true, &js))
-			hs_u64map_put(&lv->jvm_unnamed, (uint32_t)pd->pid,
-				      (hs_u64map_get(&lv->jvm_unnamed, (uint32_t)pd->pid, &v) ? v : 0) + 1);
+			hs_u64map_put(&lv->jvm_unnamed, pid, (hs_u64map_get(&lv->jvm_unnamed, pid, &v) ? v : 0) + 1);
 	}
-	for (size_t i = 0; i < n.cap; i++)
-		if (hs_u64map_used(&n, i))
-			hs_jvm_asker_seen(lv->jvm, (int32_t)n.keys[i],
-					  hs_u64map_get(&lv->jvm_unnamed, (uint32_t)n.keys[i], &v) ? v : 0);
-	hs_u64map_release(&n);
+	for (size_t i = 0; i < maps->cap; i++)
+		if (hs_u64map_used(maps, i))
+			hs_jvm_asker_seen(lv->jvm, (int32_t)maps->keys[i],
+					  hs_u64map_get(&lv->jvm_unnamed, maps->keys[i], &v) ? v : 0);
 }
 
 /* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
@@ -141,7 +140,8 @@ static void on_ending(void *ctx)
 		char msg[96];
 		if (!n)
 			continue;
-		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map (%u time%s)", (int)pids.v[i], n, n == 1 ? "" : "s");
+		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map (%u time%s)", (int)pids.v[i], n,
+			 n == 1 ? "" : "s");
 		lv->hooks.say(lv->hooks.ctx, true, msg);
 	}
 	free(pids.v);
@@ -176,7 +176,8 @@ static void say_unnamed_jvms(struct hs_live *lv)
 		int64_t val = p->values.v[i * p->types.n];
 		if (sm->pid < 0 || val <= 0)
 			continue;
-		hs_u64map_put(&all, (uint32_t)sm->pid, (hs_u64map_get(&all, (uint32_t)sm->pid, &v) ? v : 0) + (uint64_t)val);
+		hs_u64map_put(&all, (uint32_t)sm->pid,
+			      (hs_u64map_get(&all, (uint32_t)sm->pid, &v) ? v : 0) + (uint64_t)val);
 		if (has[sm->stack])
 			hs_u64map_put(&unnamed, (uint32_t)sm->pid,
 				      (hs_u64map_get(&unnamed, (uint32_t)sm->pid, &v) ? v : 0) + (uint64_t)val);

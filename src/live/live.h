@@ -41,7 +41,7 @@ struct hs_live_opts {
 	const char *const *outputs; /* the files each profile is written to, as given */
 	size_t noutputs;
 	struct hs_periodic_opts periodic;
-	bool jvm_perfmap;     /* ask HotSpot JVMs for their perf maps, while recording and at the end */
+	bool jvm_perfmap; /* ask HotSpot JVMs for their perf maps, while recording and at the end */
 	/* and not already while recording (record/jvm.h, the asker): for when another reader names
 	 * the JVMs' frames; one JVM is left alone with hs_jvm_asker_leave(lv->jvm, pid) */
 	bool jvm_perfmap_late;
@@ -77,7 +77,8 @@ struct hs_live {
 	 * unnamed JIT code; jvm_fed, when it was last told of them */
 	struct hs_jvm_asker *jvm;
 	uint64_t jvm_fed;
-	struct hs_u64map jvm_maps;    /* pid -> the perf maps it wrote that the builder was told of */
+	struct hs_u64map jvm_maps;    /* pid of JIT code -> the perf maps it wrote that the builder
+	                               * was told of */
 	struct hs_u64map jvm_unnamed; /* pid -> its unnamed JIT addresses, each looked at when new */
 	size_t jvm_looked;            /* the builder's jit_pending looked at so far */
 };

@@ -521,9 +521,9 @@ struct jvm_state {
 	uint64_t unnamed_asked; /* ... when it was last asked */
 	uint64_t next;          /* not asked before (ns) */
 	unsigned asked, written;
-	bool at_end;            /* its last answer is the end's */
-	int rc;                 /* the last answer */
-	char why[512];          /* the last failure's reason */
+	bool at_end;   /* its last answer is the end's */
+	int rc;        /* the last answer */
+	char why[512]; /* the last failure's reason */
 };
 
 struct hs_jvm_asker {
@@ -562,7 +562,7 @@ static void take_answer(struct jvm_state *s, int rc, const struct hs_error *err)
 		s->written++;
 }
 
-/* The next JVM due, marked in flight; NULL when none. Called with the lock held. */
+/* The next process due (to be told apart, or asked); NULL when none. Called with the lock held. */
 static struct jvm_state *next_due(struct hs_jvm_asker *a, uint64_t now)
 {
 	for (size_t i = 0; i < a->jvms.n; i++) {
@@ -588,7 +588,7 @@ static void *asker_main(void *arg)
 		int32_t pid;
 		size_t ix;
 		enum jvm_kind kind;
-		uint64_t took;
+		uint64_t took, unnamed;
 		int rc;
 
 		if (!s) {
@@ -605,6 +605,7 @@ static void *asker_main(void *arg)
 		ix = (size_t)(s - a->jvms.v);
 		pid = s->pid;
 		kind = s->kind;
+		unnamed = s->unnamed; /* what is sampled meanwhile may be newer than the map */
 		pthread_mutex_unlock(&a->lock);
 		if (kind == JVM_UNKNOWN)
 			kind = hs_jvm_is_hotspot(pid) ? JVM_HOTSPOT : JVM_NOT;
@@ -624,7 +625,7 @@ static void *asker_main(void *arg)
 		if (kind != JVM_HOTSPOT || !a->early)
 			continue;
 		take_answer(s, rc, &err);
-		s->unnamed_asked = s->unnamed;
+		s->unnamed_asked = unnamed;
 		s->next = now + HS_MAX(ASK_GAP_NS, took * ASK_COST_SHARE);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -718,6 +719,20 @@ int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, size_t *left)
 	return rc;
 }
 
+/* What to do about a JVM that could not be asked */
+static const char *advice(const struct jvm_state *s)
+{
+	if (s->rc == -EPERM)
+		return "run hotstack as root or as the JVM's user";
+	if (s->rc == -ESRCH)
+		return "record it with -p while it runs, or start it with " AT_EXIT;
+	if (s->rc == -ECANCELED)
+		return "let the recording end without a signal, or start the JVM with " AT_EXIT;
+	if (strstr(s->why, "before 17"))
+		return "run it on JDK 17 or later, or with a perf map agent";
+	return "start it with " AT_EXIT ", or allow attaching";
+}
+
 bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, struct hs_strbuf *sb)
 {
 	const struct jvm_state *s = NULL;
@@ -728,24 +743,25 @@ bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, s
 	if (!s || s->kind != JVM_HOTSPOT || s->left)
 		return false;
 	if (!s->asked) {
-		hs_strbuf_addf(sb, "cannot get Java method names from JVM %d: it exited before it could be asked for "
+		hs_strbuf_addf(sb,
+			       "cannot get Java method names from JVM %d: it exited before it could be asked for "
 			       "its perf map (%.0f%% of its samples in unnamed JIT code): start it with " AT_EXIT,
 			       (int)pid, share);
 	} else if (s->rc && !s->written) {
-		const char *todo = s->rc == -EPERM	? "run hotstack as root or as the JVM's user"
-				   : s->rc == -ESRCH	? "record it with -p while it runs, or start it with " AT_EXIT
-				   : s->rc == -ECANCELED ? "let the recording end without a signal, or start the JVM with " AT_EXIT
-				   : strstr(s->why, "before 17") ? "run it on JDK 17 or later, or with a perf map agent"
-								  : "start it with " AT_EXIT ", or allow attaching";
-		hs_strbuf_addf(sb, "cannot get Java method names from JVM %d: %s (%.0f%% of its samples in unnamed JIT "
-			       "code): %s", (int)pid, s->why, share, todo);
+		hs_strbuf_addf(sb,
+			       "cannot get Java method names from JVM %d: %s (%.0f%% of its samples in unnamed JIT "
+			       "code): %s",
+			       (int)pid, s->why, share, advice(s));
 	} else if (!s->at_end || s->rc) {
-		hs_strbuf_addf(sb, "%.0f%% of the samples of JVM %d are in JIT code its last perf map does not name "
+		hs_strbuf_addf(sb,
+			       "%.0f%% of the samples of JVM %d are in JIT code its last perf map does not name "
 			       "(it was not asked at the end: %s): start it with " AT_EXIT " for a complete map",
 			       share, (int)pid, s->rc ? s->why : "it had exited");
 	} else {
-		hs_strbuf_addf(sb, "%.0f%% of the samples of JVM %d are in JIT code its perf map does not name (code "
-			       "freed or moved before the map was written at the end)", share, (int)pid);
+		hs_strbuf_addf(sb,
+			       "%.0f%% of the samples of JVM %d are in JIT code its perf map does not name (code "
+			       "freed or moved before the map was written at the end)",
+			       share, (int)pid);
 	}
 	return true;
 }
