@@ -68,7 +68,7 @@ static const char record_usage[] =
 	"                          everything so far)\n"
 	"      --keep-time         keep every sample with its time (for --time filters, flame charts,\n"
 	"                          speedscope's time order; implied by -o X.speedscope.json)\n"
-	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf map at the end\n"
+	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf maps\n"
 	"      --no-python         no Python frames: CPython code shows as the interpreter's frames\n"
 	"      --no-java           no Java frames read from the JVM: its code is named by its perf map\n"
 	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"

@@ -47,18 +47,6 @@ static void say(struct hs_live *lv, const char *fmt, ...)
 	lv->hooks.say(lv->hooks.ctx, false, msg);
 }
 
-static void jvm_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
-{
-	struct hs_live *lv = ctx;
-	char msg[640];
-
-	if (rc)
-		snprintf(msg, sizeof(msg), "cannot get Java method names from JVM %d: %s", (int)pid, err->detail);
-	else
-		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map", (int)pid);
-	lv->hooks.say(lv->hooks.ctx, !rc, msg);
-}
-
 static void on_event(void *ctx, const struct hs_perf_event *ev)
 {
 	struct hs_live *lv = ctx;
@@ -89,9 +77,56 @@ static void on_progress(void *ctx, const struct hs_record_progress *p)
 		lv->hooks.progress(lv->hooks.ctx, lv->b.stats.samples, p);
 }
 
+/* Tells the asker which processes have samples in JIT code, and at how many addresses that
+ * nothing names now (each looked at once, when it is new): a JVM among them is asked for its
+ * perf map while it runs (a command's JVM has often exited by the end), and again as code that
+ * its last map does not name is sampled. */
+static void feed_jvms(struct hs_live *lv)
+{
+	struct hs_u64map *maps = &lv->jvm_maps;
+	uint64_t v;
+
+	if (!lv->b.jit_pending.n || !lv->o.jvm_perfmap)
+		return;
+	if (!lv->jvm && hs_jvm_asker_new(&lv->jvm, !lv->o.jvm_perfmap_late)) {
+		lv->jvm = NULL;
+		return;
+	}
+	/* a JVM writes its map anew each time: read from its start again, now */
+	for (size_t i = 0; i < maps->cap; i++) {
+		int32_t pid = (int32_t)maps->keys[i];
+		unsigned w = hs_u64map_used(maps, i) ? hs_jvm_asker_written(lv->jvm, pid) : 0;
+		if (w && w != maps->vals[i]) {
+			maps->vals[i] = w;
+			hs_jit_perfmap_rewritten(&lv->b.model.jit, pid);
+			hs_jit_perfmap_read(&lv->b.model.jit, pid, lv->b.model.now, 0, false);
+		}
+	}
+	/* the builder names and drops some at checkpoints: those past the end are left unlooked */
+	lv->jvm_looked = HS_MIN(lv->jvm_looked, lv->b.jit_pending.n);
+	for (; lv->jvm_looked < lv->b.jit_pending.n; lv->jvm_looked++) {
+		const struct hs_jit_pending *pd = &lv->b.jit_pending.v[lv->jvm_looked];
+		uint32_t pid = (uint32_t)pd->pid;
+		struct hs_jit_sym js;
+		if (!hs_u64map_get(maps, pid, &v))
+			hs_u64map_put(maps, pid, 0);
+		if (!hs_symbolize_jit(&lv->b.sym, &lv->b.model, pd->pid, pd->addr, pd->time, true, &js))
+			hs_u64map_put(&lv->jvm_unnamed, pid, (hs_u64map_get(&lv->jvm_unnamed, pid, &v) ? v : 0) + 1);
+	}
+	for (size_t i = 0; i < maps->cap; i++) {
+		int32_t pid = (int32_t)maps->keys[i];
+		if (!hs_u64map_used(maps, i))
+			continue;
+		if (hs_record_runtime_reads(lv->rec, HS_RT_HOTSPOT, pid))
+			hs_jvm_asker_leave(lv->jvm, pid); /* its Java frames are read at sample time */
+		else
+			hs_jvm_asker_seen(lv->jvm, pid, hs_u64map_get(&lv->jvm_unnamed, maps->keys[i], &v) ? v : 0);
+	}
+}
+
 /* At the end, while the targets still run: a HotSpot JVM with frames in JIT code that nothing
- * named is asked for its perf map (the builder reads perf maps when the profile is taken). A
- * SIGINT or SIGTERM meanwhile ends the asking, not the run. */
+ * named is asked for its perf map once more (the builder reads perf maps when the profile is
+ * taken). A SIGINT or SIGTERM meanwhile ends the asking, not the run. */
 static void on_ending(void *ctx)
 {
 	struct hs_live *lv = ctx;
@@ -99,14 +134,84 @@ static void on_ending(void *ctx)
 	size_t left = 0;
 	int err;
 
-	if (!lv->o.jvm_perfmap)
+	feed_jvms(lv);
+	if (!lv->jvm)
 		return;
+	err = hs_jvm_asker_end(lv->jvm, lv->rec->cause == HS_CAUSE_SIGNAL, &left);
+	feed_jvms(lv); /* the maps written at the end */
 	hs_builder_jit_pids(&lv->b, &pids);
-	err = hs_jvm_request_perfmaps(pids.v, pids.n, jvm_answer, lv, &left);
+	for (size_t i = 0; i < pids.n; i++) {
+		unsigned n = hs_jvm_asker_written(lv->jvm, pids.v[i]);
+		char msg[96];
+		if (!n)
+			continue;
+		snprintf(msg, sizeof(msg), "JVM %d wrote its perf map (%u time%s)", (int)pids.v[i], n,
+			 n == 1 ? "" : "s");
+		lv->hooks.say(lv->hooks.ctx, true, msg);
+	}
+	free(pids.v);
 	if (err)
 		say(lv, "%zu processes with unnamed JIT code not asked for their perf maps: %s", left,
 		    err == -ETIMEDOUT ? "no time left" : "asked to stop");
-	free(pids.v);
+}
+
+/* After the naming at the end: each JVM whose JIT code stays unnamed in a share of its samples
+ * (of those with a frame in it) that matters, said in one line with why and what to do. */
+#define JVM_UNNAMED_SAY_PCT 1.0
+#define JVM_UNNAMED_MAX_LINES 5
+
+static void say_unnamed_jvms(struct hs_live *lv)
+{
+	const struct hs_profile *p = lv->b.p;
+	struct hs_u64map locs = {0}, all = {0}, unnamed = {0};
+	uint8_t *has = NULL;
+	size_t said = 0, more = 0;
+	uint64_t v;
+
+	if (!lv->jvm || !lv->b.jit_pending.n || !p || !p->types.n)
+		goto out;
+	for (size_t i = 0; i < lv->b.jit_pending.n; i++)
+		hs_u64map_put(&locs, lv->b.jit_pending.v[i].loc, 1);
+	has = hs_xcalloc(p->stacks.n ? p->stacks.n : 1, 1);
+	for (size_t i = 0; i < p->stacks.n; i++)
+		for (uint32_t k = 0; k < p->stacks.v[i].nlocs && !has[i]; k++)
+			has[i] = hs_u64map_get(&locs, p->stack_locs.v[p->stacks.v[i].loc0 + k], &v);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct hs_sample *sm = &p->samples.v[i];
+		int64_t val = p->values.v[i * p->types.n];
+		if (sm->pid < 0 || val <= 0)
+			continue;
+		hs_u64map_put(&all, (uint32_t)sm->pid,
+			      (hs_u64map_get(&all, (uint32_t)sm->pid, &v) ? v : 0) + (uint64_t)val);
+		if (has[sm->stack])
+			hs_u64map_put(&unnamed, (uint32_t)sm->pid,
+				      (hs_u64map_get(&unnamed, (uint32_t)sm->pid, &v) ? v : 0) + (uint64_t)val);
+	}
+	for (size_t i = 0; i < unnamed.cap; i++) {
+		struct hs_strbuf sb = {0};
+		uint64_t total = 0;
+		double share;
+		if (!hs_u64map_used(&unnamed, i))
+			continue;
+		hs_u64map_get(&all, unnamed.keys[i], &total);
+		share = 100.0 * (double)unnamed.vals[i] / (double)HS_MAX(total, 1);
+		if (share < JVM_UNNAMED_SAY_PCT)
+			continue;
+		if (said == JVM_UNNAMED_MAX_LINES) {
+			more += hs_jvm_asker_why(lv->jvm, (int32_t)unnamed.keys[i], share, &sb);
+		} else if (hs_jvm_asker_why(lv->jvm, (int32_t)unnamed.keys[i], share, &sb)) {
+			lv->hooks.say(lv->hooks.ctx, false, hs_strbuf_str(&sb));
+			said++;
+		}
+		hs_strbuf_release(&sb);
+	}
+	if (more)
+		say(lv, "and %zu more JVMs with unnamed Java methods", more);
+out:
+	free(has);
+	hs_u64map_release(&locs);
+	hs_u64map_release(&all);
+	hs_u64map_release(&unnamed);
 }
 
 /* What the profile says of the recording: its command line, its event */
@@ -241,6 +346,10 @@ static uint64_t on_tick(void *ctx, bool switch_asked)
 	}
 	now = hs_now_ns();
 	bound_file_pages(lv, now);
+	if (now - lv->jvm_fed >= 250000000ULL) {
+		lv->jvm_fed = now;
+		feed_jvms(lv);
+	}
 	next = hs_periodic_next(&lv->pe, now);
 	if (lv->view)
 		next = HS_MIN(next, hs_view_tick(lv->view, &lv->b, now));
@@ -371,6 +480,7 @@ struct hs_profile *hs_live_end(struct hs_live *lv, bool *failed)
 	if (lv->rec->o.off_cpu)
 		hs_builder_off_cpu_end(&lv->b, lv->rec->stop_ns);
 	hs_builder_finish(&lv->b);
+	say_unnamed_jvms(lv);
 	if (lv->view)
 		hs_view_end(lv->view, &lv->b);
 	if (hs_periodic_switching(&lv->pe) && write_period(lv, true))
@@ -390,6 +500,9 @@ void hs_live_release(struct hs_live *lv)
 {
 	if (lv->push)
 		hs_push_finish(lv->push, &lv->push_stats);
+	hs_jvm_asker_free(lv->jvm);
+	hs_u64map_release(&lv->jvm_maps);
+	hs_u64map_release(&lv->jvm_unnamed);
 	hs_service_cache_release(&lv->services);
 	hs_periodic_release(&lv->pe);
 	hs_builder_mark_release(&lv->mark);

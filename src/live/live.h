@@ -41,7 +41,10 @@ struct hs_live_opts {
 	const char *const *outputs; /* the files each profile is written to, as given */
 	size_t noutputs;
 	struct hs_periodic_opts periodic;
-	bool jvm_perfmap;     /* ask HotSpot JVMs for their perf maps at the end */
+	bool jvm_perfmap; /* ask HotSpot JVMs for their perf maps, while recording and at the end */
+	/* and not already while recording (record/jvm.h, the asker): for when another reader names
+	 * the JVMs' frames; one JVM is left alone with hs_jvm_asker_leave(lv->jvm, pid) */
+	bool jvm_perfmap_late;
 	uint64_t off_cpu_min; /* with the record's off_cpu: the shortest blocked period kept */
 	/* each period's profile sent to a profile store: push.url set (the series, the rate and
 	 * whether by service are the recording's, set by hs_live_init()) */
@@ -70,6 +73,14 @@ struct hs_live {
 	 * (the caller makes and frees it); driven from each tick, ended by hs_live_end(). */
 	struct hs_view *view;
 	uint64_t pages_checked; /* when the resident file pages were last looked at (on_tick) */
+	/* the JVMs asked for their perf maps (record/jvm.h): made at the first process with
+	 * unnamed JIT code; jvm_fed, when it was last told of them */
+	struct hs_jvm_asker *jvm;
+	uint64_t jvm_fed;
+	struct hs_u64map jvm_maps;    /* pid of JIT code -> the perf maps it wrote that the builder
+	                               * was told of */
+	struct hs_u64map jvm_unnamed; /* pid -> its unnamed JIT addresses, each looked at when new */
+	size_t jvm_looked;            /* the builder's jit_pending looked at so far */
 };
 
 /* Adds --push-label LABEL (o keeps it); -1 for one the store would refuse (hs_push_label_ok()),

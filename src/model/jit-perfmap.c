@@ -113,6 +113,8 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 	if (!p->pm_path)
 		p->pm_path = hs_xstrdup(hs_strbuf_str(&path));
 	if (st.st_dev != p->pm_dev || st.st_ino != p->pm_ino || (uint64_t)st.st_size < p->pm_consumed) {
+		if (st.st_dev != p->pm_dev || st.st_ino != p->pm_ino)
+			j->stats.perf_maps++;
 		/* another file, or rewritten: start over (the bytes read count on: its names stay in
 		 * the pool) */
 		j->pm_entries -= p->pm_entries.n;
@@ -122,7 +124,6 @@ int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t m
 		p->pm_dirty = true;
 		p->pm_dev = st.st_dev;
 		p->pm_ino = st.st_ino;
-		j->stats.perf_maps++;
 	}
 	off = p->pm_consumed;
 	p->pm_unread = 0;
@@ -173,6 +174,12 @@ out:
 		close(fd);
 	hs_strbuf_release(&path);
 	return rc;
+}
+
+void hs_jit_perfmap_rewritten(struct hs_jit *j, int32_t pid)
+{
+	/* read as a file that shrank: from the start, its old lines dropped */
+	hs_jit_proc_get(j, pid)->pm_consumed = UINT64_MAX;
 }
 
 size_t hs_jit_perfmap_feed(struct hs_jit *j, int32_t pid, const char *text, size_t len, bool final)

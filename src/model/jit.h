@@ -161,6 +161,11 @@ static inline const char *hs_jit_str(const struct hs_jit *j, uint32_t id)
  * recording's clock, time). Returns 0, -ENOENT when there is none, -EPERM when refused. */
 int hs_jit_perfmap_read(struct hs_jit *j, int32_t pid, uint64_t time, uint64_t min_interval_ns, bool final);
 
+/* The perf map of pid was written anew in place (a JVM's, each time it is asked: the file is
+ * truncated and written again, in the code cache's order): the next read starts from its
+ * beginning rather than after what was read of it. */
+void hs_jit_perfmap_rewritten(struct hs_jit *j, int32_t pid);
+
 /* Takes perf map lines of pid from text (what hs_jit_perfmap_read() does with the file's bytes):
  * every complete line, and with final the last one without its newline too. Returns the bytes
  * taken. */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #define REPLY_MAX 65536
@@ -184,11 +186,21 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Set while the asker's request in flight is to end at once: the recording was stopped by a
+ * signal the main thread took (so it is no longer pending). */
+static int cancel_asking;
+
+/* Whether the user asked hotstack to stop: a stop signal pending, or taken and passed on. */
+static bool stopping(void)
+{
+	return hs_stop_signal_pending() || __atomic_load_n(&cancel_asking, __ATOMIC_RELAXED);
+}
+
 /* Whether to give up waiting: the deadline passed, or the user asked hotstack to stop (the
  * map is a nicety; the recording's outputs are not held for it). */
 static bool give_up(uint64_t deadline)
 {
-	return now_ms() >= deadline || hs_stop_signal_pending();
+	return now_ms() >= deadline || stopping();
 }
 
 /* Polls fd for events until the deadline, a stop signal, or an event: poll's result. */
@@ -296,7 +308,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, struct hs_error
 			return hs_error_set(err, rc, "it exited before its attach listener started");
 		if (rc)
 			return hs_error_set(err, rc, "cannot signal it: %s", strerror(-rc));
-		if (!is_socket(sock_path) && hs_stop_signal_pending())
+		if (!is_socket(sock_path) && stopping())
 			return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 		if (!is_socket(sock_path))
 			return hs_error_set(err, -ETIMEDOUT, "its attach listener did not start (attach disabled?)");
@@ -317,7 +329,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, struct hs_error
 			continue;
 		}
 		close(fd);
-		if (rc == -EAGAIN && hs_stop_signal_pending())
+		if (rc == -EAGAIN && stopping())
 			return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 		if (rc == -EAGAIN)
 			return hs_error_set(err, -ETIMEDOUT, "its attach socket accepts no connection");
@@ -334,7 +346,7 @@ static int exchange(const struct jvm_proc *j, uint64_t deadline, struct hs_error
 		ssize_t k;
 		if (poll_until(fd, POLLIN, deadline) <= 0) {
 			close(fd);
-			if (hs_stop_signal_pending())
+			if (stopping())
 				return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 			return hs_error_set(err, -ETIMEDOUT, "no answer in time");
 		}
@@ -402,9 +414,25 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, struct hs_er
 	}
 	close(pipefd[1]);
 	n = 0;
-	for (;;) {
+	for (bool told = false;;) {
+		struct pollfd pfd = {pipefd[0], POLLIN, 0};
+		uint64_t now = now_ms(), until = told ? deadline : deadline + 500;
 		ssize_t k;
-		if (poll_until(pipefd[0], POLLIN, deadline + 500) <= 0)
+		int ready;
+		/* the child, which blocks SIGTERM as we do, sees it pending: it gives up as for a
+		 * user's signal, removes its trigger file, and answers */
+		if (!told && stopping()) {
+			kill(child, SIGTERM);
+			told = true;
+			deadline = now + 500;
+			continue;
+		}
+		if (now >= until)
+			break;
+		ready = poll(&pfd, 1, (int)HS_MIN(until - now, 50));
+		if (ready == 0 || (ready < 0 && errno == EINTR))
+			continue;
+		if (ready < 0)
 			break;
 		k = read(pipefd[0], buf + n, sizeof(buf) - 1 - (size_t)n);
 		if (k < 0 && errno == EINTR)
@@ -418,7 +446,7 @@ static int exchange_as(const struct jvm_proc *j, uint64_t deadline, struct hs_er
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
 	}
-	if (n < (ssize_t)sizeof(rc) && hs_stop_signal_pending())
+	if (n < (ssize_t)sizeof(rc) && stopping())
 		return hs_error_set(err, -ECANCELED, "given up: hotstack was asked to stop");
 	if (n < (ssize_t)sizeof(rc))
 		return hs_error_set(err, -ETIMEDOUT, "no answer in time");
@@ -458,7 +486,7 @@ int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *ans
 		struct hs_error err = {0};
 		int rc;
 
-		if (hs_stop_signal_pending() || now >= end) {
+		if (stopping() || now >= end) {
 			*left = n - i;
 			return now >= end ? -ETIMEDOUT : -EINTR;
 		}
@@ -468,4 +496,291 @@ int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *ans
 		answer(ctx, pids[i], rc, &err);
 	}
 	return 0;
+}
+
+/* ---- the asker: perf maps asked for while the recording runs ---- */
+
+/* A JVM is asked as soon as it has samples in JIT code that nothing names, and again whenever
+ * more such code is sampled (new code compiled since its last map), but never sooner than
+ * ASK_GAP_NS after its last request, nor sooner than ASK_COST_SHARE times that request's own
+ * time: each request costs the JVM a dump of its whole code cache, which must stay a small share
+ * of its time however large that cache grows. */
+#define ASK_GAP_NS (1000000000ULL)
+#define ASK_COST_SHARE 10
+
+/* What makes a JVM write its perf map as it exits (a diagnostic option in JDK 17) */
+#define AT_EXIT "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
+
+enum jvm_kind { JVM_UNKNOWN, JVM_NOT, JVM_HOTSPOT };
+
+struct jvm_state {
+	int32_t pid;
+	enum jvm_kind kind;
+	bool left;              /* hs_jvm_asker_leave(): another reader names its frames */
+	uint64_t unnamed;       /* what the recording last said it has unnamed */
+	uint64_t unnamed_asked; /* ... when it was last asked */
+	uint64_t next;          /* not asked before (ns) */
+	unsigned asked, written;
+	bool at_end;   /* its last answer is the end's */
+	int rc;        /* the last answer */
+	char why[512]; /* the last failure's reason */
+};
+
+struct hs_jvm_asker {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running, quit, early;
+	HS_VEC(struct jvm_state) jvms;
+};
+
+static struct jvm_state *state_of(struct hs_jvm_asker *a, int32_t pid)
+{
+	struct jvm_state s = {0};
+
+	for (size_t i = 0; i < a->jvms.n; i++)
+		if (a->jvms.v[i].pid == pid)
+			return &a->jvms.v[i];
+	s.pid = pid;
+	hs_vec_push(&a->jvms, s);
+	return &a->jvms.v[a->jvms.n - 1];
+}
+
+/* Whether a failure is the JVM's for good: asking again would only cost it (or us) time. */
+static bool lasting(int rc)
+{
+	return rc == -EOPNOTSUPP || rc == -EPERM || rc == -ESRCH;
+}
+
+static void take_answer(struct jvm_state *s, int rc, const struct hs_error *err)
+{
+	s->asked++;
+	s->rc = rc;
+	if (rc)
+		snprintf(s->why, sizeof(s->why), "%s", err->detail);
+	else
+		s->written++;
+}
+
+/* The next process due (to be told apart, or asked); NULL when none. Called with the lock held. */
+static struct jvm_state *next_due(struct hs_jvm_asker *a, uint64_t now)
+{
+	for (size_t i = 0; i < a->jvms.n; i++) {
+		struct jvm_state *s = &a->jvms.v[i];
+		if (s->kind == JVM_NOT || s->left || s->unnamed <= s->unnamed_asked || now < s->next ||
+		    (s->asked && s->rc && lasting(s->rc)))
+			continue;
+		if (s->kind == JVM_UNKNOWN || a->early)
+			return s;
+	}
+	return NULL;
+}
+
+static void *asker_main(void *arg)
+{
+	struct hs_jvm_asker *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	while (!a->quit) {
+		uint64_t now = hs_now_ns();
+		struct jvm_state *s = next_due(a, now);
+		struct hs_error err = {0};
+		int32_t pid;
+		size_t ix;
+		enum jvm_kind kind;
+		uint64_t took, unnamed;
+		int rc;
+
+		if (!s) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&a->wake, &a->lock, &ts);
+			continue;
+		}
+		ix = (size_t)(s - a->jvms.v);
+		pid = s->pid;
+		kind = s->kind;
+		unnamed = s->unnamed; /* what is sampled meanwhile may be newer than the map */
+		pthread_mutex_unlock(&a->lock);
+		if (kind == JVM_UNKNOWN)
+			kind = hs_jvm_is_hotspot(pid) ? JVM_HOTSPOT : JVM_NOT;
+		rc = 0;
+		if (kind == JVM_HOTSPOT && a->early)
+			rc = hs_jvm_request_perfmap(pid, JVM_WAIT_MS, &err);
+		took = hs_now_ns() - now;
+		/* a JVM that ends while asked fails in many ways (its socket, its directory gone):
+		 * that it ended is the one reason that matters */
+		if (rc && !alive(pid)) {
+			err = (struct hs_error){0};
+			rc = hs_error_set(&err, -ESRCH, "it exited while it was asked");
+		}
+		pthread_mutex_lock(&a->lock);
+		s = &a->jvms.v[ix]; /* the vector may have moved meanwhile */
+		s->kind = kind;
+		if (kind != JVM_HOTSPOT || !a->early)
+			continue;
+		take_answer(s, rc, &err);
+		s->unnamed_asked = unnamed;
+		s->next = now + HS_MAX(ASK_GAP_NS, took * ASK_COST_SHARE);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int hs_jvm_asker_new(struct hs_jvm_asker **ret, bool early)
+{
+	struct hs_jvm_asker *a = hs_xcalloc(1, sizeof(*a));
+	int rc;
+
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->wake, NULL);
+	a->early = early;
+	if ((rc = pthread_create(&a->thread, NULL, asker_main, a))) {
+		hs_jvm_asker_free(a);
+		return -rc;
+	}
+	a->running = true;
+	*ret = a;
+	return 0;
+}
+
+void hs_jvm_asker_seen(struct hs_jvm_asker *a, int32_t pid, uint64_t unnamed)
+{
+	struct jvm_state *s;
+
+	pthread_mutex_lock(&a->lock);
+	s = state_of(a, pid);
+	if (unnamed > s->unnamed) {
+		s->unnamed = unnamed;
+		pthread_cond_signal(&a->wake);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+void hs_jvm_asker_leave(struct hs_jvm_asker *a, int32_t pid)
+{
+	pthread_mutex_lock(&a->lock);
+	state_of(a, pid)->left = true;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Stops the thread: its request in flight ends first, at once when cancel. */
+static void stop_thread(struct hs_jvm_asker *a, bool cancel)
+{
+	if (!a->running)
+		return;
+	if (cancel)
+		__atomic_store_n(&cancel_asking, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&a->lock);
+	a->quit = true;
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	a->running = false;
+	__atomic_store_n(&cancel_asking, 0, __ATOMIC_RELAXED);
+}
+
+static void end_answer(void *ctx, int32_t pid, int rc, const struct hs_error *err)
+{
+	struct jvm_state *s = state_of(ctx, pid);
+
+	s->kind = JVM_HOTSPOT;
+	s->at_end = true;
+	take_answer(s, rc, err);
+}
+
+int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, size_t *left)
+{
+	HS_VEC(int32_t) pids = {0};
+	int rc = 0;
+
+	*left = 0;
+	stop_thread(a, stopped);
+	for (size_t i = 0; i < a->jvms.n; i++) {
+		struct jvm_state *s = &a->jvms.v[i];
+		/* a JVM is asked again unless its last answer says asking is in vain (or took its
+		 * whole time: the end is not held twice for it) */
+		if (s->kind == JVM_NOT || s->left ||
+		    (s->asked && s->rc && (lasting(s->rc) || s->rc == -ETIMEDOUT || s->rc == -ECANCELED)))
+			continue;
+		if (s->kind == JVM_UNKNOWN && kill(s->pid, 0) == 0)
+			s->kind = hs_jvm_is_hotspot(s->pid) ? JVM_HOTSPOT : JVM_NOT;
+		if (s->kind == JVM_HOTSPOT)
+			hs_vec_push(&pids, s->pid);
+	}
+	if (pids.n)
+		rc = hs_jvm_request_perfmaps(pids.v, pids.n, end_answer, a, left);
+	hs_vec_free(&pids);
+	return rc;
+}
+
+/* What to do about a JVM that could not be asked */
+static const char *advice(const struct jvm_state *s)
+{
+	if (s->rc == -EPERM)
+		return "run hotstack as root or as the JVM's user";
+	if (s->rc == -ESRCH)
+		return "record it with -p while it runs, or start it with " AT_EXIT;
+	if (s->rc == -ECANCELED)
+		return "let the recording end without a signal, or start the JVM with " AT_EXIT;
+	if (strstr(s->why, "before 17"))
+		return "run it on JDK 17 or later, or with a perf map agent";
+	return "start it with " AT_EXIT ", or allow attaching";
+}
+
+bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, struct hs_strbuf *sb)
+{
+	const struct jvm_state *s = NULL;
+
+	for (size_t i = 0; i < a->jvms.n && !s; i++)
+		if (a->jvms.v[i].pid == pid)
+			s = &a->jvms.v[i];
+	if (!s || s->kind != JVM_HOTSPOT || s->left)
+		return false;
+	if (!s->asked) {
+		hs_strbuf_addf(sb,
+			       "cannot get Java method names from JVM %d: it exited before it could be asked for "
+			       "its perf map (%.0f%% of its samples in unnamed JIT code): start it with " AT_EXIT,
+			       (int)pid, share);
+	} else if (s->rc && !s->written) {
+		hs_strbuf_addf(sb,
+			       "cannot get Java method names from JVM %d: %s (%.0f%% of its samples in unnamed JIT "
+			       "code): %s",
+			       (int)pid, s->why, share, advice(s));
+	} else if (!s->at_end || s->rc) {
+		hs_strbuf_addf(sb,
+			       "%.0f%% of the samples of JVM %d are in JIT code its last perf map does not name "
+			       "(it was not asked at the end: %s): start it with " AT_EXIT " for a complete map",
+			       share, (int)pid, s->rc ? s->why : "it had exited");
+	} else {
+		hs_strbuf_addf(sb,
+			       "%.0f%% of the samples of JVM %d are in JIT code its perf map does not name (code "
+			       "freed or moved before the map was written at the end)",
+			       share, (int)pid);
+	}
+	return true;
+}
+
+unsigned hs_jvm_asker_written(const struct hs_jvm_asker *a, int32_t pid)
+{
+	for (size_t i = 0; i < a->jvms.n; i++)
+		if (a->jvms.v[i].pid == pid)
+			return a->jvms.v[i].written;
+	return 0;
+}
+
+void hs_jvm_asker_free(struct hs_jvm_asker *a)
+{
+	if (!a)
+		return;
+	stop_thread(a, true);
+	pthread_cond_destroy(&a->wake);
+	pthread_mutex_destroy(&a->lock);
+	hs_vec_free(&a->jvms);
+	free(a);
 }

@@ -35,4 +35,39 @@ typedef void hs_jvm_answer_fn(void *ctx, int32_t pid, int rc, const struct hs_er
  * SIGINT or SIGTERM is pending, with the number of processes not asked in *left. */
 int hs_jvm_request_perfmaps(const int32_t *pids, size_t n, hs_jvm_answer_fn *answer, void *ctx, size_t *left);
 
+/* The asker: a thread that asks the profiled JVMs for their perf maps while a recording runs,
+ * so that a JVM that exits before the end (a command) leaves a map that names its code. A JVM is
+ * asked as soon as the recording says it has samples in JIT code that nothing names, and again
+ * each time more such code is sampled (code compiled since), at most once a second and so that
+ * the requests take at most a tenth of the time (each costs the JVM a dump of its code cache).
+ * What each JVM answered is kept for the end (hs_jvm_asker_why()). All functions are for one
+ * thread, the recording's main thread; the asking happens on the asker's own. */
+struct hs_jvm_asker;
+struct hs_strbuf;
+/* Starts the asker; early false: JVMs are only told apart from other processes while the
+ * recording runs, and asked at its end only (hs_jvm_asker_end()). Returns 0 or a negative
+ * errno. */
+int hs_jvm_asker_new(struct hs_jvm_asker **ret, bool early);
+/* The process pid has samples in JIT code, at unnamed different addresses so far that no perf
+ * map or jitdump named when they were looked at (a count that only grows; 0 for none yet):
+ * asked when it grows and a request is due, if pid is a JVM. */
+void hs_jvm_asker_seen(struct hs_jvm_asker *a, int32_t pid, uint64_t unnamed);
+/* The frames of JVM pid are named by another reader (Java frames read at sample time): it is
+ * never asked, early or at the end, and nothing is said of it. */
+void hs_jvm_asker_leave(struct hs_jvm_asker *a, int32_t pid);
+/* At the end of the recording, while its targets still run: the request in flight ends (at
+ * once when stopped: the recording was ended by SIGINT or SIGTERM), the thread stops, and each
+ * JVM still running is asked once more, unless its last answer said that asking is
+ * in vain (attach disabled, no Compiler.perfmap, no right) or took all its time. Returns as
+ * hs_jvm_request_perfmaps() does. */
+int hs_jvm_asker_end(struct hs_jvm_asker *a, bool stopped, size_t *left);
+/* After hs_jvm_asker_end(), for a process whose JIT code stays partly unnamed (share: percent
+ * of its samples in such code): appends to sb one line (no "\n") that says why and what to do,
+ * and returns true, if pid is a JVM the asker knows and did not leave; else false. */
+bool hs_jvm_asker_why(const struct hs_jvm_asker *a, int32_t pid, double share, struct hs_strbuf *sb);
+/* How many perf maps JVM pid wrote when asked. */
+unsigned hs_jvm_asker_written(const struct hs_jvm_asker *a, int32_t pid);
+/* Stops the asker (a request in flight given up) and frees it; a may be NULL. */
+void hs_jvm_asker_free(struct hs_jvm_asker *a);
+
 #endif

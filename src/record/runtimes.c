@@ -425,6 +425,19 @@ const char *hs_record_runtime_reader(const struct hs_record *r, unsigned id)
 	return st->line;
 }
 
+bool hs_record_runtime_reads(const struct hs_record *r, unsigned id, int32_t pid)
+{
+	struct rt_state *st = state_of(r, id);
+	uint64_t state = 0;
+
+	if (!st)
+		return false;
+	pthread_mutex_lock(&r->rt->lock);
+	hs_u64map_get(&st->pids, (uint32_t)pid, &state);
+	pthread_mutex_unlock(&r->rt->lock);
+	return state == 1;
+}
+
 uint64_t hs_record_runtime_dropped(const struct hs_record *r, unsigned id)
 {
 	struct rt_state *st = state_of(r, id);

@@ -385,5 +385,7 @@ bool hs_record_runtime_active(const struct hs_record *r, unsigned id);
 const char *hs_record_runtime_reader(const struct hs_record *r, unsigned id);
 const char *hs_record_runtime_note(const struct hs_record *r);
 uint64_t hs_record_runtime_dropped(const struct hs_record *r, unsigned id);
+/* Whether runtime id's reader reads the frames of process pid now. */
+bool hs_record_runtime_reads(const struct hs_record *r, unsigned id, int32_t pid);
 
 #endif

@@ -1031,7 +1031,7 @@ static void test_perf_map_store(void **state)
 }
 
 /* The file: found under the pid, refused when it is a link or someone else's, read again when it
- * grows, from the start when it was rewritten. */
+ * grows, from the start when it was rewritten (replaced, shorter, or said to be). */
 static void test_perf_map_file(void **state)
 {
 	const int32_t pid = 2147480001;
@@ -1062,6 +1062,21 @@ static void test_perf_map_file(void **state)
 	append(path, "5000 10 new\n", 12);
 	assert_int_equal(hs_jit_perfmap_read(&store, pid, 0, 0, true), 0);
 	assert_null(hs_jit_perfmap_find(&store, pid, 0x1000, &start));
+	assert_string_equal(hs_jit_perfmap_find(&store, pid, 0x5000, &start), "new");
+	/* written anew in place, longer, a line before the old end (a JVM's map, in code cache
+	 * order): read from its start only when told so */
+	{
+		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		const char *again = "4000 10 earlier\n5000 10 new\n";
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, again, strlen(again)), (ssize_t)strlen(again));
+		close(fd);
+	}
+	assert_int_equal(hs_jit_perfmap_read(&store, pid, 0, 0, true), 0);
+	assert_null(hs_jit_perfmap_find(&store, pid, 0x4000, &start));
+	hs_jit_perfmap_rewritten(&store, pid);
+	assert_int_equal(hs_jit_perfmap_read(&store, pid, 0, 0, true), 0);
+	assert_string_equal(hs_jit_perfmap_find(&store, pid, 0x4000, &start), "earlier");
 	assert_string_equal(hs_jit_perfmap_find(&store, pid, 0x5000, &start), "new");
 	hs_jit_release(&store);
 
