@@ -112,7 +112,8 @@ def main():
     if errors:
         for e in errors:
             print(e, file=sys.stderr)
-        for st, n in sorted(worst.items(), key=lambda kv: -kv[1])[:3]:
+        # the wrong ones first, then the most frequent of the others
+        for st, n in sorted(worst.items(), key=lambda kv: (not kv[0].startswith("WRONG"), -kv[1]))[:3]:
             print("  %d %s ... %s" % (n, st[:200], st[-700:]), file=sys.stderr)
         sys.exit(1)
 

@@ -5,7 +5,8 @@
 # -XX:TieredStopAtLevel=1, on Debian's JDK 17 and on every other JDK 17 or later installed.
 # java-check.py checks each profile: 95% of Hot.fib's samples carry the whole Java chain over
 # the thread's native base, no stack is complete but wrong, and interpreted, compiled and
-# inlined frames are told apart. The JVM is never asked for its perf map.
+# inlined frames are told apart. The JVM is never asked for its perf map; without the rights to
+# load BPF programs (as nobody) one line says so and the perf map names the compiled methods.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,18 @@ verify attached
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
+
+# without the right to load BPF programs: one line says so, and the perf map, asked for while
+# the JVM runs, names its compiled methods instead
+chmod 777 "$dir"
+runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -d 5 -- "$jdk17/bin/java" -cp "$dir" Hot 3 30 \
+	>/dev/null 2>"$dir/nobpf.err" || fail "record as nobody: $(cat "$dir/nobpf.err")"
+[ "$(grep -c 'reading Java frames needs root, or CAP_BPF and CAP_PERFMON' "$dir/nobpf.err")" = 1 ] ||
+	fail "no one line on BPF rights: $(cat "$dir/nobpf.err")"
+grep -q 'long Hot.fib(int)_\[j\]' "$dir/nobpf.folded" ||
+	fail "without BPF rights, the perf map names no compiled method: $(sort -t' ' -k2 -nr "$dir/nobpf.folded" | head -3)"
+if grep -q '_\[0\]' "$dir/nobpf.folded"; then fail "interpreted Java frames without BPF rights?"; fi
+echo "java-frames: as nobody: $(grep 'Java frames needs' "$dir/nobpf.err")"
 
 # every other JDK here
 for home in /usr/lib/jvm/*; do

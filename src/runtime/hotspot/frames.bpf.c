@@ -250,7 +250,15 @@ static __always_inline int step_interp(struct scratch *sc)
 		sc->s.head.flags |= HS_JVM_READ_FAULT;
 		return 0;
 	}
-	emit(sc, sc->pc, sc->slots[m & (INTERP_SLOTS - 1)], sc->slots[0], HS_JVM_FRAME_INTERP);
+	/* at the top, a frame being built has pushed its slots only down to its stack pointer
+	 * (sender sp, last sp, Method*, ..., bcp last): those below hold what an earlier frame left
+	 * there, so its method or its bytecode is not known */
+	if (sc->leaf && sc->sp > sc->fp + (__s64)o->interp_method * 8)
+		emit(sc, sc->pc, 0, 0, HS_JVM_FRAME_INTERP);
+	else if (sc->leaf && sc->sp > base)
+		emit(sc, sc->pc, sc->slots[m & (INTERP_SLOTS - 1)], 0, HS_JVM_FRAME_INTERP);
+	else
+		emit(sc, sc->pc, sc->slots[m & (INTERP_SLOTS - 1)], sc->slots[0], HS_JVM_FRAME_INTERP);
 	sc->sp = sc->slots[ssp & (INTERP_SLOTS - 1)];
 	sc->pc = sc->slots[(-bcp + 1) & (INTERP_SLOTS - 1)];
 	sc->fp = sc->slots[(-bcp) & (INTERP_SLOTS - 1)];
