@@ -43,6 +43,28 @@ struct {
 	__type(value, __u64);
 } dropped SEC(".maps");
 
+/* What a reader's frames refer to (code objects, compiled code) seen near the top of a stack
+ * (SEEN_DEPTH frames): one not seen lately wakes user space at once, to read it while it surely
+ * exists (a module's body, run once at import, and code the JIT made obsolete are freed soon). */
+#define SEEN_DEPTH 4
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+/* Whether key was not seen lately (it is from now on). */
+static __always_inline int hs_rt_first_seen(__u64 key)
+{
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&seen, &key))
+		return 0;
+	bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
+	return 1;
+}
+
 /* A sample of a process that is not this reader's: the readers of the slots after this one are
  * tried in turn (a tail call to an empty slot falls through to the next line). Returns 1, which
  * lets the sample through when none takes it. */

@@ -55,6 +55,11 @@ struct hs_runtime {
 	void (*names_forget)(void *names, const struct hs_u64map *gone);
 };
 
+/* The length of a record of size bytes whose head (struct hs_rt_head first) is head bytes and
+ * whose frames are frame bytes each, at most max: the head and its nframes frames, or 0 when
+ * size is short of that or nframes over max. For the runtimes' record_size. */
+size_t hs_rt_record_size(const void *rec, size_t size, size_t head, size_t frame, unsigned max);
+
 /* The runtime with id, or NULL. */
 const struct hs_runtime *hs_runtime(unsigned id);
 

@@ -36,16 +36,6 @@ struct {
 	__type(value, struct thread_cache);
 } threads SEC(".maps");
 
-/* Compiled code seen near the top of a stack: one not seen wakes user space at once, to read it
- * while it surely exists (the JIT frees code it made obsolete). */
-#define SEEN_DEPTH 4
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, __u8);
-} seen SEC(".maps");
-
 #define INTERP_SLOTS 16 /* words read of an interpreted frame, from its bcp slot up */
 
 struct scratch {
@@ -319,12 +309,8 @@ static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
 	id = blob_u32(sc, o->nm_compile_id) | (__u64)(blob_sized(sc, o->nm_comp_level, o->comp_level_size) & 0xff) << 32;
 	emit(sc, sc->pc, blob, id, HS_JVM_FRAME_COMPILED);
 	if (sc->n <= SEEN_DEPTH) {
-		__u64 key = blob ^ id << 20 ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
-		__u8 one = 1;
-		if (!bpf_map_lookup_elem(&seen, &key)) {
-			bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
+		if (hs_rt_first_seen(blob ^ id << 20 ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL))
 			sc->wake = 1;
-		}
 	}
 	if (fs <= 0 || fs > 0x10000) /* no frame: only at the top can that be */
 		return sc->leaf && step_frameless(sc);

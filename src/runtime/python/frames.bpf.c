@@ -32,16 +32,6 @@ struct {
 	__type(value, struct thread_cache);
 } threads SEC(".maps");
 
-/* Code objects seen near the top of a stack: one not seen wakes user space at once, to read it
- * while it surely exists (a module's body, run once at import, is freed when it ends) */
-#define SEEN_DEPTH 4
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);
-	__type(value, __u8);
-} seen SEC(".maps");
-
 /* the record being built, the process's description, and room to read a frame and a code
  * object into; the loops' steps find it here (bpf_loop callbacks take no map pointers) */
 #define CHUNK 128
@@ -186,11 +176,8 @@ static long frame_step(__u32 i, void *unused)
 	if (n < SEEN_DEPTH) {
 		__u64 key = code ^ (__u64)hs_py_code_ident(sc->s.frames[n].name, sc->s.frames[n].file) << 32 ^
 			    (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
-		__u8 one = 1;
-		if (!bpf_map_lookup_elem(&seen, &key)) {
-			bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
+		if (hs_rt_first_seen(key))
 			sc->wake = 1;
-		}
 	}
 	sc->n = n + 1;
 	sc->at = chunk_u64(sc->frame, off->frame_back);

@@ -63,13 +63,8 @@ static const void *bpf_object(size_t *size)
 
 static size_t record_size(const void *rec, size_t size)
 {
-	const struct hs_py_sample *s = rec;
-	size_t head = offsetof(struct hs_py_sample, frames), want;
-
-	if (size < head || s->head.nframes > HS_PY_MAX_FRAMES)
-		return 0;
-	want = head + (size_t)s->head.nframes * sizeof(s->frames[0]);
-	return size < want ? 0 : want;
+	return hs_rt_record_size(rec, size, offsetof(struct hs_py_sample, frames), sizeof(struct hs_py_frame),
+				 HS_PY_MAX_FRAMES);
 }
 
 static void *names_new(void)
