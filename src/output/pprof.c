@@ -65,17 +65,24 @@ enum {
 };
 
 /* Strings and mappings added to what the profile holds, numbered on first use. */
-enum extra_str { X_PID, X_TID, X_COMM, X_TIMESTAMP, X_NANOSECONDS, X_KERNEL, X_JIT, X_NSTR };
+enum extra_str {
+	X_PID, X_TID, X_COMM, X_TIMESTAMP, X_NANOSECONDS,
+	X_KERNEL, X_JIT, X_JAVA_INTERP, X_JAVA_C1, X_JAVA_C2, /* the synthetic mappings' names, in order */
+	X_NSTR
+};
 static const char *const extra_names[X_NSTR] = {
 	"pid", "tid", "comm", "timestamp", "nanoseconds", "[kernel.kallsyms]", "[jit]",
+	HS_JAVA_INTERP_MODULE, HS_JAVA_C1_MODULE, HS_JAVA_C2_MODULE,
 };
+#define NSYNTH (X_NSTR - X_KERNEL)
 
 struct pprof_writer {
 	const struct hs_profile *p;
 	struct hs_pb_buf b;
 	uint64_t str_next;
 	uint64_t str_ix[X_NSTR]; /* 0 = not used */
-	uint64_t map_kernel, map_jit; /* synthetic mapping ids, 0 = not used */
+	uint64_t map_synth[NSYNTH + 1]; /* synthetic mapping ids by synthetic_mapping(), 0 = not used */
+	uint64_t nsynth;
 };
 
 /* A string the profile may already hold (a profile read from pprof holds the label keys), so
@@ -168,8 +175,9 @@ static void mapping(struct hs_pb_buf *b, uint64_t id, const struct hs_mapping *m
 }
 
 /* pprof has no field for the kind of code: readers guess it from the mapping (hs_kind_guess).
- * A kernel or JIT location with no mapping, typically read from folded text, gets a
- * placeholder mapping named so that the guess comes out right. */
+ * A kernel, JIT or Java location with no mapping (read from folded text, or read from a JVM at
+ * sample time) gets a placeholder mapping named so that the guess comes out right: 1 the
+ * kernel's, 2 JIT code's, 3 to 5 interpreted, C1 and C2 Java's. */
 static uint32_t synthetic_mapping(struct pprof_writer *w, const struct hs_location *l)
 {
 	const struct hs_profile *p = w->p;
@@ -181,23 +189,27 @@ static uint32_t synthetic_mapping(struct pprof_writer *w, const struct hs_locati
 		       : NULL;
 	if (hs_kind_guess(NULL, l->address, fn) == l->kind)
 		return 0;
-	return l->kind == HS_KIND_KERNEL ? 1 : 2;
+	switch (l->kind) {
+	case HS_KIND_KERNEL: return 1;
+	case HS_KIND_JAVA_INTERP: return 3;
+	case HS_KIND_JAVA_C1: return 4;
+	case HS_KIND_JAVA_C2: return 5;
+	default: return 2;
+	}
 }
 
 static void mappings(struct pprof_writer *w)
 {
 	const struct hs_profile *p = w->p;
-	struct map_flags *flags = hs_xcalloc(p->mappings.n + 2, sizeof(*flags));
+	struct map_flags *flags = hs_xcalloc(p->mappings.n + NSYNTH, sizeof(*flags));
 
 	for (size_t i = 1; i < p->locations.n; i++) {
 		const struct hs_location *l = &p->locations.v[i];
 		struct map_flags *f = &flags[l->mapping];
 		uint32_t s = synthetic_mapping(w, l);
 
-		if (s == 1 && !w->map_kernel)
-			w->map_kernel = p->mappings.n + (w->map_jit ? 1 : 0);
-		else if (s == 2 && !w->map_jit)
-			w->map_jit = p->mappings.n + (w->map_kernel ? 1 : 0);
+		if (s && !w->map_synth[s])
+			w->map_synth[s] = p->mappings.n + w->nsynth++;
 		if (s)
 			f = &flags[p->mappings.n + s - 1];
 		if (!l->nlines)
@@ -215,10 +227,10 @@ static void mappings(struct pprof_writer *w)
 	}
 	for (size_t i = 1; i < p->mappings.n; i++)
 		mapping(&w->b, i, &p->mappings.v[i], p->mappings.v[i].file, &flags[i]);
-	if (w->map_kernel)
-		mapping(&w->b, w->map_kernel, &(struct hs_mapping){0}, xstr(w, X_KERNEL), &flags[p->mappings.n]);
-	if (w->map_jit)
-		mapping(&w->b, w->map_jit, &(struct hs_mapping){0}, xstr(w, X_JIT), &flags[p->mappings.n + 1]);
+	for (uint32_t s = 1; s <= NSYNTH; s++)
+		if (w->map_synth[s])
+			mapping(&w->b, w->map_synth[s], &(struct hs_mapping){0}, xstr(w, X_KERNEL + s - 1),
+				&flags[p->mappings.n + s - 1]);
 	free(flags);
 }
 
@@ -233,7 +245,7 @@ static void locations(struct pprof_writer *w)
 		size_t m = hs_pb_begin(b, PROFILE_LOCATION);
 
 		hs_pb_uint(b, LOCATION_ID, i);
-		hs_pb_uint(b, LOCATION_MAPPING_ID, s == 1 ? w->map_kernel : s == 2 ? w->map_jit : l->mapping);
+		hs_pb_uint(b, LOCATION_MAPPING_ID, s ? w->map_synth[s] : l->mapping);
 		hs_pb_uint(b, LOCATION_ADDRESS, l->address);
 		for (uint32_t j = 0; j < l->nlines; j++) {
 			const struct hs_line *ln = &p->lines.v[l->line0 + j];

@@ -655,6 +655,12 @@ enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 	if (file && *file) {
 		if (!strncmp(file, "[kernel.kallsyms]", 17))
 			return HS_KIND_KERNEL;
+		if (!strcmp(file, HS_JAVA_INTERP_MODULE))
+			return HS_KIND_JAVA_INTERP;
+		if (!strcmp(file, HS_JAVA_C1_MODULE))
+			return HS_KIND_JAVA_C1;
+		if (!strcmp(file, HS_JAVA_C2_MODULE))
+			return HS_KIND_JAVA_C2;
 		if (!strcmp(file, "[jit]") || !strncmp(file, "/tmp/perf-", 10) || strstr(file, "jitted-") ||
 		    !strcmp(file, "//anon") || !strcmp(file, "[anon]"))
 			return HS_KIND_JIT;

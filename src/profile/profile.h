@@ -258,6 +258,11 @@ bool hs_python_file(const char *file);
 /* Kind of code, guessed from what a file records (pprof has no field for it): kernel address
  * space or kernel mapping names, JIT maps, placeholders in brackets. */
 enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const char *function_name);
+/* The module names pprof files give Java methods read at sample time (a pprof location has no
+ * kind of its own: hs_kind_guess() tells them from these). */
+#define HS_JAVA_INTERP_MODULE "[java interpreted]"
+#define HS_JAVA_C1_MODULE "[java C1]"
+#define HS_JAVA_C2_MODULE "[java C2]"
 /* Whether kind is JIT code, a Java method's of any kind included. */
 bool hs_kind_is_jit(uint8_t kind);
 
