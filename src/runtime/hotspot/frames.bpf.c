@@ -242,9 +242,10 @@ static __always_inline int step_interp(struct scratch *sc)
 	}
 	/* at the top, a frame being built has pushed its slots only down to its stack pointer
 	 * (sender sp, last sp, Method*, ..., bcp last): those below hold what an earlier frame left
-	 * there, so its method or its bytecode is not known */
+	 * there, so its bytecode is not known, nor its method but from rbx, where the interpreter's
+	 * entry keeps the Method* until it pushes it (user space checks it is one) */
 	if (sc->leaf && sc->sp > sc->fp + (__s64)o->interp_method * 8)
-		emit(sc, sc->pc, 0, 0, HS_JVM_FRAME_INTERP);
+		emit(sc, sc->pc, sc->regs.rbx, 0, HS_JVM_FRAME_INTERP);
 	else if (sc->leaf && sc->sp > base)
 		emit(sc, sc->pc, sc->slots[m & (INTERP_SLOTS - 1)], 0, HS_JVM_FRAME_INTERP);
 	else
@@ -438,6 +439,7 @@ int hs_jvm_read_frames(struct bpf_perf_event_data *ctx)
 		sc->regs.rip = ip;
 		sc->regs.rsp = ctx->regs.rsp;
 		sc->regs.rbp = ctx->regs.rbp;
+		sc->regs.rbx = ctx->regs.rbx;
 	}
 	ip = sc->regs.rip;
 	if (ip && ip < 0x800000000000ULL && (in_interp(sc, ip) || in_heaps(sc, ip))) {
