@@ -277,18 +277,57 @@ static __always_inline int step_frameless(struct scratch *sc)
 	return 0;
 }
 
-/* Whether the instruction at pc, in compiled code at the top of the stack, runs after the frame
- * is taken down (x86_64 epilogues end: pop %rbp; cmp %rsp, poll(%r15); ja; ret): the frame size
- * no longer leads to the caller there. */
-static __always_inline int in_epilogue(__u64 pc)
+/* Where the return address of compiled code at the top of the stack lies while its frame is
+ * built or taken down. x86_64 prologues are: a stack bang (mov %eax,-N(%rsp)), push %rbp,
+ * [mov %rsp,%rbp,] sub $N,%rsp, then the entry barrier (cmp $k,d(%r15); jne or je; call); or,
+ * with no bang: sub $N,%rsp, mov %rbp,d(%rsp), [mov %rsp,%rbp; add $N,%rbp]. Before them, the
+ * unverified entry checks the receiver's class. Epilogues end: pop %rbp; cmp %rsp,poll(%r15); ja;
+ * ret. The stage is told by the instruction at pc and the one before it: a slot of a frame just
+ * made holds what an earlier frame left there, return addresses among them, so it is never
+ * told by what a slot looks like alone. Returns 0 when the whole frame is there (the frame size
+ * leads to the caller), 1 when the return address is at the stack pointer, 2 when it is above
+ * the frame pointer pushed at the stack pointer, -1 when the stage is not known. */
+static __always_inline int top_stage(struct scratch *sc, __u64 csp, int prologue)
 {
-	__u8 c[4] = {0};
+	__u64 rbp = sc->regs.rbp;
+	__u8 c[16] = {0}; /* c[8] is the byte at pc, c[0..7] the eight before it */
+	int full, bare;
 
-	if (bpf_probe_read_user(c, sizeof(c), (void *)pc))
+	if (bpf_probe_read_user(c, sizeof(c), (void *)(sc->pc - 8)) &&
+	    bpf_probe_read_user(c + 8, 8, (void *)sc->pc))
+		return -1;
+	if (!prologue) {
+		if (c[8] == 0x5d) /* pop %rbp */
+			return 2;
+		if (c[8] == 0xc3 || (c[8] == 0x49 && c[9] == 0x3b && (c[10] == 0x67 || c[10] == 0xa7)) ||
+		    (c[8] == 0x0f && c[9] == 0x87) || c[8] == 0x77) /* ret, cmp %rsp,d(%r15), ja */
+			return 1;
 		return 0;
-	return c[0] == 0x5d || c[0] == 0xc3 ||                              /* pop %rbp, ret */
-	       (c[0] == 0x49 && c[1] == 0x3b && (c[2] == 0x67 || c[2] == 0xa7)) || /* cmp %rsp, d(%r15) */
-	       (c[0] == 0x0f && c[1] == 0x87) || c[0] == 0x77;                 /* ja */
+	}
+	if (c[8] == 0x55 || (c[8] == 0x89 && c[9] == 0x84 && c[10] == 0x24 && c[14] == 0xff))
+		return 1; /* push %rbp, or the bang before it */
+	if (c[8] == 0x48 && ((c[9] == 0x89 && c[10] == 0xe5) || (c[9] == 0x8b && c[10] == 0xec)))
+		return c[7] == 0x55 ? 2 : 0; /* mov %rsp,%rbp: after the push, or after the save */
+	if (c[8] == 0x48 && (c[9] == 0x83 || c[9] == 0x81) && c[10] == 0xec) /* sub $N,%rsp */
+		return c[7] == 0x55 || (c[5] == 0x48 && ((c[6] == 0x89 && c[7] == 0xe5) || (c[6] == 0x8b && c[7] == 0xec))) ? 2 : 1;
+	if (c[8] == 0x48 && ((c[9] == 0x89 && (c[10] == 0x6c || c[10] == 0xac) && c[11] == 0x24) ||
+			     ((c[9] == 0x83 || c[9] == 0x81) && c[10] == 0xc5)))
+		return 0; /* mov %rbp,d(%rsp) or add $N,%rbp: the frame made */
+	/* the entry barrier: cmp $k,d(%r15), the branch after it, the call after that */
+	if ((c[8] == 0x41 && (c[9] == 0x81 || c[9] == 0x83) && (c[10] == 0x7f || c[10] == 0xbf)) ||
+	    ((c[8] == 0x0f || c[8] == 0x74 || c[8] == 0x75) &&
+	     ((c[0] == 0x41 && c[1] == 0x81 && c[2] == 0x7f) || (c[3] == 0x41 && c[4] == 0x83 && c[5] == 0x7f))) ||
+	    (c[8] == 0xe8 && c[6] == 0x74))
+		return 0;
+	/* elsewhere (the unverified entry, or a prologue of another shape): by what each stage must
+	 * have written, and not at all when more than one fits */
+	full = (hs_read_ptr(csp - 16) == rbp || rbp == csp - 16) && is_java(sc, hs_read_ptr(csp - 8));
+	bare = is_java(sc, hs_read_ptr(sc->sp));
+	if (full && !bare)
+		return 0;
+	if (bare && !full)
+		return 1;
+	return -1;
 }
 
 static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
@@ -315,12 +354,28 @@ static __always_inline int step_compiled(struct scratch *sc, __u64 blob)
 	}
 	if (fs <= 0 || fs > 0x10000) /* no frame: only at the top can that be */
 		return sc->leaf && step_frameless(sc);
+	csp = sc->sp + (__u64)fs * 8;
 	/* at the top, in the prologue (before its frame is complete: the stack bang, the push of
 	 * the frame pointer, the entry barrier) or the epilogue, the frame may not be there yet or
-	 * any more: the return address is looked for where each stage leaves it */
-	if (sc->leaf && ((complete > 0 && sc->pc < code + complete) || in_epilogue(sc->pc)) && step_frameless(sc))
-		return 1;
-	csp = sc->sp + (__u64)fs * 8;
+	 * any more */
+	if (sc->leaf) {
+		switch (top_stage(sc, csp, complete > 0 && sc->pc < code + complete)) {
+		case 0:
+			break;
+		case 1:
+			sc->pc = hs_read_ptr(sc->sp);
+			sc->sp += 8;
+			return 1;
+		case 2:
+			sc->fp = hs_read_ptr(sc->sp);
+			sc->pc = hs_read_ptr(sc->sp + 8);
+			sc->sp += 16;
+			return 1;
+		default:
+			sc->s.head.flags |= HS_JVM_LOST;
+			return 0;
+		}
+	}
 	sc->pc = hs_read_ptr(csp - 8);
 	sc->fp = hs_read_ptr(csp - 16);
 	sc->sp = csp;
