@@ -12,19 +12,12 @@
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
-command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"
-require_perf_events
-
-cp "$SRCDIR/tests/workloads/Spin.java" "$dir/"
-javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
+require_spin_java
 java -XX:+PreserveFramePointer -cp "$dir" Spin 30 >"$dir/java.out" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -f "/tmp/perf-$pid.map"; rm -rf "$dir"' EXIT
 wait_until 100 has_line "$dir/java.out" ready || fail "the JVM did not start: $(cat "$dir/java.out")"
 sleep 1.5 # for the JIT compilers to compile work() and middle()
-major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
-[ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
 
 # nothing left by an earlier process of this pid: the map must come from this JVM, now
 rm -f "/tmp/perf-$pid.map"

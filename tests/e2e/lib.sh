@@ -44,6 +44,18 @@ require_perf_events() {
 	fi
 }
 
+# The perf map tests' JVM (jit-java*.sh): skips where java, javac, perf events or a JDK 17 or later
+# (Compiler.perfmap) is missing, and compiles tests/workloads/Spin.java into $dir.
+require_spin_java() {
+	command -v java >/dev/null 2>&1 || skip "java is not installed (apt-get install default-jdk-headless)"
+	command -v javac >/dev/null 2>&1 || skip "javac is not installed (apt-get install default-jdk-headless)"
+	require_perf_events
+	major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
+	[ "${major:-0}" -ge 17 ] || skip "Compiler.perfmap needs a JDK 17 or later (this is ${major:-unknown})"
+	cp "$SRCDIR/tests/workloads/Spin.java" "$dir/"
+	javac -d "$dir" "$dir/Spin.java" 2>"$dir/javac.err" || fail "javac: $(cat "$dir/javac.err")"
+}
+
 # perf 6.1 reads the build-ids of the files it recorded wrongly while another program on the
 # machine has a perf event that asks for build-ids in its mmap records (perf record
 # --buildid-mmap -a, or a profiler built so): the kernel then marks perf's own mmap records as
