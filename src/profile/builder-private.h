@@ -30,23 +30,43 @@ uint32_t hs_builder_named_location(struct hs_builder *b, uint32_t mapping, uint6
 				   const char *name);
 uint32_t hs_builder_symbol_function(struct hs_builder *b, const char *sym, const char *file);
 
-/* builder-hotspot.c */
-void hs_builder_jvm_release(struct hs_builder *b);
-void hs_builder_jvm_forget_locations(struct hs_builder *b);
-/* While the sample's stack copy is at hand: the native frames below each run of the Java frames
- * of rec (the runtime stack that goes with the sample, of runtime id), unwound from where the
- * reader left them. */
-void hs_builder_jvm_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *rec, unsigned id,
+/* builder-segments.c: the runtimes whose readers walk runs of their own frames between native
+ * ones, each record frame three words with its kind in the top byte of the last. */
+struct hs_seg_ops {
+	unsigned id;
+	const char *tag;     /* "java": its marks are "[java: truncated]" */
+	unsigned native_kind; /* the kind of a frame that gives native code's registers */
+	uint16_t truncated_flag;
+	/* Whether the sample's native frames above the runtime's innermost frame are its own (the
+	 * thread was outside the runtime's code). */
+	bool (*top_native)(const struct hs_rt_head *h);
+	/* Whether a frame of kind is named alike wherever its pc (a frame's location is kept by
+	 * its words, and its pc unless this says so). */
+	bool (*same_anywhere)(unsigned kind);
+	/* The location of a frame (not a native one) of process pid, or UINT32_MAX for none. */
+	uint32_t (*location)(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw);
+	/* Whether process pid's frames are read (its store). */
+	bool (*reads)(void *store, int32_t pid);
+};
+const struct hs_seg_ops *hs_builder_seg_ops(unsigned id);
+extern const struct hs_seg_ops hs_builder_jvm_ops, hs_builder_v8_ops;
+
+void hs_builder_seg_release(struct hs_builder *b);
+void hs_builder_seg_forget_locations(struct hs_builder *b);
+/* While the sample's stack copy is at hand: the native frames below each run of the runtime's
+ * frames of rec (the runtime stack that goes with the sample, of runtime id), unwound from
+ * where the reader left them. */
+void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *rec, unsigned id,
 			   const struct hs_stack_copy *copy);
-/* The sample's native stack (b->cc) and the Java stack rec of process pid (a struct
- * hs_jvm_sample), merged into b->locs: true when it was. */
-bool hs_builder_jvm_merge(struct hs_builder *b, int32_t pid, const void *rec);
-/* A sample of process pid that came without a Java stack: when pid is a JVM whose frames are read
- * (the reader found no Java frame to start from: a leaf call into the JVM without a frame
+/* The sample's native stack (b->cc) and the stack rec of runtime id of process pid, merged into
+ * b->locs: true when it was. */
+bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const void *rec);
+/* A sample of process pid that came without a stack of runtime id: when pid's frames are read by
+ * its reader (which found no frame to start from: a leaf call into the runtime without a frame
  * anchor, a sample before the reader was loaded, or its stack lost), its native stack (b->locs)
  * is cut at the first frame in JIT code, which the native unwinding cannot walk without the
  * reader, and marked. True when it was. */
-bool hs_builder_jvm_unread(struct hs_builder *b, int32_t pid);
+bool hs_builder_seg_unread(struct hs_builder *b, unsigned id, int32_t pid);
 
 /* builder-python.c */
 void hs_builder_py_release(struct hs_builder *b);

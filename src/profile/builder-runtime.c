@@ -1,6 +1,6 @@
 /* The builder's runtime side: each thread's latest runtime stacks (what a frame reader read at
  * its latest samples) kept until the sample each belongs to comes, and handed to the merge of
- * its runtime (builder-python.c) with that sample's native stack. */
+ * its runtime (builder-python.c, builder-segments.c) with that sample's native stack. */
 #include "profile/builder-private.h"
 
 #include <stdlib.h>
@@ -12,16 +12,23 @@
  * so that each comes before its sample (record/runtimes.c). */
 #define RT_STACK_WINDOW_NS HS_RT_STACK_EARLY_NS
 
+static bool py_merge(struct hs_builder *b, unsigned id, int32_t pid, const void *rec)
+{
+	return hs_builder_py_merge(b, pid, rec);
+}
+
 /* How a runtime's stack is merged into its sample's native stack in b->locs: true when it was. */
-static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid, const void *rec) = {
-	[HS_RT_PYTHON] = hs_builder_py_merge,
-	[HS_RT_HOTSPOT] = hs_builder_jvm_merge,
+static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, unsigned id, int32_t pid, const void *rec) = {
+	[HS_RT_PYTHON] = py_merge,
+	[HS_RT_HOTSPOT] = hs_builder_seg_merge,
+	[HS_RT_V8] = hs_builder_seg_merge,
 };
 
 /* What is done to the native stack of a sample of process pid that came without a stack, by the
  * runtime whose process it is; true when b->locs changed. */
-static bool (*const unreads[HS_RT_SLOTS])(struct hs_builder *b, int32_t pid) = {
-	[HS_RT_HOTSPOT] = hs_builder_jvm_unread,
+static bool (*const unreads[HS_RT_SLOTS])(struct hs_builder *b, unsigned id, int32_t pid) = {
+	[HS_RT_HOTSPOT] = hs_builder_seg_unread,
+	[HS_RT_V8] = hs_builder_seg_unread,
 };
 
 static void orphan(struct hs_builder *b, struct hs_rt_pending *t, unsigned k)
@@ -176,7 +183,7 @@ static const struct hs_rt_head *take_stack(struct hs_builder *b, struct hs_rt_pe
 static bool unread(struct hs_builder *b, int32_t pid)
 {
 	for (unsigned id = 1; id < HS_RT_SLOTS; id++)
-		if (unreads[id] && b->opts.rt_names->store[id] && unreads[id](b, pid))
+		if (unreads[id] && b->opts.rt_names->store[id] && unreads[id](b, id, pid))
 			return true;
 	return false;
 }
@@ -200,7 +207,7 @@ bool hs_builder_rt_merge(struct hs_builder *b, const struct hs_perf_sample *s, i
 	}
 	if (h->pid != (uint32_t)pid || !h->nframes || !merges[id])
 		return false;
-	if (!merges[id](b, pid, h))
+	if (!merges[id](b, id, pid, h))
 		return false;
 	b->stats.rt[id].samples++;
 	return true;

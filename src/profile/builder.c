@@ -80,7 +80,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_symbolizer_release(&b->sym, &b->model);
 	hs_unwinder_release(&b->unwinder);
 	hs_builder_rt_release(b);
-	hs_builder_jvm_release(b);
+	hs_builder_seg_release(b);
 	hs_builder_py_release(b);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
@@ -340,7 +340,7 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.detach_ctx = (void *)s;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 			rt = hs_builder_rt_peek(b, s->sid.tid, s->sid.time, &rt_id);
-			hs_builder_jvm_unwind(b, pid, rt, rt_id, &copy);
+			hs_builder_seg_unwind(b, pid, rt, rt_id, &copy);
 			if (repair && hs_lbr_repair(&b->cc, s))
 				b->stats.lbr_repaired++;
 		}
@@ -904,7 +904,7 @@ bool hs_builder_rebase(struct hs_builder *b)
 	b->jit_pending.n = 0;
 	b->user_pending.n = 0;
 	hs_builder_py_forget_locations(b);
-	hs_builder_jvm_forget_locations(b);
+	hs_builder_seg_forget_locations(b);
 	/* the processes that exited, and what is kept of them elsewhere */
 	hs_model_forget_exited(&b->model, &gone);
 	hs_jit_forget(&b->model.jit, &gone);

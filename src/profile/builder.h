@@ -98,27 +98,29 @@ struct hs_builder_rt {
 	HS_VEC(struct hs_rt_pending *) threads;
 };
 
-/* A Java frame as the frame reader gives it, and its location. */
-struct hs_jvm_frame_loc {
+/* A frame of a runtime whose reader walks segments of its own frames between native ones
+ * (HotSpot, V8: builder-segments.c), as the reader gives it, and its location. */
+struct hs_seg_frame_loc {
 	int32_t pid;
 	uint32_t loc;
+	unsigned id; /* the runtime's */
 	uint64_t a, b, x;
 };
 
-/* The native frames unwound from one of a Java stack's native frames (HS_JVM_FRAME_NATIVE). */
-struct hs_jvm_seg {
+/* The native frames unwound from one of such a stack's native frames. */
+struct hs_seg_run {
 	uint32_t first, n; /* in native */
 	uint8_t stop;      /* enum hs_stop */
 };
 
-/* The Java side of a builder (builder-hotspot.c). */
-struct hs_builder_jvm {
+/* The segmented runtimes' side of a builder (builder-segments.c). */
+struct hs_builder_seg {
 	const void *prepared;          /* the record whose native frames are in native, or NULL */
 	HS_VEC(struct hs_cc_frame) native;
-	HS_VEC(struct hs_jvm_seg) seg; /* one per native frame of prepared, in order */
+	HS_VEC(struct hs_seg_run) seg; /* one per native frame of prepared, in order */
 	struct hs_callchain cc;        /* scratch */
 	struct hs_u64map loc_ix;       /* hash of a frame -> index in locs + 1, probed on */
-	HS_VEC(struct hs_jvm_frame_loc) locs;
+	HS_VEC(struct hs_seg_frame_loc) locs;
 	HS_VEC(uint32_t) out; /* scratch */
 };
 
@@ -220,7 +222,7 @@ struct hs_builder {
 	uint32_t cpu_ix;
 	struct hs_off_cpu off_cpu;
 	struct hs_builder_rt rt;
-	struct hs_builder_jvm jvm;
+	struct hs_builder_seg seg;
 	struct hs_builder_py py;
 };
 

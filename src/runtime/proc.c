@@ -28,7 +28,7 @@ struct hs_rt_mem hs_rt_mem_pid(int32_t pid)
 	return (struct hs_rt_mem){pid_read, (void *)(intptr_t)pid};
 }
 
-int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg)
+static int maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg, bool anon)
 {
 	char buf[600];
 	int rc = 0;
@@ -50,12 +50,18 @@ int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping
 				;
 			continue;
 		}
-		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &m.start, &end, &m.off,
-			   &m.ino, &pos) < 4 ||
-		    !pos || !m.ino)
+		if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %" SCNu64 " %n", &m.start, &end, m.perms,
+			   &m.off, &m.ino, &pos) < 5 ||
+		    !pos)
 			continue;
+		m.end = end;
 		plen = strcspn(buf + pos, "\n");
-		if (buf[pos] != '/' || plen >= sizeof(m.path))
+		if (anon && !m.ino && !plen) {
+			m.path[0] = 0;
+			rc = fn(arg, &m);
+			continue;
+		}
+		if (!m.ino || buf[pos] != '/' || plen >= sizeof(m.path))
 			continue;
 		memcpy(m.path, buf + pos, plen);
 		m.path[plen] = 0;
@@ -63,6 +69,16 @@ int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping
 	}
 	fclose(f);
 	return rc;
+}
+
+int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg)
+{
+	return maps_each(pid, fn, arg, false);
+}
+
+int hs_rt_maps_all(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg)
+{
+	return maps_each(pid, fn, arg, true);
 }
 
 int hs_rt_open_mapped(int32_t pid, const struct hs_rt_mapping *m)

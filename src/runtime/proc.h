@@ -20,14 +20,19 @@ struct hs_rt_mem hs_rt_mem_pid(int32_t pid);
 
 /* A mapping of a file, as /proc/PID/maps lists it. */
 struct hs_rt_mapping {
-	uint64_t start, off, ino;
-	char path[256];
+	uint64_t start, end, off, ino;
+	char perms[5]; /* "r-xp" */
+	char path[256]; /* "" for an anonymous mapping (hs_rt_maps_all) */
 };
 
 /* Calls fn for each mapping of a file with an absolute path in pid's maps, in their order, until
  * fn returns nonzero, and returns that; 0 at the end, or a negative errno when the maps cannot
  * be read. A line too long is skipped whole. */
 int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg);
+
+/* The same, with the anonymous mappings too (those with no name: not the heap, the stack or the
+ * like). */
+int hs_rt_maps_all(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg);
 
 /* The file m maps, through the process's root or else directly; its inode must be m's. A
  * descriptor, or -ENOENT. */

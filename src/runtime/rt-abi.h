@@ -23,6 +23,7 @@ typedef uint64_t hs_u64;
 /* A runtime's id: its reader's slot in the dispatcher's program array and its records' tag. */
 #define HS_RT_PYTHON 1
 #define HS_RT_HOTSPOT 2
+#define HS_RT_V8 3
 #define HS_RT_SLOTS 8 /* slot 0 is unused: an id of 0 is no runtime */
 
 /* A record and its sample are stamped this close together (either may be first); records are

@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 		print_layout(&v.lay);
 		printf("builtins 0x%" PRIx64 " size 0x%" PRIx64 " copy 0x%" PRIx64 "\n", v.blob, v.blob_size,
 		       v.blob_copy);
+		printf("code range 0x%" PRIx64 "-0x%" PRIx64 "\n", v.jit_lo, v.jit_hi);
 		return 0;
 	case HS_V8_UNSUPPORTED:
 		fprintf(stderr, "%s\n", why);

@@ -26,7 +26,8 @@ struct scan {
 	struct hs_rt_mapping first; /* the binary's first mapping */
 	uint64_t blob_off;          /* the builtins' file offset; 0 before it is known */
 	uint64_t blob_at, copy;     /* where the binary maps them, and the other mapping of them */
-	bool found;
+	uint64_t run_lo, run_hi;    /* adjacent anonymous mappings (and the copy) so far */
+	bool found, run_has_copy;
 };
 
 static int first_binary(void *arg, const struct hs_rt_mapping *m)
@@ -41,14 +42,29 @@ static int first_binary(void *arg, const struct hs_rt_mapping *m)
 }
 
 /* The mapping of the binary's file at the builtins' file offset that is not where the binary's
- * own segment puts them. */
-static int blob_copy(void *arg, const struct hs_rt_mapping *m)
+ * own segment puts them, and the run of adjacent anonymous mappings it ends: V8's code range,
+ * which it compiles into (the copy is made at its end). */
+static int code_range(void *arg, const struct hs_rt_mapping *m)
 {
 	struct scan *s = arg;
+	bool copy = m->ino == s->first.ino && !strcmp(m->path, s->first.path) && m->off == s->blob_off &&
+		    m->start != s->blob_at;
 
-	if (m->ino == s->first.ino && !strcmp(m->path, s->first.path) && m->off == s->blob_off && m->start != s->blob_at) {
+	if (!copy && m->path[0]) {
+		if (s->run_has_copy)
+			return 1;
+		s->run_lo = s->run_hi = 0;
+		return 0;
+	}
+	if (m->start != s->run_hi) {
+		if (s->run_has_copy)
+			return 1;
+		s->run_lo = m->start;
+	}
+	s->run_hi = m->end;
+	if (copy) {
 		s->copy = m->start;
-		return 1;
+		s->run_has_copy = true;
 	}
 	return 0;
 }
@@ -136,8 +152,11 @@ enum hs_v8_found hs_v8_find(int32_t pid, struct hs_v8 *ret, char *why, size_t wh
 		return found;
 	/* the copy is made when the first isolate starts: it may not be there yet */
 	s.blob_at = v.blob;
-	if (hs_rt_maps_each(pid, blob_copy, &s) == 1)
+	if (hs_rt_maps_all(pid, code_range, &s) >= 0 && s.run_has_copy) {
 		v.blob_copy = s.copy;
+		v.jit_lo = s.run_lo;
+		v.jit_hi = s.run_hi;
+	}
 	*ret = v;
 	return HS_V8_SUPPORTED;
 }

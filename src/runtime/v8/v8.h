@@ -75,6 +75,27 @@ struct hs_v8_layout {
  * the version, or the version is not one it reads ("v8 12.4 is not supported"). */
 int hs_v8_layout_read(const struct hs_v8_syms *s, struct hs_v8_layout *ret, char *why, size_t whylen);
 
+/* Whether p is a heap object's (tagged) pointer. */
+bool hs_v8_is_heap(const struct hs_v8_layout *l, uint64_t p);
+/* The instance type of the heap object p (from its map): 0, -EBADMSG (not a heap object's
+ * pointer), -EFAULT. */
+int hs_v8_type(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint16_t *type);
+/* The word at offset off of heap object p: 0 or -EFAULT. */
+int hs_v8_field(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint16_t off, uint64_t *v);
+/* The text of string p, as UTF-8, cut to len - 1 bytes (at most 4096 characters read): 0,
+ * -EFAULT, or -EBADMSG (not a string, or nested too deep). */
+int hs_v8_string(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, char *buf, size_t len);
+
+/* A function, as its SharedFunctionInfo says. */
+struct hs_v8_function {
+	char name[256];  /* its name, or the one V8 inferred for it; "" when anonymous */
+	char file[512];  /* its script's name (a path, a file: URL, "node:internal/..."), or "" */
+	uint64_t script; /* its Script, or 0 */
+	uint64_t data;   /* its function data (a BytecodeArray, baseline code, ...) */
+};
+/* Reads SharedFunctionInfo sfi: 0; -EBADMSG when sfi is not one; -EFAULT. */
+int hs_v8_sfi_read(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t sfi, struct hs_v8_function *f);
+
 /* A process's V8. */
 struct hs_v8 {
 	char path[256]; /* the binary that carries V8 (node, or libnode.so.N) */
@@ -83,6 +104,8 @@ struct hs_v8 {
 	/* the embedded builtins, where the binary has them and where V8 copied them to (the
 	 * copy's start, 0 when none): code runs from both */
 	uint64_t blob, blob_size, blob_copy;
+	uint64_t jit_lo, jit_hi; /* the code range V8 compiles into (the copy at its end); 0s when
+	                          * not made yet */
 };
 
 enum hs_v8_found {
@@ -96,5 +119,9 @@ bool hs_v8_maybe_runtime(const char *path);
 /* Looks for V8 in process pid: its binary among the mappings, its metadata and layout, and where
  * the builtins were copied to. */
 enum hs_v8_found hs_v8_find(int32_t pid, struct hs_v8 *ret, char *why, size_t whylen);
+
+/* V8 as a runtime (runtime/runtime.h): proc is a struct hs_v8. */
+struct hs_runtime;
+extern const struct hs_runtime hs_v8_runtime;
 
 #endif

@@ -1,0 +1,33 @@
+/* What names the JavaScript frames of V8 processes' records, read once per process and kept:
+ * functions (their SharedFunctionInfos) read as soon as the frame reader hands them on. Safe to
+ * use from two threads. */
+#ifndef HS_V8_STORE_H
+#define HS_V8_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/v8/v8.h"
+#include "runtime/v8/walk-abi.h"
+#include "util/hashmap.h"
+
+struct hs_v8_names;
+
+struct hs_v8_names *hs_v8_names_new(void);
+void hs_v8_names_free(struct hs_v8_names *n);
+/* Process pid runs v8 (copied), from now until hs_v8_names_forget(). */
+void hs_v8_names_add_proc(struct hs_v8_names *n, int32_t pid, const struct hs_v8 *v8);
+/* Reads the functions of a record's innermost frames (a struct hs_v8_sample) not read yet. */
+#define HS_V8_PREFETCH_DEPTH 8
+void hs_v8_names_prefetch(struct hs_v8_names *n, const struct hs_v8_sample *s);
+void hs_v8_names_forget(struct hs_v8_names *n, const struct hs_u64map *gone);
+/* Whether process pid is a V8 whose frames are read, and its V8 (valid until forgotten). */
+const struct hs_v8 *hs_v8_names_proc(struct hs_v8_names *n, int32_t pid);
+
+/* The function of a frame (not of kind HS_V8_FRAME_BUILTIN or _NATIVE) of process pid: true and
+ * *f, valid until hs_v8_names_free(); false when it cannot be read (the process is gone, or sfi
+ * is no SharedFunctionInfo any more). */
+bool hs_v8_names_function(struct hs_v8_names *n, int32_t pid, uint64_t sfi, const struct hs_v8_function **f);
+
+#endif
