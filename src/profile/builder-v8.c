@@ -7,13 +7,11 @@
 
 #include "runtime/v8/store.h"
 
+#define MAX_LINES 32 /* functions of one frame: the leaf and those it is inlined into */
+
 static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw)
 {
 	unsigned kind = (unsigned)(bw >> HS_V8_FRAME_SHIFT);
-	const struct hs_v8_function *f;
-	struct hs_line ln;
-	uint32_t nm, file;
-
 	if (kind == HS_V8_FRAME_BUILTIN) {
 		/* the builtins' copy maps the binary's file where its own text has them: named by
 		 * the binary's symbols either way */
@@ -23,15 +21,23 @@ static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_
 			return UINT32_MAX;
 		return hs_builder_frame_location(b, pid, &cf, &stable);
 	}
-	if (!hs_v8_names_function(b->opts.rt_names->store[HS_RT_V8], pid, a, &f)) {
-		b->stats.rt[HS_RT_V8].unnamed++;
-		return hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, "[unknown javascript]");
+	{
+		const struct hs_v8_rec_frame fr = {pc, a, bw};
+		struct hs_v8_named nm[MAX_LINES];
+		struct hs_line lines[MAX_LINES];
+		size_t n = hs_v8_names_frame(b->opts.rt_names->store[HS_RT_V8], pid, &fr, nm, MAX_LINES);
+		if (!n) {
+			b->stats.rt[HS_RT_V8].unnamed++;
+			return hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, "[unknown javascript]");
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint32_t nmid = hs_profile_intern_str(b->p, nm[i].f->name[0] ? nm[i].f->name : "<anonymous>");
+			uint32_t file = nm[i].f->file[0] ? hs_profile_intern_str(b->p, nm[i].f->file) : 0;
+			lines[i].function = hs_profile_function(b->p, nmid, nmid, file, 0);
+			lines[i].line = nm[i].line;
+		}
+		return hs_profile_location(b->p, 0, 0, HS_KIND_JIT, lines, (uint32_t)n);
 	}
-	nm = hs_profile_intern_str(b->p, f->name[0] ? f->name : "<anonymous>");
-	file = f->file[0] ? hs_profile_intern_str(b->p, f->file) : 0;
-	ln.function = hs_profile_function(b->p, nm, nm, file, 0);
-	ln.line = 0;
-	return hs_profile_location(b->p, 0, 0, HS_KIND_JIT, &ln, 1);
 }
 
 /* the sample's native frames above are its own when it was taken outside V8's code: its first

@@ -134,12 +134,13 @@ static __always_inline int js_frame(struct scratch *sc, __u64 fn, __u64 pc)
 	}
 	if (pc && pc - start < size && in_jit(sc, pc)) {
 		/* its own compiled code runs */
+		__u64 exact = sc->leaf ? HS_V8_PC_EXACT : 0;
 		if (kind == pi->kind_baseline)
-			emit(sc, pc, sfi, code, HS_V8_FRAME_BASELINE);
+			emit(sc, pc, sfi, code | exact, HS_V8_FRAME_BASELINE);
 		else if (kind > pi->kind_baseline)
-			emit(sc, pc, sfi, code, HS_V8_FRAME_OPTIMIZED);
+			emit(sc, pc, sfi, code | exact, HS_V8_FRAME_OPTIMIZED);
 		else
-			emit(sc, pc, sfi, 0, HS_V8_FRAME_FUNCTION);
+			emit(sc, pc, sfi, exact, HS_V8_FRAME_FUNCTION);
 	} else if (pc && in_builtins(sc, pc) && !(off & 1) && type_of(sc, sc->slots[1]) == pi->t_bytecode_array) {
 		/* interpreted: run by the interpreter's builtins; at the top, a bytecode handler
 		 * keeps the offset in a register and writes it to the frame only before calls */
@@ -154,7 +155,8 @@ static __always_inline int js_frame(struct scratch *sc, __u64 fn, __u64 pc)
 			emit(sc, pc, 0, 0, HS_V8_FRAME_BUILTIN);
 			pc = 0;
 		}
-		emit(sc, pc, sfi, 0, HS_V8_FRAME_FUNCTION);
+		/* its pc may run code compiled on the stack (a loop's), looked up in user space */
+		emit(sc, pc, sfi, sc->leaf ? HS_V8_PC_EXACT : 0, HS_V8_FRAME_FUNCTION);
 	}
 	if (sc->n <= SEEN_DEPTH && hs_rt_first_seen(sfi ^ code << 7 ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL))
 		sc->wake = 1;

@@ -150,6 +150,7 @@ static void objects(struct ctx *c, struct hs_v8_layout *l, const struct known *k
 	l->t_fixed_array = type(c, "type_FixedArray__FIXED_ARRAY_TYPE");
 	l->t_byte_array = type(c, "type_ByteArray__BYTE_ARRAY_TYPE");
 	l->t_weak_fixed_array = type(c, "type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE");
+	l->t_instruction_stream = type(c, "type_InstructionStream__INSTRUCTION_STREAM_TYPE");
 	expect(c, "class_HeapObject__map__Map", 0);
 	l->map_instance_type = field(c, "class_Map__instance_type__uint16_t");
 	l->fn_shared = field(c, "class_JSFunction__shared__SharedFunctionInfo");

@@ -8,12 +8,21 @@
 
 #include "util/util.h"
 
+/* A script's line ends. */
+struct lines {
+	uint32_t *ends;
+	size_t n;
+};
+
 struct proc {
 	int32_t pid;
 	struct hs_v8 v8;
 	struct hs_rt_mem mem;
 	struct hs_u64map fns; /* SharedFunctionInfo -> index in fn + 1 (0: cannot be read) */
 	HS_VEC(struct hs_v8_function *) fn;
+	uint64_t is_map; /* the map of InstructionStreams, once one was found */
+	struct hs_u64map scripts; /* Script -> index in lines + 1 (0: cannot be read) */
+	HS_VEC(struct lines) lines;
 };
 
 struct hs_v8_names {
@@ -36,6 +45,10 @@ static void proc_free(struct proc *p)
 		free(p->fn.v[i]);
 	hs_vec_free(&p->fn);
 	hs_u64map_release(&p->fns);
+	for (size_t i = 0; i < p->lines.n; i++)
+		free(p->lines.v[i].ends);
+	hs_vec_free(&p->lines);
+	hs_u64map_release(&p->scripts);
 	free(p);
 }
 
@@ -149,4 +162,164 @@ bool hs_v8_names_function(struct hs_v8_names *n, int32_t pid, uint64_t sfi, cons
 	*f = p ? function(p, sfi) : NULL;
 	pthread_mutex_unlock(&n->lock);
 	return *f != NULL;
+}
+
+/* The line ends of script, read the first time; NULL when they cannot be. */
+static const struct lines *script_lines(struct proc *p, uint64_t script)
+{
+	struct lines ln;
+	uint64_t ix;
+
+	if (!script)
+		return NULL;
+	if (hs_u64map_get(&p->scripts, script, &ix))
+		return ix ? &p->lines.v[ix - 1] : NULL;
+	if (hs_v8_line_ends(&p->v8.lay, &p->mem, script, &ln.ends, &ln.n)) {
+		hs_u64map_put(&p->scripts, script, 0);
+		return NULL;
+	}
+	hs_vec_push(&p->lines, ln);
+	hs_u64map_put(&p->scripts, script, p->lines.n);
+	return &p->lines.v[p->lines.n - 1];
+}
+
+static void place(struct proc *p, struct hs_v8_named *nm, int32_t offset)
+{
+	const struct lines *ln = script_lines(p, nm->f->script);
+
+	if (ln)
+		hs_v8_line_of(ln->ends, ln->n, offset, &nm->line, &nm->column);
+}
+
+/* The bytecode's source position table of a function, or 0. */
+static uint64_t bytecode_table(struct proc *p, const struct hs_v8_function *f)
+{
+	const struct hs_v8_layout *l = &p->v8.lay;
+	uint64_t bc = f->data, t;
+	uint16_t type;
+
+	if (hs_v8_type(l, &p->mem, bc, &type))
+		return 0;
+	/* baseline code keeps its bytecode */
+	if (type == l->t_code && (hs_v8_field(l, &p->mem, bc, l->code_deopt, &bc) || hs_v8_type(l, &p->mem, bc, &type)))
+		return 0;
+	if (type != l->t_bytecode_array || hs_v8_field(l, &p->mem, bc, l->bytecode_spt, &t))
+		return 0;
+	return t;
+}
+
+#define MAX_INLINED 32
+
+/* The functions optimised code runs at pc; 0 when the code is not the frame's any more. */
+static size_t optimized(struct proc *p, uint64_t sfi, uint64_t code, uint64_t pc, bool ret, struct hs_v8_named *out,
+			size_t max)
+{
+	const struct hs_v8_layout *l = &p->v8.lay;
+	struct hs_v8_scope sc[MAX_INLINED];
+	struct hs_v8_pos pos;
+	uint64_t start, table;
+	uint32_t size;
+	uint16_t type;
+	size_t n = 0, k = 0;
+
+	if (hs_v8_type(l, &p->mem, code, &type) || type != l->t_code || hs_v8_field(l, &p->mem, code, l->code_start, &start) ||
+	    p->mem.read(p->mem.ctx, code - l->heap_tag + l->code_size, &size, sizeof(size)) || pc < start ||
+	    pc - start > size || hs_v8_field(l, &p->mem, code, l->code_spt, &table))
+		return 0;
+	if (hs_v8_position(l, &p->mem, table, (int64_t)(pc - start) - (ret ? 1 : 0), &pos) ||
+	    hs_v8_inlined(l, &p->mem, code, pos, sc, MAX_INLINED, &n) || !n || sc[n - 1].sfi != sfi)
+		return 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		const struct hs_v8_function *f = function(p, sc[i].sfi);
+		if (!f)
+			return 0;
+		out[k] = (struct hs_v8_named){f, 0, 0, i + 1 < n};
+		place(p, &out[k++], sc[i].offset);
+	}
+	return k;
+}
+
+#define LOOK_BACK (512u << 10) /* bytes before a pc looked at for its code's header */
+
+/* Whether the InstructionStream at h (its start) holds pc, and its Code into *code. */
+static bool stream_holds(struct proc *p, uint64_t h, uint64_t map, uint64_t code, uint64_t pc, uint64_t *ret)
+{
+	const struct hs_v8_layout *l = &p->v8.lay;
+	uint64_t start;
+	uint32_t size;
+	uint16_t type;
+
+	if (!hs_v8_is_heap(l, map) || !hs_v8_is_heap(l, code))
+		return false;
+	if (p->is_map ? map != p->is_map
+		      : p->mem.read(p->mem.ctx, map - l->heap_tag + l->map_instance_type, &type, sizeof(type)) ||
+				type != l->t_instruction_stream)
+		return false;
+	if (hs_v8_type(l, &p->mem, code, &type) || type != l->t_code || hs_v8_field(l, &p->mem, code, l->code_start, &start) ||
+	    p->mem.read(p->mem.ctx, code - l->heap_tag + l->code_size, &size, sizeof(size)) || start <= h ||
+	    start - h > 256 || pc < start || pc - start >= size)
+		return false;
+	p->is_map = map;
+	*ret = code;
+	return true;
+}
+
+/* The Code whose instructions hold pc (in the code range), found by looking back from pc for
+ * its InstructionStream's header (its map, then its Code), page by page while they can be
+ * read, or 0. */
+static uint64_t code_at(struct proc *p, uint64_t pc)
+{
+	uint64_t buf[4096 / 8 + 2], code;
+
+	if (pc < p->v8.jit_lo || pc >= p->v8.jit_hi || pc < 16)
+		return 0;
+	for (uint64_t page = (pc - 16) & ~4095ULL; page >= p->v8.jit_lo && pc - page <= LOOK_BACK; page -= 4096) {
+		size_t n = 4096 / 8;
+		/* the header's second word may be on the next page, read before this one */
+		if (p->mem.read(p->mem.ctx, page, buf, 4096))
+			return 0;
+		if (page + 4096 <= pc && !p->mem.read(p->mem.ctx, page + 4096, buf + n, 8))
+			n++;
+		for (size_t i = n - 1; i-- > 0;) {
+			uint64_t h = page + 8 * i;
+			if (h + 16 <= pc && stream_holds(p, h, buf[i], buf[i + 1], pc, &code))
+				return code;
+		}
+	}
+	return 0;
+}
+
+size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_rec_frame *fr, struct hs_v8_named *out,
+			 size_t max)
+{
+	unsigned kind = kind_of(fr);
+	const struct hs_v8_function *f;
+	struct hs_v8_pos pos;
+	struct proc *p;
+	size_t k = 0;
+
+	if (!max)
+		return 0;
+	pthread_mutex_lock(&n->lock);
+	if (!(p = find(n, pid)) || !(f = function(p, fr->a)))
+		goto out;
+	if (kind == HS_V8_FRAME_OPTIMIZED &&
+	    (k = optimized(p, fr->a, fr->b & (HS_V8_PC_EXACT - 1), fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
+		goto out;
+	if (kind == HS_V8_FRAME_FUNCTION && fr->pc) {
+		uint64_t code = code_at(p, fr->pc);
+		if (code && (k = optimized(p, fr->a, code, fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
+			goto out;
+	}
+	out[0] = (struct hs_v8_named){f, 0, 0, false};
+	k = 1;
+	if (kind == HS_V8_FRAME_INTERP) {
+		uint64_t t = bytecode_table(p, f);
+		int64_t off = (int64_t)(fr->b & HS_V8_VALUE_MASK) - p->v8.lay.bytecode_bias;
+		if (t && off >= 0 && !hs_v8_position(&p->v8.lay, &p->mem, t, off, &pos))
+			place(p, &out[0], pos.offset);
+	}
+out:
+	pthread_mutex_unlock(&n->lock);
+	return k;
 }

@@ -30,4 +30,16 @@ const struct hs_v8 *hs_v8_names_proc(struct hs_v8_names *n, int32_t pid);
  * is no SharedFunctionInfo any more). */
 bool hs_v8_names_function(struct hs_v8_names *n, int32_t pid, uint64_t sfi, const struct hs_v8_function **f);
 
+/* One function of a frame, named. */
+struct hs_v8_named {
+	const struct hs_v8_function *f; /* valid until hs_v8_names_free() */
+	int line, column;               /* 0 when unknown */
+	bool inlined;                   /* inlined into the function of the next one */
+};
+/* The functions a frame (of kind HS_V8_FRAME_INTERP to _FUNCTION) of process pid runs, innermost
+ * first, at most max into out; 0 when it cannot be named (the process is gone, or its function
+ * is not there any more). */
+size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_rec_frame *fr, struct hs_v8_named *out,
+			 size_t max);
+
 #endif

@@ -50,7 +50,7 @@ struct hs_v8_layout {
 		ft_turbofan, ft_stub, ft_internal, ft_construct, ft_builtin;
 	/* instance types */
 	uint16_t t_first_nonstring, t_js_function_first, t_js_function_last, t_sfi, t_code, t_bytecode_array, t_script,
-		t_scope_info, t_fixed_array, t_byte_array, t_weak_fixed_array;
+		t_scope_info, t_fixed_array, t_byte_array, t_weak_fixed_array, t_instruction_stream;
 	/* strings: type & repr_mask is one of the repr_*; type & enc_mask == enc_one_byte for
 	 * one-byte strings */
 	uint8_t str_repr_mask, str_enc_mask, str_enc_one_byte, str_seq, str_cons, str_external, str_sliced, str_thin;
@@ -95,6 +95,35 @@ struct hs_v8_function {
 };
 /* Reads SharedFunctionInfo sfi: 0; -EBADMSG when sfi is not one; -EFAULT. */
 int hs_v8_sfi_read(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t sfi, struct hs_v8_function *f);
+
+/* A position in a script: its offset (in UTF-16 code units) and the inlining it is in (0: the
+ * code's own function; else 1 + the index of an inlining in the code's deoptimisation data). */
+struct hs_v8_pos {
+	int32_t offset;
+	uint16_t inlining;
+};
+/* The position of the last entry at or before offset (a bytecode offset, or a code offset) of
+ * the source position table at table (a ByteArray): 0; -ENOENT when none is; -EBADMSG, -EFAULT. */
+int hs_v8_position(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t table, int64_t offset,
+		   struct hs_v8_pos *ret);
+/* A function of optimised code at a position: its SharedFunctionInfo and the offset in its
+ * script. */
+struct hs_v8_scope {
+	uint64_t sfi;
+	int32_t offset;
+};
+/* The functions optimised code (a Code) runs at pos, innermost (inlined) first, its own last: at
+ * most max into out, their count in *n. 0; -EBADMSG when its deoptimisation data does not
+ * decode; -EFAULT. */
+int hs_v8_inlined(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t code, struct hs_v8_pos pos,
+		  struct hs_v8_scope *out, size_t max, size_t *n);
+/* The ends of script's lines (offsets of their newlines, the source's length last): V8's when it
+ * computed them, else from its source (at most 32 Mi code units). A malloc'ed array and *n: 0,
+ * -EBADMSG, -EFAULT. */
+int hs_v8_line_ends(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t script, uint32_t **ret,
+		    size_t *n);
+/* The line and column (1-based; 0s when unknown) of offset by line ends ends[0..n). */
+void hs_v8_line_of(const uint32_t *ends, size_t n, int32_t offset, int *line, int *column);
 
 /* A process's V8. */
 struct hs_v8 {

@@ -36,13 +36,16 @@ enum hs_v8_frame_kind {
 	                         * (the offset + the layout's bytecode_bias) */
 	HS_V8_FRAME_BASELINE,   /* a = the SharedFunctionInfo, b = the baseline Code that holds pc */
 	HS_V8_FRAME_OPTIMIZED,  /* a = the SharedFunctionInfo, b = the optimised Code that holds pc */
-	HS_V8_FRAME_FUNCTION,   /* a = the SharedFunctionInfo; where in it is not known (pc is not in
-	                         * the function's code: on-stack replaced, or code replaced since) */
+	HS_V8_FRAME_FUNCTION,   /* a = the SharedFunctionInfo; pc is not in the function's code (a
+	                         * loop's code compiled on the stack, or code replaced since): user
+	                         * space looks for the code that holds it */
 	HS_V8_FRAME_BUILTIN,    /* a builtin or stub running at pc (in the builtins or their copy); a =
 	                         * its frame's type, or 0 when it has no frame of its own */
 	HS_V8_FRAME_NATIVE,     /* native code runs from here: pc, a = sp, b = fp (as a frame's registers
 	                         * are when the native frame at pc is the innermost) */
 };
+/* In b of a compiled frame or a function's: pc is where it runs (the innermost frame), not a return address. */
+#define HS_V8_PC_EXACT (1ULL << 55)
 #define HS_V8_FRAME_SHIFT 56
 #define HS_V8_VALUE_MASK ((1ULL << HS_V8_FRAME_SHIFT) - 1)
 
