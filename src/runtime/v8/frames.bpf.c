@@ -31,7 +31,9 @@ struct scratch {
 	__u8 code[HS_V8_CODE_READ];
 	__u64 pc, sp, fp, base; /* base: the sampled stack pointer */
 	__u64 r9, r12, rdi;
-	__u32 n, leaf, wake, done, in_v8;
+	__u64 scan; /* looking up the stack from here for a return address into V8's code */
+	__u64 words[8];
+	__u32 n, leaf, wake, done, in_v8, scanned;
 };
 
 struct {
@@ -73,6 +75,13 @@ static __always_inline __u32 type_of(const struct scratch *sc, __u64 p)
 	    bpf_probe_read_user(&t, sizeof(t), (void *)(map - sc->pi.heap_tag + sc->pi.map_instance_type)))
 		return 0xffffffff;
 	return t;
+}
+
+static __always_inline int is_function(const struct scratch *sc, __u64 p)
+{
+	__u32 t = type_of(sc, p);
+
+	return t >= sc->pi.t_js_function_first && t <= sc->pi.t_js_function_last;
 }
 
 static __always_inline void emit(struct scratch *sc, __u64 pc, __u64 a, __u64 b, __u64 kind)
@@ -217,6 +226,40 @@ static __always_inline int top_partial(struct scratch *sc)
 	return 0;
 }
 
+#define SCAN_BYTES 16384 /* of the stack looked at when the frame pointers lead nowhere */
+
+/* Native code that does not keep its frame pointer (a C library's) was sampled, so its chain led
+ * nowhere: the stack is looked at from the sampled stack pointer for a return address into V8's
+ * code (where V8 called native code, as its runtime functions). The native function it returned
+ * from pushed its caller's frame pointer just below it: the V8 frame's. */
+static __always_inline int scan_step(struct scratch *sc)
+{
+	if (sc->scan - sc->base >= SCAN_BYTES || bpf_probe_read_user(sc->words, sizeof(sc->words), (void *)sc->scan)) {
+		sc->scan = 0;
+		return 0;
+	}
+#pragma unroll
+	for (int k = 1; k < 8; k++) {
+		__u64 w = sc->words[k], a = sc->scan + 8 * k, fp = sc->words[k - 1], m;
+		if (!(in_builtins(sc, w) || in_jit(sc, w)) || fp <= a || fp - a >= 65536 || (fp & 7))
+			continue;
+		/* the frame there must say it is one: an exit frame (V8 called native code), or a
+		 * JavaScript frame (compiled code called a C function directly) */
+		m = hs_read_ptr(fp - 8);
+		if ((m & 1) ? !is_function(sc, hs_read_ptr(fp - 16))
+			    : (m >> 1) != sc->pi.ft_exit && (m >> 1) != sc->pi.ft_builtin_exit)
+			continue;
+		sc->pc = w;
+		sc->sp = a + 8;
+		sc->fp = fp;
+		sc->scan = 0;
+		sc->leaf = 0;
+		return 1;
+	}
+	sc->scan += 56; /* the last word again, as the one above the next's first */
+	return 1;
+}
+
 static long frame_step(__u32 i, void *unused)
 {
 	struct scratch *sc = get_scratch();
@@ -226,6 +269,11 @@ static long frame_step(__u32 i, void *unused)
 	if (!sc || sc->done)
 		return 1;
 	pi = &sc->pi;
+	if (sc->scan) {
+		if (!scan_step(sc))
+			goto end;
+		return 0;
+	}
 	if (sc->n >= HS_V8_MAX_FRAMES - 2) {
 		sc->s.head.flags |= HS_V8_TRUNCATED;
 		return 1;
@@ -275,6 +323,12 @@ static long frame_step(__u32 i, void *unused)
 	sc->leaf = 0;
 	return 0;
 end:
+	if (!sc->n && !sc->scanned) {
+		/* no V8 frame found from the frame pointers: looked for on the stack, once */
+		sc->scanned = 1;
+		sc->scan = sc->base;
+		return 0;
+	}
 	sc->done = 1;
 	return 1;
 }
@@ -315,10 +369,13 @@ int hs_v8_read_frames(struct bpf_perf_event_data *ctx)
 	sc->wake = 0;
 	sc->done = 0;
 	sc->in_v8 = 0;
+	sc->scan = 0;
+	sc->scanned = 0;
 	bpf_loop(HS_V8_MAX_STEPS, frame_step, NULL, 0);
 	/* no frame of V8's, or only the native registers to resume from */
-	if (!sc->n)
+	if (!sc->n) {
 		return 1;
+	}
 	sc->s.head.nframes = sc->n;
 	size = offsetof(struct hs_v8_sample, frames) +
 	       (__u64)(sc->n & (HS_V8_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_v8_rec_frame);
