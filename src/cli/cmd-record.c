@@ -71,7 +71,9 @@ static const char record_usage[] =
 	"      --no-jvm-perfmap    do not ask profiled HotSpot JVMs for their perf maps\n"
 	"      --no-python         no Python frames: CPython code shows as the interpreter's frames\n"
 	"      --no-java           no Java frames read from the JVM: its code is named by its perf map\n"
+	"      --no-js             no JavaScript frames read from V8: its code is [anon] or a perf map's\n"
 	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"
+	"      --js-internals      keep V8's builtins and entry frames between JavaScript frames\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n";
@@ -93,7 +95,7 @@ enum {
 
 static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
-static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, no_java, py_internals;
+static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, no_java, py_internals, no_js, js_internals;
 
 /* What record's hooks need (struct hs_live_hooks) */
 struct record_ctx {
@@ -187,6 +189,8 @@ int cmd_record(int argc, char **argv)
 		{"no-python", no_argument, &no_python, 1},
 		{"no-java", no_argument, &no_java, 1},
 		{"python-internals", no_argument, &py_internals, 1},
+		{"no-js", no_argument, &no_js, 1},
+		{"js-internals", no_argument, &js_internals, 1},
 		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"user", required_argument, NULL, OPT_USER},
@@ -426,8 +430,10 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
 	}
 	ro.rt_names = bo.rt_names = hs_rt_names_new(HS_RT_ALL & ~(no_python ? HS_RT_BIT(HS_RT_PYTHON) : 0) &
-						     ~(no_java ? HS_RT_BIT(HS_RT_HOTSPOT) : 0));
+						     ~(no_java ? HS_RT_BIT(HS_RT_HOTSPOT) : 0) &
+						     ~(no_js ? HS_RT_BIT(HS_RT_V8) : 0));
 	bo.python_internals = py_internals;
+	bo.js_internals = js_internals;
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
 		status = cli_record_error(&err, &ro);

@@ -484,6 +484,10 @@ const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
 	{"Java interpreted", "Main.main", HS_KIND_JAVA_INTERP, false},
 	{"Java C1", "Main.run", HS_KIND_JAVA_C1, false},
 	{"Java C2", "Main.loop", HS_KIND_JAVA_C2, false},
+	{"JS interpreted", "main", HS_KIND_JS_INTERP, false},
+	{"JS baseline", "run", HS_KIND_JS_BASELINE, false},
+	{"JS optimized", "loop", HS_KIND_JS_OPT, false},
+	{"V8 builtin", "Builtins_Call", HS_KIND_JS_BUILTIN, false},
 	{"inlined", "inline", HS_KIND_USER, true},
 	{"other", "[unknown]", HS_KIND_PSEUDO, false},
 };
@@ -491,7 +495,8 @@ const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
 bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item)
 {
 	if (item->kind != HS_KIND_PYTHON && item->kind != HS_KIND_JAVA_INTERP && item->kind != HS_KIND_JAVA_C1 &&
-	    item->kind != HS_KIND_JAVA_C2)
+	    item->kind != HS_KIND_JAVA_C2 && item->kind != HS_KIND_JS_INTERP && item->kind != HS_KIND_JS_BASELINE &&
+	    item->kind != HS_KIND_JS_OPT && item->kind != HS_KIND_JS_BUILTIN)
 		return true;
 	for (size_t i = 1; i < t->nodes.n; i++)
 		if (t->nodes.v[i].kind == item->kind)
@@ -549,12 +554,14 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 		return rgb(60 + (int)(50 * a), 205 + (int)(40 * b), 205 + (int)(40 * c));
 	if (kind == HS_KIND_KERNEL) /* periwinkle blue */
 		return rgb(90 + (int)(50 * a), 140 + (int)(50 * b), 225 + (int)(30 * c));
-	if (kind == HS_KIND_JIT || kind == HS_KIND_JAVA_C2) /* green */
+	if (kind == HS_KIND_JIT || kind == HS_KIND_JAVA_C2 || kind == HS_KIND_JS_OPT) /* green */
 		return rgb(60 + (int)(60 * a), 190 + (int)(45 * b), 60 + (int)(50 * c));
-	if (kind == HS_KIND_JAVA_C1) /* olive */
+	if (kind == HS_KIND_JAVA_C1 || kind == HS_KIND_JS_BASELINE) /* olive */
 		return rgb(150 + (int)(40 * a), 175 + (int)(40 * b), 40 + (int)(40 * c));
-	if (kind == HS_KIND_JAVA_INTERP) /* teal */
+	if (kind == HS_KIND_JAVA_INTERP || kind == HS_KIND_JS_INTERP) /* teal */
 		return rgb(40 + (int)(40 * a), 160 + (int)(40 * b), 140 + (int)(40 * c));
+	if (kind == HS_KIND_JS_BUILTIN) /* sand */
+		return rgb(200 + (int)(40 * a), 185 + (int)(40 * b), 130 + (int)(40 * c));
 	if (kind == HS_KIND_PSEUDO) /* grey */
 		return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
 	if (kind == HS_KIND_PYTHON) /* violet: apart from the kernel's blue and the search's magenta */

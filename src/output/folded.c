@@ -60,21 +60,27 @@ struct span {
 
 /* What follows a frame's name: the suffixes of async-profiler and stackcollapse-perf.pl --all
  * (_[k] kernel, _[j] JIT and Java compiled by C2, _[1] C1, _[0] interpreted, _[i] inlined: a
- * Java method's always, other code's with --inline-annotate). */
+ * Java method's always, other code's with --inline-annotate), and for JavaScript alike (_[0]
+ * interpreted, _[1] baseline, _[j] optimised, _[b] V8's builtins). */
 static const char *suffix(const struct hs_output_opts *o, const struct hs_frame *f)
 {
-	bool java = f->kind == HS_KIND_JAVA_INTERP || f->kind == HS_KIND_JAVA_C1 || f->kind == HS_KIND_JAVA_C2;
+	bool rt = f->kind == HS_KIND_JAVA_INTERP || f->kind == HS_KIND_JAVA_C1 || f->kind == HS_KIND_JAVA_C2 ||
+		  f->kind == HS_KIND_JS_INTERP || f->kind == HS_KIND_JS_BASELINE || f->kind == HS_KIND_JS_OPT;
 
-	if (f->inlined && (o->annotate_inline || (java && !o->no_annotate)))
+	if (f->inlined && (o->annotate_inline || (rt && !o->no_annotate)))
 		return "_[i]";
 	if (o->no_annotate)
 		return "";
 	switch (f->kind) {
 	case HS_KIND_KERNEL: return "_[k]";
 	case HS_KIND_JIT:
-	case HS_KIND_JAVA_C2: return "_[j]";
-	case HS_KIND_JAVA_C1: return "_[1]";
-	case HS_KIND_JAVA_INTERP: return "_[0]";
+	case HS_KIND_JAVA_C2:
+	case HS_KIND_JS_OPT: return "_[j]";
+	case HS_KIND_JAVA_C1:
+	case HS_KIND_JS_BASELINE: return "_[1]";
+	case HS_KIND_JAVA_INTERP:
+	case HS_KIND_JS_INTERP: return "_[0]";
+	case HS_KIND_JS_BUILTIN: return "_[b]";
 	default: return "";
 	}
 }

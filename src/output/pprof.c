@@ -68,11 +68,13 @@ enum {
 enum extra_str {
 	X_PID, X_TID, X_COMM, X_TIMESTAMP, X_NANOSECONDS,
 	X_KERNEL, X_JIT, X_JAVA_INTERP, X_JAVA_C1, X_JAVA_C2, /* the synthetic mappings' names, in order */
+	X_JS_INTERP, X_JS_BASELINE, X_JS_OPT, X_JS_BUILTIN,
 	X_NSTR
 };
 static const char *const extra_names[X_NSTR] = {
 	"pid", "tid", "comm", "timestamp", "nanoseconds", "[kernel.kallsyms]", "[jit]",
 	HS_JAVA_INTERP_MODULE, HS_JAVA_C1_MODULE, HS_JAVA_C2_MODULE,
+	HS_JS_INTERP_MODULE, HS_JS_BASELINE_MODULE, HS_JS_OPT_MODULE, HS_JS_BUILTIN_MODULE,
 };
 #define NSYNTH (X_NSTR - X_KERNEL)
 
@@ -177,7 +179,8 @@ static void mapping(struct hs_pb_buf *b, uint64_t id, const struct hs_mapping *m
 /* pprof has no field for the kind of code: readers guess it from the mapping (hs_kind_guess).
  * A kernel, JIT or Java location with no mapping (read from folded text, or read from a JVM at
  * sample time) gets a placeholder mapping named so that the guess comes out right: 1 the
- * kernel's, 2 JIT code's, 3 to 5 interpreted, C1 and C2 Java's. */
+ * kernel's, 2 JIT code's, 3 to 5 interpreted, C1 and C2 Java's, 6 to 9 interpreted, baseline,
+ * optimised JavaScript's and V8's builtins. */
 static uint32_t synthetic_mapping(struct pprof_writer *w, const struct hs_location *l)
 {
 	const struct hs_profile *p = w->p;
@@ -194,6 +197,10 @@ static uint32_t synthetic_mapping(struct pprof_writer *w, const struct hs_locati
 	case HS_KIND_JAVA_INTERP: return 3;
 	case HS_KIND_JAVA_C1: return 4;
 	case HS_KIND_JAVA_C2: return 5;
+	case HS_KIND_JS_INTERP: return 6;
+	case HS_KIND_JS_BASELINE: return 7;
+	case HS_KIND_JS_OPT: return 8;
+	case HS_KIND_JS_BUILTIN: return 9;
 	default: return 2;
 	}
 }

@@ -101,6 +101,10 @@ static const char *kind_class(uint8_t kind)
 	case HS_KIND_JAVA_INTERP: return "java-i";
 	case HS_KIND_JAVA_C1: return "java-c1";
 	case HS_KIND_JAVA_C2: return "java-c2";
+	case HS_KIND_JS_INTERP: return "js-i";
+	case HS_KIND_JS_BASELINE: return "js-b";
+	case HS_KIND_JS_OPT: return "js-o";
+	case HS_KIND_JS_BUILTIN: return "js-builtin";
 	default: return "user";
 	}
 }

@@ -47,6 +47,9 @@ struct hs_seg_ops {
 	uint32_t (*location)(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw);
 	/* Whether process pid's frames are read (its store). */
 	bool (*reads)(void *store, int32_t pid);
+	/* Whether location loc of a merged stack is the runtime's machinery, left out unless its
+	 * internals are kept (NULL: none is). */
+	bool (*internal)(struct hs_builder *b, uint32_t loc);
 };
 const struct hs_seg_ops *hs_builder_seg_ops(unsigned id);
 extern const struct hs_seg_ops hs_builder_jvm_ops, hs_builder_v8_ops;

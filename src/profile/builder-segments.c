@@ -209,6 +209,13 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 	}
 	if (rec->head.nframes && frame_kind(&rec->frames[rec->head.nframes - 1]) != ops->native_kind)
 		cut(b, ops, rec->head.flags & ops->truncated_flag ? "truncated" : "unwalkable frame");
+	if (ops->internal && !(id == HS_RT_V8 && b->opts.js_internals)) {
+		size_t k = 0;
+		for (size_t i = 0; i < j->out.n; i++)
+			if (!ops->internal(b, j->out.v[i]))
+				j->out.v[k++] = j->out.v[i];
+		j->out.n = k;
+	}
 	hs_vec_reserve(&b->locs, j->out.n);
 	memcpy(b->locs.v, j->out.v, j->out.n * sizeof(*b->locs.v));
 	b->locs.n = j->out.n;

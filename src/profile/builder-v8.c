@@ -9,6 +9,14 @@
 
 #define MAX_LINES 32 /* functions of one frame: the leaf and those it is inlined into */
 
+/* The kind of a frame's code; a function whose code is not known is JIT code */
+static const uint8_t kinds[] = {
+	[HS_V8_FRAME_INTERP] = HS_KIND_JS_INTERP,
+	[HS_V8_FRAME_BASELINE] = HS_KIND_JS_BASELINE,
+	[HS_V8_FRAME_OPTIMIZED] = HS_KIND_JS_OPT,
+	[HS_V8_FRAME_FUNCTION] = HS_KIND_JIT,
+};
+
 static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw)
 {
 	unsigned kind = (unsigned)(bw >> HS_V8_FRAME_SHIFT);
@@ -19,7 +27,14 @@ static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_
 		bool stable = true;
 		if (!pc)
 			return UINT32_MAX;
-		return hs_builder_frame_location(b, pid, &cf, &stable);
+		uint32_t loc = hs_builder_frame_location(b, pid, &cf, &stable);
+		const struct hs_location *l = &b->p->locations.v[loc];
+		/* named by its symbol, of the kind of V8's builtins */
+		if (!l->nlines)
+			return loc;
+		return hs_builder_named_location(
+			b, 0, 0, HS_KIND_JS_BUILTIN,
+			hs_profile_str(b->p, b->p->functions.v[b->p->lines.v[l->line0 + l->nlines - 1].function].name));
 	}
 	{
 		const struct hs_v8_rec_frame fr = {pc, a, bw};
@@ -36,7 +51,7 @@ static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_
 			lines[i].function = hs_profile_function(b->p, nmid, nmid, file, 0);
 			lines[i].line = nm[i].line;
 		}
-		return hs_profile_location(b->p, 0, 0, HS_KIND_JIT, lines, (uint32_t)n);
+		return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].tier], lines, (uint32_t)n);
 	}
 }
 
@@ -58,6 +73,26 @@ static bool reads(void *store, int32_t pid)
 	return hs_v8_names_proc(store, pid) != NULL;
 }
 
+/* V8's machinery: its builtins (read as such, or found by the native unwinding in the binary's
+ * text or their copy: Builtins_JSEntry, Builtins_CEntry_...), and the functions with neither a
+ * name nor a script (the closures V8 resumes an async function through) */
+static bool internal(struct hs_builder *b, uint32_t loc)
+{
+	const struct hs_location *l = &b->p->locations.v[loc];
+	const struct hs_function *f;
+	const char *name;
+
+	if (l->kind == HS_KIND_JS_BUILTIN)
+		return true;
+	if (!l->nlines)
+		return false;
+	f = &b->p->functions.v[b->p->lines.v[l->line0 + l->nlines - 1].function];
+	name = hs_profile_str(b->p, f->name);
+	if (l->kind == HS_KIND_USER)
+		return !strncmp(name, "Builtins_", 9);
+	return hs_kind_is_jit(l->kind) && !f->filename && !strcmp(name, "<anonymous>");
+}
+
 const struct hs_seg_ops hs_builder_v8_ops = {
 	.id = HS_RT_V8,
 	.tag = "javascript",
@@ -67,4 +102,5 @@ const struct hs_seg_ops hs_builder_v8_ops = {
 	.same_anywhere = same_anywhere,
 	.location = location,
 	.reads = reads,
+	.internal = internal,
 };

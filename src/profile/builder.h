@@ -68,9 +68,9 @@ struct hs_builder_opts {
 	/* The runtimes' frames (HS_RECORD_RT_STACK records) named from these stores, merged into
 	 * the native stacks of their samples; NULL, or no store for a runtime: its records are
 	 * ignored. python_internals: the interpreter's frames between Python frames are kept
-	 * (runtime/python/merge.h) */
+	 * (runtime/python/merge.h); js_internals: V8's builtins and entry frames are kept */
 	struct hs_rt_names *rt_names;
-	bool python_internals;
+	bool python_internals, js_internals;
 };
 
 /* A Python frame as the frame reader gives it, and its location. */

@@ -90,6 +90,16 @@ int hs_folded_sniff(const char *buf, size_t len)
 	return hs_folded_sniff_prefix(buf, len, false);
 }
 
+/* Whether a frame's name (n bytes, its suffix off) is a Java method's as hotstack writes them,
+ * "long Hot.fib(int)" (and a file and line after it): an interpreted or C1 frame is Java's then,
+ * else JavaScript's, whose names have no parentheses. */
+static bool java_method(const char *s, size_t n)
+{
+	const char *open = memchr(s, '(', n);
+
+	return open && memchr(open, ')', n - (size_t)(open - s)) && memchr(s, ' ', (size_t)(open - s));
+}
+
 static uint8_t strip_annotation(const char **s, size_t *n, int *inlined)
 {
 	*inlined = 0;
@@ -103,10 +113,13 @@ static uint8_t strip_annotation(const char **s, size_t *n, int *inlined)
 			return HS_KIND_JIT;
 		case '0':
 			*n -= 4;
-			return HS_KIND_JAVA_INTERP;
+			return java_method(*s, *n) ? HS_KIND_JAVA_INTERP : HS_KIND_JS_INTERP;
 		case '1':
 			*n -= 4;
-			return HS_KIND_JAVA_C1;
+			return java_method(*s, *n) ? HS_KIND_JAVA_C1 : HS_KIND_JS_BASELINE;
+		case 'b':
+			*n -= 4;
+			return HS_KIND_JS_BUILTIN;
 		case 'i':
 			*n -= 4;
 			*inlined = 1;

@@ -647,7 +647,9 @@ bool hs_python_file(const char *file)
 
 bool hs_kind_is_jit(uint8_t kind)
 {
-	return kind == HS_KIND_JIT || kind == HS_KIND_JAVA_INTERP || kind == HS_KIND_JAVA_C1 || kind == HS_KIND_JAVA_C2;
+	return kind == HS_KIND_JIT || kind == HS_KIND_JAVA_INTERP || kind == HS_KIND_JAVA_C1 || kind == HS_KIND_JAVA_C2 ||
+	       kind == HS_KIND_JS_INTERP || kind == HS_KIND_JS_BASELINE || kind == HS_KIND_JS_OPT ||
+	       kind == HS_KIND_JS_BUILTIN;
 }
 
 enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
@@ -661,6 +663,14 @@ enum hs_kind hs_kind_guess(const char *file, uint64_t address, const char *fn)
 			return HS_KIND_JAVA_C1;
 		if (!strcmp(file, HS_JAVA_C2_MODULE))
 			return HS_KIND_JAVA_C2;
+		if (!strcmp(file, HS_JS_INTERP_MODULE))
+			return HS_KIND_JS_INTERP;
+		if (!strcmp(file, HS_JS_BASELINE_MODULE))
+			return HS_KIND_JS_BASELINE;
+		if (!strcmp(file, HS_JS_OPT_MODULE))
+			return HS_KIND_JS_OPT;
+		if (!strcmp(file, HS_JS_BUILTIN_MODULE))
+			return HS_KIND_JS_BUILTIN;
 		if (!strcmp(file, "[jit]") || !strncmp(file, "/tmp/perf-", 10) || strstr(file, "jitted-") ||
 		    !strcmp(file, "//anon") || !strcmp(file, "[anon]"))
 			return HS_KIND_JIT;

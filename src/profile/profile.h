@@ -26,6 +26,13 @@ enum hs_kind {
 	HS_KIND_JAVA_INTERP,
 	HS_KIND_JAVA_C1,
 	HS_KIND_JAVA_C2,
+	/* a JavaScript function, read from V8 at sample time: interpreted, baseline (Sparkplug),
+	 * optimised (Maglev, TurboFan; its inlined functions are the location's other lines); and
+	 * V8's builtins */
+	HS_KIND_JS_INTERP,
+	HS_KIND_JS_BASELINE,
+	HS_KIND_JS_OPT,
+	HS_KIND_JS_BUILTIN,
 	HS_KIND_COUNT
 };
 
@@ -263,6 +270,10 @@ enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const cha
 #define HS_JAVA_INTERP_MODULE "[java interpreted]"
 #define HS_JAVA_C1_MODULE "[java C1]"
 #define HS_JAVA_C2_MODULE "[java C2]"
+#define HS_JS_INTERP_MODULE "[js interpreted]"
+#define HS_JS_BASELINE_MODULE "[js baseline]"
+#define HS_JS_OPT_MODULE "[js optimized]"
+#define HS_JS_BUILTIN_MODULE "[js builtin]"
 /* Whether kind is JIT code, a Java method's of any kind included. */
 bool hs_kind_is_jit(uint8_t kind);
 

@@ -126,6 +126,10 @@ static enum hs_v8_found read_binary(int32_t pid, struct scan *s, struct hs_v8 *v
 	}
 	v->blob = v->bias + syms.blob;
 	v->blob_size = syms.blob_size;
+	if (syms.trampoline >= syms.blob && syms.trampoline + syms.trampoline_size <= syms.blob + syms.blob_size) {
+		v->trampoline = v->bias + syms.trampoline;
+		v->trampoline_size = syms.trampoline_size;
+	}
 	snprintf(v->path, sizeof(v->path), "%s", s->first.path);
 	found = HS_V8_SUPPORTED;
 out:

@@ -55,6 +55,16 @@ static __always_inline int in_builtins(const struct scratch *sc, __u64 pc)
 	return (pc >= sc->pi.blob_lo && pc < sc->pi.blob_hi) || (pc >= sc->pi.copy_lo && pc < sc->pi.copy_hi);
 }
 
+/* Whether pc is in the interpreter's entry (either copy), which a JavaScript function is
+ * called through, as its compiled code is. */
+static __always_inline int in_trampoline(const struct scratch *sc, __u64 pc)
+{
+	const struct hs_v8_walk_proc *pi = &sc->pi;
+
+	return pi->tramp_size && ((pc - pi->blob_lo - pi->tramp_off < pi->tramp_size) ||
+				  (pi->copy_lo && pc - pi->copy_lo - pi->tramp_off < pi->tramp_size));
+}
+
 static __always_inline int in_jit(const struct scratch *sc, __u64 pc)
 {
 	return pc >= sc->pi.jit_lo && pc < sc->pi.jit_hi && !in_builtins(sc, pc);
@@ -194,10 +204,15 @@ static __always_inline int top_partial(struct scratch *sc)
 {
 	__u8 c[3] = {0};
 	__u64 ret;
+	int entry;
 
 	if (bpf_probe_read_user(c, sizeof(c), (void *)sc->pc))
 		return 0;
-	if (c[0] == 0x55 || (c[0] == 0x48 && c[1] == 0x89 && c[2] == 0xe5)) {
+	/* a JavaScript function is entered by its code or the interpreter's entry, with itself in
+	 * %rdi; other builtins push their frame pointer where they please, and take their frame
+	 * from %rbp (theirs, or their caller's) */
+	entry = in_jit(sc, sc->pc) || in_trampoline(sc, sc->pc);
+	if (entry && (c[0] == 0x55 || (c[0] == 0x48 && c[1] == 0x89 && c[2] == 0xe5))) {
 		/* before the push, or after it: the caller's frame pointer is still rbp */
 		ret = hs_read_ptr(c[0] == 0x55 ? sc->sp : sc->sp + 8);
 		entering(sc);
@@ -210,7 +225,10 @@ static __always_inline int top_partial(struct scratch *sc)
 		/* the frame made, its slots not all pushed (or the epilogue's pop ahead): they may
 		 * hold an earlier frame's; a typed frame's one slot is pushed (even), a JavaScript
 		 * frame's function is still in %rdi */
-		entering(sc);
+		if (entry)
+			entering(sc);
+		else
+			emit(sc, sc->pc, 0, 0, HS_V8_FRAME_BUILTIN);
 		sc->pc = hs_read_ptr(sc->fp + 8);
 		sc->sp = sc->fp + 16;
 		sc->fp = hs_read_ptr(sc->fp);

@@ -46,6 +46,8 @@ static int proc_info(const void *proc, void *ret)
 		.copy_hi = v->blob_copy ? v->blob_copy + v->blob_size : 0,
 		.jit_lo = v->jit_lo,
 		.jit_hi = v->jit_hi,
+		.tramp_off = v->trampoline ? v->trampoline - v->blob : 0,
+		.tramp_size = v->trampoline_size,
 		.t_js_function_first = l->t_js_function_first,
 		.t_js_function_last = l->t_js_function_last,
 		.t_sfi = l->t_sfi,

@@ -233,7 +233,7 @@ static size_t optimized(struct proc *p, uint64_t sfi, uint64_t code, uint64_t pc
 		const struct hs_v8_function *f = function(p, sc[i].sfi);
 		if (!f)
 			return 0;
-		out[k] = (struct hs_v8_named){f, 0, 0, i + 1 < n};
+		out[k] = (struct hs_v8_named){f, 0, 0, i + 1 < n, HS_V8_FRAME_OPTIMIZED};
 		place(p, &out[k++], sc[i].offset);
 	}
 	return k;
@@ -311,7 +311,7 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 		if (code && (k = optimized(p, fr->a, code, fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
 			goto out;
 	}
-	out[0] = (struct hs_v8_named){f, 0, 0, false};
+	out[0] = (struct hs_v8_named){f, 0, 0, false, (uint8_t)kind};
 	k = 1;
 	if (kind == HS_V8_FRAME_INTERP) {
 		uint64_t t = bytecode_table(p, f);

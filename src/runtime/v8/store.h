@@ -35,6 +35,8 @@ struct hs_v8_named {
 	const struct hs_v8_function *f; /* valid until hs_v8_names_free() */
 	int line, column;               /* 0 when unknown */
 	bool inlined;                   /* inlined into the function of the next one */
+	uint8_t tier;                   /* the code that runs it: HS_V8_FRAME_INTERP, _BASELINE,
+	                                 * _OPTIMIZED, or _FUNCTION when not known */
 };
 /* The functions a frame (of kind HS_V8_FRAME_INTERP to _FUNCTION) of process pid runs, innermost
  * first, at most max into out; 0 when it cannot be named (the process is gone, or its function

@@ -14,7 +14,7 @@
 #define MAX_SCAN (4u << 20) /* symbols of a table looked at */
 #define PREFIX "v8dbg_"
 
-enum other { VMAJOR, VMINOR, VBUILD, VPATCH, BLOB, BLOB_SIZE, BYTECODE_SIZES, NOTHER };
+enum other { VMAJOR, VMINOR, VBUILD, VPATCH, BLOB, BLOB_SIZE, BYTECODE_SIZES, TRAMPOLINE, NOTHER };
 static const char *const other_names[NOTHER] = {
 	"_ZN2v88internal7Version6major_E",
 	"_ZN2v88internal7Version6minor_E",
@@ -23,6 +23,7 @@ static const char *const other_names[NOTHER] = {
 	"v8_Default_embedded_blob_code_",
 	"v8_Default_embedded_blob_code_size_",
 	"_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE",
+	"Builtins_InterpreterEntryTrampoline",
 };
 
 /* The value of the symbol: its n bytes (1, 2, 4 or 8, little-endian, sign-extended) in its
@@ -158,6 +159,10 @@ int hs_v8_syms_read(void *elfp, struct hs_v8_syms *ret)
 		}
 	}
 	s.bytecode_sizes = other[BYTECODE_SIZES].st_value;
+	if (other[TRAMPOLINE].st_value && other[TRAMPOLINE].st_size && other[TRAMPOLINE].st_size < 65536) {
+		s.trampoline = other[TRAMPOLINE].st_value;
+		s.trampoline_size = other[TRAMPOLINE].st_size;
+	}
 	*ret = s;
 	return 0;
 }

@@ -24,6 +24,7 @@ struct hs_v8_syms {
 	unsigned version[4]; /* V8's major, minor, build, patch (v8::internal::Version), or 0s */
 	uint64_t blob, blob_size; /* the embedded builtins' code: its address in the file, bytes */
 	uint64_t bytecode_sizes;  /* interpreter::Bytecodes::kBytecodeSizes: its address, or 0 */
+	uint64_t trampoline, trampoline_size; /* the interpreter's entry (a builtin), or 0s */
 };
 
 /* Reads the v8dbg_* symbols of elf (its dynamic and static symbol tables), their values from
@@ -133,6 +134,7 @@ struct hs_v8 {
 	/* the embedded builtins, where the binary has them and where V8 copied them to (the
 	 * copy's start, 0 when none): code runs from both */
 	uint64_t blob, blob_size, blob_copy;
+	uint64_t trampoline, trampoline_size; /* the interpreter's entry, in the binary's text */
 	uint64_t jit_lo, jit_hi; /* the code range V8 compiles into (the copy at its end); 0s when
 	                          * not made yet */
 };

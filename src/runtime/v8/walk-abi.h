@@ -16,6 +16,7 @@ struct hs_v8_walk_proc {
 	/* where V8 code runs: the builtins in the binary and their copy (0: none yet), and the
 	 * code range V8 compiles into */
 	hs_u64 blob_lo, blob_hi, copy_lo, copy_hi, jit_lo, jit_hi;
+	hs_u64 tramp_off, tramp_size; /* the interpreter's entry: its offset in the builtins, bytes */
 	/* instance types */
 	hs_u16 t_js_function_first, t_js_function_last, t_sfi, t_code, t_bytecode_array;
 	/* fields, in bytes from an object's start */
