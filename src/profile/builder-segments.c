@@ -178,6 +178,20 @@ static void cut(struct hs_builder *b, const struct hs_seg_ops *ops, const char *
 	b->stats.rt[ops->id].cut++;
 }
 
+/* Leaves the runtime's machinery out of locs[0..n), unless its internals are kept: the count
+ * left. */
+static size_t drop_internal(struct hs_builder *b, const struct hs_seg_ops *ops, uint32_t *locs, size_t n)
+{
+	size_t k = 0;
+
+	if (!ops->internal || (ops->id == HS_RT_V8 && b->opts.js_internals))
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (!ops->internal(b, locs[i]))
+			locs[k++] = locs[i];
+	return k;
+}
+
 bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const void *data)
 {
 	const struct hs_seg_ops *ops = hs_builder_seg_ops(id);
@@ -209,13 +223,7 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 	}
 	if (rec->head.nframes && frame_kind(&rec->frames[rec->head.nframes - 1]) != ops->native_kind)
 		cut(b, ops, rec->head.flags & ops->truncated_flag ? "truncated" : "unwalkable frame");
-	if (ops->internal && !(id == HS_RT_V8 && b->opts.js_internals)) {
-		size_t k = 0;
-		for (size_t i = 0; i < j->out.n; i++)
-			if (!ops->internal(b, j->out.v[i]))
-				j->out.v[k++] = j->out.v[i];
-		j->out.n = k;
-	}
+	j->out.n = drop_internal(b, ops, j->out.v, j->out.n);
 	hs_vec_reserve(&b->locs, j->out.n);
 	memcpy(b->locs.v, j->out.v, j->out.n * sizeof(*b->locs.v));
 	b->locs.n = j->out.n;
@@ -232,7 +240,7 @@ bool hs_builder_seg_unread(struct hs_builder *b, unsigned id, int32_t pid)
 	for (size_t i = 0; i < b->locs.n; i++) {
 		const struct hs_location *l = &b->p->locations.v[b->locs.v[i]];
 		if (hs_kind_is_jit(l->kind)) {
-			b->locs.n = i;
+			b->locs.n = drop_internal(b, ops, b->locs.v, i);
 			snprintf(name, sizeof(name), "[%s: not read]", ops->tag);
 			hs_vec_push(&b->locs, hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, name));
 			b->stats.rt[id].cut++;

@@ -160,9 +160,10 @@ static __always_inline int js_frame(struct scratch *sc, __u64 fn, __u64 pc)
 			emit(sc, pc, sfi, code | exact, HS_V8_FRAME_OPTIMIZED);
 		else
 			emit(sc, pc, sfi, exact, HS_V8_FRAME_FUNCTION);
-	} else if (pc && in_builtins(sc, pc) && !(off & 1) && type_of(sc, sc->slots[1]) == pi->t_bytecode_array) {
-		/* interpreted: run by the interpreter's builtins; at the top, a bytecode handler
-		 * keeps the offset in a register and writes it to the frame only before calls */
+	} else if ((!pc || in_builtins(sc, pc)) && !(off & 1) && type_of(sc, sc->slots[1]) == pi->t_bytecode_array) {
+		/* interpreted: run by the interpreter's builtins (or under a builtin they called);
+		 * at the top, a bytecode handler keeps the offset in a register and writes it to
+		 * the frame only before calls */
 		__u64 o = off >> 32;
 		if (sc->leaf && sc->r12 == sc->slots[1] && sc->r9 < 0x100000)
 			o = sc->r9;
@@ -190,8 +191,13 @@ static __always_inline void entering(struct scratch *sc)
 	__u64 sfi;
 
 	if (t >= sc->pi.t_js_function_first && t <= sc->pi.t_js_function_last &&
-	    type_of(sc, (sfi = hs_read_ptr(sc->rdi - sc->pi.heap_tag + sc->pi.fn_shared))) == sc->pi.t_sfi)
-		emit(sc, sc->pc, sfi, 0, HS_V8_FRAME_FUNCTION);
+	    type_of(sc, (sfi = hs_read_ptr(sc->rdi - sc->pi.heap_tag + sc->pi.fn_shared))) == sc->pi.t_sfi) {
+		/* entered through the interpreter's entry: interpreted, at no bytecode yet */
+		if (in_trampoline(sc, sc->pc))
+			emit(sc, sc->pc, sfi, 0, HS_V8_FRAME_INTERP);
+		else
+			emit(sc, sc->pc, sfi, HS_V8_PC_EXACT, HS_V8_FRAME_FUNCTION);
+	}
 	else
 		sc->s.head.flags |= HS_V8_TOP_STALE;
 }
