@@ -3,7 +3,8 @@
 // async function awaited in a loop (ticker, on the event loop between rounds), a hot function
 // that gets optimised (fib) and a cold one that stays interpreted (coldWalk, run once a round
 // over a fresh function each time). Prints "ready" once warmed up, then runs for the seconds
-// given (default 30).
+// given (default 30). Required as a module (bench/node-bench.js), it runs nothing and exports
+// work and ticker.
 'use strict';
 
 class Shape {
@@ -68,4 +69,7 @@ async function main() {
   return sink;
 }
 
-main().then((v) => { if (v === 42) console.log(v); });
+if (require.main === module)
+  main().then((v) => { if (v === 42) console.log(v); });
+else
+  module.exports = { work, ticker };
