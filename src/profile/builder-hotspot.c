@@ -38,9 +38,9 @@ static uint32_t java_location(struct hs_builder *b, const struct hs_jvm_named *n
 	return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].comp], lines, (uint32_t)HS_MIN(n, MAX_LINES));
 }
 
-static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw)
+static uint32_t location(struct hs_builder *b, int32_t pid, const uint64_t *w)
 {
-	const struct hs_jvm_rec_frame fr = {pc, a, bw}, *f = &fr;
+	const struct hs_jvm_rec_frame fr = {w[0], w[1], w[2]}, *f = &fr;
 	struct hs_jvm_named nm[MAX_LINES];
 	char stub[80];
 	size_t n = hs_jvm_names_frame(b->opts.rt_names->store[HS_RT_HOTSPOT], pid, f, nm, MAX_LINES, stub, sizeof(stub));
@@ -77,6 +77,7 @@ const struct hs_seg_ops hs_builder_jvm_ops = {
 	.id = HS_RT_HOTSPOT,
 	.tag = "java",
 	.native_kind = HS_JVM_FRAME_NATIVE,
+	.frame_words = sizeof(struct hs_jvm_rec_frame) / 8,
 	.truncated_flag = HS_JVM_TRUNCATED,
 	.top_native = top_native,
 	.same_anywhere = same_anywhere,

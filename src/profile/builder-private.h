@@ -36,6 +36,7 @@ struct hs_seg_ops {
 	unsigned id;
 	const char *tag;     /* "java": its marks are "[java: truncated]" */
 	unsigned native_kind; /* the kind of a frame that gives native code's registers */
+	unsigned frame_words; /* words of a record's frame: pc, a, b (kind in its top byte), more */
 	uint16_t truncated_flag;
 	/* Whether the sample's native frames above the runtime's innermost frame are its own (the
 	 * thread was outside the runtime's code). */
@@ -43,8 +44,9 @@ struct hs_seg_ops {
 	/* Whether a frame of kind is named alike wherever its pc (a frame's location is kept by
 	 * its words, and its pc unless this says so). */
 	bool (*same_anywhere)(unsigned kind);
-	/* The location of a frame (not a native one) of process pid, or UINT32_MAX for none. */
-	uint32_t (*location)(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw);
+	/* The location of a frame (not a native one; frame_words words) of process pid, or
+	 * UINT32_MAX for none. */
+	uint32_t (*location)(struct hs_builder *b, int32_t pid, const uint64_t *frame);
 	/* Whether process pid's frames are read (its store). */
 	bool (*reads)(void *store, int32_t pid);
 	/* Whether location loc of a merged stack is the runtime's machinery, left out unless its

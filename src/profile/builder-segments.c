@@ -12,15 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A record's frame: each segmented runtime's record frames are these three words, with the
- * frame's kind in the top byte of b. */
+/* A record's frame: each segmented runtime's record frames start with these three words, with
+ * the frame's kind in the top byte of b (and have ops->frame_words words). */
 struct rec_frame {
 	uint64_t pc, a, b;
 };
 struct rec {
 	struct hs_rt_head head;
-	struct rec_frame frames[];
+	uint64_t words[];
 };
+
+static const struct rec_frame *frame_at(const struct hs_seg_ops *ops, const struct rec *rec, size_t i)
+{
+	return (const struct rec_frame *)(rec->words + i * ops->frame_words);
+}
 #define KIND_SHIFT 56
 #define VALUE_MASK ((1ULL << KIND_SHIFT) - 1)
 
@@ -56,7 +61,7 @@ void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 	if (!rec || !ops || rec->head.pid != (uint32_t)pid)
 		return;
 	for (size_t i = 0; i < rec->head.nframes; i++) {
-		const struct rec_frame *f = &rec->frames[i];
+		const struct rec_frame *f = frame_at(ops, rec, i);
 		struct hs_regs regs = {0};
 		struct hs_seg_run seg;
 		if (frame_kind(f) != ops->native_kind)
@@ -85,7 +90,8 @@ static uint32_t frame_loc(struct hs_builder *b, const struct hs_seg_ops *ops, in
 {
 	struct hs_builder_seg *j = &b->seg;
 	uint64_t x = ops->same_anywhere(frame_kind(f)) ? 0 : f->pc;
-	uint64_t k = hs_hash_combine(hs_hash_combine(hs_hash_u64(f->a), f->b),
+	uint64_t c = ops->frame_words > 3 ? ((const uint64_t *)f)[3] : 0;
+	uint64_t k = hs_hash_combine(hs_hash_combine(hs_hash_combine(hs_hash_u64(f->a), f->b), c),
 				     x ^ (uint64_t)(uint32_t)pid << 32 ^ (uint64_t)ops->id << 24),
 		 v;
 	struct hs_seg_frame_loc e;
@@ -95,10 +101,10 @@ static uint32_t frame_loc(struct hs_builder *b, const struct hs_seg_ops *ops, in
 		if (!hs_u64map_get(&j->loc_ix, k, &v))
 			break;
 		h = &j->locs.v[v - 1];
-		if (h->pid == pid && h->id == ops->id && h->a == f->a && h->b == f->b && h->x == x)
+		if (h->pid == pid && h->id == ops->id && h->a == f->a && h->b == f->b && h->c == c && h->x == x)
 			return h->loc;
 	}
-	e = (struct hs_seg_frame_loc){pid, ops->location(b, pid, f->pc, f->a, f->b), ops->id, f->a, f->b, x};
+	e = (struct hs_seg_frame_loc){pid, ops->location(b, pid, (const uint64_t *)f), ops->id, f->a, f->b, c, x};
 	hs_vec_push(&j->locs, e);
 	hs_u64map_put(&j->loc_ix, k, j->locs.n);
 	return e.loc;
@@ -155,7 +161,7 @@ static bool native_top(struct hs_builder *b, const struct hs_seg_ops *ops, int32
 		push(b, hs_builder_frame_location(b, pid, &cc->frames.v[i], &stable));
 	if (!ops->top_native(&rec->head))
 		return true; /* the leaf is the runtime's code */
-	return native_until(b, pid, cc->frames.v + i, cc->frames.n - i, rec->frames[0].pc);
+	return native_until(b, pid, cc->frames.v + i, cc->frames.n - i, frame_at(ops, rec, 0)->pc);
 }
 
 /* The native frames of segment seg, up to the runtime's frames at next (0: to the end, and its
@@ -208,7 +214,7 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 	if (!native_top(b, ops, pid, rec))
 		cut(b, ops, "native frames lost"); /* a gap, marked: the runtime's frames follow */
 	for (size_t i = 0; i < rec->head.nframes; i++) {
-		const struct rec_frame *f = &rec->frames[i];
+		const struct rec_frame *f = frame_at(ops, rec, i);
 		uint64_t next = 0;
 		if (frame_kind(f) != ops->native_kind) {
 			uint32_t loc = frame_loc(b, ops, pid, f);
@@ -217,11 +223,11 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 			continue;
 		}
 		if (i + 1 < rec->head.nframes)
-			next = rec->frames[i + 1].pc;
+			next = frame_at(ops, rec, i + 1)->pc;
 		if (nseg >= j->seg.n || !native_run(b, pid, &j->seg.v[nseg++], next))
 			cut(b, ops, "native frames lost");
 	}
-	if (rec->head.nframes && frame_kind(&rec->frames[rec->head.nframes - 1]) != ops->native_kind)
+	if (rec->head.nframes && frame_kind(frame_at(ops, rec, rec->head.nframes - 1)) != ops->native_kind)
 		cut(b, ops, rec->head.flags & ops->truncated_flag ? "truncated" : "unwalkable frame");
 	j->out.n = drop_internal(b, ops, j->out.v, j->out.n);
 	hs_vec_reserve(&b->locs, j->out.n);

@@ -17,9 +17,11 @@ static const uint8_t kinds[] = {
 	[HS_V8_FRAME_FUNCTION] = HS_KIND_JIT,
 };
 
-static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_t a, uint64_t bw)
+static uint32_t location(struct hs_builder *b, int32_t pid, const uint64_t *w)
 {
-	unsigned kind = (unsigned)(bw >> HS_V8_FRAME_SHIFT);
+	const struct hs_v8_rec_frame fr = {w[0], w[1], w[2], w[3]};
+	uint64_t pc = fr.pc;
+	unsigned kind = (unsigned)(fr.b >> HS_V8_FRAME_SHIFT);
 	if (kind == HS_V8_FRAME_BUILTIN) {
 		/* the builtins' copy maps the binary's file where its own text has them: named by
 		 * the binary's symbols either way */
@@ -37,7 +39,6 @@ static uint32_t location(struct hs_builder *b, int32_t pid, uint64_t pc, uint64_
 			hs_profile_str(b->p, b->p->functions.v[b->p->lines.v[l->line0 + l->nlines - 1].function].name));
 	}
 	{
-		const struct hs_v8_rec_frame fr = {pc, a, bw};
 		struct hs_v8_named nm[MAX_LINES];
 		struct hs_line lines[MAX_LINES];
 		size_t n = hs_v8_names_frame(b->opts.rt_names->store[HS_RT_V8], pid, &fr, nm, MAX_LINES);
@@ -97,6 +98,7 @@ const struct hs_seg_ops hs_builder_v8_ops = {
 	.id = HS_RT_V8,
 	.tag = "javascript",
 	.native_kind = HS_V8_FRAME_NATIVE,
+	.frame_words = sizeof(struct hs_v8_rec_frame) / 8,
 	.truncated_flag = HS_V8_TRUNCATED,
 	.top_native = top_native,
 	.same_anywhere = same_anywhere,

@@ -104,7 +104,7 @@ struct hs_seg_frame_loc {
 	int32_t pid;
 	uint32_t loc;
 	unsigned id; /* the runtime's */
-	uint64_t a, b, x;
+	uint64_t a, b, c, x;
 };
 
 /* The native frames unwound from one of such a stack's native frames. */

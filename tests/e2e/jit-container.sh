@@ -9,6 +9,7 @@
 #    through a stdio buffer and flushes it only when the buffer fills or at exit, so this node
 #    exits during the recording (its namespace, and the tmpfs holding the file, go with it): the
 #    records it flushed last are still read, through the file hotstack holds open.
+# The JavaScript frame reader is left out (--no-js): this is the perf map and the jitdump.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,14 +51,14 @@ stop() {
 start --perf-basic-prof 20
 [ ! -e "/tmp/perf-$pid.map" ] && [ -e "/proc/$pid/root/tmp/perf-1.map" ] ||
 	fail "the perf map is not where the test expects it (inside the namespace only, as perf-1.map)"
-"$HOTSTACK" record -v -p "$pid" -d 1.5 -o "$dir/map.folded" >/dev/null 2>"$dir/map.err" || fail "record: $(cat "$dir/map.err")"
+"$HOTSTACK" record --no-js -v -p "$pid" -d 1.5 -o "$dir/map.folded" >/dev/null 2>"$dir/map.err" || fail "record: $(cat "$dir/map.err")"
 stop
 grep -q ';JS:[~^+*]\{0,1\}fib [^;]*_\[j\]' "$dir/map.folded" ||
 	fail "no named fib frames through the namespace's perf map: $(grep JIT "$dir/map.err") $(head -3 "$dir/map.folded" | cut -c1-300)"
 echo "jit-container: perf map read as /proc/$pid/root/tmp/perf-1.map"
 
 start --perf-prof 2.5
-"$HOTSTACK" record -v -p "$pid" -d 10 -o "$dir/dump.folded" >/dev/null 2>"$dir/dump.err" || fail "record: $(cat "$dir/dump.err")"
+"$HOTSTACK" record --no-js -v -p "$pid" -d 10 -o "$dir/dump.folded" >/dev/null 2>"$dir/dump.err" || fail "record: $(cat "$dir/dump.err")"
 stop
 grep -q 'JIT: 1 jitdump files' "$dir/dump.err" || fail "the jitdump was not found: $(grep JIT "$dir/dump.err")"
 grep -q ';JS:[~^+*]\{0,1\}fib [^;]*_\[j\]' "$dir/dump.folded" ||

@@ -5,6 +5,8 @@
 # read (hotstack -v counts them). --interpreted-frames-native-stack gives interpreted functions
 # code of their own, as --perf-basic-prof users do; --perf-prof-unwinding-info adds V8's
 # unwinding records.
+# The JavaScript frame reader is left out (--no-js): this is the jitdump, what runs where it
+# cannot.
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +14,7 @@ set -eu
 . "$(dirname "$0")/jit-node-lib.sh"
 (cd "$dir" && node --perf-prof --perf-prof-unwinding-info --interpreted-frames-native-stack -e 0 2>/dev/null) ||
 	skip "this node does not know --perf-prof"
-(cd "$dir" && "$HOTSTACK" record -v -o "$dir/dump.folded" -- \
+(cd "$dir" && "$HOTSTACK" record --no-js -v -o "$dir/dump.folded" -- \
 	node --perf-prof --perf-prof-unwinding-info --interpreted-frames-native-stack "$dir/rec.js" \
 	>"$dir/dump.out" 2>"$dir/dump.err") || fail "record: $(cat "$dir/dump.err")"
 ls "$dir"/jit-*.dump >/dev/null 2>&1 || fail "node wrote no jitdump file"

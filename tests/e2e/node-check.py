@@ -1,7 +1,7 @@
 """Checks a folded profile (written with --lines) of tests/workloads/node/hot.js: its JavaScript
 frames.
 
-usage: node-check.py FILE.folded
+usage: node-check.py FILE.folded [--moving]
 Prints one line of figures, and exits 1 with one line per failed property:
   1. of the samples whose innermost hot.js function is fib, at least 95% carry the exact chain of
      hot.js functions from the first one (the module's body, or main resumed by the event loop)
@@ -9,6 +9,8 @@ Prints one line of figures, and exits 1 with one line per failed property:
   2. no sample is complete-but-wrong: a stack with no placeholder frame ("[...]") whose hot.js
      functions do not follow the workload's call tree, or that does not start at node::Start;
   3. the cold function (coldWalk's coldLoop, new each round) is named in some samples.
+--moving: the collector moves objects all the time (node --stress-compaction): what it moved
+before it was named is [unknown javascript], so only 2 (and that fib was sampled) is checked.
 """
 import re
 import sys
@@ -84,13 +86,14 @@ def main():
     print("node-check: fib leaf %d of %d whole (%.1f%%); complete-but-wrong %d of %d; cold %d"
           % (fib_whole, fib_total, share, wrong, total, cold))
     errors = []
+    moving = "--moving" in sys.argv
     if fib_total < 50:
         errors.append("only %d samples with fib innermost" % fib_total)
-    elif share < 95:
+    elif share < 95 and not moving:
         errors.append("only %.1f%% of fib's samples carry the whole chain" % share)
     if wrong:
         errors.append("%d samples complete but wrong" % wrong)
-    if not cold:
+    if not cold and not moving:
         errors.append("the cold function is never named")
     if errors:
         for e in errors:

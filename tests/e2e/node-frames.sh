@@ -1,8 +1,9 @@
 #!/bin/sh
 # JavaScript frames read from outside node at sample time, with no flag: a program with a known
 # call tree (tests/workloads/node/hot.js) recorded as the command and attached to with -p after
-# its warm-up, run with --no-opt --no-sparkplug (all interpreted), --always-sparkplug, and
-# --perf-basic-prof (its perf map names no frame twice). node-check.py checks each profile: 95% of
+# its warm-up, run with --no-opt --no-sparkplug (all interpreted), --always-sparkplug,
+# --perf-basic-prof (its perf map names no frame twice) and --stress-compaction (what a function
+# shares moved all the time: what moved before it was named is unknown, never misnamed). node-check.py checks each profile: 95% of
 # fib's samples carry the whole chain over node::Start, no stack is complete but wrong, the cold
 # function is named. Interpreted, baseline and optimised frames are told apart; V8's builtins
 # show only with --js-internals. Without the rights to load BPF programs (as nobody) one line says
@@ -21,28 +22,35 @@ if ! "$BUILDDIR/tests/tools/hs-v8-probe" --file "$(readlink -f "$node")" >/dev/n
 	fail "node's metadata refused: $(cat "$dir/probe.err")"
 fi
 
-verify() { # NAME
+verify() { # NAME [CHECK OPTIONS]
 	grep -q '^hotstack: JavaScript: frame reader loaded$' "$dir/$1.err" ||
 		fail "$1: the JavaScript frame reader did not run: $(cat "$dir/$1.err")"
 	"$HOTSTACK" report "$dir/$1.pb.gz" --lines -o "$dir/$1.folded" 2>"$dir/$1.rep" ||
 		fail "$1: report: $(cat "$dir/$1.rep")"
-	python3 "$check" "$dir/$1.folded" >"$dir/$1.check" 2>&1 || fail "$1: $(cat "$dir/$1.check")"
-	echo "node-frames: $1: $(cat "$dir/$1.check")"
-}
-
-started() { # NAME [NODE OPTIONS] [-- RECORD OPTIONS]
 	name=$1
 	shift
-	opts=
+	python3 "$check" "$dir/$name.folded" "$@" >"$dir/$name.check" 2>&1 || fail "$name: $(cat "$dir/$name.check")"
+	echo "node-frames: $name: $(cat "$dir/$name.check")"
+}
+
+started() { # NAME [NODE OPTIONS] [-- RECORD OPTIONS [-- CHECK OPTIONS]]
+	name=$1
+	shift
+	opts='' ropts=''
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		opts="$opts $1"
 		shift
 	done
 	[ $# -gt 0 ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		ropts="$ropts $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
 	# shellcheck disable=SC2086 # opts are words
-	"$HOTSTACK" record -v -d 6 "$@" -o "$dir/$name.pb.gz" -- "$node" $opts "$hot" 4 \
+	"$HOTSTACK" record -v -d 6 $ropts -o "$dir/$name.pb.gz" -- "$node" $opts "$hot" 4 \
 		>"$dir/$name.out" 2>"$dir/$name.err" || fail "$name: record: $(cat "$dir/$name.err")"
-	verify "$name"
+	verify "$name" "$@"
 }
 
 started default
@@ -68,6 +76,8 @@ if grep -q 'fib_\[j\]\|fib_\[1\]' "$dir/interpreted.kinds.folded"; then fail "co
 started baseline --always-sparkplug
 started perfmap --perf-basic-prof
 started internals -- --js-internals
+# the collector moving what functions share all the time: never a wrong name
+started moving --stress-compaction -- -- --moving
 "$HOTSTACK" report "$dir/internals.pb.gz" -o "$dir/internals.kinds.folded" 2>/dev/null
 grep -q 'Builtins_JSEntry_\[b\]\|Builtins_JSEntry;' "$dir/internals.kinds.folded" ||
 	fail "no V8 builtins with --js-internals: $(head -c 1500 "$dir/internals.kinds.folded")"

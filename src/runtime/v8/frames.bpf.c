@@ -101,10 +101,16 @@ static __always_inline void emit(struct scratch *sc, __u64 pc, __u64 a, __u64 b,
 
 	if (n >= HS_V8_MAX_FRAMES)
 		return;
+	/* the mask kept, for the verifier: the compiler would drop it after the test */
+	asm volatile("" : "+r"(n));
 	f = &sc->s.frames[n & (HS_V8_MAX_FRAMES - 1)];
 	f->pc = pc;
 	f->a = a;
 	f->b = (b & HS_V8_VALUE_MASK) | kind << HS_V8_FRAME_SHIFT;
+	/* a function's: what its SharedFunctionInfo names it by now */
+	f->check = kind >= HS_V8_FRAME_INTERP && kind <= HS_V8_FRAME_FUNCTION
+			   ? hs_read_ptr(a - sc->pi.heap_tag + sc->pi.sfi_name)
+			   : 0;
 	sc->n = n + 1;
 }
 

@@ -59,6 +59,7 @@ static int proc_info(const void *proc, void *ret)
 		.code_start = l->code_start,
 		.code_size = l->code_size,
 		.code_flags = l->code_flags,
+		.sfi_name = l->sfi_name_or_scope_info,
 		.fp_context = l->fp_context,
 		.fp_function = l->fp_function,
 		.fp_bytecode_array = l->fp_bytecode_array,

@@ -88,22 +88,34 @@ void hs_v8_names_add_proc(struct hs_v8_names *n, int32_t pid, const struct hs_v8
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* The function of sfi in p, read the first time it is asked for; NULL when it cannot be. */
-static const struct hs_v8_function *function(struct proc *p, uint64_t sfi)
+/* The function of sfi in p as it was when its name_or_scope_info was check (0: not known),
+ * read the first time it is asked for; NULL when it cannot be, or when sfi names another now
+ * (the collector moved it and put another there). */
+static const struct hs_v8_function *function(struct proc *p, uint64_t sfi, uint64_t check)
 {
 	struct hs_v8_function *f;
-	uint64_t ix;
+	uint64_t key = check ? hs_hash_combine(hs_hash_u64(sfi), check) : sfi, ix, now;
 
-	if (hs_u64map_get(&p->fns, sfi, &ix))
-		return ix ? p->fn.v[ix - 1] : NULL;
+	for (;; key++) {
+		if (!hs_u64map_get(&p->fns, key, &ix))
+			break;
+		if (!ix)
+			return NULL;
+		f = p->fn.v[ix - 1];
+		if (f->sfi == sfi && f->check == check)
+			return f;
+	}
 	f = hs_xmalloc(sizeof(*f));
-	if (hs_v8_sfi_read(&p->v8.lay, &p->mem, sfi, f)) {
+	if (hs_v8_sfi_read(&p->v8.lay, &p->mem, sfi, f) ||
+	    (check && (hs_v8_field(&p->v8.lay, &p->mem, sfi, p->v8.lay.sfi_name_or_scope_info, &now) || now != check))) {
 		free(f);
-		hs_u64map_put(&p->fns, sfi, 0);
+		hs_u64map_put(&p->fns, key, 0);
 		return NULL;
 	}
+	f->sfi = sfi;
+	f->check = check;
 	hs_vec_push(&p->fn, f);
-	hs_u64map_put(&p->fns, sfi, p->fn.n);
+	hs_u64map_put(&p->fns, key, p->fn.n);
 	return f;
 }
 
@@ -122,7 +134,7 @@ void hs_v8_names_prefetch(struct hs_v8_names *n, const struct hs_v8_sample *s)
 		for (size_t i = 0; i < s->head.nframes && named < HS_V8_PREFETCH_DEPTH; i++) {
 			unsigned k = kind_of(&s->frames[i]);
 			if (k >= HS_V8_FRAME_INTERP && k <= HS_V8_FRAME_FUNCTION) {
-				function(p, s->frames[i].a);
+				function(p, s->frames[i].a, s->frames[i].check);
 				named++;
 			}
 		}
@@ -151,17 +163,6 @@ const struct hs_v8 *hs_v8_names_proc(struct hs_v8_names *n, int32_t pid)
 	p = find(n, pid);
 	pthread_mutex_unlock(&n->lock);
 	return p ? &p->v8 : NULL;
-}
-
-bool hs_v8_names_function(struct hs_v8_names *n, int32_t pid, uint64_t sfi, const struct hs_v8_function **f)
-{
-	struct proc *p;
-
-	pthread_mutex_lock(&n->lock);
-	p = find(n, pid);
-	*f = p ? function(p, sfi) : NULL;
-	pthread_mutex_unlock(&n->lock);
-	return *f != NULL;
 }
 
 /* The line ends of script, read the first time; NULL when they cannot be. */
@@ -211,8 +212,8 @@ static uint64_t bytecode_table(struct proc *p, const struct hs_v8_function *f)
 #define MAX_INLINED 32
 
 /* The functions optimised code runs at pc; 0 when the code is not the frame's any more. */
-static size_t optimized(struct proc *p, uint64_t sfi, uint64_t code, uint64_t pc, bool ret, struct hs_v8_named *out,
-			size_t max)
+static size_t optimized(struct proc *p, uint64_t sfi, uint64_t check, uint64_t code, uint64_t pc, bool ret,
+			struct hs_v8_named *out, size_t max)
 {
 	const struct hs_v8_layout *l = &p->v8.lay;
 	struct hs_v8_scope sc[MAX_INLINED];
@@ -230,7 +231,14 @@ static size_t optimized(struct proc *p, uint64_t sfi, uint64_t code, uint64_t pc
 	    hs_v8_inlined(l, &p->mem, code, pos, sc, MAX_INLINED, &n) || !n || sc[n - 1].sfi != sfi)
 		return 0;
 	for (size_t i = 0; i < n && k < max; i++) {
-		const struct hs_v8_function *f = function(p, sc[i].sfi);
+		/* the frame's own function as the sample saw it; those inlined in it as they are
+		 * now (their addresses were read now, from the code): never by address alone, which
+		 * the collector may have given another function since it was cached */
+		uint64_t now = check;
+		const struct hs_v8_function *f;
+		if (sc[i].sfi != sfi && hs_v8_field(l, &p->mem, sc[i].sfi, l->sfi_name_or_scope_info, &now))
+			return 0;
+		f = function(p, sc[i].sfi, now);
 		if (!f)
 			return 0;
 		out[k] = (struct hs_v8_named){f, 0, 0, i + 1 < n, HS_V8_FRAME_OPTIMIZED};
@@ -301,14 +309,15 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 	if (!max)
 		return 0;
 	pthread_mutex_lock(&n->lock);
-	if (!(p = find(n, pid)) || !(f = function(p, fr->a)))
+	if (!(p = find(n, pid)) || !(f = function(p, fr->a, fr->check)))
 		goto out;
 	if (kind == HS_V8_FRAME_OPTIMIZED &&
-	    (k = optimized(p, fr->a, fr->b & (HS_V8_PC_EXACT - 1), fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
+	    (k = optimized(p, fr->a, fr->check, fr->b & (HS_V8_PC_EXACT - 1), fr->pc, !(fr->b & HS_V8_PC_EXACT), out,
+			   max)))
 		goto out;
 	if (kind == HS_V8_FRAME_FUNCTION && fr->pc) {
 		uint64_t code = code_at(p, fr->pc);
-		if (code && (k = optimized(p, fr->a, code, fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
+		if (code && (k = optimized(p, fr->a, fr->check, code, fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
 			goto out;
 	}
 	out[0] = (struct hs_v8_named){f, 0, 0, false, (uint8_t)kind};

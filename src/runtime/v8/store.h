@@ -18,17 +18,13 @@ struct hs_v8_names *hs_v8_names_new(void);
 void hs_v8_names_free(struct hs_v8_names *n);
 /* Process pid runs v8 (copied), from now until hs_v8_names_forget(). */
 void hs_v8_names_add_proc(struct hs_v8_names *n, int32_t pid, const struct hs_v8 *v8);
-/* Reads the functions of a record's innermost frames (a struct hs_v8_sample) not read yet. */
-#define HS_V8_PREFETCH_DEPTH 8
+/* Reads the functions of a record's frames (a struct hs_v8_sample) not read yet: all of them, while
+ * the collector has not moved them yet. */
+#define HS_V8_PREFETCH_DEPTH HS_V8_MAX_FRAMES
 void hs_v8_names_prefetch(struct hs_v8_names *n, const struct hs_v8_sample *s);
 void hs_v8_names_forget(struct hs_v8_names *n, const struct hs_u64map *gone);
 /* Whether process pid is a V8 whose frames are read, and its V8 (valid until forgotten). */
 const struct hs_v8 *hs_v8_names_proc(struct hs_v8_names *n, int32_t pid);
-
-/* The function of a frame (not of kind HS_V8_FRAME_BUILTIN or _NATIVE) of process pid: true and
- * *f, valid until hs_v8_names_free(); false when it cannot be read (the process is gone, or sfi
- * is no SharedFunctionInfo any more). */
-bool hs_v8_names_function(struct hs_v8_names *n, int32_t pid, uint64_t sfi, const struct hs_v8_function **f);
 
 /* One function of a frame, named. */
 struct hs_v8_named {

@@ -93,6 +93,7 @@ struct hs_v8_function {
 	char file[512];  /* its script's name (a path, a file: URL, "node:internal/..."), or "" */
 	uint64_t script; /* its Script, or 0 */
 	uint64_t data;   /* its function data (a BytecodeArray, baseline code, ...) */
+	uint64_t sfi, check; /* where it was read, and its name_or_scope_info then (for a store) */
 };
 /* Reads SharedFunctionInfo sfi: 0; -EBADMSG when sfi is not one; -EFAULT. */
 int hs_v8_sfi_read(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t sfi, struct hs_v8_function *f);

@@ -20,7 +20,7 @@ struct hs_v8_walk_proc {
 	/* instance types */
 	hs_u16 t_js_function_first, t_js_function_last, t_sfi, t_code, t_bytecode_array;
 	/* fields, in bytes from an object's start */
-	hs_u16 map_instance_type, fn_shared, fn_code, code_start, code_size, code_flags;
+	hs_u16 map_instance_type, fn_shared, fn_code, code_start, code_size, code_flags, sfi_name;
 	/* frame slots, negative, in bytes from the frame pointer */
 	hs_s16 fp_context, fp_function, fp_bytecode_array, fp_bytecode_offset;
 	/* frame types (the context slot of a typed frame holds type << 1) */
@@ -28,7 +28,7 @@ struct hs_v8_walk_proc {
 	hs_u8 code_kind_mask, code_kind_shift, kind_baseline, kind_interpreted;
 	hs_u8 heap_tag, heap_tag_mask;
 	hs_u8 reg_bytecode_array, reg_bytecode_offset; /* 9, 12: read as r9, r12 on x86_64 only */
-	hs_u8 pad[2];
+	hs_u8 pad[4];
 };
 
 /* A frame's kind, in the top byte of its b. */
@@ -53,6 +53,10 @@ enum hs_v8_frame_kind {
 struct hs_v8_rec_frame {
 	hs_u64 pc; /* 0 where it is not known (a frame under a builtin that has none of its own) */
 	hs_u64 a, b;
+	/* a function's frame: its SharedFunctionInfo's name_or_scope_info at the sample, which names
+	 * it only while the same (the collector moves what a function shares, and may put another
+	 * there) */
+	hs_u64 check;
 };
 
 enum hs_v8_sample_flag {
