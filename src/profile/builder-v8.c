@@ -63,10 +63,11 @@ static bool top_native(const struct hs_rt_head *h)
 	return true;
 }
 
-/* an interpreted frame's bytecode offset says where; a compiled frame's pc */
+/* an interpreted frame's bytecode offset says where; a compiled frame's pc (a function's too:
+ * it may run code compiled on the stack, whose lines its pc gives) */
 static bool same_anywhere(unsigned kind)
 {
-	return kind == HS_V8_FRAME_INTERP || kind == HS_V8_FRAME_FUNCTION;
+	return kind == HS_V8_FRAME_INTERP;
 }
 
 static bool reads(void *store, int32_t pid)

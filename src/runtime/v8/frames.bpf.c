@@ -32,6 +32,9 @@ struct scratch {
 	__u64 pc, sp, fp, base; /* base: the sampled stack pointer */
 	__u64 r9, r12, rdi;
 	__u64 scan; /* looking up the stack from here for a return address into V8's code */
+	/* the last function read in this sample, and what was read of it */
+	__u64 last_fn, last_sfi, last_code, last_start, last_size, last_check;
+	__u32 last_kind;
 	__u64 words[8];
 	__u32 n, leaf, wake, done, in_v8, scanned;
 };
@@ -108,9 +111,9 @@ static __always_inline void emit(struct scratch *sc, __u64 pc, __u64 a, __u64 b,
 	f->a = a;
 	f->b = (b & HS_V8_VALUE_MASK) | kind << HS_V8_FRAME_SHIFT;
 	/* a function's: what its SharedFunctionInfo names it by now */
-	f->check = kind >= HS_V8_FRAME_INTERP && kind <= HS_V8_FRAME_FUNCTION
-			   ? hs_read_ptr(a - sc->pi.heap_tag + sc->pi.sfi_name)
-			   : 0;
+	f->check = kind < HS_V8_FRAME_INTERP || kind > HS_V8_FRAME_FUNCTION ? 0
+		   : a == sc->last_sfi				    ? sc->last_check
+								    : hs_read_ptr(a - sc->pi.heap_tag + sc->pi.sfi_name);
 	sc->n = n + 1;
 }
 
@@ -139,8 +142,18 @@ static __always_inline int js_frame(struct scratch *sc, __u64 fn, __u64 pc)
 {
 	const struct hs_v8_walk_proc *pi = &sc->pi;
 	__u64 sfi, code, start = 0, size = 0, off = sc->slots[0];
-	__u32 t = type_of(sc, fn), kind = 0xff;
+	__u32 t, kind = 0xff;
 
+	if (fn == sc->last_fn) {
+		/* the caller's function again (recursion): read in this sample already */
+		sfi = sc->last_sfi;
+		code = sc->last_code;
+		start = sc->last_start;
+		size = sc->last_size;
+		kind = sc->last_kind;
+		goto known;
+	}
+	t = type_of(sc, fn);
 	if (t < pi->t_js_function_first || t > pi->t_js_function_last) {
 		sc->s.head.flags |= HS_V8_LOST;
 		return 0;
@@ -157,6 +170,14 @@ static __always_inline int js_frame(struct scratch *sc, __u64 fn, __u64 pc)
 		size = code_u32(sc, pi->code_size);
 		kind = (code_u32(sc, pi->code_flags) >> pi->code_kind_shift) & pi->code_kind_mask;
 	}
+	sc->last_fn = fn;
+	sc->last_sfi = sfi;
+	sc->last_code = code;
+	sc->last_start = start;
+	sc->last_size = size;
+	sc->last_kind = kind;
+	sc->last_check = hs_read_ptr(sfi - pi->heap_tag + pi->sfi_name);
+known:
 	if (pc && pc - start < size && in_jit(sc, pc)) {
 		/* its own compiled code runs */
 		__u64 exact = sc->leaf ? HS_V8_PC_EXACT : 0;
@@ -308,8 +329,10 @@ static long frame_step(__u32 i, void *unused)
 		sc->s.head.flags |= HS_V8_TRUNCATED;
 		return 1;
 	}
-	/* the chain must go up the stack, and not far */
-	if (!sc->fp || sc->fp < sc->sp || sc->fp - sc->base > (64ULL << 20) || (sc->fp & 7))
+	/* the chain must go up the stack, and not far; it ends where a thread began (0) */
+	if (!sc->fp)
+		goto done;
+	if (sc->fp < sc->sp || sc->fp - sc->base > (64ULL << 20) || (sc->fp & 7))
 		goto end;
 	pc = sc->pc;
 	if (!in_builtins(sc, pc) && !in_jit(sc, pc)) {
@@ -354,11 +377,13 @@ static long frame_step(__u32 i, void *unused)
 	return 0;
 end:
 	if (!sc->n && !sc->scanned) {
-		/* no V8 frame found from the frame pointers: looked for on the stack, once */
+		/* the frame pointers led nowhere before any V8 frame: looked for on the stack,
+		 * once (not where they led to the thread's beginning: a thread of native code) */
 		sc->scanned = 1;
 		sc->scan = sc->base;
 		return 0;
 	}
+done:
 	sc->done = 1;
 	return 1;
 }
@@ -401,6 +426,8 @@ int hs_v8_read_frames(struct bpf_perf_event_data *ctx)
 	sc->in_v8 = 0;
 	sc->scan = 0;
 	sc->scanned = 0;
+	sc->last_fn = 0;
+	sc->last_sfi = 0;
 	bpf_loop(HS_V8_MAX_STEPS, frame_step, NULL, 0);
 	/* no frame of V8's, or only the native registers to resume from */
 	if (!sc->n) {

@@ -21,6 +21,7 @@ struct proc {
 	struct hs_u64map fns; /* SharedFunctionInfo -> index in fn + 1 (0: cannot be read) */
 	HS_VEC(struct hs_v8_function *) fn;
 	uint64_t is_map; /* the map of InstructionStreams, once one was found */
+	struct hs_u64map codes; /* pc -> the Code found holding it + 1 (1: none) */
 	struct hs_u64map scripts; /* Script -> index in lines + 1 (0: cannot be read) */
 	HS_VEC(struct lines) lines;
 };
@@ -49,6 +50,7 @@ static void proc_free(struct proc *p)
 		free(p->lines.v[i].ends);
 	hs_vec_free(&p->lines);
 	hs_u64map_release(&p->scripts);
+	hs_u64map_release(&p->codes);
 	free(p);
 }
 
@@ -316,7 +318,12 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 			   max)))
 		goto out;
 	if (kind == HS_V8_FRAME_FUNCTION && fr->pc) {
-		uint64_t code = code_at(p, fr->pc);
+		/* looked for once per pc: the Code found is checked when named, as any */
+		uint64_t code;
+		if (hs_u64map_get(&p->codes, fr->pc, &code))
+			code--;
+		else
+			hs_u64map_put(&p->codes, fr->pc, (code = code_at(p, fr->pc)) + 1);
 		if (code && (k = optimized(p, fr->a, fr->check, code, fr->pc, !(fr->b & HS_V8_PC_EXACT), out, max)))
 			goto out;
 	}
