@@ -4,6 +4,8 @@
  * next to its compiled code so that calls to them are short). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -87,56 +89,103 @@ static int file_offset(Elf *elf, uint64_t addr, uint64_t *off)
 	return -ENOENT;
 }
 
+/* The last binary read: a node that is starting is looked at every few milliseconds until its
+ * code range is made, and its symbols (hundreds of thousands) are read once. */
+static struct {
+	pthread_mutex_t lock;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	int fd; /* -1: none */
+	Elf *elf;
+	enum hs_v8_found found;
+	char why[256];
+	struct hs_v8_syms syms;
+	struct hs_v8_layout lay;
+} last = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, {0, 0}, -1, NULL, HS_V8_ABSENT, "", {0}, {0}};
+
+/* Reads the binary open at fd into last (its lock held): its symbols and layout, or why not. */
+static void read_symbols(int fd, const struct stat *st, const char *path)
+{
+	GElf_Ehdr eh;
+	int rc;
+
+	if (last.fd >= 0) {
+		hs_v8_syms_release(&last.syms);
+		if (last.elf)
+			elf_end(last.elf);
+		close(last.fd);
+	}
+	last.fd = fd;
+	last.dev = st->st_dev;
+	last.ino = st->st_ino;
+	last.size = st->st_size;
+	last.mtime = st->st_mtim;
+	last.found = HS_V8_UNSUPPORTED;
+	last.why[0] = 0;
+	elf_version(EV_CURRENT);
+	last.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!last.elf || !gelf_getehdr(last.elf, &eh) || eh.e_machine != EM_X86_64) {
+		snprintf(last.why, sizeof(last.why), "v8: '%.200s' is not an x86_64 ELF file", path);
+		return;
+	}
+	if ((rc = hs_v8_syms_read(last.elf, &last.syms)) == -ENOENT) {
+		last.found = HS_V8_ABSENT;
+		return;
+	}
+	if (rc) {
+		snprintf(last.why, sizeof(last.why), "v8: '%.200s': its v8dbg_ symbols cannot be read", path);
+		return;
+	}
+	if (!hs_v8_layout_read(&last.syms, &last.lay, last.why, sizeof(last.why)))
+		last.found = HS_V8_SUPPORTED;
+}
+
 /* Reads the binary of s->first into v: HS_V8_ABSENT when it has no v8dbg_* symbol. */
 static enum hs_v8_found read_binary(int32_t pid, struct scan *s, struct hs_v8 *v, char *why, size_t whylen)
 {
-	struct hs_v8_syms syms = {0};
+	const struct hs_v8_syms *syms = &last.syms;
 	enum hs_v8_found found = HS_V8_UNSUPPORTED;
-	GElf_Ehdr eh;
-	Elf *elf;
-	int fd, rc;
+	struct stat st;
+	int fd;
 
-	if ((fd = hs_rt_open_mapped(pid, &s->first)) < 0) {
+	if ((fd = hs_rt_open_mapped(pid, &s->first)) < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(why, whylen, "v8: cannot open '%.200s'", s->first.path);
 		return HS_V8_UNSUPPORTED;
 	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64) {
-		snprintf(why, whylen, "v8: '%.200s' is not an x86_64 ELF file", s->first.path);
+	pthread_mutex_lock(&last.lock);
+	if (last.fd >= 0 && last.dev == st.st_dev && last.ino == st.st_ino && last.size == st.st_size &&
+	    last.mtime.tv_sec == st.st_mtim.tv_sec && last.mtime.tv_nsec == st.st_mtim.tv_nsec)
+		close(fd);
+	else
+		read_symbols(fd, &st, s->first.path);
+	if (last.found != HS_V8_SUPPORTED) {
+		snprintf(why, whylen, "%s", last.why);
+		found = last.found;
 		goto out;
 	}
-	if ((rc = hs_v8_syms_read(elf, &syms)) == -ENOENT) {
-		found = HS_V8_ABSENT;
-		goto out;
-	}
-	if (rc) {
-		snprintf(why, whylen, "v8: '%.200s': its v8dbg_ symbols cannot be read", s->first.path);
-		goto out;
-	}
-	if (hs_v8_layout_read(&syms, &v->lay, why, whylen))
-		goto out;
-	if (hs_rt_load_bias(elf, &s->first, &v->bias)) {
+	v->lay = last.lay;
+	if (hs_rt_load_bias(last.elf, &s->first, &v->bias)) {
 		snprintf(why, whylen, "v8: '%.200s' is mapped where none of its segments is", s->first.path);
 		goto out;
 	}
-	if (!syms.blob || file_offset(elf, syms.blob, &s->blob_off)) {
+	if (!syms->blob || file_offset(last.elf, syms->blob, &s->blob_off)) {
 		snprintf(why, whylen, "v8: '%.200s' has no embedded builtins that can be found", s->first.path);
 		goto out;
 	}
-	v->blob = v->bias + syms.blob;
-	v->blob_size = syms.blob_size;
-	if (syms.trampoline >= syms.blob && syms.trampoline + syms.trampoline_size <= syms.blob + syms.blob_size) {
-		v->trampoline = v->bias + syms.trampoline;
-		v->trampoline_size = syms.trampoline_size;
+	v->blob = v->bias + syms->blob;
+	v->blob_size = syms->blob_size;
+	if (syms->trampoline >= syms->blob && syms->trampoline + syms->trampoline_size <= syms->blob + syms->blob_size) {
+		v->trampoline = v->bias + syms->trampoline;
+		v->trampoline_size = syms->trampoline_size;
 	}
 	snprintf(v->path, sizeof(v->path), "%s", s->first.path);
 	found = HS_V8_SUPPORTED;
 out:
-	hs_v8_syms_release(&syms);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	pthread_mutex_unlock(&last.lock);
 	return found;
 }
 

@@ -132,8 +132,9 @@ const struct hs_runtime hs_v8_runtime = {
 	.shows = "[anon] frames and V8's builtins, or the names of a perf map",
 	.fallback = "node --perf-basic-prof",
 	.maybe = hs_v8_maybe_runtime,
-	/* the code range is made when the first isolate starts */
-	.look_ms = 2000,
+	/* the code range is made when the first isolate starts: seconds after exec on a busy
+	 * machine, or under a collector stressed (the binary's symbols are read once) */
+	.look_ms = 10000,
 	.find = find,
 	.proc_free = free,
 	.proc_info_size = sizeof(struct hs_v8_walk_proc),
