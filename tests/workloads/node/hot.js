@@ -4,7 +4,7 @@
 // that gets optimised (fib) and a cold one that stays interpreted (coldWalk, run once a round
 // over a fresh function each time). Prints "ready" once warmed up, then runs for the seconds
 // given (default 30). Required as a module (bench/node-bench.js), it runs nothing and exports
-// work and ticker.
+// its functions.
 'use strict';
 
 class Shape {
@@ -72,4 +72,4 @@ async function main() {
 if (require.main === module)
   main().then((v) => { if (v === 42) console.log(v); });
 else
-  module.exports = { work, ticker };
+  module.exports = { work, ticker, fib, shapes, Square };
