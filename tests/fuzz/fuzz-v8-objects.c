@@ -40,7 +40,7 @@ static const struct hs_v8_layout *layout(void)
 	static struct hs_v8_layout l;
 	static struct hs_v8_sym v[sizeof(fuzz_v8_syms) / sizeof(*fuzz_v8_syms)];
 	static int done;
-	struct hs_v8_syms s = {v, sizeof(v) / sizeof(*v), {11, 3, 244, 8}, 0, 0, 0, 0, 0};
+	struct hs_v8_syms s = {v, sizeof(v) / sizeof(*v), {11, 3, 244, 8}, 0, 0, 0, 0, 0, NULL, 0};
 	char why[256];
 
 	if (done)

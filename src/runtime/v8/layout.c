@@ -231,6 +231,11 @@ int hs_v8_layout_read(const struct hs_v8_syms *s, struct hs_v8_layout *ret, char
 	tagging(&c, &l);
 	frames(&c, &l, k);
 	objects(&c, &l, k);
+	if (s->sizes && s->nsizes >= 100 && s->nsizes <= 256) {
+		for (int scale = 0; scale < 3; scale++)
+			memcpy(l.sizes[scale], s->sizes + scale * s->nsizes, s->nsizes);
+		l.nsizes = (uint16_t)s->nsizes;
+	}
 	if (c.rc)
 		return c.rc;
 	*ret = l;

@@ -307,3 +307,80 @@ void hs_v8_line_of(const uint32_t *ends, size_t n, int32_t offset, int *line, in
 	*line = (int)lo + 1;
 	*column = (int)((uint32_t)offset - (lo ? ends[lo - 1] + 1 : 0)) + 1;
 }
+
+/* An unsigned VLQ at t[*i], or false at the end. */
+static bool uvlq(const uint8_t *t, size_t n, size_t *i, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	for (;;) {
+		if (*i >= n || shift > 63)
+			return false;
+		*v |= (uint64_t)(t[*i] & 0x7f) << shift;
+		shift += 7;
+		if (!(t[(*i)++] & 0x80))
+			return true;
+	}
+}
+
+int hs_v8_baseline_offset(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t code, uint64_t pc_offset,
+			  int64_t *ret)
+{
+	uint64_t bca, map, end, d;
+	uint8_t *bc, *t;
+	size_t nbc, nt, i = 0, off = 0;
+	int64_t len;
+	uint16_t type;
+	int rc = -EBADMSG;
+
+	if (!l->nsizes)
+		return -ENOENT;
+	if (hs_v8_field(l, mem, code, l->code_deopt, &bca) || hs_v8_field(l, mem, code, l->code_bytecode_offsets, &map))
+		return -EFAULT;
+	if (hs_v8_type(l, mem, bca, &type) || type != l->t_bytecode_array || smi_field(l, mem, bca, l->array_length, &len) ||
+	    len <= 0 || len > (1 << 24))
+		return -EBADMSG;
+	nbc = (size_t)len;
+	bc = hs_xmalloc(nbc);
+	if (rd(mem, bca - l->heap_tag + l->bytecode_data, bc, nbc)) {
+		free(bc);
+		return -EFAULT;
+	}
+	if ((rc = byte_array(l, mem, map, MAX_TABLE, &t, &nt))) {
+		free(bc);
+		return rc;
+	}
+	/* the prologue's code first (the function's entry), then each bytecode's, in order */
+	rc = -ENOENT;
+	if (!uvlq(t, nt, &i, &end))
+		goto out;
+	if (pc_offset <= end) {
+		*ret = -1;
+		rc = 0;
+		goto out;
+	}
+	while (off < nbc && uvlq(t, nt, &i, &d)) {
+		unsigned op = bc[off], scale = 0;
+		size_t size;
+		end += d;
+		/* Wide and DebugBreakWide, ExtraWide and DebugBreakExtraWide scale what follows */
+		if (op <= 3 && off + 1 < nbc) {
+			scale = op == 0 || op == 2 ? 1 : 2;
+			op = bc[off + 1];
+		}
+		if (op >= l->nsizes)
+			break;
+		size = l->sizes[scale][op] + (scale ? 1 : 0);
+		if (pc_offset <= end) {
+			*ret = (int64_t)off;
+			rc = 0;
+			goto out;
+		}
+		off += size;
+	}
+out:
+	free(bc);
+	free(t);
+	return rc;
+}

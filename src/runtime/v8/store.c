@@ -334,6 +334,19 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 		int64_t off = (int64_t)(fr->b & HS_V8_VALUE_MASK) - p->v8.lay.bytecode_bias;
 		if (t && off >= 0 && !hs_v8_position(&p->v8.lay, &p->mem, t, off, &pos))
 			place(p, &out[0], pos.offset);
+	} else if (kind == HS_V8_FRAME_BASELINE) {
+		/* the code must still be the frame's: its instructions hold pc */
+		const struct hs_v8_layout *l = &p->v8.lay;
+		uint64_t code = fr->b & (HS_V8_PC_EXACT - 1), start, t = bytecode_table(p, f);
+		uint32_t size;
+		uint16_t type;
+		int64_t off;
+		if (t && !hs_v8_type(l, &p->mem, code, &type) && type == l->t_code &&
+		    !hs_v8_field(l, &p->mem, code, l->code_start, &start) &&
+		    !p->mem.read(p->mem.ctx, code - l->heap_tag + l->code_size, &size, sizeof(size)) && fr->pc >= start &&
+		    fr->pc - start <= size && !hs_v8_baseline_offset(l, &p->mem, code, fr->pc - start, &off) &&
+		    !hs_v8_position(l, &p->mem, t, off, &pos))
+			place(p, &out[0], pos.offset);
 	}
 out:
 	pthread_mutex_unlock(&n->lock);

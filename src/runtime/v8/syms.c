@@ -159,6 +159,25 @@ int hs_v8_syms_read(void *elfp, struct hs_v8_syms *ret)
 		}
 	}
 	s.bytecode_sizes = other[BYTECODE_SIZES].st_value;
+	/* the interpreter's bytecode sizes, one byte each at each of three operand scales */
+	if (other[BYTECODE_SIZES].st_value && other[BYTECODE_SIZES].st_size % 3 == 0 &&
+	    other[BYTECODE_SIZES].st_size <= 3 * 1024) {
+		size_t n = other[BYTECODE_SIZES].st_size;
+		int64_t v;
+		s.sizes = hs_xmalloc(n);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym one = other[BYTECODE_SIZES];
+			one.st_value += i;
+			if (sym_value_n(elf, &one, 1, &v) || v < 1 || v > 32) {
+				free(s.sizes);
+				s.sizes = NULL;
+				break;
+			}
+			s.sizes[i] = (uint8_t)v;
+		}
+		if (s.sizes)
+			s.nsizes = n / 3;
+	}
 	if (other[TRAMPOLINE].st_value && other[TRAMPOLINE].st_size && other[TRAMPOLINE].st_size < 65536) {
 		s.trampoline = other[TRAMPOLINE].st_value;
 		s.trampoline_size = other[TRAMPOLINE].st_size;
@@ -172,6 +191,7 @@ void hs_v8_syms_release(struct hs_v8_syms *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].name);
 	free(s->v);
+	free(s->sizes);
 	memset(s, 0, sizeof(*s));
 }
 

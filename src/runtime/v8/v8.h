@@ -25,6 +25,8 @@ struct hs_v8_syms {
 	uint64_t blob, blob_size; /* the embedded builtins' code: its address in the file, bytes */
 	uint64_t bytecode_sizes;  /* interpreter::Bytecodes::kBytecodeSizes: its address, or 0 */
 	uint64_t trampoline, trampoline_size; /* the interpreter's entry (a builtin), or 0s */
+	uint8_t *sizes; /* bytecodes' sizes [3][nsizes] (operand scales 1, 2, 4), or NULL */
+	size_t nsizes;
 };
 
 /* Reads the v8dbg_* symbols of elf (its dynamic and static symbol tables), their values from
@@ -69,6 +71,10 @@ struct hs_v8_layout {
 	uint8_t scope_nparams, scope_ncontext_locals, scope_first_vars; /* ScopeInfo slots, after the map */
 	uint8_t deopt_inlined_count, deopt_literals, deopt_sfi, deopt_inlining_positions;
 	uint16_t bytecode_bias; /* an interpreted frame's offset slot: the offset + this */
+	/* the interpreter's bytecodes' sizes at operand scales 1, 2 and 4, nsizes each (0: not
+	 * known, and baseline code's lines are not) */
+	uint8_t sizes[3][256];
+	uint16_t nsizes;
 };
 
 /* The layout of the binary whose symbols are s: 0; -EOPNOTSUPP with why set in one line when
@@ -119,6 +125,12 @@ struct hs_v8_scope {
  * decode; -EFAULT. */
 int hs_v8_inlined(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t code, struct hs_v8_pos pos,
 		  struct hs_v8_scope *out, size_t max, size_t *n);
+/* The bytecode offset that baseline code (a Code of the baseline kind) runs at pc_offset, from its
+ * bytecode offset table (the machine code's length of the prologue, then of each bytecode) and
+ * the interpreter's bytecode sizes: 0 and *ret (-1: the function's entry); -ENOENT (not covered,
+ * or the sizes not known), -EBADMSG, -EFAULT. */
+int hs_v8_baseline_offset(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t code, uint64_t pc_offset,
+			  int64_t *ret);
 /* The ends of script's lines (offsets of their newlines, the source's length last): V8's when it
  * computed them, else from its source (at most 32 Mi code units). A malloc'ed array and *n: 0,
  * -EBADMSG, -EFAULT. */
