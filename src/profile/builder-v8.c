@@ -46,13 +46,21 @@ static uint32_t location(struct hs_builder *b, int32_t pid, const uint64_t *w)
 			b->stats.rt[HS_RT_V8].unnamed++;
 			return hs_builder_named_location(b, 0, 0, HS_KIND_PSEUDO, "[unknown javascript]");
 		}
-		for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		if (nm[0].unsure) {
+			/* in place of the inlined functions that may be there: the stack says it is cut */
+			uint32_t cut = hs_profile_intern_str(b->p, "[javascript: inlined functions not read]");
+			lines[k].function = hs_profile_function(b->p, cut, cut, 0, 0);
+			lines[k++].line = 0;
+			b->stats.rt[HS_RT_V8].cut++;
+		}
+		for (size_t i = 0; i < n && k < MAX_LINES; i++) {
 			uint32_t nmid = hs_profile_intern_str(b->p, nm[i].f->name[0] ? nm[i].f->name : "<anonymous>");
 			uint32_t file = nm[i].f->file[0] ? hs_profile_intern_str(b->p, nm[i].f->file) : 0;
-			lines[i].function = hs_profile_function(b->p, nmid, nmid, file, 0);
-			lines[i].line = nm[i].line;
+			lines[k].function = hs_profile_function(b->p, nmid, nmid, file, 0);
+			lines[k++].line = nm[i].line;
 		}
-		return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].tier], lines, (uint32_t)n);
+		return hs_profile_location(b->p, 0, 0, kinds[nm[n - 1].tier], lines, (uint32_t)k);
 	}
 }
 

@@ -203,7 +203,8 @@ known:
 			pc = 0;
 		}
 		/* its pc may run code compiled on the stack (a loop's), looked up in user space */
-		emit(sc, pc, sfi, sc->leaf ? HS_V8_PC_EXACT : 0, HS_V8_FRAME_FUNCTION);
+		emit(sc, pc, sfi, (sc->leaf ? HS_V8_PC_EXACT : 0) | (kind > pi->kind_baseline && kind != 0xff ? HS_V8_OPT_CODE : 0),
+		     HS_V8_FRAME_FUNCTION);
 	}
 	if (sc->n <= SEEN_DEPTH && hs_rt_first_seen(sfi ^ code << 7 ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL))
 		sc->wake = 1;

@@ -8,6 +8,8 @@
 
 #include "util/util.h"
 
+struct named_frame;
+
 /* A script's line ends. */
 struct lines {
 	uint32_t *ends;
@@ -22,6 +24,8 @@ struct proc {
 	HS_VEC(struct hs_v8_function *) fn;
 	uint64_t is_map; /* the map of InstructionStreams, once one was found */
 	struct hs_u64map codes; /* pc -> the Code found holding it + 1 (1: none) */
+	struct hs_u64map frames; /* hash of a frame -> index in named + 1, probed on */
+	HS_VEC(struct named_frame *) named;
 	struct hs_u64map scripts; /* Script -> index in lines + 1 (0: cannot be read) */
 	HS_VEC(struct lines) lines;
 };
@@ -51,6 +55,10 @@ static void proc_free(struct proc *p)
 	hs_vec_free(&p->lines);
 	hs_u64map_release(&p->scripts);
 	hs_u64map_release(&p->codes);
+	for (size_t i = 0; i < p->named.n; i++)
+		free(p->named.v[i]);
+	hs_vec_free(&p->named);
+	hs_u64map_release(&p->frames);
 	free(p);
 }
 
@@ -126,18 +134,22 @@ static unsigned kind_of(const struct hs_v8_rec_frame *f)
 	return (unsigned)(f->b >> HS_V8_FRAME_SHIFT);
 }
 
+static const struct named_frame *named(struct proc *p, const struct hs_v8_rec_frame *fr);
+
 void hs_v8_names_prefetch(struct hs_v8_names *n, const struct hs_v8_sample *s)
 {
 	struct proc *p;
-	size_t named = 0;
+	size_t nnamed = 0;
 
 	pthread_mutex_lock(&n->lock);
 	if ((p = find(n, (int32_t)s->head.pid)))
-		for (size_t i = 0; i < s->head.nframes && named < HS_V8_PREFETCH_DEPTH; i++) {
+		for (size_t i = 0; i < s->head.nframes && nnamed < HS_V8_PREFETCH_DEPTH; i++) {
 			unsigned k = kind_of(&s->frames[i]);
 			if (k >= HS_V8_FRAME_INTERP && k <= HS_V8_FRAME_FUNCTION) {
-				function(p, s->frames[i].a, s->frames[i].check);
-				named++;
+				/* named now, while the code and what it inlined are where the
+				 * reader found them */
+				named(p, &s->frames[i]);
+				nnamed++;
 			}
 		}
 	pthread_mutex_unlock(&n->lock);
@@ -230,8 +242,19 @@ static size_t optimized(struct proc *p, uint64_t sfi, uint64_t check, uint64_t c
 	    pc - start > size || hs_v8_field(l, &p->mem, code, l->code_spt, &table))
 		return 0;
 	if (hs_v8_position(l, &p->mem, table, (int64_t)(pc - start) - (ret ? 1 : 0), &pos) ||
-	    hs_v8_inlined(l, &p->mem, code, pos, sc, MAX_INLINED, &n) || !n || sc[n - 1].sfi != sfi)
+	    hs_v8_inlined(l, &p->mem, code, pos, sc, MAX_INLINED, &n) || !n)
 		return 0;
+	if (sc[n - 1].sfi != sfi) {
+		/* the code holds the pc, so it is the frame's function's; its function may have been
+		 * moved since the sample, and must then be the same one as read now */
+		const struct hs_v8_function *was = function(p, sfi, check), *now;
+		uint64_t c;
+		if (!was || hs_v8_field(l, &p->mem, sc[n - 1].sfi, l->sfi_name_or_scope_info, &c) ||
+		    !(now = function(p, sc[n - 1].sfi, c)) || strcmp(was->name, now->name) || strcmp(was->file, now->file))
+			return 0;
+		sfi = sc[n - 1].sfi;
+		check = c;
+	}
 	for (size_t i = 0; i < n && k < max; i++) {
 		/* the frame's own function as the sample saw it; those inlined in it as they are
 		 * now (their addresses were read now, from the code): never by address alone, which
@@ -299,22 +322,19 @@ static uint64_t code_at(struct proc *p, uint64_t pc)
 	return 0;
 }
 
-size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_rec_frame *fr, struct hs_v8_named *out,
-			 size_t max)
+/* Names frame fr of process p (the store's lock held): the functions, innermost first, into out
+ * (at most max); their count, 0 when it cannot be named. */
+static size_t name_frame(struct proc *p, const struct hs_v8_rec_frame *fr, struct hs_v8_named *out, size_t max)
 {
 	unsigned kind = kind_of(fr);
 	const struct hs_v8_function *f;
 	struct hs_v8_pos pos;
-	struct proc *p;
 	size_t k = 0;
 
-	if (!max)
+	if (!max || !(f = function(p, fr->a, fr->check)))
 		return 0;
-	pthread_mutex_lock(&n->lock);
-	if (!(p = find(n, pid)) || !(f = function(p, fr->a, fr->check)))
-		goto out;
 	if (kind == HS_V8_FRAME_OPTIMIZED &&
-	    (k = optimized(p, fr->a, fr->check, fr->b & (HS_V8_PC_EXACT - 1), fr->pc, !(fr->b & HS_V8_PC_EXACT), out,
+	    (k = optimized(p, fr->a, fr->check, fr->b & (HS_V8_OPT_CODE - 1), fr->pc, !(fr->b & HS_V8_PC_EXACT), out,
 			   max)))
 		goto out;
 	if (kind == HS_V8_FRAME_FUNCTION && fr->pc) {
@@ -329,6 +349,11 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 	}
 	out[0] = (struct hs_v8_named){f, 0, 0, false, (uint8_t)kind};
 	k = 1;
+	/* optimised code that could not be read: functions inlined where it runs would be missing,
+	 * and the frame says so (never a chain that looks whole without them) */
+	if (kind == HS_V8_FRAME_OPTIMIZED || (kind == HS_V8_FRAME_FUNCTION && (fr->b & HS_V8_OPT_CODE)) ||
+	    (kind == HS_V8_FRAME_FUNCTION && fr->pc >= p->v8.jit_lo && fr->pc < p->v8.jit_hi))
+		out[0].unsure = true;
 	if (kind == HS_V8_FRAME_INTERP) {
 		uint64_t t = bytecode_table(p, f);
 		int64_t off = (int64_t)(fr->b & HS_V8_VALUE_MASK) - p->v8.lay.bytecode_bias;
@@ -337,7 +362,7 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 	} else if (kind == HS_V8_FRAME_BASELINE) {
 		/* the code must still be the frame's: its instructions hold pc */
 		const struct hs_v8_layout *l = &p->v8.lay;
-		uint64_t code = fr->b & (HS_V8_PC_EXACT - 1), start, t = bytecode_table(p, f);
+		uint64_t code = fr->b & (HS_V8_OPT_CODE - 1), start, t = bytecode_table(p, f);
 		uint32_t size;
 		uint16_t type;
 		int64_t off;
@@ -349,6 +374,50 @@ size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_
 			place(p, &out[0], pos.offset);
 	}
 out:
+	return k;
+}
+
+#define MAX_NAMED 32
+
+/* A frame named: what names it as the reader wrote it, and the names. */
+struct named_frame {
+	uint64_t pc, a, b, check;
+	size_t n;
+	struct hs_v8_named v[MAX_NAMED];
+};
+
+/* The names of frame fr in p, from the frames named before or named now; NULL when it cannot be
+ * named. */
+static const struct named_frame *named(struct proc *p, const struct hs_v8_rec_frame *fr)
+{
+	uint64_t key = hs_hash_combine(hs_hash_combine(hs_hash_u64(fr->pc), fr->a), fr->b ^ fr->check), ix;
+	struct named_frame *nf;
+
+	for (;; key++) {
+		if (!hs_u64map_get(&p->frames, key, &ix))
+			break;
+		nf = p->named.v[ix - 1];
+		if (nf->pc == fr->pc && nf->a == fr->a && nf->b == fr->b && nf->check == fr->check)
+			return nf->n ? nf : NULL;
+	}
+	nf = hs_xmalloc(sizeof(*nf));
+	*nf = (struct named_frame){fr->pc, fr->a, fr->b, fr->check, 0, {{0}}};
+	nf->n = name_frame(p, fr, nf->v, MAX_NAMED);
+	hs_vec_push(&p->named, nf);
+	hs_u64map_put(&p->frames, key, p->named.n);
+	return nf->n ? nf : NULL;
+}
+
+size_t hs_v8_names_frame(struct hs_v8_names *n, int32_t pid, const struct hs_v8_rec_frame *fr, struct hs_v8_named *out,
+			 size_t max)
+{
+	const struct named_frame *nf = NULL;
+	struct proc *p;
+	size_t k = 0;
+
+	pthread_mutex_lock(&n->lock);
+	if ((p = find(n, pid)) && (nf = named(p, fr)))
+		memcpy(out, nf->v, (k = nf->n < max ? nf->n : max) * sizeof(*out));
 	pthread_mutex_unlock(&n->lock);
 	return k;
 }

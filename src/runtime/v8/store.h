@@ -33,6 +33,7 @@ struct hs_v8_named {
 	bool inlined;                   /* inlined into the function of the next one */
 	uint8_t tier;                   /* the code that runs it: HS_V8_FRAME_INTERP, _BASELINE,
 	                                 * _OPTIMIZED, or _FUNCTION when not known */
+	bool unsure; /* optimised code not read: functions inlined into it there are not known */
 };
 /* The functions a frame (of kind HS_V8_FRAME_INTERP to _FUNCTION) of process pid runs, innermost
  * first, at most max into out; 0 when it cannot be named (the process is gone, or its function

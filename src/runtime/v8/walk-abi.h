@@ -47,6 +47,9 @@ enum hs_v8_frame_kind {
 };
 /* In b of a compiled frame or a function's: pc is where it runs (the innermost frame), not a return address. */
 #define HS_V8_PC_EXACT (1ULL << 55)
+/* In b of a function's frame: its code is optimised code (which may have inlined functions where
+ * the frame is, though where is not known). */
+#define HS_V8_OPT_CODE (1ULL << 54)
 #define HS_V8_FRAME_SHIFT 56
 #define HS_V8_VALUE_MASK ((1ULL << HS_V8_FRAME_SHIFT) - 1)
 
