@@ -11,7 +11,6 @@
 
 #define MAX_TABLE (1u << 22)   /* bytes of a source position table read */
 #define MAX_SOURCE (32u << 20) /* code units of a script scanned for its lines */
-#define MAX_DEPTH 32           /* cons strings nested in a source */
 #define CHUNK 65536
 
 static int rd(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
@@ -164,12 +163,10 @@ struct scan {
 	uint32_t at; /* code units so far */
 };
 
-static int units(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint32_t from, uint32_t count,
-		 struct scan *s, int depth);
-
 /* Scans the units [from, from + count) of flat data. */
-static int flat(const struct hs_rt_mem *mem, uint64_t data, bool one, uint32_t from, uint32_t count, struct scan *s)
+static int flat(void *arg, const struct hs_rt_mem *mem, uint64_t data, bool one, uint32_t from, uint32_t count)
 {
+	struct scan *s = arg;
 	uint8_t buf[CHUNK];
 	size_t w = one ? 1 : 2;
 
@@ -187,62 +184,6 @@ static int flat(const struct hs_rt_mem *mem, uint64_t data, bool one, uint32_t f
 		count -= k;
 	}
 	return 0;
-}
-
-static int units(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint32_t from, uint32_t count,
-		 struct scan *s, int depth)
-{
-	uint16_t type;
-	uint32_t length, repr;
-	uint64_t a, b;
-	bool one;
-	int rc;
-
-	if (depth > MAX_DEPTH)
-		return -EBADMSG;
-	if ((rc = hs_v8_type(l, mem, p, &type)))
-		return rc;
-	if (type >= l->t_first_nonstring)
-		return -EBADMSG;
-	if (rd(mem, p - l->heap_tag + l->str_length, &length, sizeof(length)))
-		return -EFAULT;
-	if (length > MAX_SOURCE || from > length || count > length - from)
-		return -EBADMSG;
-	one = (type & l->str_enc_mask) == l->str_enc_one_byte;
-	repr = type & l->str_repr_mask;
-	if (repr == l->str_seq)
-		return flat(mem, p - l->heap_tag + (one ? l->str_seq_one : l->str_seq_two), one, from, count, s);
-	if (repr == l->str_external) {
-		if (hs_v8_field(l, mem, p, l->str_external_data, &a) || !a)
-			return -EFAULT;
-		return flat(mem, a, one, from, count, s);
-	}
-	if (repr == l->str_thin) {
-		if (hs_v8_field(l, mem, p, l->str_thin_actual, &a))
-			return -EFAULT;
-		return units(l, mem, a, from, count, s, depth + 1);
-	}
-	if (repr == l->str_sliced) {
-		int64_t off;
-		if (hs_v8_field(l, mem, p, l->str_sliced_parent, &a) || smi_field(l, mem, p, l->str_sliced_offset, &off) ||
-		    off < 0)
-			return -EBADMSG;
-		return units(l, mem, a, from + (uint32_t)off, count, s, depth + 1);
-	}
-	if (repr == l->str_cons) {
-		uint32_t first;
-		if (hs_v8_field(l, mem, p, l->str_cons_first, &a) || hs_v8_field(l, mem, p, l->str_cons_second, &b) ||
-		    !hs_v8_is_heap(l, a) || rd(mem, a - l->heap_tag + l->str_length, &first, sizeof(first)) ||
-		    first > length)
-			return -EBADMSG;
-		if (from < first && (rc = units(l, mem, a, from, HS_MIN(count, first - from), s, depth + 1)))
-			return rc;
-		if (from + count > first)
-			return units(l, mem, b, from > first ? from - first : 0, from + count - HS_MAX(from, first), s,
-				     depth + 1);
-		return 0;
-	}
-	return -EBADMSG;
 }
 
 int hs_v8_line_ends(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t script, uint32_t **ret,
@@ -277,7 +218,7 @@ int hs_v8_line_ends(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, u
 	if (hs_v8_field(l, mem, script, l->script_source, &src) || !hs_v8_is_heap(l, src) ||
 	    rd(mem, src - l->heap_tag + l->str_length, &length, sizeof(length)))
 		return -EFAULT;
-	if ((rc = units(l, mem, src, 0, length, &s, 0))) {
+	if ((rc = hs_v8_string_each(l, mem, src, 0, length, MAX_SOURCE, flat, &s, 0))) {
 		hs_vec_free(&s.ends);
 		return rc;
 	}

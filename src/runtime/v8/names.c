@@ -7,7 +7,7 @@
 
 #include "runtime/v8/v8.h"
 
-#define MAX_DEPTH 16    /* cons strings nested */
+#define MAX_DEPTH 32    /* strings nested (cons, thin, sliced) */
 #define MAX_STRING 4096 /* bytes of a name read */
 #define SCOPE_LOOK 6    /* ScopeInfo slots looked at for the names, after the locals */
 
@@ -81,23 +81,29 @@ static void utf16_append(const uint16_t *u, size_t n, char *out, size_t *at, siz
 	}
 }
 
-/* Appends the characters [from, from + n) of a flat string's data at data to out. */
-static int chars_append(const struct hs_rt_mem *mem, uint64_t data, bool one_byte, uint32_t from, uint32_t n, char *out,
-			size_t *at, size_t len)
+/* Appends the characters [from, from + n) of a flat string's data at data to the text. */
+struct text {
+	char *out;
+	size_t at, len;
+};
+
+static int chars_append(void *arg, const struct hs_rt_mem *mem, uint64_t data, bool one_byte, uint32_t from, uint32_t n)
 {
+	struct text *t = arg;
+
 	if (n > MAX_STRING)
 		n = MAX_STRING;
 	if (one_byte) {
 		uint8_t b[MAX_STRING];
 		if (rd(mem, data + from, b, n))
 			return -EFAULT;
-		for (uint32_t i = 0; i < n && *at + 2 < len; i++) {
+		for (uint32_t i = 0; i < n && t->at + 2 < t->len; i++) {
 			/* Latin-1 to UTF-8 */
 			if (b[i] < 0x80) {
-				out[(*at)++] = (char)b[i];
+				t->out[t->at++] = (char)b[i];
 			} else {
-				out[(*at)++] = (char)(0xc0 | b[i] >> 6);
-				out[(*at)++] = (char)(0x80 | (b[i] & 0x3f));
+				t->out[t->at++] = (char)(0xc0 | b[i] >> 6);
+				t->out[t->at++] = (char)(0x80 | (b[i] & 0x3f));
 			}
 		}
 		return 0;
@@ -105,15 +111,15 @@ static int chars_append(const struct hs_rt_mem *mem, uint64_t data, bool one_byt
 	uint16_t u[MAX_STRING];
 	if (rd(mem, data + 2 * (uint64_t)from, u, 2 * (size_t)n))
 		return -EFAULT;
-	utf16_append(u, n, out, at, len);
+	utf16_append(u, n, t->out, &t->at, t->len);
 	return 0;
 }
 
-static int string_append(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint32_t from,
-			 uint32_t count, char *out, size_t *at, size_t len, int depth)
+int hs_v8_string_each(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint32_t from,
+		      uint32_t count, uint32_t max, hs_v8_flat_fn *fn, void *arg, int depth)
 {
 	uint16_t type;
-	uint32_t length;
+	uint32_t length, repr;
 	uint64_t a, b;
 	bool one;
 	int rc;
@@ -126,59 +132,59 @@ static int string_append(const struct hs_v8_layout *l, const struct hs_rt_mem *m
 		return -EBADMSG;
 	if (rd(mem, p - l->heap_tag + l->str_length, &length, sizeof(length)))
 		return -EFAULT;
-	if (length > (1u << 29) || from > length)
+	if (length > max || from > length)
 		return -EBADMSG;
 	if (count > length - from)
 		count = length - from;
 	one = (type & l->str_enc_mask) == l->str_enc_one_byte;
-	if ((type & l->str_repr_mask) == l->str_seq)
-		return chars_append(mem, p - l->heap_tag + (one ? l->str_seq_one : l->str_seq_two), one, from, count, out, at,
-				    len);
-	if ((type & l->str_repr_mask) == l->str_thin) {
-		if (hs_v8_field(l, mem, p, l->str_thin_actual, &a))
-			return -EFAULT;
-		return string_append(l, mem, a, from, count, out, at, len, depth + 1);
-	}
-	if ((type & l->str_repr_mask) == l->str_cons) {
-		uint32_t first_len;
-		if (hs_v8_field(l, mem, p, l->str_cons_first, &a) || hs_v8_field(l, mem, p, l->str_cons_second, &b) ||
-		    !hs_v8_is_heap(l, a) || rd(mem, a - l->heap_tag + l->str_length, &first_len, sizeof(first_len)))
-			return -EFAULT;
-		if (from < first_len &&
-		    (rc = string_append(l, mem, a, from, count < first_len - from ? count : first_len - from, out, at,
-					len, depth + 1)))
-			return rc;
-		if (from + count > first_len)
-			return string_append(l, mem, b, from > first_len ? from - first_len : 0,
-					     from + count - (from > first_len ? from : first_len), out, at, len, depth + 1);
-		return 0;
-	}
-	if ((type & l->str_repr_mask) == l->str_sliced) {
-		uint64_t off;
-		if (hs_v8_field(l, mem, p, l->str_sliced_parent, &a) || hs_v8_field(l, mem, p, l->str_sliced_offset, &off))
-			return -EFAULT;
-		if ((off & 1) || (off >> 32) > (1u << 29))
-			return -EBADMSG;
-		return string_append(l, mem, a, from + (uint32_t)(off >> 32), count, out, at, len, depth + 1);
-	}
-	if ((type & l->str_repr_mask) == l->str_external) {
+	repr = type & l->str_repr_mask;
+	if (repr == l->str_seq)
+		return fn(arg, mem, p - l->heap_tag + (one ? l->str_seq_one : l->str_seq_two), one, from, count);
+	if (repr == l->str_external) {
 		/* the resource's data, as the string caches it */
 		if (hs_v8_field(l, mem, p, l->str_external_data, &a) || !a)
 			return -EFAULT;
-		return chars_append(mem, a, one, from, count, out, at, len);
+		return fn(arg, mem, a, one, from, count);
+	}
+	if (repr == l->str_thin) {
+		if (hs_v8_field(l, mem, p, l->str_thin_actual, &a))
+			return -EFAULT;
+		return hs_v8_string_each(l, mem, a, from, count, max, fn, arg, depth + 1);
+	}
+	if (repr == l->str_sliced) {
+		uint64_t off;
+		if (hs_v8_field(l, mem, p, l->str_sliced_parent, &a) || hs_v8_field(l, mem, p, l->str_sliced_offset, &off))
+			return -EFAULT;
+		if ((off & 1) || (off >> 32) > max)
+			return -EBADMSG;
+		return hs_v8_string_each(l, mem, a, from + (uint32_t)(off >> 32), count, max, fn, arg, depth + 1);
+	}
+	if (repr == l->str_cons) {
+		uint32_t first;
+		if (hs_v8_field(l, mem, p, l->str_cons_first, &a) || hs_v8_field(l, mem, p, l->str_cons_second, &b) ||
+		    !hs_v8_is_heap(l, a) || rd(mem, a - l->heap_tag + l->str_length, &first, sizeof(first)) || first > length)
+			return -EBADMSG;
+		if (from < first &&
+		    (rc = hs_v8_string_each(l, mem, a, from, count < first - from ? count : first - from, max, fn, arg,
+					    depth + 1)))
+			return rc;
+		if (from + count > first)
+			return hs_v8_string_each(l, mem, b, from > first ? from - first : 0,
+						 from + count - (from > first ? from : first), max, fn, arg, depth + 1);
+		return 0;
 	}
 	return -EBADMSG;
 }
 
 int hs_v8_string(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, char *buf, size_t len)
 {
-	size_t at = 0;
+	struct text t = {buf, 0, len};
 	int rc;
 
 	if (!len)
 		return -EINVAL;
-	rc = string_append(l, mem, p, 0, MAX_STRING, buf, &at, len, 0);
-	buf[at] = 0;
+	rc = hs_v8_string_each(l, mem, p, 0, MAX_STRING, 1u << 29, chars_append, &t, 0);
+	buf[t.at] = 0;
 	return rc;
 }
 

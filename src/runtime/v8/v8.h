@@ -89,6 +89,15 @@ bool hs_v8_is_heap(const struct hs_v8_layout *l, uint64_t p);
 int hs_v8_type(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint16_t *type);
 /* The word at offset off of heap object p: 0 or -EFAULT. */
 int hs_v8_field(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint16_t off, uint64_t *v);
+/* A flat run of a string's characters: count of them from the from-th, at data (one byte each,
+ * or two). 0, or a negative errno that ends the walk. */
+typedef int hs_v8_flat_fn(void *arg, const struct hs_rt_mem *mem, uint64_t data, bool one_byte, uint32_t from,
+			  uint32_t count);
+/* Calls fn for the flat runs of characters [from, from + count) of string p, in order, through
+ * its cons, thin and sliced strings (nested at most 32 deep): 0, or fn's error, -EFAULT, or
+ * -EBADMSG (not a string, longer than max). depth: 0. */
+int hs_v8_string_each(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, uint32_t from,
+		      uint32_t count, uint32_t max, hs_v8_flat_fn *fn, void *arg, int depth);
 /* The text of string p, as UTF-8, cut to len - 1 bytes (at most 4096 characters read): 0,
  * -EFAULT, or -EBADMSG (not a string, or nested too deep). */
 int hs_v8_string(const struct hs_v8_layout *l, const struct hs_rt_mem *mem, uint64_t p, char *buf, size_t len);
