@@ -37,6 +37,10 @@ struct hs_seg_ops {
 	const char *tag;     /* "java": its marks are "[java: truncated]" */
 	unsigned native_kind; /* the kind of a frame that gives native code's registers */
 	unsigned frame_words; /* words of a record's frame: pc, a, b (kind in its top byte), more */
+	/* the runtime's frames keep frame pointers, so the sample's own unwinding goes through them
+	 * rightly: the native frames below a run of them are taken from it where it has the return
+	 * address the reader gave (else unwound from the reader's registers) */
+	bool own_chain;
 	uint16_t truncated_flag;
 	/* Whether the sample's native frames above the runtime's innermost frame are its own (the
 	 * thread was outside the runtime's code). */

@@ -56,6 +56,8 @@ void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 	const struct hs_seg_ops *ops = hs_builder_seg_ops(id);
 	const struct rec *rec = (const void *)head;
 
+	size_t from = 0; /* in the sample's own chain: where the last run taken from it began, + 1 */
+
 	j->prepared = NULL;
 	j->native.n = j->seg.n = 0;
 	if (!rec || !ops || rec->head.pid != (uint32_t)pid)
@@ -64,8 +66,27 @@ void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 		const struct rec_frame *f = frame_at(ops, rec, i);
 		struct hs_regs regs = {0};
 		struct hs_seg_run seg;
+		size_t at;
 		if (frame_kind(f) != ops->native_kind)
 			continue;
+		if (ops->own_chain) {
+			/* the sample's own unwinding went through the runtime's frames (they keep
+			 * frame pointers): its frames from this return address on are the same */
+			for (at = from; at < b->cc.frames.n && (b->cc.frames.v[at].kernel || b->cc.frames.v[at].addr != f->pc);
+			     at++)
+				;
+			if (at < b->cc.frames.n) {
+				seg.first = (uint32_t)j->native.n;
+				seg.n = (uint32_t)(b->cc.frames.n - at);
+				seg.stop = b->cc.stop;
+				for (size_t m = at; m < b->cc.frames.n; m++)
+					hs_vec_push(&j->native, b->cc.frames.v[m]);
+				j->native.v[seg.first].ret = true;
+				hs_vec_push(&j->seg, seg);
+				from = at + 1;
+				continue;
+			}
+		}
 		regs.r[HS_DWARF_RA] = f->pc;
 		regs.r[HS_DWARF_RSP] = f->a;
 		regs.r[HS_DWARF_RBP] = f->b & VALUE_MASK;

@@ -108,6 +108,7 @@ const struct hs_seg_ops hs_builder_v8_ops = {
 	.tag = "javascript",
 	.native_kind = HS_V8_FRAME_NATIVE,
 	.frame_words = sizeof(struct hs_v8_rec_frame) / 8,
+	.own_chain = true,
 	.truncated_flag = HS_V8_TRUNCATED,
 	.top_native = top_native,
 	.same_anywhere = same_anywhere,
