@@ -225,6 +225,7 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 	struct hs_builder_seg *j = &b->seg;
 	const struct rec *rec = data;
 	size_t nseg = 0;
+	uint32_t last = UINT32_MAX;
 
 	if (!ops || !b->opts.rt_names || !b->opts.rt_names->store[id])
 		return false;
@@ -238,7 +239,10 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
 		const struct rec_frame *f = frame_at(ops, rec, i);
 		uint64_t next = 0;
 		if (frame_kind(f) != ops->native_kind) {
-			uint32_t loc = frame_loc(b, ops, pid, f);
+			/* a recursion's frames are alike: looked up once */
+			uint32_t loc = i && !memcmp(f, frame_at(ops, rec, i - 1), 8 * ops->frame_words) ? last
+												     : frame_loc(b, ops, pid, f);
+			last = loc;
 			if (loc != UINT32_MAX)
 				push(b, loc);
 			continue;

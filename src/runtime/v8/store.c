@@ -145,6 +145,9 @@ void hs_v8_names_prefetch(struct hs_v8_names *n, const struct hs_v8_sample *s)
 	if ((p = find(n, (int32_t)s->head.pid)))
 		for (size_t i = 0; i < s->head.nframes && nnamed < HS_V8_PREFETCH_DEPTH; i++) {
 			unsigned k = kind_of(&s->frames[i]);
+			/* a recursion's frames are alike: named once */
+			if (i && !memcmp(&s->frames[i], &s->frames[i - 1], sizeof(s->frames[i])))
+				continue;
 			if (k >= HS_V8_FRAME_INTERP && k <= HS_V8_FRAME_FUNCTION) {
 				/* named now, while the code and what it inlined are where the
 				 * reader found them */
