@@ -15,7 +15,7 @@ jdk17=/usr/lib/jvm/java-17-openjdk-amd64
 [ -x "$jdk17/bin/javac" ] || fail "Debian's OpenJDK 17 is missing (scripts/install-deps installs it)"
 check="$SRCDIR/tests/e2e/java-check.py"
 pid=
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; remove_jit_files; rm -rf "$dir"' EXIT
 
 "$jdk17/bin/javac" -d "$dir" "$SRCDIR/tests/workloads/java/Hot.java" 2>"$dir/javac.err" ||
 	fail "javac: $(cat "$dir/javac.err")"
@@ -69,7 +69,7 @@ pid=
 # without the right to load BPF programs: one line says so, and the perf map, asked for while
 # the JVM runs, names its compiled methods instead
 chmod 777 "$dir"
-runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -d 5 -- "$jdk17/bin/java" -cp "$dir" Hot 3 30 \
+runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -d 5 -- "$note_pid" "$jdk17/bin/java" -cp "$dir" Hot 3 30 \
 	>/dev/null 2>"$dir/nobpf.err" || fail "record as nobody: $(cat "$dir/nobpf.err")"
 [ "$(grep -c 'reading Java frames needs root, or CAP_BPF and CAP_PERFMON' "$dir/nobpf.err")" = 1 ] ||
 	fail "no one line on BPF rights: $(cat "$dir/nobpf.err")"

@@ -16,7 +16,10 @@ node=$(command -v node) || fail "no node (scripts/install-deps --test installs i
 check="$SRCDIR/tests/e2e/node-check.py"
 hot="$SRCDIR/tests/workloads/node/hot.js"
 pid=
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; remove_jit_files; rm -rf "$dir"' EXIT
+# node writes its perf map to /tmp (removed at the end by remove_jit_files) and, with
+# --perf-basic-prof, its V8 log to the working directory: the scratch directory
+cd "$dir"
 if ! "$BUILDDIR/tests/tools/hs-v8-probe" --file "$(readlink -f "$node")" >/dev/null 2>"$dir/probe.err"; then
 	grep -q 'is not supported' "$dir/probe.err" && skip "$(cat "$dir/probe.err")"
 	fail "node's metadata refused: $(cat "$dir/probe.err")"
@@ -48,7 +51,7 @@ started() { # NAME [NODE OPTIONS] [-- RECORD OPTIONS [-- CHECK OPTIONS]]
 	done
 	[ $# -gt 0 ] && shift
 	# shellcheck disable=SC2086 # opts are words
-	"$HOTSTACK" record -v -d 6 $ropts -o "$dir/$name.pb.gz" -- "$node" $opts "$hot" 4 \
+	"$HOTSTACK" record -v -d 6 $ropts -o "$dir/$name.pb.gz" -- "$note_pid" "$node" $opts "$hot" 4 \
 		>"$dir/$name.out" 2>"$dir/$name.err" || fail "$name: record: $(cat "$dir/$name.err")"
 	verify "$name" "$@"
 }
