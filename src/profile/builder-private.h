@@ -64,8 +64,9 @@ void hs_builder_seg_release(struct hs_builder *b);
 void hs_builder_seg_forget_locations(struct hs_builder *b);
 /* While the sample's stack copy is at hand: the native frames below each run of the runtime's
  * frames of rec (the runtime stack that goes with the sample, of runtime id), unwound from
- * where the reader left them. */
-void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *rec, unsigned id,
+ * where the reader left them. True when hs_builder_seg_merge() will make the sample's
+ * locations from them and rec: the caller need not name the frames of its own chain. */
+bool hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *rec, unsigned id,
 			   const struct hs_stack_copy *copy);
 /* The sample's native stack (b->cc) and the stack rec of runtime id of process pid, merged into
  * b->locs: true when it was. */

@@ -49,7 +49,7 @@ void hs_builder_seg_forget_locations(struct hs_builder *b)
 	hs_vec_free(&b->seg.locs);
 }
 
-void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *head, unsigned id,
+bool hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt_head *head, unsigned id,
 			   const struct hs_stack_copy *copy)
 {
 	struct hs_builder_seg *j = &b->seg;
@@ -61,7 +61,7 @@ void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 	j->prepared = NULL;
 	j->native.n = j->seg.n = 0;
 	if (!rec || !ops || rec->head.pid != (uint32_t)pid)
-		return;
+		return false;
 	for (size_t i = 0; i < rec->head.nframes; i++) {
 		const struct rec_frame *f = frame_at(ops, rec, i);
 		struct hs_regs regs = {0};
@@ -103,6 +103,7 @@ void hs_builder_seg_unwind(struct hs_builder *b, int32_t pid, const struct hs_rt
 		hs_vec_push(&j->seg, seg);
 	}
 	j->prepared = rec;
+	return rec->head.nframes && b->opts.rt_names && b->opts.rt_names->store[id];
 }
 
 /* The location of a frame: looked up by what the reader gave (runtime, process, frame), so that

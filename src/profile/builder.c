@@ -317,6 +317,7 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 	uint64_t h;
 	bool lbr = hs_lbr_has_call_stack(s);
 	bool repair = lbr && b->opts.lbr_repair; /* the records check a chain walked otherwise */
+	bool merged = false; /* the locations to be made by the runtime's merge, not here */
 
 	if (s->user_abi && s->stack && s->user_regs) {
 		/* kernel frames from the kernel's chain, user frames unwound from the copied stack */
@@ -340,12 +341,16 @@ static bool sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, in
 			copy.detach_ctx = (void *)s;
 			hs_unwind_user(&b->unwinder, pid, &regs, &copy, &b->cc);
 			rt = hs_builder_rt_peek(b, s->sid.tid, s->sid.time, &rt_id);
-			hs_builder_seg_unwind(b, pid, rt, rt_id, &copy);
+			merged = hs_builder_seg_unwind(b, pid, rt, rt_id, &copy);
 			if (repair && hs_lbr_repair(&b->cc, s))
 				b->stats.lbr_repaired++;
 		}
 		if (s->stack_done)
 			s->stack_done(s->stack_done_ctx, false);
+		if (merged) {
+			b->locs.n = 0;
+			return true;
+		}
 	} else if (lbr && !(repair && s->callchain)) {
 		hs_lbr_chain(&b->cc, s, b->opts.kernel, b->opts.user, b->opts.max_stack);
 	} else if (s->callchain) {
