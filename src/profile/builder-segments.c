@@ -145,8 +145,10 @@ static bool seg_starts(struct hs_builder *b, int32_t pid, const struct hs_cc_fra
 {
 	bool stable = true; /* the merged stack is not remembered anyway */
 
+	if (f->addr == pc)
+		return true; /* no location needed: JIT code's is looked up afresh each time */
 	*loc = hs_builder_frame_location(b, pid, f, &stable);
-	return f->addr == pc || (!f->kernel && hs_kind_is_jit(b->p->locations.v[*loc].kind));
+	return !f->kernel && hs_kind_is_jit(b->p->locations.v[*loc].kind);
 }
 
 /* Pushes frames[0..n) up to where the runtime's frames at pc start (pc 0: all of them); false,
