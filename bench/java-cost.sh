@@ -5,11 +5,13 @@
 # `hotstack record` (Java frames read at each sample by the BPF program), and under `perf record
 # -g` for scale; and a native program (record-workload) alone and under `hotstack record`, all at
 # the same frequency. Prints, as medians of RUNS runs: each workload's slowdown against running
-# alone, hotstack's own CPU time per sample (its user + system, less the workload's), the ratios
-# of Java frames' cost to --no-java's and to the native program's, and the BPF programs' time
-# per sample. Exits 77 with a reason where the JDK or the permission to sample is missing.
+# alone, hotstack's own CPU time per sample (its user + system less the workload's, between a
+# SHORT and a DURATION run, over the samples between them) and what a recording costs once, the
+# ratios of Java frames' cost per sample to --no-java's and to the native program's, and the
+# BPF programs' time per sample. Exits 77 with a reason where the JDK or the permission to sample
+# is missing.
 #
-#   bench/java-cost.sh                  # BUILD=build DURATION=5 RUNS=3 FREQ=999 ROUNDS=300
+#   bench/java-cost.sh                  # BUILD=build DURATION=5 SHORT=1 RUNS=3 FREQ=999 ROUNDS=300
 #   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 VERBOSE=1 bench/java-cost.sh
 set -u
 
@@ -31,13 +33,14 @@ rc_setup
 [ -x "$native" ] || { echo "java-cost: $native missing: build first (ninja -C build)" >&2; exit 1; }
 "$jdk/bin/javac" -d "$tmp/classes" "$here/../tests/workloads/java/Hot.java" "$here/HotBench.java" ||
 	{ echo "java-cost: cannot compile the workload" >&2; exit 1; }
-jvm=("$jdk/bin/java" -cp "$tmp/classes" HotBench "$secs" "$rounds")
+jvm=("$jdk/bin/java" -cp "$tmp/classes" HotBench @SECS@ "$rounds")
 rc_bpf_setup
 
-declare -A thr us
+declare -A thr us once
 for variant in alone nojava java perf native-alone native; do
 	: >"$tmp/$variant.thr"
 	: >"$tmp/$variant.us"
+	: >"$tmp/$variant.once"
 done
 java_share=()
 for ((i = 1; i <= runs; i++)); do
@@ -51,16 +54,14 @@ for ((i = 1; i <= runs; i++)); do
 		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
 		echo "$THR" >>"$tmp/perf.thr"
 	fi
-	rc_workload=("$native" "$secs")
+	rc_workload=("$native" @SECS@)
 	rc_run native-alone env
 	echo "$THR" >>"$tmp/native-alone.thr"
-	rc_run native "$hotstack" record -q -F "$freq" -o "$tmp/native.folded" --
-	echo "$THR" >>"$tmp/native.thr"
-	rc_cost native
+	rc_record native
 done
 rc_medians alone nojava java perf native-alone native
 echo "java-cost: $("$jdk/bin/java" -version 2>&1 | head -n1), $secs s after $rounds rounds, $freq Hz, median of $runs runs (two busy Java threads)"
-printf '%-34s %12s %10s %14s\n' "" "rounds/s" "slowdown" "hotstack us/sample"
+rc_header "rounds/s"
 rc_row "alone" alone alone
 rc_row "hotstack record --no-java" nojava alone
 rc_row "hotstack record (Java frames)" java alone

@@ -5,11 +5,12 @@
 # read at each sample by the BPF program), and under `perf record -g` for scale; and a native
 # program (record-workload) alone and under `hotstack record`, all at the same frequency. Prints,
 # as medians of RUNS runs: each workload's slowdown against running alone, hotstack's own CPU time
-# per sample (its user + system, less the workload's), the ratios of JavaScript frames' cost to
-# --no-js's and to the native program's, and the BPF programs' time per sample. Exits 77 with a
+# per sample (its user + system less the workload's, between a SHORT and a DURATION run, over the
+# samples between them) and what a recording costs once, the ratios of JavaScript frames' cost
+# per sample to --no-js's and to the native program's, and the BPF programs' time per sample. Exits 77 with a
 # reason where node or the permission to sample is missing.
 #
-#   bench/node-cost.sh                  # BUILD=build DURATION=5 RUNS=3 FREQ=999 ROUNDS=20
+#   bench/node-cost.sh                  # BUILD=build DURATION=5 SHORT=1 RUNS=3 FREQ=999 ROUNDS=20
 #   VERBOSE=1 bench/node-cost.sh
 set -u
 
@@ -28,13 +29,14 @@ rc_name=node-cost
 command -v node >/dev/null || rc_skip "no node"
 rc_setup
 [ -x "$native" ] || { echo "node-cost: $native missing: build first (ninja -C build)" >&2; exit 1; }
-js=(node "$here/node-bench.js" "$secs" "$rounds")
+js=(node "$here/node-bench.js" @SECS@ "$rounds")
 rc_bpf_setup
 
-declare -A thr us
+declare -A thr us once
 for variant in alone nojs js perf native-alone native; do
 	: >"$tmp/$variant.thr"
 	: >"$tmp/$variant.us"
+	: >"$tmp/$variant.once"
 done
 js_share=()
 for ((i = 1; i <= runs; i++)); do
@@ -48,16 +50,14 @@ for ((i = 1; i <= runs; i++)); do
 		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
 		echo "$THR" >>"$tmp/perf.thr"
 	fi
-	rc_workload=("$native" "$secs")
+	rc_workload=("$native" @SECS@)
 	rc_run native-alone env
 	echo "$THR" >>"$tmp/native-alone.thr"
-	rc_run native "$hotstack" record -q -F "$freq" -o "$tmp/native.folded" --
-	echo "$THR" >>"$tmp/native.thr"
-	rc_cost native
+	rc_record native
 done
 rc_medians alone nojs js perf native-alone native
 echo "node-cost: node $(node --version), $secs s after $rounds rounds, $freq Hz, median of $runs runs"
-printf '%-34s %12s %10s %14s\n' "" "rounds/s" "slowdown" "hotstack us/sample"
+rc_header "rounds/s"
 rc_row "alone" alone alone
 rc_row "hotstack record --no-js" nojs alone
 rc_row "hotstack record (JS frames)" js alone

@@ -4,10 +4,11 @@
 # `hotstack record --no-python` (native stacks only), under `hotstack record` (Python frames
 # read at each sample by the BPF program), and under `perf record -g` for scale, all at the same
 # frequency. Prints, as medians of RUNS runs: the workload's slowdown against running alone, and
-# hotstack's own CPU time per sample (its user + system, less the workload's), with the ratio of
-# each variant to --no-python. Exits 77 with a reason where the permission to sample is missing.
+# hotstack's own CPU time per sample (its user + system less the workload's, between a SHORT and
+# a DURATION run, over the samples between them) and what a recording costs once, with the
+# ratio of each variant's cost per sample to --no-python's. Exits 77 with a reason where the permission to sample is missing.
 #
-#   bench/python-cost.sh                  # BUILD=build DURATION=5 RUNS=3 FREQ=999 PY=/usr/bin/python3.11
+#   bench/python-cost.sh                  # BUILD=build DURATION=5 SHORT=1 RUNS=3 FREQ=999 PY=/usr/bin/python3.11
 #   VERBOSE=1 bench/python-cost.sh        # also every run's figures
 set -u
 
@@ -19,7 +20,7 @@ secs=${DURATION:-5}
 runs=${RUNS:-3}
 freq=${FREQ:-999}
 rc_name=python-cost
-rc_workload=("$py" "$here/python-workload.py" "$secs")
+rc_workload=("$py" "$here/python-workload.py" @SECS@)
 # shellcheck source=bench/runtime-cost-lib.sh
 . "$here/runtime-cost-lib.sh"
 
@@ -27,10 +28,11 @@ rc_workload=("$py" "$here/python-workload.py" "$secs")
 rc_setup
 rc_bpf_setup
 
-declare -A thr us
+declare -A thr us once
 for variant in alone native python perf; do
 	: >"$tmp/$variant.thr"
 	: >"$tmp/$variant.us"
+	: >"$tmp/$variant.once"
 done
 for ((i = 1; i <= runs; i++)); do
 	rc_run alone env
@@ -43,7 +45,7 @@ for ((i = 1; i <= runs; i++)); do
 done
 rc_medians alone native python perf
 echo "python-cost: $py, $secs s, $freq Hz, median of $runs runs (one busy Python thread)"
-printf '%-34s %12s %10s %14s\n' "" "iterations/s" "slowdown" "hotstack us/sample"
+rc_header "iterations/s"
 rc_row "alone" alone alone
 rc_row "hotstack record --no-python" native alone
 rc_row "hotstack record (Python frames)" python alone

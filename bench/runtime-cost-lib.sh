@@ -21,25 +21,48 @@ rc_setup() {
 	return 0
 }
 
-# rc_run NAME command...: the workload under the command; sets THR (the workload's rate: the
-# first number it prints), OWN (its CPU s: the last number it prints), ALL (the command's CPU s,
-# children included) and SAMPLES (from $tmp/NAME.folded, hotstack's)
+# rc_run NAME command...: the workload under the command, for $rc_secs seconds (its word @SECS@;
+# DURATION by default); sets THR (the workload's rate: the first number it prints), OWN (its CPU
+# s: the last number it prints), ALL (the CPU s of the command and its children, to the
+# millisecond) and SAMPLES (from $tmp/NAME.folded, hotstack's)
+rc_secs=
 rc_run() {
-	local name=$1 t0 t1 out
+	local name=$1 out
 	shift
-	t0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
-	out=$("$@" "${rc_workload[@]}" 2>"$tmp/$name.err")
-	t1=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
+	out=$(
+		"$@" "${rc_workload[@]/#@SECS@/${rc_secs:-$secs}}" 2>"$tmp/$name.err"
+		times >"$tmp/$name.times"
+	)
 	read -r THR OWN <<<"$(awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) {if (f == "") f = $i; l = $i}} END {print f, l}' <<<"$out")"
-	ALL=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {print (b - a) / hz}')
+	ALL=$(awk 'function s(t) {split(t, a, /[ms]/); return a[1] * 60 + a[2]}
+		NR == 2 {printf "%.3f", s($1) + s($2)}' "$tmp/$name.times")
 	SAMPLES=$(awk '{s += $NF} END {print s + 0}' "$tmp/$name.folded" 2>/dev/null)
-	[ -n "${VERBOSE:-}" ] && echo "  $name: $THR it/s, workload $OWN s, all $ALL s, $SAMPLES samples" >&2
+	[ -n "${VERBOSE:-}" ] && echo "  $name (${rc_secs:-$secs} s): $THR it/s, workload $OWN s, all $ALL s, $SAMPLES samples" >&2
 	return 0
 }
 
-# rc_cost VARIANT: after rc_run, hotstack's CPU per sample in µs, added to $tmp/VARIANT.us
-rc_cost() {
-	awk -v all="$ALL" -v own="$OWN" -v n="$SAMPLES" 'BEGIN {print n ? (all - own) / n * 1e6 : 0}' >>"$tmp/$1.us"
+# rc_record VARIANT [FLAG...]: `hotstack record FLAG...` run twice, for SHORT seconds (1 by
+# default) and for DURATION. The longer run's rate goes to $tmp/VARIANT.thr; hotstack's CPU
+# between the two runs over the samples between them (what one sample costs, the recording's
+# start and end left out) to $tmp/VARIANT.us in µs; and what the recording costs once (the
+# longer run's CPU less its samples' at that rate) to $tmp/VARIANT.once in ms.
+rc_record() {
+	local variant=$1 c0 n0
+	shift
+	rc_secs=${SHORT:-1}
+	rc_run "$variant" "$hotstack" record -q "$@" -F "$freq" -o "$tmp/$variant.folded" --
+	c0=$(awk -v all="$ALL" -v own="$OWN" 'BEGIN {print all - own}') n0=$SAMPLES
+	rc_secs=
+	rc_run "$variant" "$hotstack" record -q "$@" -F "$freq" -o "$tmp/$variant.folded" --
+	echo "$THR" >>"$tmp/$variant.thr"
+	awk -v all="$ALL" -v own="$OWN" -v n="$SAMPLES" -v c0="$c0" -v n0="$n0" \
+		-v us="$tmp/$variant.us" -v once="$tmp/$variant.once" 'BEGIN {
+		if (n <= n0)
+			exit
+		per = (all - own - c0) / (n - n0)
+		print per * 1e6 >>us
+		print (all - own - per * n) * 1e3 >>once
+	}'
 }
 
 rc_median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
@@ -119,22 +142,29 @@ rc_bpf_ns() {
 }
 
 # rc_row LABEL VARIANT BASE: a line of the table, with VARIANT's slowdown against BASE (alone),
-# from the medians in thr[] and us[]
+# from the medians in thr[], us[] and once[]
 rc_row() {
-	local label=$1 v=$2 base=$3 slow cost
+	local label=$1 v=$2 base=$3 slow cost one
 	[ -n "${thr[$v]:-}" ] || return 0
 	slow=$(awk -v a="${thr[$base]}" -v b="${thr[$v]}" 'BEGIN {printf "%.1f%%", (1 - b / a) * 100}')
-	cost=${us[$v]:-}
+	cost=${us[$v]:-} one=${once[$v]:-}
 	[ -n "$cost" ] && cost=$(awk -v c="$cost" 'BEGIN {printf "%.1f", c}')
-	printf '%-34s %12s %10s %14s\n' "$label" "${thr[$v]}" "$slow" "$cost"
+	[ -n "$one" ] && one=$(awk -v c="$one" 'BEGIN {printf "%.0f", c}')
+	printf '%-34s %12s %10s %14s %10s\n' "$label" "${thr[$v]}" "$slow" "$cost" "$one"
 }
 
-# rc_medians VARIANT...: thr[] and us[] from each variant's runs
+# rc_header RATE: the table's first line (RATE: what the workload's rate counts)
+rc_header() {
+	printf '%-34s %12s %10s %14s %10s\n' "" "$1" "slowdown" "hotstack us/sample" "once ms"
+}
+
+# rc_medians VARIANT...: thr[], us[] and once[] from each variant's runs
 rc_medians() {
 	local v
 	for v in "$@"; do
 		thr[$v]=$(rc_median <"$tmp/$v.thr")
-		us[$v]=$(rc_median <"$tmp/$v.us")
+		us[$v]=$( [ -s "$tmp/$v.us" ] && rc_median <"$tmp/$v.us")
+		once[$v]=$( [ -s "$tmp/$v.once" ] && rc_median <"$tmp/$v.once")
 	done
 }
 
@@ -156,18 +186,16 @@ rc_bpf_line() {
 	}'
 }
 
-# rc_record_pair OFF FLAG ON: one run of `hotstack record FLAG` (variant OFF: the reader left
-# out) and one of `hotstack record` (variant ON), each's rate, cost and BPF time kept
+# rc_record_pair OFF FLAG ON: `hotstack record FLAG` (variant OFF: the reader left out) and
+# `hotstack record` (variant ON), each's rate and costs kept, and the BPF programs' time of its
+# shorter run (the one its watcher finds)
 rc_record_pair() {
-	local variant flag bpf
+	local variant bpf
 	for variant in "$1" "$3"; do
-		flag=$2 bpf=none
-		[ "$variant" = "$3" ] && flag='' bpf=rt
+		bpf=rt
+		[ "$variant" = "$1" ] && bpf=none
 		rc_bpf_watch "$tmp/$bpf.bpf"
-		# shellcheck disable=SC2086 # no flag is no word
-		rc_run "$variant" "$hotstack" record -q $flag -F "$freq" -o "$tmp/$variant.folded" --
+		if [ "$bpf" = none ]; then rc_record "$variant" "$2"; else rc_record "$variant"; fi
 		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
-		echo "$THR" >>"$tmp/$variant.thr"
-		rc_cost "$variant"
 	done
 }
