@@ -28,6 +28,49 @@ struct hs_rt_mem hs_rt_mem_pid(int32_t pid)
 	return (struct hs_rt_mem){pid_read, (void *)(intptr_t)pid};
 }
 
+static int pages_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct hs_rt_pages *c = ctx;
+	uint8_t *out = buf;
+
+	if (n > 2 * HS_RT_PAGE_SIZE)
+		return pid_read((void *)(intptr_t)c->pid, addr, buf, n);
+	while (n) {
+		uint64_t page = addr & ~(uint64_t)(HS_RT_PAGE_SIZE - 1);
+		size_t off = (size_t)(addr - page), k = HS_MIN(n, HS_RT_PAGE_SIZE - off);
+		unsigned i = 0;
+
+		while (i < HS_RT_PAGES && c->page[i] != page + 1)
+			i++;
+		if (i == HS_RT_PAGES) {
+			i = c->next;
+			c->next = (c->next + 1) % HS_RT_PAGES;
+			c->page[i] = 0;
+			if (pid_read((void *)(intptr_t)c->pid, page, c->data[i], HS_RT_PAGE_SIZE))
+				return -1;
+			c->page[i] = page + 1;
+		}
+		memcpy(out, c->data[i] + off, k);
+		out += k;
+		addr += k;
+		n -= k;
+	}
+	return 0;
+}
+
+struct hs_rt_mem hs_rt_mem_pages(struct hs_rt_pages *c, int32_t pid)
+{
+	c->pid = pid;
+	hs_rt_pages_forget(c);
+	return (struct hs_rt_mem){pages_read, c};
+}
+
+void hs_rt_pages_forget(struct hs_rt_pages *c)
+{
+	memset(c->page, 0, sizeof(c->page));
+	c->next = 0;
+}
+
 static int maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg, bool anon)
 {
 	char buf[600];

@@ -18,6 +18,22 @@ struct hs_rt_mem {
 /* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
 struct hs_rt_mem hs_rt_mem_pid(int32_t pid);
 
+/* A live process's memory read a page at a time, the pages kept until forgotten: the fields of
+ * an object, of its map and of its tables, read one after another while a frame is named, cost
+ * a system call a page rather than one each. What is kept is what the process had when it was
+ * read: forget it (hs_rt_pages_forget) before and after each such read of related objects. */
+#define HS_RT_PAGES 8
+#define HS_RT_PAGE_SIZE 4096
+struct hs_rt_pages {
+	int32_t pid;
+	unsigned next;                 /* the slot to fill next */
+	uint64_t page[HS_RT_PAGES];    /* the address of the page in each slot + 1; 0: empty */
+	uint8_t data[HS_RT_PAGES][HS_RT_PAGE_SIZE];
+};
+/* A reader of pid's memory through c's pages (reads over two pages go to the process at once). */
+struct hs_rt_mem hs_rt_mem_pages(struct hs_rt_pages *c, int32_t pid);
+void hs_rt_pages_forget(struct hs_rt_pages *c);
+
 /* A mapping of a file, as /proc/PID/maps lists it. */
 struct hs_rt_mapping {
 	uint64_t start, end, off, ino;

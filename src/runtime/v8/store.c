@@ -19,7 +19,8 @@ struct lines {
 struct proc {
 	int32_t pid;
 	struct hs_v8 v8;
-	struct hs_rt_mem mem;
+	struct hs_rt_mem mem; /* through pages, forgotten before and after each frame is named */
+	struct hs_rt_pages pages;
 	struct hs_u64map fns; /* SharedFunctionInfo -> index in fn + 1 (0: cannot be read) */
 	HS_VEC(struct hs_v8_function *) fn;
 	uint64_t is_map; /* the map of InstructionStreams, once one was found */
@@ -91,7 +92,7 @@ void hs_v8_names_add_proc(struct hs_v8_names *n, int32_t pid, const struct hs_v8
 		p = hs_xcalloc(1, sizeof(*p));
 		p->pid = pid;
 		p->v8 = *v8;
-		p->mem = hs_rt_mem_pid(pid);
+		p->mem = hs_rt_mem_pages(&p->pages, pid);
 		hs_vec_push(&n->v, p);
 		hs_u64map_put(&n->procs, (uint32_t)pid, n->v.n);
 	}
@@ -405,7 +406,9 @@ static const struct named_frame *named(struct proc *p, const struct hs_v8_rec_fr
 	}
 	nf = hs_xmalloc(sizeof(*nf));
 	*nf = (struct named_frame){fr->pc, fr->a, fr->b, fr->check, 0, {{0}}};
+	hs_rt_pages_forget(&p->pages);
 	nf->n = name_frame(p, fr, nf->v, MAX_NAMED);
+	hs_rt_pages_forget(&p->pages);
 	hs_vec_push(&p->named, nf);
 	hs_u64map_put(&p->frames, key, p->named.n);
 	return nf->n ? nf : NULL;
