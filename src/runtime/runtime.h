@@ -60,6 +60,36 @@ struct hs_runtime {
  * size is short of that or nframes over max. For the runtimes' record_size. */
 size_t hs_rt_record_size(const void *rec, size_t size, size_t head, size_t frame, unsigned max);
 
+/* The functions of a runtime's file that struct hs_runtime points to for its names store,
+ * defined over its own: PREFIX_names_new, _names_free, _names_add_proc, _names_prefetch and
+ * _names_forget (which take its own types), and record_size over its record's type SAMPLE,
+ * whose frames are of type FRAME, at most MAX. */
+#define HS_RT_STORE_OPS(prefix, sample, frame, max)                                                \
+	static size_t record_size(const void *rec, size_t size)                                    \
+	{                                                                                          \
+		return hs_rt_record_size(rec, size, offsetof(sample, frames), sizeof(frame), max); \
+	}                                                                                          \
+	static void *names_new(void)                                                               \
+	{                                                                                          \
+		return prefix##_names_new();                                                       \
+	}                                                                                          \
+	static void names_free(void *n)                                                            \
+	{                                                                                          \
+		prefix##_names_free(n);                                                            \
+	}                                                                                          \
+	static void names_add(void *n, int32_t pid, const void *proc)                              \
+	{                                                                                          \
+		prefix##_names_add_proc(n, pid, proc);                                             \
+	}                                                                                          \
+	static void names_prefetch(void *n, const void *rec)                                       \
+	{                                                                                          \
+		prefix##_names_prefetch(n, rec);                                                   \
+	}                                                                                          \
+	static void names_forget(void *n, const struct hs_u64map *gone)                            \
+	{                                                                                          \
+		prefix##_names_forget(n, gone);                                                    \
+	}
+
 /* The runtime with id, or NULL. */
 const struct hs_runtime *hs_runtime(unsigned id);
 

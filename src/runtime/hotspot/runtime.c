@@ -104,36 +104,7 @@ static const void *bpf_object(size_t *size)
 	return hs_hotspot__elf_bytes(size);
 }
 
-static size_t record_size(const void *rec, size_t size)
-{
-	return hs_rt_record_size(rec, size, offsetof(struct hs_jvm_sample, frames), sizeof(struct hs_jvm_rec_frame),
-				 HS_JVM_MAX_FRAMES);
-}
-
-static void *names_new(void)
-{
-	return hs_jvm_names_new();
-}
-
-static void names_free(void *n)
-{
-	hs_jvm_names_free(n);
-}
-
-static void names_add(void *n, int32_t pid, const void *proc)
-{
-	hs_jvm_names_add_proc(n, pid, proc);
-}
-
-static void names_prefetch(void *n, const void *rec)
-{
-	hs_jvm_names_prefetch(n, rec);
-}
-
-static void names_forget(void *n, const struct hs_u64map *gone)
-{
-	hs_jvm_names_forget(n, gone);
-}
+HS_RT_STORE_OPS(hs_jvm, struct hs_jvm_sample, struct hs_jvm_rec_frame, HS_JVM_MAX_FRAMES)
 
 const struct hs_runtime hs_hotspot_runtime = {
 	.id = HS_RT_HOTSPOT,

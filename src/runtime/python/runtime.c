@@ -61,36 +61,7 @@ static const void *bpf_object(size_t *size)
 	return hs_python__elf_bytes(size);
 }
 
-static size_t record_size(const void *rec, size_t size)
-{
-	return hs_rt_record_size(rec, size, offsetof(struct hs_py_sample, frames), sizeof(struct hs_py_frame),
-				 HS_PY_MAX_FRAMES);
-}
-
-static void *names_new(void)
-{
-	return hs_py_names_new();
-}
-
-static void names_free(void *n)
-{
-	hs_py_names_free(n);
-}
-
-static void names_add(void *n, int32_t pid, const void *proc)
-{
-	hs_py_names_add_proc(n, pid, proc);
-}
-
-static void names_prefetch(void *n, const void *rec)
-{
-	hs_py_names_prefetch(n, rec);
-}
-
-static void names_forget(void *n, const struct hs_u64map *gone)
-{
-	hs_py_names_forget(n, gone);
-}
+HS_RT_STORE_OPS(hs_py, struct hs_py_sample, struct hs_py_frame, HS_PY_MAX_FRAMES)
 
 const struct hs_runtime hs_python_runtime = {
 	.id = HS_RT_PYTHON,

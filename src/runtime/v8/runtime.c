@@ -94,36 +94,7 @@ static const void *bpf_object(size_t *size)
 	return hs_v8_reader__elf_bytes(size);
 }
 
-static size_t record_size(const void *rec, size_t size)
-{
-	return hs_rt_record_size(rec, size, offsetof(struct hs_v8_sample, frames), sizeof(struct hs_v8_rec_frame),
-				 HS_V8_MAX_FRAMES);
-}
-
-static void *names_new(void)
-{
-	return hs_v8_names_new();
-}
-
-static void names_free(void *n)
-{
-	hs_v8_names_free(n);
-}
-
-static void names_add(void *n, int32_t pid, const void *proc)
-{
-	hs_v8_names_add_proc(n, pid, proc);
-}
-
-static void names_prefetch(void *n, const void *rec)
-{
-	hs_v8_names_prefetch(n, rec);
-}
-
-static void names_forget(void *n, const struct hs_u64map *gone)
-{
-	hs_v8_names_forget(n, gone);
-}
+HS_RT_STORE_OPS(hs_v8, struct hs_v8_sample, struct hs_v8_rec_frame, HS_V8_MAX_FRAMES)
 
 const struct hs_runtime hs_v8_runtime = {
 	.id = HS_RT_V8,
