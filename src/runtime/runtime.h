@@ -90,6 +90,11 @@ size_t hs_rt_record_size(const void *rec, size_t size, size_t head, size_t frame
 		prefix##_names_forget(n, gone);                                                    \
 	}
 
+/* struct hs_runtime's members that point to them */
+#define HS_RT_STORE_MEMBERS                                                                                   \
+	.record_size = record_size, .names_new = names_new, .names_free = names_free, .names_add = names_add, \
+	.names_prefetch = names_prefetch, .names_forget = names_forget
+
 /* The runtime with id, or NULL. */
 const struct hs_runtime *hs_runtime(unsigned id);
 

@@ -121,10 +121,5 @@ const struct hs_runtime hs_hotspot_runtime = {
 	.proc_info_size = sizeof(struct hs_jvm_walk_proc),
 	.proc_info = proc_info,
 	.bpf_object = bpf_object,
-	.record_size = record_size,
-	.names_new = names_new,
-	.names_free = names_free,
-	.names_add = names_add,
-	.names_prefetch = names_prefetch,
-	.names_forget = names_forget,
+	HS_RT_STORE_MEMBERS,
 };
