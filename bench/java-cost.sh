@@ -33,48 +33,8 @@ rc_setup
 [ -x "$native" ] || { echo "java-cost: $native missing: build first (ninja -C build)" >&2; exit 1; }
 "$jdk/bin/javac" -d "$tmp/classes" "$here/../tests/workloads/java/Hot.java" "$here/HotBench.java" ||
 	{ echo "java-cost: cannot compile the workload" >&2; exit 1; }
-jvm=("$jdk/bin/java" -cp "$tmp/classes" HotBench @SECS@ "$rounds")
+rc_workload=("$jdk/bin/java" -cp "$tmp/classes" HotBench @SECS@ "$rounds")
 rc_bpf_setup
-
-declare -A thr us once
-for variant in alone nojava java perf native-alone native; do
-	: >"$tmp/$variant.thr"
-	: >"$tmp/$variant.us"
-	: >"$tmp/$variant.once"
-done
-java_share=()
-for ((i = 1; i <= runs; i++)); do
-	rc_workload=("${jvm[@]}")
-	rc_run alone env
-	echo "$THR" >>"$tmp/alone.thr"
-	rc_record_pair nojava --no-java java
-	# that the reader did read: the share of the JVM's samples with Hot's methods named
-	java_share+=("$(awk '{n += $NF} /Hot\.(work|fib)/ {h += $NF} END {printf "%.0f%%", n ? h / n * 100 : 0}' "$tmp/java.folded")")
-	if command -v perf >/dev/null; then
-		rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
-		echo "$THR" >>"$tmp/perf.thr"
-	fi
-	rc_workload=("$native" @SECS@)
-	rc_run native-alone env
-	echo "$THR" >>"$tmp/native-alone.thr"
-	rc_record native
-done
-rc_medians alone nojava java perf native-alone native
-echo "java-cost: $("$jdk/bin/java" -version 2>&1 | head -n1), $secs s after $rounds rounds, $freq Hz, median of $runs runs (two busy Java threads)"
-rc_header "rounds/s"
-rc_row "alone" alone alone
-rc_row "hotstack record --no-java" nojava alone
-rc_row "hotstack record (Java frames)" java alone
-rc_row "perf record -g (for scale)" perf alone
-printf '%-34s %12s\n' "native program (record-workload)" "iterations/s"
-rc_row "alone" native-alone native-alone
-rc_row "hotstack record" native native-alone
-echo "samples of the JVM with Hot's methods named, with Java frames: ${java_share[*]}"
-awk -v a="${us[nojava]}" -v b="${us[java]}" -v c="${us[native]}" 'BEGIN {
-	if (a > 0)
-		printf "Java frames cost %.2fx the CPU per sample of the same recording with --no-java\n", b / a
-	if (c > 0)
-		printf "Java frames cost %.2fx the CPU per sample of a native program'\''s recording (target: 2x at most)\n", b / c
-}'
-rc_bpf_line "Java frames"
+rc_runtime_bench "java-cost: $("$jdk/bin/java" -version 2>&1 | head -n1), $secs s after $rounds rounds, $freq Hz, median of $runs runs (two busy Java threads)" \
+	--no-java "Java frames" "Java frames" 'Hot\\.(work|fib)' "Hot's methods"
 exit 0

@@ -1,7 +1,8 @@
-# What python-cost.sh and java-cost.sh share: sourced, not run. The runs of a workload under a
+# What python-cost.sh, java-cost.sh and node-cost.sh share: sourced, not run. The runs of a
 # command, their medians, the BPF programs' own time as the kernel counts it, and the table.
-# The script sets rc_name, hotstack, freq and the workload (rc_workload, an array) first, and
-# declares thr and us (associative arrays).
+# The script sets rc_name, hotstack, secs, runs, freq and the workload (rc_workload, an array, its
+# duration the word @SECS@) first, and declares thr, us and once (associative arrays) unless it
+# calls rc_runtime_bench, which does.
 # shellcheck shell=bash disable=SC2154,SC2004
 
 rc_skip() {
@@ -198,4 +199,56 @@ rc_record_pair() {
 		if [ "$bpf" = none ]; then rc_record "$variant" "$2"; else rc_record "$variant"; fi
 		rc_bpf_ns "$tmp/$bpf.bpf" hs_rt_dispatch
 	done
+}
+
+# rc_runtime_bench TITLE FLAG FRAMES LABEL REGEX NAMED: the whole bench of a runtime read from
+# outside, against a native program. RUNS times: the runtime's workload (rc_workload) alone,
+# under `hotstack record FLAG` (its reader left out), under `hotstack record` and under `perf
+# record -g` for scale, then the native program ($native) alone and under `hotstack record`.
+# Prints TITLE, the table of medians (LABEL: the reader's row), the share of the runtime's
+# samples whose lines match REGEX (an awk regular expression: NAMED, named) in each run, the
+# ratios of FRAMES' cost per sample to FLAG's and to the native program's, and the BPF time.
+rc_runtime_bench() {
+	local title=$1 flag=$2 frames=$3 label=$4 re=$5 named=$6 variant i
+	local -a work=("${rc_workload[@]}") share=()
+	declare -gA thr us once
+	for variant in alone off on perf native-alone native; do
+		: >"$tmp/$variant.thr"
+		: >"$tmp/$variant.us"
+		: >"$tmp/$variant.once"
+	done
+	for ((i = 1; i <= runs; i++)); do
+		rc_workload=("${work[@]}")
+		rc_run alone env
+		echo "$THR" >>"$tmp/alone.thr"
+		rc_record_pair off "$flag" on
+		# that the reader did read
+		share+=("$(awk -v re="$re" '{n += $NF} $0 ~ re {h += $NF} END {printf "%.0f%%", n ? h / n * 100 : 0}' "$tmp/on.folded")")
+		if command -v perf >/dev/null; then
+			rc_run perf perf record -q -g -F "$freq" -o "$tmp/perf.data" --
+			echo "$THR" >>"$tmp/perf.thr"
+		fi
+		rc_workload=("$native" @SECS@)
+		rc_run native-alone env
+		echo "$THR" >>"$tmp/native-alone.thr"
+		rc_record native
+	done
+	rc_medians alone off on perf native-alone native
+	echo "$title"
+	rc_header "rounds/s"
+	rc_row "alone" alone alone
+	rc_row "hotstack record $flag" off alone
+	rc_row "hotstack record ($label)" on alone
+	rc_row "perf record -g (for scale)" perf alone
+	printf '%-34s %12s\n' "native program (record-workload)" "iterations/s"
+	rc_row "alone" native-alone native-alone
+	rc_row "hotstack record" native native-alone
+	echo "samples with $named named, with $frames: ${share[*]}"
+	awk -v a="${us[off]}" -v b="${us[on]}" -v c="${us[native]}" -v what="$frames" -v flag="$flag" 'BEGIN {
+		if (a > 0)
+			printf "%s cost %.2fx the CPU per sample of the same recording with %s\n", what, b / a, flag
+		if (c > 0)
+			printf "%s cost %.2fx the CPU per sample of a native program'\''s recording (target: 2x at most)\n", what, b / c
+	}'
+	rc_bpf_line "$frames"
 }
