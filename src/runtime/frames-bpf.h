@@ -123,4 +123,31 @@ static __always_inline void hs_rt_output(const void *rec, __u64 size, int wake)
 	}
 }
 
+/* A reader's per-CPU scratch area (too big for the BPF stack): the map of one struct scratch,
+ * which the reader's file defines before, and get_scratch(). */
+#define HS_RT_SCRATCH                                            \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);         \
+		__uint(max_entries, 1);                          \
+		__type(key, __u32);                              \
+		__type(value, struct scratch);                   \
+	} scratch SEC(".maps");                                  \
+	static __always_inline struct scratch *get_scratch(void) \
+	{                                                        \
+		__u32 zero = 0;                                  \
+		return bpf_map_lookup_elem(&scratch, &zero);     \
+	}
+
+/* Writes the record of scratch sc (its s, with sc->n frames, at most max: a power of 2) to the
+ * ring, to be read at once when sc->wake. */
+#define HS_RT_OUTPUT(sc, max)                                                               \
+	do {                                                                                \
+		__u64 size_ = offsetof(__typeof__((sc)->s), frames) +                       \
+			      (__u64)((sc)->n & ((max)*2 - 1)) * sizeof((sc)->s.frames[0]); \
+		(sc)->s.head.nframes = (sc)->n;                                             \
+		if (size_ > sizeof((sc)->s))                                                \
+			size_ = sizeof((sc)->s);                                            \
+		hs_rt_output(&(sc)->s, size_, (sc)->wake);                                  \
+	} while (0)
+
 #endif

@@ -51,19 +51,7 @@ struct scratch {
 	__u32 n, leaf, wake, done;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
-
-static __always_inline struct scratch *get_scratch(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&scratch, &zero);
-}
+HS_RT_SCRATCH
 
 static __always_inline __u32 read_u32(__u64 addr)
 {
@@ -465,7 +453,7 @@ static __always_inline __u64 find_thread(struct scratch *sc)
 SEC("perf_event")
 int hs_jvm_read_frames(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), thread, size, ip = ctx->regs.rip;
+	__u64 id = bpf_get_current_pid_tgid(), thread, ip = ctx->regs.rip;
 	__u32 pid = id >> 32;
 	struct hs_jvm_walk_proc *pi = bpf_map_lookup_elem(&procs, &pid);
 	const struct hs_jvm_walk_offsets *o;
@@ -520,11 +508,6 @@ int hs_jvm_read_frames(struct bpf_perf_event_data *ctx)
 	bpf_loop(HS_JVM_MAX_FRAMES, frame_step, NULL, 0);
 	if (!sc->n)
 		return 1;
-	sc->s.head.nframes = sc->n;
-	size = offsetof(struct hs_jvm_sample, frames) +
-	       (__u64)(sc->n & (HS_JVM_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_jvm_rec_frame);
-	if (size > sizeof(sc->s))
-		size = sizeof(sc->s);
-	hs_rt_output(&sc->s, size, sc->wake);
+	HS_RT_OUTPUT(sc, HS_JVM_MAX_FRAMES);
 	return 1;
 }

@@ -46,12 +46,7 @@ struct scratch {
 	__u32 wake;   /* a code object not seen before is in s */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
+HS_RT_SCRATCH
 
 /* A field of a chunk read into scratch: offsets come from the map, so they are bounded here
  * for the verifier (a layout whose fields lie past CHUNK is refused by user space). */
@@ -68,13 +63,6 @@ static __always_inline __u32 chunk_u32(const __u8 *chunk, __u32 off)
 static __always_inline __u8 chunk_u8(const __u8 *chunk, __u32 off)
 {
 	return chunk[off & (CHUNK - 1)];
-}
-
-static __always_inline struct scratch *get_scratch(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&scratch, &zero);
 }
 
 /* One thread state of the interpreter's list: stops at the sampled thread's (left in at). */
@@ -190,7 +178,7 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	const struct hs_py_proc_info *pi = bpf_map_lookup_elem(&procs, &pid);
 	struct scratch *sc;
-	__u64 size, tstate, frame;
+	__u64 tstate, frame;
 
 	if (!pi)
 		return hs_rt_next(ctx);
@@ -219,11 +207,6 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 		sc->s.head.flags |= HS_PY_TRUNCATED;
 	if (!sc->n && !sc->s.head.flags)
 		return 1;
-	sc->s.head.nframes = sc->n;
-	size = offsetof(struct hs_py_sample, frames) +
-	       (__u64)(sc->n & (HS_PY_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_py_frame);
-	if (size > sizeof(sc->s))
-		size = sizeof(sc->s);
-	hs_rt_output(&sc->s, size, sc->wake);
+	HS_RT_OUTPUT(sc, HS_PY_MAX_FRAMES);
 	return 1;
 }

@@ -39,19 +39,7 @@ struct scratch {
 	__u32 n, leaf, wake, done, in_v8, scanned;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
-
-static __always_inline struct scratch *get_scratch(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&scratch, &zero);
-}
+HS_RT_SCRATCH
 
 static __always_inline int in_builtins(const struct scratch *sc, __u64 pc)
 {
@@ -392,7 +380,7 @@ done:
 SEC("perf_event")
 int hs_v8_read_frames(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), size, ip = ctx->regs.rip;
+	__u64 id = bpf_get_current_pid_tgid(), ip = ctx->regs.rip;
 	__u32 pid = id >> 32;
 	struct hs_v8_walk_proc *pi = bpf_map_lookup_elem(&procs, &pid);
 	struct scratch *sc;
@@ -434,11 +422,6 @@ int hs_v8_read_frames(struct bpf_perf_event_data *ctx)
 	if (!sc->n) {
 		return 1;
 	}
-	sc->s.head.nframes = sc->n;
-	size = offsetof(struct hs_v8_sample, frames) +
-	       (__u64)(sc->n & (HS_V8_MAX_FRAMES * 2 - 1)) * sizeof(struct hs_v8_rec_frame);
-	if (size > sizeof(sc->s))
-		size = sizeof(sc->s);
-	hs_rt_output(&sc->s, size, sc->wake);
+	HS_RT_OUTPUT(sc, HS_V8_MAX_FRAMES);
 	return 1;
 }
