@@ -216,7 +216,9 @@ static struct bpf_object *open_object(struct hs_rt_reader *rd, const struct hs_r
 		snprintf(why, whylen, "the kernel's BTF does not say where a task's fs base is");
 	else if (set_rodata_u32(obj, "fsbase_off", fsbase) || set_rodata_u32(obj, "self_slot", rt->id) ||
 		 !(m = bpf_object__find_map_by_name(obj, "slots")) || bpf_map__reuse_fd(m, rd->slots) ||
-		 !(m = bpf_object__find_map_by_name(obj, "stacks")) || bpf_map__set_max_entries(m, ring_size()))
+		 !(m = bpf_object__find_map_by_name(obj, "stacks")) || bpf_map__set_max_entries(m, ring_size()) ||
+		 !(m = bpf_object__find_map_by_name(obj, "scratch")) ||
+		 bpf_map__set_max_entries(m, (uint32_t)HS_MAX(libbpf_num_possible_cpus(), 1)))
 		snprintf(why, whylen, "the %s frame reader is not one this hotstack can load", rt->name);
 	else
 		return obj;

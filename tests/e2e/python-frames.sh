@@ -98,7 +98,8 @@ PY
 awk '$1 + 0 < prev {bad++} {prev = $1 + 0; n++} END {if (bad || n < 100) {print "exec: " n " functions, " bad + 0 " out of order"; exit 1}}' \
 	"$dir/reuse.order" || fail "exec'd functions misnamed"
 
-# a stack deeper than the frames read: cut where the reading stopped, and said so
+# a deep recursion read whole (300 frames under <module>), and a stack deeper than the frames
+# read (1,024) cut where the reading stopped, and said so
 cat >"$dir/deep.py" <<'PY'
 import sys, time
 sys.setrecursionlimit(5000)
@@ -108,11 +109,17 @@ def deep(n):
         while time.time() - t < 1: pass
     else:
         deep(n - 1)
-deep(300)
+deep(int(sys.argv[1]))
 PY
-"$HOTSTACK" record -q -o "$dir/deep.folded" -- /usr/bin/python3.11 "$dir/deep.py" || fail "record of a deep stack failed"
+for depth in 300 1500; do
+	"$HOTSTACK" record -q -o "$dir/deep$depth.folded" -- /usr/bin/python3.11 "$dir/deep.py" "$depth" ||
+		fail "record of a stack $depth deep failed"
+done
+awk '/;deep;/ {n += $NF; s = $0; if (index(s, ";<module>;") && gsub(/;deep/, "", s) == 301) w += $NF}
+	END {print "python-frames: deep(300): " w + 0 " of " n + 0 " samples whole"; if (!n || w < 0.95 * n) exit 1}' \
+	"$dir/deep300.folded" || fail "a stack 300 deep not read whole"
 awk '/;deep;/ {n += $NF} /;\[python: truncated\];deep;deep;/ {c += $NF} END {if (c < 0.95 * n) {print "deep: " c " of " n " samples cut and said so"; exit 1}}' \
-	"$dir/deep.folded" || fail "a deep stack cut silently"
+	"$dir/deep1500.folded" || fail "a deep stack cut silently"
 
 # --python-internals keeps the eval loop between the Python frames
 "$HOTSTACK" record -q --python-internals -o "$dir/int.folded" -- /usr/bin/python3.11 "$prog" 2 ||

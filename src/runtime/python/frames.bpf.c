@@ -44,6 +44,9 @@ struct scratch {
 	__u64 fsbase; /* the sampled thread's */
 	__u32 n;      /* frames in s */
 	__u32 wake;   /* a code object not seen before is in s */
+	/* the code object of the frame before, read and checked: a recursion's frames share it */
+	__u64 last_code, last_name, last_file;
+	__u32 last_line;
 };
 
 HS_RT_SCRATCH
@@ -132,13 +135,19 @@ static long frame_step(__u32 i, void *unused)
 		return 1;
 	}
 	code = chunk_u64(sc->frame, off->frame_code);
-	if (!code || bpf_probe_read_user(sc->code, code_len, (void *)code)) {
-		sc->s.head.flags |= HS_PY_READ_FAULT;
-		return 1;
-	}
-	if (chunk_u64(sc->code, 8) != sc->pi.code_type) {
-		sc->s.head.flags |= HS_PY_BAD_CODE;
-		return 1;
+	if (!code || code != sc->last_code) {
+		if (!code || bpf_probe_read_user(sc->code, code_len, (void *)code)) {
+			sc->s.head.flags |= HS_PY_READ_FAULT;
+			return 1;
+		}
+		if (chunk_u64(sc->code, 8) != sc->pi.code_type) {
+			sc->s.head.flags |= HS_PY_BAD_CODE;
+			return 1;
+		}
+		sc->last_code = code;
+		sc->last_name = chunk_u64(sc->code, off->code_name);
+		sc->last_file = chunk_u64(sc->code, off->code_filename);
+		sc->last_line = chunk_u32(sc->code, off->code_firstlineno) & ~HS_PY_ENTRY_BIT;
 	}
 	if (off->instr == HS_PY_INSTR_PTR) {
 		instr_ptr = chunk_u64(sc->frame, off->frame_instr);
@@ -151,7 +160,7 @@ static long frame_step(__u32 i, void *unused)
 		else if (off->instr == HS_PY_INSTR_LASTI_UNITS)
 			instr *= 2;
 	}
-	line = chunk_u32(sc->code, off->code_firstlineno) & ~HS_PY_ENTRY_BIT;
+	line = sc->last_line;
 	if (off->entry == HS_PY_ENTRY_EVERY ||
 	    (off->entry == HS_PY_ENTRY_FLAG && chunk_u8(sc->frame, off->frame_owner)))
 		line |= HS_PY_ENTRY_BIT;
@@ -159,8 +168,8 @@ static long frame_step(__u32 i, void *unused)
 	sc->s.frames[n].code = code;
 	sc->s.frames[n].instr = instr;
 	sc->s.frames[n].line_entry = line;
-	sc->s.frames[n].name = chunk_u64(sc->code, off->code_name);
-	sc->s.frames[n].file = chunk_u64(sc->code, off->code_filename);
+	sc->s.frames[n].name = sc->last_name;
+	sc->s.frames[n].file = sc->last_file;
 	if (n < SEEN_DEPTH) {
 		__u64 key = code ^ (__u64)hs_py_code_ident(sc->s.frames[n].name, sc->s.frames[n].file) << 32 ^
 			    (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
@@ -201,6 +210,7 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	sc->s.version = sc->pi.version;
 	sc->at = frame;
 	sc->n = 0;
+	sc->last_code = 0;
 	sc->wake = 0;
 	bpf_loop(HS_PY_MAX_FRAMES + 32, frame_step, NULL, 0);
 	if (sc->at && sc->n >= HS_PY_MAX_FRAMES)

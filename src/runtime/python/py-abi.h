@@ -7,7 +7,7 @@
 
 #include "runtime/rt-abi.h"
 
-#define HS_PY_MAX_FRAMES 128  /* Python frames read per sample; deeper stacks are cut */
+#define HS_PY_MAX_FRAMES 1024 /* Python frames read per sample; deeper stacks are cut */
 #define HS_PY_MAX_THREADS 256 /* thread states looked at to find the sampled thread's */
 #define HS_PY_NONE 0xffff     /* an offset the version does not have */
 #define HS_PY_ENTRY_BIT 0x80000000u
