@@ -132,8 +132,9 @@ static uint32_t py_location(struct hs_builder *b, int32_t pid, const struct hs_p
 /* Where a Python stack read in part is cut: said as a stop reason is. */
 static uint32_t cut_location(struct hs_builder *b, unsigned flags)
 {
-	uint32_t nm = hs_profile_intern_str(b->p, flags & HS_PY_TRUNCATED ? "[python: truncated]"
-									  : "[python: unreadable frame]");
+	uint32_t nm = hs_profile_intern_str(b->p, flags & HS_PY_TRUNCATED    ? "[python: truncated]"
+						  : flags & HS_PY_UNANCHORED ? "[python: callers lost]"
+									     : "[python: unreadable frame]");
 	struct hs_line ln = {hs_profile_function(b->p, nm, nm, 0, 0), 0};
 
 	return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
@@ -147,7 +148,7 @@ bool hs_builder_py_merge(struct hs_builder *b, int32_t pid, const void *rec)
 	bool cut;
 
 	np = ps->head.nframes;
-	cut = ps->head.flags & (HS_PY_TRUNCATED | HS_PY_BAD_CODE | HS_PY_READ_FAULT);
+	cut = ps->head.flags & (HS_PY_TRUNCATED | HS_PY_BAD_CODE | HS_PY_READ_FAULT | HS_PY_UNANCHORED);
 	b->stats.rt[HS_RT_PYTHON].cut += cut;
 	hs_vec_reserve(&py->native, b->locs.n);
 	hs_vec_reserve(&py->entry, np);

@@ -215,6 +215,9 @@ int hs_py_read_frames(struct bpf_perf_event_data *ctx)
 	bpf_loop(HS_PY_MAX_FRAMES + 32, frame_step, NULL, 0);
 	if (sc->at && sc->n >= HS_PY_MAX_FRAMES)
 		sc->s.head.flags |= HS_PY_TRUNCATED;
+	if (sc->pi.off.entry == HS_PY_ENTRY_SHIM && !sc->at && sc->n &&
+	    !(sc->s.frames[(sc->n - 1) & (HS_PY_MAX_FRAMES - 1)].line_entry & HS_PY_ENTRY_BIT))
+		sc->s.head.flags |= HS_PY_UNANCHORED;
 	if (!sc->n && !sc->s.head.flags)
 		return 1;
 	HS_RT_OUTPUT(sc, HS_PY_MAX_FRAMES);

@@ -94,6 +94,10 @@ enum hs_py_sample_flag {
 	HS_PY_BAD_CODE = 2,   /* a frame's code object failed the type check: the walk stopped */
 	HS_PY_READ_FAULT = 4, /* a read of the interpreter's memory failed: the walk stopped */
 	HS_PY_NO_THREAD = 8,  /* no thread state belongs to the sampled thread */
+	/* 3.12 and later: the walk ended at a frame that no entry into the eval loop ran (every
+	 * run of it starts with a shim): the thread's current frame was read as it changed (a stale
+	 * generator frame, left by the run that resumed it before), its callers unknown */
+	HS_PY_UNANCHORED = 16,
 };
 
 /* The record the program writes for each sample it reads frames for (head.flags: enum

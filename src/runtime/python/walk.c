@@ -33,6 +33,8 @@
  *        shim (a).
  *     g. emit {code, instr, (firstlineno & 0x7fffffff) | entry bit}
  *     h. frame = *(frame + o.frame_back)
+ *  4. entry == HS_PY_ENTRY_SHIM, the walk ended at frame 0 and the last frame emitted has no
+ *     HS_PY_ENTRY_BIT (no shim after it): HS_PY_UNANCHORED.
  */
 #include <string.h>
 
@@ -151,5 +153,7 @@ size_t hs_py_walk(const struct hs_py_interp *in, const struct hs_rt_mem *mem, ui
 		if (!rd64(&w, frame + o->frame_back, &frame))
 			break;
 	}
+	if (o->entry == HS_PY_ENTRY_SHIM && !frame && n && !(out[n - 1].line_entry & HS_PY_ENTRY_BIT))
+		*flags |= HS_PY_UNANCHORED;
 	return n;
 }
