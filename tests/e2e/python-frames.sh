@@ -36,7 +36,7 @@ run_one() { # NAME VERSION PYTHON
 
 run_one debian 3.11 /usr/bin/python3.11
 tested="debian-3.11"
-for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+for v in 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
 	py=$(ls -d "$HOME"/.pyenv/versions/"$v".*/bin/python"$v" 2>/dev/null | tail -n1 || true)
 	if [ -z "$py" ]; then
 		echo "$test_name: no pyenv CPython $v here: not tested" >&2
@@ -168,8 +168,7 @@ fi
 
 # versions outside 3.8-3.13: one line naming the version, and native frames
 olds=0
-for old in "$HOME"/.pyenv/versions/3.7.*/bin/python3.7 "$HOME"/.pyenv/versions/3.6.*/bin/python3.6 \
-	"$HOME"/.pyenv/versions/2.7.*/bin/python2.7; do
+for old in "$HOME"/.pyenv/versions/3.6.*/bin/python3.6 "$HOME"/.pyenv/versions/2.7.*/bin/python2.7; do
 	[ -x "$old" ] || continue
 	v=$(basename "$old" | sed 's/python//')
 	expect_status 0 "$HOTSTACK" record -o "$dir/old.folded" -- "$old" "$prog" 0.7
@@ -177,7 +176,7 @@ for old in "$HOME"/.pyenv/versions/3.7.*/bin/python3.7 "$HOME"/.pyenv/versions/3
 		fail "python $v: no one-line warning: $(cat "$dir/.err")"
 	olds=$((olds + 1))
 done
-[ "$olds" -gt 0 ] || echo "$test_name: no CPython before 3.8 here: the version warning is not tested" >&2
+[ "$olds" -gt 0 ] || echo "$test_name: no CPython before 3.7 here: the version warning is not tested" >&2
 
 # without the right to load BPF programs: one line, and the recording goes on
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
