@@ -23,7 +23,7 @@ enum hs_rt_found {
 struct hs_runtime {
 	unsigned id;          /* HS_RT_*: its reader's slot and its records' tag */
 	const char *name;     /* "Python": its frames' name in messages */
-	const char *versions; /* "3.7 to 3.13": what its frames are read for */
+	const char *versions; /* "3.6 to 3.13": what its frames are read for */
 	const char *shows;    /* what its code shows as when they are not read */
 	const char *fallback; /* what still names its code without the reader, for a person, or NULL */
 	/* Whether a mapped file's name is one the runtime can be in: the cheap test before find. */

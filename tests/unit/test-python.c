@@ -246,6 +246,11 @@ static void check_fixture(const char *name, bool none_expected)
 	fx_free(&f);
 }
 
+static void test_fixture_3_6(void **state)
+{
+	check_fixture("3.6", false);
+}
+
 static void test_fixture_3_7(void **state)
 {
 	check_fixture("3.7", false);
@@ -461,13 +466,13 @@ static void test_names(void **state)
 	for (size_t i = 0; i < HS_ARRAY_SIZE(no); i++)
 		if (hs_py_maybe_runtime(no[i]))
 			fail_msg("%s: taken for a runtime", no[i]);
-	for (unsigned m = 7; m <= 13; m++) {
+	for (unsigned m = 6; m <= 13; m++) {
 		const struct hs_py_interp *l = hs_py_layout(HS_PY_VERSION(3, m));
 		assert_non_null(l);
 		assert_int_equal(l->version, HS_PY_VERSION(3, m));
 		assert_int_equal(l->info.off.code_firstlineno, l->code.code_firstlineno);
 	}
-	assert_null(hs_py_layout(HS_PY_VERSION(3, 6)));
+	assert_null(hs_py_layout(HS_PY_VERSION(3, 5)));
 	assert_null(hs_py_layout(HS_PY_VERSION(3, 14)));
 }
 
@@ -726,10 +731,10 @@ static int live_teardown(void **state)
 	return 0;
 }
 
-/* An interpreter outside 3.7-3.13 is found and refused, with its version named. */
+/* An interpreter outside 3.6-3.13 is found and refused, with its version named. */
 static void test_live_unsupported(void **state)
 {
-	const char *python = "/root/.pyenv/versions/3.6.15/bin/python3.6";
+	const char *python = "/root/.pyenv/versions/2.7.18/bin/python2.7";
 	struct hs_py_interp in;
 	char why[256] = "", c;
 	int fds[2];
@@ -750,7 +755,7 @@ static void test_live_unsupported(void **state)
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	close(fds[0]);
 	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
-	assert_string_equal(why, "python 3.6 is not supported");
+	assert_string_equal(why, "python 2.7 is not supported");
 }
 
 /* A runtime linked into an executable of another name is found through /proc/PID/exe, with
@@ -830,6 +835,11 @@ static void test_live_container(void **state)
 }
 
 #define PYENV(v) "/root/.pyenv/versions/" v
+static void test_live_3_6(void **state)
+{
+	check_live(PYENV("3.6.15/bin/python3.6"), HS_PY_VERSION(3, 6));
+}
+
 static void test_live_3_7(void **state)
 {
 	check_live(PYENV("3.7.16/bin/python3.7"), HS_PY_VERSION(3, 7));
@@ -873,6 +883,7 @@ static void test_live_3_13(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_3_6),
 		cmocka_unit_test(test_fixture_3_7),
 		cmocka_unit_test(test_fixture_3_8),
 		cmocka_unit_test(test_fixture_3_9),
@@ -889,6 +900,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_live_unsupported, live_teardown),
 		cmocka_unit_test_teardown(test_live_embedded, live_teardown),
 		cmocka_unit_test_teardown(test_live_container, live_teardown),
+		cmocka_unit_test_teardown(test_live_3_6, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_7, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_8, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_9, live_teardown),

@@ -88,7 +88,7 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem
 		return NULL;
 	state = get32(hdr + l->unicode_state);
 	memcpy(&slen, hdr + l->unicode_length, sizeof(slen));
-	/* state bits, 3.7-3.13: interned:2, kind:3, compact:1, ascii:1 */
+	/* state bits, 3.6-3.13: interned:2, kind:3, compact:1, ascii:1 */
 	kind = (state >> 2) & 7;
 	if (!((state >> 5) & 1) || (kind != 1 && kind != 2 && kind != 4) || slen < 0 || (uint64_t)slen > max_chars)
 		return NULL;

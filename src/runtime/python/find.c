@@ -58,6 +58,7 @@ bool hs_py_maybe_runtime(const char *path)
 
 struct syms {
 	uint64_t runtime, code_type, version, str_type, bytes_type;
+	uint64_t interp_head; /* before 3.7 (no _PyRuntime): the list of interpreters, a static */
 };
 
 static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
@@ -77,7 +78,7 @@ static void set_why(char *why, size_t whylen, const char *fmt, ...)
 static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct syms *s, uint64_t *bias)
 {
 	static const char *const names[] = {"_PyRuntime", "PyCode_Type", "Py_Version", "PyUnicode_Type",
-					    "PyBytes_Type"};
+					    "PyBytes_Type", "interp_head"};
 	uint64_t vals[HS_ARRAY_SIZE(names)] = {0};
 	Elf *elf;
 	GElf_Ehdr eh;
@@ -94,8 +95,9 @@ static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct sym
 	hs_rt_elf_symbols(elf, SHT_DYNSYM, true, names, HS_ARRAY_SIZE(names), vals);
 	if (!vals[0])
 		hs_rt_elf_symbols(elf, SHT_SYMTAB, true, names, HS_ARRAY_SIZE(names), vals);
-	*s = (struct syms){vals[0], vals[1], vals[2], vals[3], vals[4]};
-	/* a CPython before 3.7 has no _PyRuntime, but is one: said to be unsupported */
+	*s = (struct syms){vals[0], vals[1], vals[2], vals[3], vals[4], vals[5]};
+	/* a CPython before 3.7 has no _PyRuntime, but is one: its list of interpreters is a static
+	 * variable, in the .symtab of a build that keeps it */
 	if ((!s->runtime && !s->code_type) || hs_rt_load_bias(elf, m, bias))
 		goto out;
 	rc = 0;
@@ -255,7 +257,13 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 			set_why(why, whylen, "python %d.%d is not supported", major, minor);
 			break;
 		}
-		if (!s.runtime) {
+		if (layout->info.off.runtime_interp_head == 0 && !s.runtime && s.interp_head) {
+			s.runtime = s.interp_head; /* the list itself: its first word is the head */
+		} else if (layout->info.off.runtime_interp_head == 0) {
+			set_why(why, whylen, "python %d.%d: no interp_head in %s (its symbol table stripped)", major,
+				minor, maps[i].path);
+			break;
+		} else if (!s.runtime) {
 			set_why(why, whylen, "python %d.%d: no _PyRuntime in %s", major, minor, maps[i].path);
 			break;
 		}

@@ -18,6 +18,25 @@
 /* clang-format off */
 static const struct hs_py_interp layouts[] = {
 	{
+		/* no _PyRuntime: "runtime" is the static interp_head itself (find.c), the head at
+		 * its offset 0 */
+		.version = HS_PY_VERSION(3, 6),
+		.info.off = {
+			.runtime_interp_head = 0, .interp_tstate_head = 8,
+			.tstate_next = 8, .tstate_thread_id = 152, .tstate_frame = 24,
+			.cframe_current_frame = N,
+			.frame_back = 24, .frame_code = 32, .frame_instr = 120, .frame_owner = N,
+			.code_firstlineno = 36, .code_code = N,
+			.instr = HS_PY_INSTR_LASTI_BYTES, .entry = HS_PY_ENTRY_EVERY,
+		},
+		.code = {
+			.code_name = 104, .code_qualname = N, .code_filename = 96,
+			.code_linetable = 112, /* co_lnotab */
+			.code_firstlineno = 36, .code_size = 120,
+			UNICODE_WSTR, BYTES,
+		},
+	},
+	{
 		/* _PyRuntime's interpreters 8 bytes nearer its start; the code object's fields in
 		 * another order */
 		.version = HS_PY_VERSION(3, 7),

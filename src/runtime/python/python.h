@@ -1,7 +1,7 @@
 /* CPython's interpreters as a profiler sees them from outside: which version a process runs
  * and where its runtime state is (to hand to the BPF program that reads frames at sample
  * time), and code objects read from the process's memory turned into a name, a file and the
- * line of an instruction. Versions 3.7 to 3.13; per-version layouts in layouts.c, 3.13's read
+ * line of an instruction. Versions 3.6 to 3.13; per-version layouts in layouts.c, 3.13's read
  * from the interpreter's own _Py_DebugOffsets. */
 #ifndef HS_PYTHON_H
 #define HS_PYTHON_H
@@ -43,7 +43,7 @@ struct hs_py_interp {
 enum hs_py_found {
 	HS_PY_NOT_PYTHON = 0, /* no CPython runtime mapped (yet) */
 	HS_PY_SUPPORTED,      /* *ret describes it */
-	HS_PY_UNSUPPORTED,    /* a CPython outside 3.7-3.13, or whose layout check failed: why says
+	HS_PY_UNSUPPORTED,    /* a CPython outside 3.6-3.13, or whose layout check failed: why says
 	                       * which, in one line without newline ("python 3.14 is not supported") */
 };
 
