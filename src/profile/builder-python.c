@@ -60,6 +60,9 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instea
 		c = l->mapping && hs_py_maybe_runtime(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))
 			    ? HS_PY_NATIVE_PLUMBING
 			    : HS_PY_NATIVE_OTHER;
+	else if (!strcmp(name, "PyEval_EvalFrameEx") && l->mapping &&
+		 strstr(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file), "python2"))
+		c = HS_PY_NATIVE_EVAL; /* 2.7's eval loop (a wrapper of 3's, which is plumbing) */
 	else
 		c = hs_py_native_class(name, l->kind == HS_KIND_JIT);
 	if (c == HS_PY_NATIVE_OTHER && nlines > 1 && nlines <= HS_DWARF_MAX_INLINE && l->kind == HS_KIND_USER) {

@@ -473,6 +473,8 @@ static void test_names(void **state)
 		assert_int_equal(l->info.off.code_firstlineno, l->code.code_firstlineno);
 	}
 	assert_null(hs_py_layout(HS_PY_VERSION(3, 5)));
+	assert_non_null(hs_py_layout(HS_PY_VERSION(2, 7)));
+	assert_null(hs_py_layout(HS_PY_VERSION(2, 6)));
 	assert_null(hs_py_layout(HS_PY_VERSION(3, 14)));
 }
 
@@ -500,39 +502,40 @@ enum {
 	L_MODULE = 33,
 	DEPTH = 6
 };
-static const char live_program[] = "import sys\n"                                     /* 1 */
-				   "import threading\n"                               /* 2 */
-				   "ready = False\n"                                  /* 3 */
-				   "def spin():\n"                                    /* 4 */
-				   "    global ready\n"                               /* 5 */
-				   "    ready = True\n"                               /* 6 */
-				   "    x = 0\n"                                      /* 7 */
-				   "    while True:\n"                                /* 8 */
-				   "        x += 1\n"                                 /* 9 */
-				   "def leaf():\n"                                    /* 10 */
-				   "    while not ready:\n"                           /* 11 */
-				   "        pass\n"                                   /* 12 */
-				   "    print(threading.get_ident(), t.ident)\n"      /* 13 */
-				   "    sys.stdout.flush()\n"                         /* 14 */
-				   "    x = 0\n"                                      /* 15 */
-				   "    while True:\n"                                /* 16 */
-				   "        x += 1\n"                                 /* 17 */
-				   "def rec(n):\n"                                    /* 18 */
-				   "    if n == 0:\n"                                 /* 19 */
-				   "        pass\n"                                   /* 20 */
-				   "    if n == 0:\n"                                 /* 21 */
-				   "        leaf()\n"                                 /* 22 */
-				   "    else:\n"                                      /* 23 */
-				   "        rec(n - 1)\n"                             /* 24 */
-				   "def main():\n"                                    /* 25 */
-				   "    pass\n"                                       /* 26 */
-				   "    pass\n"                                       /* 27 */
-				   "    rec(5)\n"                                     /* 28 */
-				   "t = threading.Thread(target=spin, daemon=True)\n" /* 29 */
-				   "t.start()\n"                                      /* 30 */
-				   "if True:\n"                                       /* 31 */
-				   "    pass\n"                                       /* 32 */
-				   "main()\n";                                        /* 33 */
+static const char live_program[] =
+	"import sys\n"                                                                     /* 1 */
+	"import threading\n"                                                               /* 2 */
+	"ready = False\n"                                                                  /* 3 */
+	"def spin():\n"                                                                    /* 4 */
+	"    global ready\n"                                                               /* 5 */
+	"    ready = True\n"                                                               /* 6 */
+	"    x = 0\n"                                                                      /* 7 */
+	"    while True:\n"                                                                /* 8 */
+	"        x += 1\n"                                                                 /* 9 */
+	"def leaf():\n"                                                                    /* 10 */
+	"    while not ready:\n"                                                           /* 11 */
+	"        pass\n"                                                                   /* 12 */
+	"    sys.stdout.write('%d %d\\n' % (threading.current_thread().ident, t.ident))\n" /* 13 */
+	"    sys.stdout.flush()\n"                                                         /* 14 */
+	"    x = 0\n"                                                                      /* 15 */
+	"    while True:\n"                                                                /* 16 */
+	"        x += 1\n"                                                                 /* 17 */
+	"def rec(n):\n"                                                                    /* 18 */
+	"    if n == 0:\n"                                                                 /* 19 */
+	"        pass\n"                                                                   /* 20 */
+	"    if n == 0:\n"                                                                 /* 21 */
+	"        leaf()\n"                                                                 /* 22 */
+	"    else:\n"                                                                      /* 23 */
+	"        rec(n - 1)\n"                                                             /* 24 */
+	"def main():\n"                                                                    /* 25 */
+	"    pass\n"                                                                       /* 26 */
+	"    pass\n"                                                                       /* 27 */
+	"    rec(5)\n"                                                                     /* 28 */
+	"t = threading.Thread(target=spin); t.daemon = True\n"                             /* 29 */
+	"t.start()\n"                                                                      /* 30 */
+	"if True:\n"                                                                       /* 31 */
+	"    pass\n"                                                                       /* 32 */
+	"main()\n";                                                                        /* 33 */
 
 struct live_frame {
 	char *name, *file;
@@ -589,6 +592,7 @@ static void check_live(const char *python, unsigned version)
 	pid_t pid;
 	bool every = version < HS_PY_VERSION(3, 11);
 	const char *spin_chain[] = {"spin", "run", "_bootstrap_inner", "_bootstrap"};
+	const char *spin_chain2[] = {"spin", "run", "__bootstrap_inner", "__bootstrap"}; /* 2.7's names */
 
 	if (access(python, X_OK))
 		hs_test_skip("%s is not installed", python);
@@ -673,7 +677,8 @@ static void check_live(const char *python, unsigned version)
 	assert_int_equal(flags, 0);
 	assert_int_equal(n, HS_ARRAY_SIZE(spin_chain));
 	for (size_t i = 0; i < n; i++) {
-		assert_string_equal(fr[i].name + (strchr(fr[i].name, '.') ? strlen("Thread.") : 0), spin_chain[i]);
+		assert_string_equal(fr[i].name + (strchr(fr[i].name, '.') ? strlen("Thread.") : 0),
+				    (version < HS_PY_VERSION(3, 0) ? spin_chain2 : spin_chain)[i]);
 	}
 	/* run() and _bootstrap_inner() are called from Python, inlined from 3.11 */
 	assert_true(every ? fr[0].entry && fr[1].entry && fr[2].entry : !fr[1].entry && !fr[2].entry);
@@ -731,22 +736,35 @@ static int live_teardown(void **state)
 	return 0;
 }
 
-/* An interpreter outside 3.6-3.13 is found and refused, with its version named. */
+/* An interpreter of a version not known is found and refused, with its version named: 2.7's
+ * library copied as libpython2.6.so.1.0 and loaded through a link of 2.7's name (the mapping
+ * names the file, so the version read from it is 2.6). */
 static void test_live_unsupported(void **state)
 {
 	const char *python = "/root/.pyenv/versions/2.7.18/bin/python2.7";
+	const char *lib = "/root/.pyenv/versions/2.7.18/lib/libpython2.7.so.1.0";
 	struct hs_py_interp in;
-	char why[256] = "", c;
+	char why[256] = "", c, copy[300], link[300];
 	int fds[2];
+	size_t size;
+	char *bytes;
 
-	if (access(python, X_OK))
+	if (access(python, X_OK) || access(lib, R_OK))
 		hs_test_skip("%s is not installed", python);
+	assert_int_equal(hs_test_mkdtemp(live_dir, sizeof(live_dir), "hs-python"), 0);
+	snprintf(copy, sizeof(copy), "%s/libpython2.6.so.1.0", live_dir);
+	snprintf(link, sizeof(link), "%s/libpython2.7.so.1.0", live_dir);
+	bytes = hs_test_read_file(lib, &size);
+	hs_test_write_file(copy, bytes, size);
+	free(bytes);
+	assert_int_equal(symlink("libpython2.6.so.1.0", link), 0);
 	assert_int_equal(pipe(fds), 0);
 	live_pid = fork();
 	assert_true(live_pid >= 0);
 	if (!live_pid) {
 		dup2(fds[1], 1);
 		close(fds[1]);
+		setenv("LD_LIBRARY_PATH", live_dir, 1);
 		execl(python, python, "-S", "-c", "import sys, time\nprint(1)\nsys.stdout.flush()\ntime.sleep(60)",
 		      (char *)NULL);
 		_exit(127);
@@ -755,7 +773,7 @@ static void test_live_unsupported(void **state)
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	close(fds[0]);
 	assert_int_equal(hs_py_find(live_pid, &in, why, sizeof(why)), HS_PY_UNSUPPORTED);
-	assert_string_equal(why, "python 2.7 is not supported");
+	assert_string_equal(why, "python 2.6 is not supported");
 }
 
 /* A runtime linked into an executable of another name is found through /proc/PID/exe, with
@@ -835,6 +853,11 @@ static void test_live_container(void **state)
 }
 
 #define PYENV(v) "/root/.pyenv/versions/" v
+static void test_live_2_7(void **state)
+{
+	check_live(PYENV("2.7.18/bin/python2.7"), HS_PY_VERSION(2, 7));
+}
+
 static void test_live_3_6(void **state)
 {
 	check_live(PYENV("3.6.15/bin/python3.6"), HS_PY_VERSION(3, 6));
@@ -900,6 +923,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_live_unsupported, live_teardown),
 		cmocka_unit_test_teardown(test_live_embedded, live_teardown),
 		cmocka_unit_test_teardown(test_live_container, live_teardown),
+		cmocka_unit_test_teardown(test_live_2_7, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_6, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_7, live_teardown),
 		cmocka_unit_test_teardown(test_live_3_8, live_teardown),

@@ -70,6 +70,38 @@ static size_t put_utf8(char *out, uint32_t c)
 
 /* A str object as UTF-8 (malloc'd), or NULL. Only compact strings (the characters right after
  * the object) are read: every identifier and file name the compiler makes is one. */
+static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, size_t max,
+			   size_t *size);
+
+/* 2.7's str (bytes) as UTF-8 (malloc'd), or NULL: its names are ASCII, its file names bytes of
+ * the file system's encoding, taken where they are UTF-8. */
+static char *read_str2(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, size_t max_chars)
+{
+	size_t n;
+	uint8_t *b = read_bytes(in, mem, addr, max_chars, &n);
+
+	if (!b)
+		return NULL;
+	b[n] = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = b[i] < 0x80             ? 0
+			     : (b[i] & 0xe0) == 0xc0 ? 1
+			     : (b[i] & 0xf0) == 0xe0 ? 2
+			     : (b[i] & 0xf8) == 0xf0 ? 3
+						     : 4;
+		if (!b[i] || k == 4 || i + k >= n + (k == 0))
+			goto bad;
+		for (unsigned j = 1; j <= k; j++)
+			if ((b[i + j] & 0xc0) != 0x80)
+				goto bad;
+		i += k;
+	}
+	return (char *)b;
+bad:
+	free(b);
+	return NULL;
+}
+
 static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem, uint64_t addr, size_t max_chars)
 {
 	const struct hs_py_code_layout *l = &in->code;
@@ -79,6 +111,8 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem
 	int64_t slen;
 	char *out = NULL;
 
+	if (l->names_bytes)
+		return read_str2(in, mem, addr, max_chars);
 	if (hdrlen > sizeof(hdr) || l->unicode_state + 4u > hdrlen || l->unicode_length + 8u > hdrlen)
 		return NULL;
 	/* the compact header is the longer one; a short ASCII string may end before it */
@@ -217,7 +251,7 @@ static int line_lnotab(const struct hs_py_code *c, uint32_t instr)
 		addr += p[i];
 		if (addr > instr)
 			break;
-		line += (int8_t)p[i + 1];
+		line += c->version < HS_PY_VERSION(3, 6) ? p[i + 1] : (int8_t)p[i + 1]; /* signed from 3.6 */
 	}
 	return line > 0 && line <= INT32_MAX ? (int)line : 0;
 }

@@ -77,8 +77,8 @@ static void set_why(char *why, size_t whylen, const char *fmt, ...)
  * the file cannot be read or defines neither _PyRuntime nor PyCode_Type. */
 static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct syms *s, uint64_t *bias)
 {
-	static const char *const names[] = {"_PyRuntime", "PyCode_Type", "Py_Version", "PyUnicode_Type",
-					    "PyBytes_Type", "interp_head"};
+	static const char *const names[] = {"_PyRuntime",   "PyCode_Type", "Py_Version",   "PyUnicode_Type",
+					    "PyBytes_Type", "interp_head", "PyString_Type"};
 	uint64_t vals[HS_ARRAY_SIZE(names)] = {0};
 	Elf *elf;
 	GElf_Ehdr eh;
@@ -95,7 +95,10 @@ static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct sym
 	hs_rt_elf_symbols(elf, SHT_DYNSYM, true, names, HS_ARRAY_SIZE(names), vals);
 	if (!vals[0])
 		hs_rt_elf_symbols(elf, SHT_SYMTAB, true, names, HS_ARRAY_SIZE(names), vals);
-	*s = (struct syms){vals[0], vals[1], vals[2], vals[3], vals[4], vals[5]};
+	/* 2.7: str is PyString_Type, bytes the same type */
+	*s = (struct syms){vals[0], vals[1], vals[2], vals[3], vals[4] ? vals[4] : vals[6], vals[5]};
+	if (!vals[3] || vals[6])
+		s->str_type = vals[6];
 	/* a CPython before 3.7 has no _PyRuntime, but is one: its list of interpreters is a static
 	 * variable, in the .symtab of a build that keeps it */
 	if ((!s->runtime && !s->code_type) || hs_rt_load_bias(elf, m, bias))
@@ -252,7 +255,7 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 			set_why(why, whylen, "python of unknown version in %s", maps[i].path);
 			break;
 		}
-		layout = major == 3 ? hs_py_layout(HS_PY_VERSION(3, (unsigned)minor)) : NULL;
+		layout = hs_py_layout(HS_PY_VERSION((unsigned)major, (unsigned)minor));
 		if (!layout) {
 			set_why(why, whylen, "python %d.%d is not supported", major, minor);
 			break;

@@ -18,6 +18,25 @@
 /* clang-format off */
 static const struct hs_py_interp layouts[] = {
 	{
+		/* no _PyRuntime (interp_head itself, as 3.6); thread states without a prev; names are
+		 * str (PyStringObject: its characters at 36); line steps unsigned */
+		.version = HS_PY_VERSION(2, 7),
+		.info.off = {
+			.runtime_interp_head = 0, .interp_tstate_head = 8,
+			.tstate_next = 0, .tstate_thread_id = 144, .tstate_frame = 16,
+			.cframe_current_frame = N,
+			.frame_back = 24, .frame_code = 32, .frame_instr = 120, .frame_owner = N,
+			.code_firstlineno = 96, .code_code = N,
+			.instr = HS_PY_INSTR_LASTI_BYTES, .entry = HS_PY_ENTRY_EVERY,
+		},
+		.code = {
+			.code_name = 88, .code_qualname = N, .code_filename = 80,
+			.code_linetable = 104, /* co_lnotab */
+			.code_firstlineno = 96, .code_size = 112,
+			UNICODE_WSTR, .bytes_size = 16, .bytes_data = 36, .names_bytes = true,
+		},
+	},
+	{
 		/* no _PyRuntime: "runtime" is the static interp_head itself (find.c), the head at
 		 * its offset 0 */
 		.version = HS_PY_VERSION(3, 6),

@@ -26,8 +26,9 @@ static const char *const plumbing_exact[] = {
 	"property_descr_get", "wrapperdescr_call", "wrapper_call", "partial_vectorcall",
 	"partial_call", "partial_call_impl", "bounded_lru_cache_wrapper", "lru_cache_call",
 	"context_run", "meth_vectorcall", "PyCFunction_Call", "builtin___build_class__",
-	/* 3.6 and 3.7 */
-	"function_call", "fast_function", "method_call", "call_function_tail",
+	/* 2.7, 3.6 and 3.7 */
+	"function_call", "fast_function", "method_call", "call_function_tail", "instancemethod_call",
+	"ext_do_call", "PyEval_CallObjectWithKeywords", "PyEval_EvalFrameEx", "exec_statement",
 	/* imports */
 	"builtin___import__", "builtin___import___impl", "import_find_and_load",
 	/* asyncio's C tasks stepping coroutines */

@@ -1,7 +1,7 @@
 /* CPython's interpreters as a profiler sees them from outside: which version a process runs
  * and where its runtime state is (to hand to the BPF program that reads frames at sample
  * time), and code objects read from the process's memory turned into a name, a file and the
- * line of an instruction. Versions 3.6 to 3.13; per-version layouts in layouts.c, 3.13's read
+ * line of an instruction. Versions 2.7 and 3.6 to 3.13; per-version layouts in layouts.c, 3.13's read
  * from the interpreter's own _Py_DebugOffsets. */
 #ifndef HS_PYTHON_H
 #define HS_PYTHON_H
@@ -27,6 +27,7 @@ struct hs_py_code_layout {
 	uint16_t code_size; /* bytes read of a code object: past the last of these fields */
 	uint16_t unicode_state, unicode_length, unicode_ascii_data, unicode_compact_data;
 	uint16_t bytes_size, bytes_data;
+	bool names_bytes; /* 2.7: names and file names are str, PyStringObject (read as bytes) */
 };
 
 /* A process's interpreter. */

@@ -66,7 +66,7 @@ HS_RT_STORE_OPS(hs_py, struct hs_py_sample, struct hs_py_frame, HS_PY_MAX_FRAMES
 const struct hs_runtime hs_python_runtime = {
 	.id = HS_RT_PYTHON,
 	.name = "Python",
-	.versions = "3.6 to 3.13",
+	.versions = "2.7, 3.6 to 3.13",
 	.shows = "the interpreter's native frames",
 	.fallback = "on Python 3.12 and later, python -X perf still names its functions",
 	.maybe = hs_py_maybe_runtime,
