@@ -74,6 +74,11 @@ static const char record_usage[] =
 	"      --no-js             no JavaScript frames read from V8: its code is [anon] or a perf map's\n"
 	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"
 	"      --js-internals      keep V8's builtins and entry frames between JavaScript frames\n"
+	"      --no-ruby, --no-php, --no-perl\n"
+	"                          no Ruby (PHP, Perl) frames: their code shows as the interpreter's\n"
+	"      --ruby-internals, --php-internals, --perl-internals\n"
+	"                          keep the interpreter's frames between Ruby (PHP, Perl) frames\n"
+	"                          (docs/interpreters.md)\n"
 	"      --user NAME         run the command as this user (name or uid; hotstack stays root)\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -v, --verbose           more detail\n";
@@ -96,6 +101,7 @@ enum {
 static const char default_output[] = "hotstack.pb.gz";
 /* The flags, set by getopt_long itself (the options' flag pointers) */
 static int no_kernel, keep_time, no_jvm_perfmap, off_cpu, no_python, no_java, py_internals, no_js, js_internals;
+static int no_ruby, no_php, no_perl, ruby_internals, php_internals, perl_internals;
 
 /* What record's hooks need (struct hs_live_hooks) */
 struct record_ctx {
@@ -191,6 +197,12 @@ int cmd_record(int argc, char **argv)
 		{"python-internals", no_argument, &py_internals, 1},
 		{"no-js", no_argument, &no_js, 1},
 		{"js-internals", no_argument, &js_internals, 1},
+		{"no-ruby", no_argument, &no_ruby, 1},
+		{"no-php", no_argument, &no_php, 1},
+		{"no-perl", no_argument, &no_perl, 1},
+		{"ruby-internals", no_argument, &ruby_internals, 1},
+		{"php-internals", no_argument, &php_internals, 1},
+		{"perl-internals", no_argument, &perl_internals, 1},
 		{"off-cpu", no_argument, &off_cpu, 1},
 		{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 		{"user", required_argument, NULL, OPT_USER},
@@ -429,11 +441,14 @@ int cmd_record(int argc, char **argv)
 		/* even with -q: with port 0 it is the only way to find the server */
 		fprintf(stderr, "hotstack: serving on http://%s/\n", hs_serve_address(server));
 	}
-	ro.rt_names = bo.rt_names = hs_rt_names_new(HS_RT_ALL & ~(no_python ? HS_RT_BIT(HS_RT_PYTHON) : 0) &
-						     ~(no_java ? HS_RT_BIT(HS_RT_HOTSPOT) : 0) &
-						     ~(no_js ? HS_RT_BIT(HS_RT_V8) : 0));
+	ro.rt_names = bo.rt_names = hs_rt_names_new(
+		HS_RT_ALL & ~(no_python ? HS_RT_BIT(HS_RT_PYTHON) : 0) & ~(no_java ? HS_RT_BIT(HS_RT_HOTSPOT) : 0) &
+		~(no_js ? HS_RT_BIT(HS_RT_V8) : 0) & ~(no_ruby ? HS_RT_BIT(HS_RT_RUBY) : 0) &
+		~(no_php ? HS_RT_BIT(HS_RT_PHP) : 0) & ~(no_perl ? HS_RT_BIT(HS_RT_PERL) : 0));
 	bo.python_internals = py_internals;
 	bo.js_internals = js_internals;
+	bo.internals = (ruby_internals ? HS_RT_BIT(HS_RT_RUBY) : 0) | (php_internals ? HS_RT_BIT(HS_RT_PHP) : 0) |
+		       (perl_internals ? HS_RT_BIT(HS_RT_PERL) : 0);
 	rc = hs_record_open(&rec, &ro, &err);
 	if (rc) {
 		status = cli_record_error(&err, &ro);

@@ -135,7 +135,7 @@ static void sample_path(struct builder *b, const struct hs_profile *p, const str
 
 		/* a Python frame's file, unless its label has it: the hover names it */
 		path_push(b, name, name != f->name, f->kind, f->inlined,
-			  f->kind == HS_KIND_PYTHON && name == f->name ? f->module : "");
+			  hs_kind_is_script(f->kind) && name == f->name ? f->module : "");
 		hs_strbuf_release(&tmp);
 	}
 	if (o->reverse) {
@@ -488,13 +488,16 @@ const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE] = {
 	{"JS baseline", "run", HS_KIND_JS_BASELINE, false},
 	{"JS optimized", "loop", HS_KIND_JS_OPT, false},
 	{"V8 builtin", "Builtins_Call", HS_KIND_JS_BUILTIN, false},
+	{"Ruby", "<main>", HS_KIND_RUBY, false},
+	{"PHP", "main", HS_KIND_PHP, false},
+	{"Perl", "main::run", HS_KIND_PERL, false},
 	{"inlined", "inline", HS_KIND_USER, true},
 	{"other", "[unknown]", HS_KIND_PSEUDO, false},
 };
 
 bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item)
 {
-	if (item->kind != HS_KIND_PYTHON && item->kind != HS_KIND_JAVA_INTERP && item->kind != HS_KIND_JAVA_C1 &&
+	if (!hs_kind_is_script(item->kind) && item->kind != HS_KIND_JAVA_INTERP && item->kind != HS_KIND_JAVA_C1 &&
 	    item->kind != HS_KIND_JAVA_C2 && item->kind != HS_KIND_JS_INTERP && item->kind != HS_KIND_JS_BASELINE &&
 	    item->kind != HS_KIND_JS_OPT && item->kind != HS_KIND_JS_BUILTIN)
 		return true;
@@ -526,7 +529,7 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 			return family_rgb(GREEN, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
-		if (kind == HS_KIND_PYTHON) /* an interpreter's code: neither Java nor native */
+		if (hs_kind_is_script(kind)) /* an interpreter's code: neither Java nor native */
 			return family_rgb(PURPLE, a, b, c);
 		if (strstr(name, "::"))
 			return family_rgb(YELLOW, a, b, c);
@@ -539,7 +542,7 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 			return family_rgb(strchr(name, '/') ? GREEN : AQUA, a, b, c);
 		if (kind == HS_KIND_KERNEL)
 			return family_rgb(ORANGE, a, b, c);
-		if (kind == HS_KIND_PYTHON)
+		if (hs_kind_is_script(kind))
 			return family_rgb(PURPLE, a, b, c);
 		if (strstr(name, "::"))
 			return family_rgb(YELLOW, a, b, c);
@@ -566,6 +569,12 @@ struct hs_rgb hs_flame_color(enum hs_palette pal, const char *name, uint8_t kind
 		return rgb(175 + (int)(35 * a), 175 + (int)(35 * a), 175 + (int)(35 * a));
 	if (kind == HS_KIND_PYTHON) /* violet: apart from the kernel's blue and the search's magenta */
 		return rgb(165 + (int)(45 * a), 120 + (int)(40 * b), 215 + (int)(35 * c));
+	if (kind == HS_KIND_RUBY) /* ruby red, pale: apart from native code's red to yellow */
+		return rgb(225 + (int)(30 * a), 120 + (int)(40 * b), 140 + (int)(40 * c));
+	if (kind == HS_KIND_PHP) /* PHP's lilac blue */
+		return rgb(130 + (int)(40 * a), 140 + (int)(40 * b), 200 + (int)(40 * c));
+	if (kind == HS_KIND_PERL) /* camel brown */
+		return rgb(190 + (int)(40 * a), 150 + (int)(40 * b), 100 + (int)(40 * c));
 	return rgb(205 + (int)(50 * a), (int)(230 * b), (int)(55 * c)); /* user: red to yellow */
 }
 

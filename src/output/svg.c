@@ -105,6 +105,9 @@ static const char *kind_class(uint8_t kind)
 	case HS_KIND_JS_BASELINE: return "js-b";
 	case HS_KIND_JS_OPT: return "js-o";
 	case HS_KIND_JS_BUILTIN: return "js-builtin";
+	case HS_KIND_RUBY: return "rb";
+	case HS_KIND_PHP: return "php";
+	case HS_KIND_PERL: return "pl";
 	default: return "user";
 	}
 }

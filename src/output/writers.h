@@ -189,7 +189,7 @@ struct hs_legend_item {
 	uint8_t kind;
 	bool inlined;
 };
-#define HS_FLAME_LEGEND_SIZE 13
+#define HS_FLAME_LEGEND_SIZE 16
 extern const struct hs_legend_item hs_flame_legend[HS_FLAME_LEGEND_SIZE];
 /* Whether the legend of t shows item: "Python" and the Java kinds only where t has such frames. */
 bool hs_flame_legend_shows(const struct hs_flame_tree *t, const struct hs_legend_item *item);

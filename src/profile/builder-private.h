@@ -30,6 +30,11 @@ uint32_t hs_builder_named_location(struct hs_builder *b, uint32_t mapping, uint6
 				   const char *name);
 uint32_t hs_builder_symbol_function(struct hs_builder *b, const char *sym, const char *file);
 
+/* builder-interp.c: the scripting runtimes read as Python is (Ruby, PHP, Perl): the stack rec
+ * of runtime id merged into the sample's native stack in b->locs (true when it was). */
+bool hs_builder_ip_merge(struct hs_builder *b, unsigned id, int32_t pid, const void *rec);
+void hs_builder_ip_forget_locations(struct hs_builder *b);
+
 /* builder-segments.c: the runtimes whose readers walk runs of their own frames between native
  * ones, each record frame three words with its kind in the top byte of the last. */
 struct hs_seg_ops {

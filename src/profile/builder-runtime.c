@@ -22,6 +22,9 @@ static bool (*const merges[HS_RT_SLOTS])(struct hs_builder *b, unsigned id, int3
 	[HS_RT_PYTHON] = py_merge,
 	[HS_RT_HOTSPOT] = hs_builder_seg_merge,
 	[HS_RT_V8] = hs_builder_seg_merge,
+	[HS_RT_RUBY] = hs_builder_ip_merge,
+	[HS_RT_PHP] = hs_builder_ip_merge,
+	[HS_RT_PERL] = hs_builder_ip_merge,
 };
 
 /* What is done to the native stack of a sample of process pid that came without a stack, by the

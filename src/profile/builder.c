@@ -82,6 +82,7 @@ void hs_builder_release(struct hs_builder *b)
 	hs_builder_rt_release(b);
 	hs_builder_seg_release(b);
 	hs_builder_py_release(b);
+	hs_builder_ip_forget_locations(b);
 	hs_model_release(&b->model);
 	hs_profile_free(b->p);
 	hs_callchain_release(&b->cc);
@@ -909,6 +910,7 @@ bool hs_builder_rebase(struct hs_builder *b)
 	b->jit_pending.n = 0;
 	b->user_pending.n = 0;
 	hs_builder_py_forget_locations(b);
+	hs_builder_ip_forget_locations(b);
 	hs_builder_seg_forget_locations(b);
 	/* the processes that exited, and what is kept of them elsewhere */
 	hs_model_forget_exited(&b->model, &gone);

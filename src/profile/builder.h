@@ -71,6 +71,9 @@ struct hs_builder_opts {
 	 * (runtime/python/merge.h); js_internals: V8's builtins and entry frames are kept */
 	struct hs_rt_names *rt_names;
 	bool python_internals, js_internals;
+	/* HS_RT_BIT(id) of the scripting runtimes (Ruby, PHP, Perl) whose interpreter's frames
+	 * between their frames are kept (profile/builder-interp.c) */
+	unsigned internals;
 };
 
 /* A Python frame as the frame reader gives it, and its location. */
@@ -122,6 +125,21 @@ struct hs_builder_seg {
 	struct hs_u64map loc_ix;       /* hash of a frame -> index in locs + 1, probed on */
 	HS_VEC(struct hs_seg_frame_loc) locs;
 	HS_VEC(uint32_t) out; /* scratch */
+};
+
+/* A frame of a scripting runtime (Ruby, PHP, Perl) as its reader gives it, and its location. */
+struct hs_ip_frame_loc {
+	int32_t pid;
+	uint32_t loc, line;
+	unsigned id;
+	uint64_t fn, aux;
+};
+
+/* The scripting runtimes' side of a builder (builder-interp.c); it shares the Python side's
+ * scratch and its native frames' classes (keyed apart by runtime). */
+struct hs_builder_ip {
+	struct hs_u64map loc_ix; /* hash of a frame -> index in locs + 1, probed on */
+	HS_VEC(struct hs_ip_frame_loc) locs;
 };
 
 /* The Python side of a builder (builder-python.c). */
@@ -224,6 +242,7 @@ struct hs_builder {
 	struct hs_builder_rt rt;
 	struct hs_builder_seg seg;
 	struct hs_builder_py py;
+	struct hs_builder_ip ip;
 };
 
 void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts);

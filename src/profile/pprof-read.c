@@ -319,9 +319,9 @@ static int read_location(struct pprof_reader *rd, struct hs_pb_reader *r)
 		src = hs_profile_str(p, fo->filename);
 	}
 	kind = (uint8_t)hs_kind_guess(file, addr, fn);
-	/* how hotstack writes a Python frame: no mapping, no address, a .py file */
-	if (!mapping && !addr && hs_python_file(src))
-		kind = HS_KIND_PYTHON;
+	/* how hotstack writes a script's frame: no mapping, no address, a .py (.rb, .php, .pl) file */
+	if (!mapping && !addr && hs_script_kind(src) != HS_KIND_USER)
+		kind = hs_script_kind(src);
 	hs_u64map_put(&rd->loc_ids, id,
 		      hs_profile_location(p, mapping, addr, kind, rd->lines.v, (uint32_t)rd->lines.n));
 	return 0;

@@ -631,7 +631,7 @@ uint32_t hs_profile_location_module(const struct hs_profile *p, const struct hs_
 {
 	if (l->mapping)
 		return p->mappings.v[l->mapping].file;
-	if (l->kind == HS_KIND_PYTHON && l->nlines)
+	if (hs_kind_is_script(l->kind) && l->nlines)
 		return p->functions.v[p->lines.v[l->line0 + l->nlines - 1].function].filename;
 	return 0;
 }
@@ -643,6 +643,35 @@ bool hs_python_file(const char *file)
 	if ((n > 3 && !strcmp(file + n - 3, ".py")) || (n > 4 && !strcmp(file + n - 4, ".pyw")))
 		return true;
 	return n && (!strncmp(file, "<frozen ", 8) || !strcmp(file, "<string>") || !strcmp(file, "<stdin>"));
+}
+
+bool hs_kind_is_script(uint8_t kind)
+{
+	return kind == HS_KIND_PYTHON || kind == HS_KIND_RUBY || kind == HS_KIND_PHP || kind == HS_KIND_PERL;
+}
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t t = strlen(tail);
+
+	return n > t && !strcmp(s + n - t, tail);
+}
+
+uint8_t hs_script_kind(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	if (hs_python_file(file))
+		return HS_KIND_PYTHON;
+	if (ends_with(file, n, ".rb") || ends_with(file, n, ".rake") || ends_with(file, n, ".ru"))
+		return HS_KIND_RUBY;
+	if (ends_with(file, n, ".php") || ends_with(file, n, ".phtml") || ends_with(file, n, ".inc") ||
+	    (n && strstr(file, ".php(") && strstr(file, "eval()'d code")))
+		return HS_KIND_PHP;
+	if (ends_with(file, n, ".pl") || ends_with(file, n, ".pm") || ends_with(file, n, ".t") ||
+	    (n > 6 && !strncmp(file, "(eval ", 6)))
+		return HS_KIND_PERL;
+	return HS_KIND_USER;
 }
 
 bool hs_kind_is_jit(uint8_t kind)

@@ -33,6 +33,11 @@ enum hs_kind {
 	HS_KIND_JS_BASELINE,
 	HS_KIND_JS_OPT,
 	HS_KIND_JS_BUILTIN,
+	/* a Ruby method, a PHP function, a Perl subroutine: read from the interpreter at sample
+	 * time, as Python's are (its C functions too: Array#map, usort) */
+	HS_KIND_RUBY,
+	HS_KIND_PHP,
+	HS_KIND_PERL,
 	HS_KIND_COUNT
 };
 
@@ -276,6 +281,12 @@ enum hs_kind hs_kind_guess(const char *mapping_file, uint64_t address, const cha
 #define HS_JS_BUILTIN_MODULE "[js builtin]"
 /* Whether kind is JIT code, a Java method's of any kind included. */
 bool hs_kind_is_jit(uint8_t kind);
+/* Whether kind is a script's code read from its interpreter (Python, Ruby, PHP, Perl), whose
+ * frames have no mapping: their file is their module. */
+bool hs_kind_is_script(uint8_t kind);
+/* The kind of a frame with no mapping or address whose source file is file, by its name: a
+ * script's (HS_KIND_PYTHON for hs_python_file(), .rb, .php, .pl and .pm), else HS_KIND_USER. */
+uint8_t hs_script_kind(const char *file);
 
 /* The command a recording ran, as its comments tell it: what follows " -- " in hotstack
  * record's command line (record's first comment) or perf record's (a perf.data's cmdline),

@@ -566,17 +566,18 @@ static bool build(struct reader *r)
 		struct hs_line ln;
 		uint32_t fn;
 		uint8_t kind;
-		bool py = hs_python_file(file);
+		uint8_t script = hs_script_kind(file);
+		bool py = script != HS_KIND_USER;
 
-		/* a file without a line is the frame's module, as hotstack writes frames; a Python
-		 * frame's file is its source, line or not (hs_python_file()) */
+		/* a file without a line is the frame's module, as hotstack writes frames; a script's
+		 * frame's file is its source, line or not (hs_script_kind()) */
 		if (!r->fline.v[f] && *file && !py) {
 			m.file = r->ffile.v[f];
 			m.kind = (uint8_t)hs_kind_guess(file, 0, name);
 		}
 		fn = hs_profile_function(p, r->fname.v[f], r->fname.v[f], r->fline.v[f] || py ? r->ffile.v[f] : 0, 0);
 		ln = (struct hs_line){fn, r->fline.v[f]};
-		kind = py ? HS_KIND_PYTHON : (uint8_t)hs_kind_guess(m.file ? file : NULL, 0, name);
+		kind = py ? script : (uint8_t)hs_kind_guess(m.file ? file : NULL, 0, name);
 		hs_vec_push(&b.loc_of, hs_profile_location(p, m.file ? hs_profile_mapping(p, &m) : 0, 0, kind, &ln, 1));
 	}
 	for (size_t i = 0; ok && i < r->profs.n; i++) {

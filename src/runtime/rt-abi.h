@@ -24,6 +24,9 @@ typedef uint64_t hs_u64;
 #define HS_RT_PYTHON 1
 #define HS_RT_HOTSPOT 2
 #define HS_RT_V8 3
+#define HS_RT_RUBY 4
+#define HS_RT_PHP 5
+#define HS_RT_PERL 6
 #define HS_RT_SLOTS 8 /* slot 0 is unused: an id of 0 is no runtime */
 
 /* A record and its sample are stamped this close together (either may be first); records are

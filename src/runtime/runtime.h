@@ -14,6 +14,8 @@
 #include "runtime/rt-abi.h"
 #include "util/hashmap.h"
 
+struct hs_ip_lang;
+
 enum hs_rt_found {
 	HS_RT_ABSENT = 0, /* not in the process (yet) */
 	HS_RT_SUPPORTED,  /* found, and its frames can be read */
@@ -53,6 +55,8 @@ struct hs_runtime {
 	void (*names_prefetch)(void *names, const void *rec);
 	/* Forgets the processes in gone (pid -> anything). */
 	void (*names_forget)(void *names, const struct hs_u64map *gone);
+	/* A scripting runtime read as Python is (runtime/interp/interp.h): its language, else NULL. */
+	const struct hs_ip_lang *ip;
 };
 
 /* The length of a record of size bytes whose head (struct hs_rt_head first) is head bytes and
@@ -99,7 +103,9 @@ size_t hs_rt_record_size(const void *rec, size_t size, size_t head, size_t frame
 const struct hs_runtime *hs_runtime(unsigned id);
 
 #define HS_RT_BIT(id) (1u << (id))
-#define HS_RT_ALL (HS_RT_BIT(HS_RT_PYTHON) | HS_RT_BIT(HS_RT_HOTSPOT) | HS_RT_BIT(HS_RT_V8))
+#define HS_RT_ALL                                                                                   \
+	(HS_RT_BIT(HS_RT_PYTHON) | HS_RT_BIT(HS_RT_HOTSPOT) | HS_RT_BIT(HS_RT_V8) | HS_RT_BIT(HS_RT_RUBY) | \
+	 HS_RT_BIT(HS_RT_PHP) | HS_RT_BIT(HS_RT_PERL))
 
 /* The names stores of the runtimes a recording reads (those of mask), shared by the recording,
  * which fills them, and the builder, which names from them. */
