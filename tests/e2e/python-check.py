@@ -75,6 +75,19 @@ def main():
         errors.append("only %d samples in the thread's spin" % tot)
     elif ok < 0.95 * tot:
         errors.append("%d of %d spin samples are under %s" % (ok, tot, run))
+    # 5. the Python frames stand on the process's native base, not beside it: complete-looking
+    # but wrong would be the chain above _start or with the native base after <module>
+    base = ("_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+            "Py_BytesMain", "Py_Main", "Py_RunMain")
+
+    def on_base(f):
+        i = f.index("<module>")
+        return any(x in base for x in f[:i]) and not any(x in base for x in f[i:])
+
+    ok, tot = share(on_base, lambda f: "leaf_work" in f and "<module>" in f)
+    if tot and ok < 0.95 * tot:
+        bad = [";".join(f) for f, n in stacks if "leaf_work" in f and "<module>" in f and not on_base(f)][:1]
+        errors.append("%d of %d leaf_work samples have <module> on the native base; e.g. %s" % (ok, tot, bad))
     # 4. no -X perf trampoline next to the frames read at sample time (samples taken before
     # the process was known, as it starts, have only the trampolines)
     dup = sum(n for f, n in stacks if any(x.startswith("py::") for x in f) and "<module>" in f)
