@@ -172,7 +172,7 @@ static void print_landing(const struct hs_profile *p, struct hs_outfile *out, ui
 	static const char *const kinds[HS_KIND_COUNT] = {"user", "kernel", "JIT", "other (placeholders, stack endings)", "Python",
 								   "Java interpreted", "Java C1", "Java C2",
 								   "JavaScript interpreted", "JavaScript baseline",
-								   "JavaScript optimized", "V8 builtin"};
+								   "JavaScript optimized", "V8 builtin", "Ruby", "PHP", "Perl"};
 	int64_t by_kind[HS_KIND_COUNT] = {0};
 	HS_VEC(struct landing) mods = {0};
 	struct hs_u64map ix = {0};

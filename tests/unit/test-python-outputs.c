@@ -611,6 +611,72 @@ static void test_speedscope_no_line(void **state)
 	hs_profile_free(q);
 }
 
+/* Ruby, PHP and Perl frames as the builder makes them (no mapping, no address, a source file):
+ * each a kind, a class and a colour of its own, in the legend, and read back as such from pprof
+ * and speedscope files. */
+static void test_script_kinds(void **state)
+{
+	static const struct {
+		const char *name, *file, *cls, *legend;
+		uint8_t kind;
+	} langs[] = {
+		{"Tree#leaf", "/app/tree.rb", "rb", ">Ruby</text>", HS_KIND_RUBY},
+		{"Runner::run", "/srv/www/index.php", "php", ">PHP</text>", HS_KIND_PHP},
+		{"Worker::run", "/opt/bin/work.pl", "pl", ">Perl</text>", HS_KIND_PERL},
+	};
+	struct hs_profile *p = hs_profile_new(), *q = NULL;
+	uint32_t m_x = mapping(p, 0x555555554000, 0x555555800000, "/usr/bin/interp");
+	uint32_t start = native_loc(p, m_x, 0x555555561234, "_start");
+	struct hs_output_opts o = {0};
+	struct hs_error err = {0};
+	struct hs_rgb rgb[4];
+	int64_t v[2] = {1, 1000000};
+	uint8_t *buf;
+	size_t len;
+	char *t, want[256];
+
+	(void)state;
+	hs_profile_add_type(p, "samples", "count");
+	hs_profile_add_type(p, "cpu", "nanoseconds");
+	for (size_t i = 0; i < HS_ARRAY_SIZE(langs); i++) {
+		struct hs_line ln = {hs_profile_function(p, S(p, langs[i].name), S(p, langs[i].name),
+							 S(p, langs[i].file), 3),
+				     7};
+		uint32_t s[2] = {hs_profile_location(p, 0, 0, langs[i].kind, &ln, 1), start};
+		hs_profile_add_sample(p, hs_profile_stack(p, s, 2), S(p, "interp"), 7, 7, 1000000000ull + i, v);
+		assert_int_equal(hs_script_kind(langs[i].file), langs[i].kind);
+		rgb[i] = hs_flame_color(HS_PALETTE_KIND, langs[i].name, langs[i].kind, false);
+	}
+	rgb[3] = hs_flame_color(HS_PALETTE_KIND, "Tree#leaf", HS_KIND_USER, false);
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			assert_true(rgb[i].r != rgb[j].r || rgb[i].g != rgb[j].g || rgb[i].b != rgb[j].b);
+	assert_int_equal(hs_script_kind("/usr/lib/libruby.so"), HS_KIND_USER);
+	t = write_fmt(p, "svg", &o);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(langs); i++) {
+		snprintf(want, sizeof(want), "<g class=\"frame %s\"><title>%s (%s)", langs[i].cls, langs[i].name,
+			 strrchr(langs[i].file, '/') + 1);
+		assert_contains(t, want);
+		assert_contains(t, langs[i].legend);
+	}
+	assert_lacks(t, ">Python</text>");
+	free(t);
+	buf = hs_test_write_pprof(p, &len);
+	assert_int_equal(hs_pprof_read(buf, len, &q, &err), 0);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(langs); i++)
+		assert_int_equal(q->locations.v[find_loc(q, langs[i].name, 7)].kind, langs[i].kind);
+	hs_profile_free(q);
+	q = NULL;
+	free(buf);
+	t = write_fmt(p, "speedscope", &o);
+	assert_int_equal(hs_speedscope_read(t, strlen(t), strlen(t), &q, NULL), 0);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(langs); i++)
+		assert_int_equal(q->locations.v[find_loc(q, langs[i].name, 7)].kind, langs[i].kind);
+	free(t);
+	hs_profile_free(q);
+	hs_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +694,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_go_pprof),
 		cmocka_unit_test(test_speedscope_round_trip),
 		cmocka_unit_test(test_speedscope_no_line),
+		cmocka_unit_test(test_script_kinds),
 	};
 
 	if (hs_test_select(argc, argv, tests, HS_ARRAY_SIZE(tests)) < 0)
