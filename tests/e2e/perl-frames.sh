@@ -44,6 +44,15 @@ wait_until 100 test -s "$dir/ready" || fail "the program did not start for -a"
 grep '^perl;' "$dir/all.folded" >"$dir/all-perl.folded" || fail "-a: no perl samples"
 python3 "$check" "$dir/all-perl.folded" --fork || fail "system-wide"
 
+# an embedder of libperl.so: a thread's interpreter in the C library's thread-specific data
+if [ -x /usr/bin/perl5.36-x86_64-linux-gnu ]; then
+	"$HOTSTACK" record -q -o "$dir/emb.folded" -- /usr/bin/perl5.36-x86_64-linux-gnu "$prog" 2 ||
+		fail "record of the embedder failed"
+	python3 "$check" "$dir/emb.folded" || fail "an embedder of libperl.so"
+else
+	echo "$test_name: no perl5.36-x86_64-linux-gnu here: libperl.so not tested" >&2
+fi
+
 # --perl-internals keeps the interpreter's loop and ops; --no-perl gives the native stacks
 "$HOTSTACK" record -q --perl-internals -o "$dir/int.folded" -- perl "$prog" 2 || fail "record --perl-internals failed"
 python3 "$check" "$dir/int.folded" --internals || fail "--perl-internals"
@@ -84,4 +93,17 @@ cp "$WORKLOADS/calltree" "$dir/perl"
 expect_status 0 "$HOTSTACK" record -o "$dir/fake.folded" -- "$dir/perl" 1
 if grep -qi 'perl' "$dir/.err"; then fail "a program named perl: $(cat "$dir/.err")"; fi
 grep -q 'main' "$dir/fake.folded" || fail "a program named perl: no stacks"
+
+# without the right to load BPF programs: one line, and the recording goes on
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	chmod 777 "$dir"
+	runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -- perl "$prog" 1 \
+		>"$dir/nobpf.out" 2>"$dir/nobpf.err" || fail "record as nobody failed: $(cat "$dir/nobpf.err")"
+	[ "$(grep -c 'Perl frames needs root' "$dir/nobpf.err")" = 1 ] ||
+		fail "no one-line notice without BPF rights: $(cat "$dir/nobpf.err")"
+	grep -q 'Perl_runops_standard' "$dir/nobpf.folded" || fail "no native stacks without BPF rights"
+	if grep -q 'main::' "$dir/nobpf.folded"; then fail "Perl frames without BPF rights?"; fi
+else
+	fail "no user 'nobody' or no runuser to test without BPF rights"
+fi
 exit 0

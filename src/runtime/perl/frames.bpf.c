@@ -24,15 +24,19 @@ struct {
  * and where the walk is; the loop's steps find it here (bpf_loop callbacks take no map
  * pointers) */
 #define CHUNK 128
+/* contexts are read CX_WINDOW at a time (a context is at most CHUNK bytes) */
+#define CX_WINDOW 8
+#define CX_BUF (CX_WINDOW * CHUNK)
 struct scratch {
 	struct hs_ip_sample s;
 	struct hs_pl_proc_info pi;
-	__u8 cx[CHUNK];
+	__u8 cx[CX_BUF];
 	__u8 obj[CHUNK];
 	__u64 file[HS_PL_FILE_HASH_BYTES / 8];
 	__u64 cxstack, prev; /* the stackinfo's contexts, and the stackinfo outside it */
 	__u64 cop;           /* the statement the next frame out is at */
 	__s32 ix;            /* the next context to look at in the stackinfo, -1: none left */
+	__s32 win_lo, win_n; /* the stackinfo's contexts [win_lo, win_lo + win_n) are in cx */
 	__s32 si_type;
 	__u32 n;        /* frames in s */
 	__u32 si_start; /* frames in s when the stackinfo was entered */
@@ -56,6 +60,13 @@ static __always_inline __u64 chunk_u64(const __u8 *chunk, __u32 off)
 static __always_inline __u32 chunk_u32(const __u8 *chunk, __u32 off)
 {
 	return *(const __u32 *)(chunk + (off & (CHUNK - 4)));
+}
+
+/* A field of the contexts read into cx, at off (bounded likewise: a context's size and fields
+ * are 8-aligned, and it is at most CHUNK bytes). */
+static __always_inline __u64 cx_u64(const __u8 *cx, __u32 off)
+{
+	return *(const __u64 *)(cx + (off & (CX_BUF - 8)));
 }
 
 static __always_inline __u32 read_u32(__u64 addr)
@@ -82,6 +93,7 @@ static __always_inline int load_si(struct scratch *sc, __u64 addr)
 	sc->si_start = sc->n;
 	sc->from_c = 0;
 	sc->si_cx = sc->ix >= 0;
+	sc->win_lo = sc->win_n = 0;
 	if (sc->ix >= HS_PL_MAX_STEPS || (sc->ix >= 0 && !sc->cxstack))
 		return -1;
 	return 0;
@@ -184,7 +196,8 @@ static long step(__u32 i, void *unused)
 	struct scratch *sc = get_scratch();
 	const struct hs_pl_offsets *off;
 	__u64 addr, cv, oldcop, retop, fn, aux, extra;
-	__u32 len, line;
+	__u32 len, line, base;
+	__s32 ix, lo;
 	__u8 t;
 
 	if (!sc)
@@ -205,20 +218,34 @@ static long step(__u32 i, void *unused)
 		}
 		return 0;
 	}
-	len = off->cx_read;
-	addr = sc->cxstack + (__u64)(__u32)sc->ix * off->cx_size;
-	sc->ix--;
-	if (len < 8 || len > CHUNK || bpf_probe_read_user(sc->cx, len, (void *)addr)) {
-		sc->s.head.flags |= HS_IP_READ_FAULT;
-		return 1;
+	ix = sc->ix;
+	if (ix < sc->win_lo || ix >= sc->win_lo + sc->win_n) {
+		/* this context and the ones under it, read at once */
+		__u32 size = off->cx_size, cnt;
+		lo = ix >= CX_WINDOW - 1 ? ix - (CX_WINDOW - 1) : 0;
+		cnt = ((__u32)(ix - lo) & (CX_WINDOW - 1)) + 1;
+		if (size < off->cx_read || size > CHUNK) {
+			sc->s.head.flags |= HS_IP_BAD_FRAME;
+			return 1;
+		}
+		len = cnt * size;
+		addr = sc->cxstack + (__u64)(__u32)lo * size;
+		if (len > CX_BUF || bpf_probe_read_user(sc->cx, len, (void *)addr)) {
+			sc->s.head.flags |= HS_IP_READ_FAULT;
+			return 1;
+		}
+		sc->win_lo = lo;
+		sc->win_n = ix - lo + 1;
 	}
-	t = sc->cx[0];
-	oldcop = chunk_u64(sc->cx, off->cx_oldcop);
-	retop = chunk_u64(sc->cx, off->cx_retop);
+	base = (__u32)(ix - sc->win_lo) * off->cx_size;
+	sc->ix--;
+	t = sc->cx[base & (CX_BUF - 1)];
+	oldcop = cx_u64(sc->cx, base + off->cx_oldcop);
+	retop = cx_u64(sc->cx, base + off->cx_retop);
 	if ((t & HS_PL_CXT_MASK) == HS_PL_CXT_SUB || (t & HS_PL_CXT_MASK) == HS_PL_CXT_FORMAT) {
 		if ((t & HS_PL_CXT_MASK) == HS_PL_CXT_SUB && (t & HS_PL_CXP_SUB_RE_FAKE))
 			return 0;
-		cv = chunk_u64(sc->cx, off->cx_sub_cv);
+		cv = cx_u64(sc->cx, base + off->cx_sub_cv);
 		if (resolve_cv(sc, cv)) {
 			sc->s.head.flags |= HS_IP_BAD_FRAME;
 			return 1;
@@ -229,7 +256,7 @@ static long step(__u32 i, void *unused)
 	} else if ((t & HS_PL_CXT_MASK) == HS_PL_CXT_EVAL) {
 		if (t & (HS_PL_CXP_EVALBLOCK | HS_PL_CXP_TRY))
 			return 0; /* eval { } and try { }: blocks of the sub around them */
-		cv = chunk_u64(sc->cx, off->cx_eval_cv);
+		cv = cx_u64(sc->cx, base + off->cx_eval_cv);
 		/* its file: the statement's inside it, unless it has run none yet */
 		extra = sc->n == 0 && oldcop == sc->cop ? 0 : hs_read_ptr(sc->cop + off->cop_file);
 		fn = HS_PL_FN(t & HS_PL_CXP_REAL ? HS_PL_FN_EVAL : HS_PL_FN_REQUIRE, cv);
