@@ -53,6 +53,23 @@ else
 	echo "$test_name: no perl5.36-x86_64-linux-gnu here: libperl.so not tested" >&2
 fi
 
+# a string eval run in a loop (each its own file, gone when it ends), List::Util's first (XS)
+# calling a block, and sort calling a named sub: three runs of the loop, each in its place
+cat >"$dir/evals.pl" <<'PL'
+use strict; use warnings; use List::Util qw(first);
+sub leaf { my $x = 0; for (my $i = 0; $i < 100000; $i++) { $x += $i } return $x }
+sub by_num { leaf(); $a <=> $b }
+sub viafirst { return first { by_name_sort() } (1, 2) }
+sub by_name_sort { my @s = sort by_num (3, 1, 2); return 1 }
+my $end = time + 2;
+while (time < $end) { my $r = eval "viafirst()\n"; }
+PL
+"$HOTSTACK" record -q -o "$dir/evals.folded" -- perl "$dir/evals.pl" || fail "record of evals failed"
+awk '/;main::leaf/ {n += $NF
+	if (index($0, ";perl_run;main;(eval);main::viafirst;[Util.so];main::__ANON__;main::by_name_sort;main::by_num;main::leaf")) ok += $NF}
+	END {print "perl-frames: evals: " ok + 0 " of " n + 0 " leaf samples with the chain"; if (n < 100 || ok < 0.95 * n) exit 1}' \
+	"$dir/evals.folded" || fail "string evals, first and sort subs: not the chain"
+
 # --perl-internals keeps the interpreter's loop and ops; --no-perl gives the native stacks
 "$HOTSTACK" record -q --perl-internals -o "$dir/int.folded" -- perl "$prog" 2 || fail "record --perl-internals failed"
 python3 "$check" "$dir/int.folded" --internals || fail "--perl-internals"

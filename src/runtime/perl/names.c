@@ -100,14 +100,16 @@ int hs_pl_code_read(const void *proc, const struct hs_rt_mem *mem, const struct 
 	case HS_PL_FN_MAIN:
 		file = cstr_read(mem, f->extra);
 		if (HS_PL_FN_KIND(f->fn) != HS_PL_FN_MAIN) {
-			/* the file the reader saw: the same string, not another at its address */
+			/* the file the reader saw: the same string (cut as bpf_probe_read_user_str()
+			 * cuts), not another at its address. An eval's goes with it: one that ended
+			 * before its frame was named (one further out than the innermost few is read
+			 * when the profile is made) is an eval of no file */
 			uint64_t w[HS_PL_FILE_HASH_BYTES / 8] = {0};
 			if (file)
-				memcpy(w, file,
-				       HS_MIN(strlen(file), sizeof(w) - 1)); /* as bpf_probe_read_user_str() cuts */
+				memcpy(w, file, HS_MIN(strlen(file), sizeof(w) - 1));
 			if (hs_pl_file_hash(w) != f->aux) {
 				free(file);
-				return -1;
+				file = NULL;
 			}
 		}
 		memset(c, 0, sizeof(*c));

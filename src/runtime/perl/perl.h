@@ -46,7 +46,8 @@ size_t hs_pl_walk(const struct hs_pl_interp *in, const struct hs_rt_mem *mem, ui
 /* The name and file of frame f (the struct hs_ip_lang's code_read; proc is a struct
  * hs_pl_interp): "Package::sub", "(eval)", "(require)" or "main". 0 with *c made, or -1 when
  * they cannot be read or are not the frame's any more (a HEK whose hash is not the one the
- * frame saw). Names are cut at 1 KiB, files at 4 KiB. */
+ * frame saw). An eval's or a required file's frame whose file is gone, or is another string
+ * now, has no file. Names are cut at 1 KiB, files at 4 KiB. */
 int hs_pl_code_read(const void *proc, const struct hs_rt_mem *mem, const struct hs_ip_frame *f, struct hs_ip_code *c);
 /* The name of a package's stash (an HV) at hv, in buf: 0, or -1 when it is no stash. */
 int hs_pl_stash_name(const struct hs_pl_interp *in, const struct hs_rt_mem *mem, uint64_t hv, char *buf, size_t size);
