@@ -5,6 +5,7 @@
 
 #include "runtime/hotspot/hotspot.h"
 #include "runtime/python/python.h"
+#include "runtime/ruby/ruby.h"
 #include "runtime/v8/v8.h"
 #include "util/util.h"
 
@@ -14,6 +15,7 @@ const struct hs_runtime *hs_runtime(unsigned id)
 		[HS_RT_PYTHON] = &hs_python_runtime,
 		[HS_RT_HOTSPOT] = &hs_hotspot_runtime,
 		[HS_RT_V8] = &hs_v8_runtime,
+		[HS_RT_RUBY] = &hs_ruby_runtime,
 	};
 
 	return id < HS_RT_SLOTS ? all[id] : NULL;
