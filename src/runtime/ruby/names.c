@@ -455,7 +455,8 @@ static const char *const plumbing_exact[] = {
 	"rb_method_call_with_block_kw", "rb_check_funcall", "rb_check_funcall_kw", "rb_require_string",
 	"rb_require", "rb_f_require", "rb_load", "rb_load_protect", "rb_exec_recursive",
 	"rb_exec_recursive_paired", "rb_exec_recursive_outer", "rb_eval_string", "rb_eval_string_protect",
-	"rb_ec_stack_check", "rb_stack_check", "rb_vm_invoke_proc", "rb_fiber_start",
+	"rb_ec_stack_check", "rb_stack_check", "rb_vm_invoke_proc", "rb_fiber_start", "rb_nogvl",
+	"rb_thread_call_without_gvl", "rb_thread_call_without_gvl2", "rb_thread_call_with_gvl",
 };
 
 static const char *const plumbing_prefix[] = {
@@ -467,14 +468,18 @@ static const char *const plumbing_prefix[] = {
 static enum hs_ip_native native_class(const char *name)
 {
 	size_t n;
-	const char *dot;
+	const char *end;
+	bool plt;
 
 	if (!name)
 		return HS_IP_NATIVE_OTHER;
-	dot = strchr(name, '.'); /* a compiler's suffix: ".constprop.0", ".cold" */
-	n = dot ? (size_t)(dot - name) : strlen(name);
+	/* a compiler's suffix (".constprop.0", ".cold"), or a PLT stub's: a stub of the loop
+	 * runs no loop, it is machinery like those of what it calls */
+	end = strpbrk(name, ".@");
+	n = end ? (size_t)(end - name) : strlen(name);
+	plt = end && !strcmp(end, "@plt");
 	if (n == 10 && !strncmp(name, "rb_vm_exec", n))
-		return HS_IP_NATIVE_LOOP;
+		return plt ? HS_IP_NATIVE_PLUMBING : HS_IP_NATIVE_LOOP;
 	for (size_t i = 0; i < HS_ARRAY_SIZE(plumbing_exact); i++)
 		if (strlen(plumbing_exact[i]) == n && !strncmp(name, plumbing_exact[i], n))
 			return HS_IP_NATIVE_PLUMBING;
