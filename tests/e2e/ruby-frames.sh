@@ -62,6 +62,30 @@ python3 "$check" "$dir/int.folded" --internals || fail "--ruby-internals"
 grep -q ';rb_vm_exec;' "$dir/no.folded" || fail "--no-ruby: no rb_vm_exec"
 if grep -q 'Tree#leaf' "$dir/no.folded"; then fail "--no-ruby: Ruby frames read anyway"; fi
 
+# methods made and freed one after another (eval'd, removed, collected, the heap compacted):
+# their iseqs, bodies, labels and method entries come back at the addresses of those before;
+# each sample is named after the method that ran, never a predecessor at its address
+cat >"$dir/reuse.rb" <<'RB'
+def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+150.times do |i|
+  eval("def f_#{i}; t = now; x = 0; while now - t < 0.01; x += 1; end; end")
+  send("f_#{i}")
+  Object.send(:remove_method, "f_#{i}")
+  GC.start if i % 5 == 0
+  GC.compact if i % 7 == 0
+end
+RB
+"$HOTSTACK" record -q --keep-time -o "$dir/reuse.pb.gz" -- ruby "$dir/reuse.rb" || fail "record of eval'd methods failed"
+"$HOTSTACK" script "$dir/reuse.pb.gz" | grep -oE 'f_[0-9]+' | uniq | sed 's/f_//' >"$dir/reuse.order"
+awk '$1 + 0 < prev {bad++} {prev = $1 + 0; n++} END {if (bad || n < 100) {print "eval: " n " methods, " bad + 0 " out of order"; exit 1}}' \
+	"$dir/reuse.order" || fail "eval'd methods misnamed"
+
+# the heap compacted all along by another thread (GC.compact moves iseqs, method entries,
+# strings and classes): the chains are as exact, and none is wrong
+{ echo 'Thread.new { loop { GC.compact; sleep 0.02 } }'; cat "$prog"; } >"$dir/compact.rb"
+"$HOTSTACK" record -q -o "$dir/compact.folded" -- ruby "$dir/compact.rb" 3 || fail "record under GC.compact failed"
+python3 "$check" "$dir/compact.folded" || fail "GC.compact"
+
 # Builds the reader does not know, made from Debian's: one line saying why, the native frames,
 # and never a Ruby name. Another version (its ruby_version says 3.9.9)...
 lib=$(ldd "$(command -v ruby)" | sed -n 's/.*=> \(.*libruby[^ ]*\) .*/\1/p')

@@ -42,26 +42,31 @@ struct scratch {
 	__u32 n;    /* frames in s */
 	__u32 wake; /* a function not seen before is in s */
 	/* the iseq of the frame before, read and checked (a recursion's frames share it), and
-	 * the method entry last checked */
-	__u64 last_iseq, last_fn, last_fold;
-	__u64 last_me;
+	 * the method entry last checked, with its defined class and definition's serial */
+	__u64 last_iseq, last_hash;
+	__u64 last_me, last_cls, last_def, last_serial;
 };
 
 HS_RT_SCRATCH
 
 #define STEPS (HS_IP_MAX_FRAMES + 256) /* frames looked at: IFUNC and dummy frames are skipped */
 
-/* Whether me is a method entry, and its defined class and definition in cls and def. */
-static __always_inline int is_method_entry(__u64 me, __u64 *cls, __u64 *def)
+/* Whether me is a method entry: then it is sc's last_me, with its defined class and its
+ * definition and the definition's serial number in last_cls, last_def and last_serial. */
+static __always_inline int is_method_entry(struct scratch *sc, __u64 me)
 {
 	__u64 m[3];
 
+	if (me && me == sc->last_me)
+		return 1;
 	if (!me || (me & 7) || bpf_probe_read_user(m, sizeof(m), (void *)me))
 		return 0;
 	if ((m[0] & HS_RB_T_MASK) != HS_RB_T_IMEMO || HS_RB_IMEMO_KIND(m[0]) != HS_RB_IMEMO_MENT)
 		return 0;
-	*cls = m[1];
-	*def = m[2];
+	sc->last_me = me;
+	sc->last_cls = m[1];
+	sc->last_def = m[2];
+	sc->last_serial = hs_read_ptr(m[2] + HS_RB_DEF_SERIAL);
 	return 1;
 }
 
@@ -70,26 +75,19 @@ static __always_inline int is_method_entry(__u64 me, __u64 *cls, __u64 *def)
  * (rb_vm_frame_method_entry), or 0. */
 static __always_inline __u64 method_entry(struct scratch *sc, __u64 env[3])
 {
-	__u64 me = env[0], spec = env[1], flags = env[2], cls, def, e;
+	__u64 me = env[0], spec = env[1], flags = env[2], e;
 
 	for (int k = 0; k < HS_RB_EP_CHAIN; k++) {
-		if (me && me == sc->last_me)
+		if (is_method_entry(sc, me))
 			return me;
-		if (is_method_entry(me, &cls, &def)) {
-			sc->last_me = me;
-			return me;
-		}
 		if (flags & HS_RB_ENV_LOCAL) {
 			/* a method that uses $~ or $_ keeps them here, its entry inside */
 			__u64 m[2];
-			if (!me || bpf_probe_read_user(m, sizeof(m), (void *)me) ||
+			if (!me || (me & 7) || bpf_probe_read_user(m, sizeof(m), (void *)me) ||
 			    (m[0] & HS_RB_T_MASK) != HS_RB_T_IMEMO || HS_RB_IMEMO_KIND(m[0]) != HS_RB_IMEMO_SVAR)
 				return 0;
 			me = hs_read_ptr(me + HS_RB_SVAR_ME);
-			if (!is_method_entry(me, &cls, &def))
-				return 0;
-			sc->last_me = me;
-			return me;
+			return is_method_entry(sc, me) ? me : 0;
 		}
 		e = spec & ~3ULL;
 		if (!e || bpf_probe_read_user(env, 24, (void *)(e - 16)))
@@ -112,8 +110,8 @@ static __always_inline void mark_entry(struct scratch *sc, __u32 n)
 static long frame_step(__u32 i, void *unused)
 {
 	struct scratch *sc = get_scratch();
-	__u64 cfp[5], env[3], pc, iseq, ep, fn, aux, extra = 0, cls, def;
-	__u32 n, magic, flags;
+	__u64 cfp[5], env[3], pc, iseq, ep, fn, aux, extra = 0;
+	__u32 n, magic, flags, ident;
 
 	if (!sc || sc->at >= sc->stop)
 		return 1;
@@ -138,33 +136,36 @@ static long frame_step(__u32 i, void *unused)
 	flags = env[2] & HS_RB_FRAME_FINISH ? HS_IP_ENTRY : 0;
 	if (magic == HS_RB_MAGIC_CFUNC) {
 		fn = env[0];
-		if (!is_method_entry(fn, &cls, &def) || (fn | def) > HS_RB_ADDR_MASK) {
+		if (!is_method_entry(sc, fn) || (fn | sc->last_def) > HS_RB_ADDR_MASK) {
 			sc->s.head.flags |= HS_IP_BAD_FRAME;
 			return 1;
 		}
-		aux = def | (__u64)HS_RB_FOLD(cls) << 48;
+		ident = hs_rb_ident(sc->last_cls, sc->last_serial);
+		fn |= HS_RB_IDENT_FN(ident);
+		aux = sc->last_def | HS_RB_IDENT_AUX(ident);
 		flags |= HS_IP_CFUNC;
 	} else if (iseq && pc) {
 		if (iseq != sc->last_iseq) {
-			__u64 q[3], loc[2];
+			__u64 q[3], loc[4];
 			if (iseq > HS_RB_ADDR_MASK || (iseq & 7) || bpf_probe_read_user(q, sizeof(q), (void *)iseq)) {
 				sc->s.head.flags |= HS_IP_READ_FAULT;
 				return 1;
 			}
 			if ((q[0] & HS_RB_T_MASK) != HS_RB_T_IMEMO || HS_RB_IMEMO_KIND(q[0]) != HS_RB_IMEMO_ISEQ ||
-			    bpf_probe_read_user(loc, sizeof(loc), (void *)(q[2] + HS_RB_BODY_LABEL))) {
+			    bpf_probe_read_user(loc, sizeof(loc), (void *)(q[2] + HS_RB_BODY_PATHOBJ))) {
 				sc->s.head.flags |= HS_IP_BAD_FRAME;
 				return 1;
 			}
 			sc->last_iseq = iseq;
-			sc->last_fn = iseq | (__u64)HS_RB_FOLD(q[2]) << 48;
-			sc->last_fold = (__u64)HS_RB_FOLD(loc[0] ^ loc[1]) << 48;
+			/* pathobj, base_label, label, first_lineno */
+			sc->last_hash = hs_rb_iseq_hash(q[2], loc[0], loc[2], loc[3]);
 		}
-		fn = sc->last_fn;
 		aux = method_entry(sc, env);
 		if (aux > HS_RB_ADDR_MASK)
 			aux = 0;
-		aux |= sc->last_fold;
+		ident = hs_rb_ident(sc->last_hash, aux ? sc->last_serial : 0);
+		fn = iseq | HS_RB_IDENT_FN(ident);
+		aux |= HS_RB_IDENT_AUX(ident);
 		extra = pc;
 	} else {
 		/* an IFUNC (a block made in C) or a dummy frame: not shown, as in a backtrace; the

@@ -43,7 +43,6 @@
 #define BODY_TYPE 0
 #define BODY_ISEQ_SIZE 4
 #define BODY_ENCODED 8
-#define BODY_PATHOBJ 64
 #define BODY_BASE_LABEL 72
 #define BODY_INSNS_INFO 120
 #define BODY_INSNS_INFO_SIZE 136
@@ -306,7 +305,7 @@ fail:
 static int read_cfunc(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, const struct hs_ip_frame *f,
 		      struct hs_ip_code *c)
 {
-	uint8_t me[40], def[40];
+	uint8_t me[40], def[48];
 	uint64_t cme = f->fn & HS_RB_ADDR_MASK, cls;
 	char name[NAME_MAX_CHARS], klass[NAME_MAX_CHARS], sep;
 	size_t n;
@@ -314,8 +313,10 @@ static int read_cfunc(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, c
 	if (mem_read(mem, cme, me, sizeof(me)) || !imemo_of(get64(me), HS_RB_IMEMO_MENT))
 		return -1;
 	cls = get64(me + HS_RB_ME_CLASS);
-	if (get64(me + HS_RB_ME_DEF) != (f->aux & HS_RB_ADDR_MASK) || HS_RB_FOLD(cls) != f->aux >> 48 ||
-	    mem_read(mem, get64(me + HS_RB_ME_DEF), def, sizeof(def)) || (def[0] & 0xf) != DEF_TYPE_CFUNC ||
+	if (get64(me + HS_RB_ME_DEF) != (f->aux & HS_RB_ADDR_MASK) ||
+	    mem_read(mem, get64(me + HS_RB_ME_DEF), def, sizeof(def)) ||
+	    hs_rb_ident(cls, get64(def + HS_RB_DEF_SERIAL)) != HS_RB_IDENT_OF(f->fn, f->aux) ||
+	    (def[0] & 0xf) != DEF_TYPE_CFUNC ||
 	    hs_rb_id_name(p, mem, get64(def + DEF_ORIGINAL_ID), name, sizeof(name)) < 0)
 		return -1;
 	if (class_name(p, mem, cls, klass, sizeof(klass), &sep) < 0) {
@@ -356,7 +357,7 @@ static int read_iseq(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, co
 		     struct hs_ip_code *c)
 {
 	uint8_t q[24], body[BODY_READ];
-	uint64_t iseq = f->fn & HS_RB_ADDR_MASK, b, pathobj, lineno;
+	uint64_t iseq = f->fn & HS_RB_ADDR_MASK, cme = f->aux & HS_RB_ADDR_MASK, b, pathobj, lineno, serial = 0;
 	char label[NAME_MAX_CHARS], base[NAME_MAX_CHARS], qual[NAME_MAX_CHARS];
 	char *path = hs_xmalloc(PATH_MAX_CHARS);
 	int nlabel, nbase;
@@ -366,17 +367,25 @@ static int read_iseq(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, co
 	if (mem_read(mem, iseq, q, sizeof(q)) || !imemo_of(get64(q), HS_RB_IMEMO_ISEQ))
 		goto fail;
 	b = get64(q + HS_RB_ISEQ_BODY);
-	if (HS_RB_FOLD(b) != f->fn >> 48 || mem_read(mem, b, body, sizeof(body)))
+	if (mem_read(mem, b, body, sizeof(body)))
 		goto fail;
+	if (cme) {
+		uint8_t me[24];
+		if (mem_read(mem, cme, me, sizeof(me)) || !imemo_of(get64(me), HS_RB_IMEMO_MENT) ||
+		    mem_read(mem, get64(me + HS_RB_ME_DEF) + HS_RB_DEF_SERIAL, &serial, sizeof(serial)))
+			goto fail;
+	}
 	lineno = get64(body + HS_RB_BODY_FIRST_LINENO);
-	if (HS_RB_FOLD(get64(body + HS_RB_BODY_LABEL) ^ lineno) != f->aux >> 48 || !(lineno & 1))
+	pathobj = get64(body + HS_RB_BODY_PATHOBJ);
+	if (hs_rb_ident(hs_rb_iseq_hash(b, pathobj, get64(body + HS_RB_BODY_LABEL), lineno), serial) !=
+		    HS_RB_IDENT_OF(f->fn, f->aux) ||
+	    !(lineno & 1))
 		goto fail;
 	nlabel = rstring(mem, get64(body + HS_RB_BODY_LABEL), label, sizeof(label));
 	nbase = rstring(mem, get64(body + BODY_BASE_LABEL), base, sizeof(base));
 	if (nlabel < 0 || nbase < 0)
 		goto fail;
 	/* the file: a String, or an Array [path, realpath] */
-	pathobj = get64(body + BODY_PATHOBJ);
 	if ((flags_of(mem, pathobj) & HS_RB_T_MASK) == T_ARRAY)
 		pathobj = array_at(mem, pathobj, 0);
 	if (rstring(mem, pathobj, path, PATH_MAX_CHARS) < 0) {
@@ -387,7 +396,7 @@ static int read_iseq(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, co
 	if (!l)
 		goto fail;
 	/* as rb_profile_frame_full_label: "block in leaf" in Tree#leaf is "block in Tree#leaf" */
-	if (method_name(p, mem, f->aux & HS_RB_ADDR_MASK, get64(body + BODY_LOCAL_ISEQ), qual, sizeof(qual)) ||
+	if (method_name(p, mem, cme, get64(body + BODY_LOCAL_ISEQ), qual, sizeof(qual)) ||
 	    !strcmp(qual, base) || nbase > nlabel || strcmp(label + nlabel - nbase, base)) {
 		c->name = hs_xstrdup(label);
 	} else {

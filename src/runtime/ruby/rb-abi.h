@@ -45,18 +45,51 @@ struct hs_rb_proc_info {
 #define HS_RB_SVAR_ME 8     /* vm_svar.cref_or_me */
 #define HS_RB_ME_CLASS 8    /* rb_callable_method_entry_t.defined_class */
 #define HS_RB_ME_DEF 16     /* .def, a rb_method_definition_t (malloc'd: never moved) */
-#define HS_RB_BODY_LABEL 80 /* rb_iseq_constant_body.location.label */
-#define HS_RB_BODY_FIRST_LINENO 88
 
-/* The frames' words (struct hs_ip_frame). Addresses in a process are below 2^47: the top 16
- * bits of fn and aux say which of the objects that were at that address it is, so that an
- * object moved by the compacting GC, or freed and its slot reused, is never named as the one
- * before it.
- * - A Ruby frame: fn = iseq | HS_RB_FOLD(its body) << 48; aux = its method entry (0 at the top
- *   level, in a class body) | HS_RB_FOLD(the iseq's label ^ first_lineno) << 48; extra = pc.
- * - A C method's frame (HS_IP_CFUNC): fn = its method entry; aux = the method entry's
- *   definition | HS_RB_FOLD(its defined class) << 48; extra = 0. */
+/* rb_iseq_constant_body.location: pathobj, base_label, label, first_lineno (a Fixnum) */
+#define HS_RB_BODY_PATHOBJ 64
+#define HS_RB_BODY_LABEL 80
+#define HS_RB_BODY_FIRST_LINENO 88
+#define HS_RB_DEF_SERIAL 40   /* rb_method_definition_t.method_serial: each definition its own */
+
+/* The frames' words (struct hs_ip_frame). Addresses in a process are below 2^48: the top 16
+ * bits of fn and aux hold a hash of what tells the object at that address apart from others
+ * that were there before (hs_rb_ident()), so that an object moved by the compacting GC, or freed
+ * and its slot reused by the next alike (an eval'd method replaced by the next), is never named
+ * as the one before it.
+ * - A Ruby frame: fn = its iseq, aux = its method entry (0 at the top level, in a class body),
+ *   hashed: the iseq's body, pathobj, label and first_lineno, and the serial number of the
+ *   entry's method definition; extra = pc.
+ * - A C method's frame (HS_IP_CFUNC): fn = its method entry, aux = the entry's definition,
+ *   hashed: its defined class and the definition's serial number; extra = 0. */
 #define HS_RB_ADDR_MASK 0xffffffffffffULL
-#define HS_RB_FOLD(x) ((((x) >> 4) ^ ((x) >> 20) ^ ((x) >> 36)) & 0xffff)
+#define HS_RB_IDENT_FN(ident) ((hs_u64)((ident)&0xffff) << 48)
+#define HS_RB_IDENT_AUX(ident) ((hs_u64)((ident) >> 16 & 0xffff) << 48)
+#define HS_RB_IDENT_OF(fn, aux) ((hs_u32)((fn) >> 48 | ((aux) >> 48) << 16))
+
+#ifdef __bpf__
+#define HS_RB_INLINE static __always_inline
+#else
+#define HS_RB_INLINE static inline
+#endif
+
+HS_RB_INLINE hs_u64 hs_rb_mix(hs_u64 h, hs_u64 v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 31;
+}
+
+/* What of an iseq goes into its frames' identity. */
+HS_RB_INLINE hs_u64 hs_rb_iseq_hash(hs_u64 body, hs_u64 pathobj, hs_u64 label, hs_u64 first_lineno)
+{
+	return hs_rb_mix(hs_rb_mix(hs_rb_mix(hs_rb_mix(0, body), pathobj), label), first_lineno);
+}
+
+/* A frame's identity: h (an iseq's hash, a C method's defined class) and the serial number of
+ * its method's definition (0: none). */
+HS_RB_INLINE hs_u32 hs_rb_ident(hs_u64 h, hs_u64 serial)
+{
+	return (hs_u32)(hs_rb_mix(h, serial) >> 32);
+}
 
 #endif
