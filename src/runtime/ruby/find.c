@@ -61,6 +61,7 @@ static const char *const sym_names[S_COUNT] = {
 /* What the file says. */
 struct file {
 	uint64_t val[S_COUNT], size[S_COUNT];
+	bool found[S_COUNT];
 	size_t ec_index;    /* ruby_current_ec's index in .dynsym (0: none) */
 	uint64_t got_modid; /* the GOT slot its module id is written to (R_X86_64_DTPMOD64) */
 	uint64_t dtpoff;    /* its offset in the module's block (R_X86_64_DTPOFF64) */
@@ -81,11 +82,14 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, bool dyn, struct file *f)
 		GElf_Sym sym;
 		const char *name;
 
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+		/* (a thread-local variable's value is its offset in the module's block: 0 is one) */
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    (!sym.st_value && GELF_ST_TYPE(sym.st_info) != STT_TLS) ||
 		    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 			continue;
 		for (size_t w = 0; w < S_COUNT; w++)
-			if (!f->val[w] && !strcmp(name, sym_names[w])) {
+			if (!f->found[w] && !strcmp(name, sym_names[w])) {
+				f->found[w] = true;
 				f->val[w] = sym.st_value;
 				f->size[w] = sym.st_size;
 				if (w == S_EC && dyn)
@@ -425,7 +429,7 @@ enum hs_rb_found hs_rb_find(int32_t pid, struct hs_rb_proc *ret, char *why, size
 				p.version[0] ? p.version : "of unknown version");
 			break;
 		}
-		if (!f.val[S_EC] || !f.got_modid || f.dtpoff != f.val[S_EC] || f.other_tls || !f.has_tls) {
+		if (!f.found[S_EC] || !f.got_modid || f.dtpoff != f.val[S_EC] || f.other_tls || !f.has_tls) {
 			set_why(why, whylen,
 				"ruby %s in %s: ruby_current_ec is not thread-local as a shared "
 				"libruby's is",
@@ -444,6 +448,7 @@ enum hs_rb_found hs_rb_find(int32_t pid, struct hs_rb_proc *ret, char *why, size
 			break;
 		}
 		p.info.tls_off = f.dtpoff;
+		p.vm_ptr = bias + f.val[S_VM_PTR];
 		snprintf(p.path, sizeof(p.path), "%s", maps[i].path);
 		if (check_process(pid, &mem, &f, bias, &p, check, sizeof(check))) {
 			set_why(why, whylen, "ruby %s: %s", p.version, check);

@@ -21,6 +21,7 @@ struct hs_rb_proc {
 	char path[256];              /* the ELF file that holds it: libruby-3.1.so.3.1, ruby */
 	char version[16];            /* its ruby_version: "3.1.2" */
 	uint64_t symbols;            /* the address of its global symbol table (IDs to names) */
+	uint64_t vm_ptr;             /* the address of ruby_current_vm_ptr */
 	/* the IDs of the instance variables a class keeps its name in, and a singleton class
 	 * its object in (0: not known; the class is not named) */
 	uint64_t id_classpath, id_tmp_classpath, id_attached;
@@ -47,6 +48,12 @@ int hs_rb_id_name(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, uint6
 /* The same by the ID's serial number, with the Symbol beside the name in *sym (unless NULL). */
 int hs_rb_serial_name(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, uint64_t serial, char *buf, size_t len,
 		      uint64_t *sym);
+
+/* The execution context of p's main thread, or 0 (walk.c). */
+uint64_t hs_rb_main_ec(const struct hs_rb_proc *p, const struct hs_rt_mem *mem);
+/* Walks the frames of execution context ec as the BPF program does, innermost first, into out
+ * (at most max): how many; *flags says why the walk stopped early (HS_IP_* sample flags). */
+size_t hs_rb_walk(const struct hs_rt_mem *mem, uint64_t ec, struct hs_ip_frame *out, size_t max, uint16_t *flags);
 
 /* The interpreter's language (names.c). */
 extern const struct hs_ip_lang hs_rb_lang;
