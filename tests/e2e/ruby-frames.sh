@@ -62,6 +62,33 @@ python3 "$check" "$dir/int.folded" --internals || fail "--ruby-internals"
 grep -q ';rb_vm_exec;' "$dir/no.folded" || fail "--no-ruby: no rb_vm_exec"
 if grep -q 'Tree#leaf' "$dir/no.folded"; then fail "--no-ruby: Ruby frames read anyway"; fi
 
+# processes forked by a Ruby process have its runtime too
+cat >"$dir/fork.rb" <<'RB'
+def child_work
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  x = 0
+  x += 1 while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 1.5
+end
+2.times.map { fork { child_work } }.each { |p| Process.wait(p) }
+RB
+"$HOTSTACK" record -q -o "$dir/fork.folded" -- ruby "$dir/fork.rb" || fail "record of forked children failed"
+awk '{n += $NF} /;<main>;Enumerable#map;Enumerator#each;Integer#times;block in <main>;Kernel#fork;block \(2 levels\) in <main>;Object#child_work/ {c += $NF}
+	END {if (c < n / 2) {print "fork: " c " of " n " samples in child_work under its chain"; exit 1}}' "$dir/fork.folded" ||
+	fail "forked children without Ruby frames"
+
+# off-CPU stacks have the Ruby frames a thread blocked in
+cat >"$dir/sleeper.rb" <<'RB'
+def sleeper
+  30.times { sleep 0.05 }
+end
+sleeper
+RB
+"$HOTSTACK" record -q --off-cpu --value off-cpu -o "$dir/off.folded" -- ruby "$dir/sleeper.rb" ||
+	fail "record --off-cpu failed"
+awk '{n += $NF} /;<main>;Object#sleeper;Integer#times;block in Object#sleeper;Kernel#sleep;/ {c += $NF}
+	END {if (c < n / 2) {print "off-cpu: " c " of " n " ns under Object#sleeper"; exit 1}}' "$dir/off.folded" ||
+	fail "off-CPU stacks without Ruby frames"
+
 # methods made and freed one after another (eval'd, removed, collected, the heap compacted):
 # their iseqs, bodies, labels and method entries come back at the addresses of those before;
 # each sample is named after the method that ran, never a predecessor at its address
