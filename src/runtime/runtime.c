@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "runtime/hotspot/hotspot.h"
+#include "runtime/interp/interp.h"
 #include "runtime/python/python.h"
 #include "runtime/ruby/ruby.h"
 #include "runtime/v8/v8.h"
@@ -19,6 +20,14 @@ const struct hs_runtime *hs_runtime(unsigned id)
 	};
 
 	return id < HS_RT_SLOTS ? all[id] : NULL;
+}
+
+/* Here, not in interp/store.c, which the languages' files call: the table calls them. */
+const struct hs_ip_lang *hs_ip_lang(unsigned id)
+{
+	const struct hs_runtime *rt = hs_runtime(id);
+
+	return rt ? rt->ip : NULL;
 }
 
 struct hs_rt_names *hs_rt_names_new(unsigned mask)

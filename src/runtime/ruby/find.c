@@ -22,24 +22,6 @@
 #define MAX_RELOCS 4000000
 #define CODE_MAX 4096 /* bytes of a function's code looked at */
 
-bool hs_rb_maybe(const char *path)
-{
-	const char *b;
-
-	if (!path)
-		return false;
-	b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	if (!strncmp(b, "libruby", 7))
-		return strstr(b, ".so") != NULL;
-	if (strncmp(b, "ruby", 4))
-		return false;
-	for (b += 4; *b; b++)
-		if (!isdigit((unsigned char)*b) && *b != '.')
-			return false;
-	return true;
-}
-
 static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
 static void set_why(char *why, size_t whylen, const char *fmt, ...)
 {
