@@ -35,8 +35,12 @@ struct {
 
 /* the record being built and the walk's state; the loop's steps find it here (bpf_loop
  * callbacks take no map pointers) */
+#define CFP_BATCH 8 /* control frames read at once: they lie next to each other */
 struct scratch {
 	struct hs_ip_sample s;
+	__u64 cfps[CFP_BATCH * HS_RB_CFP_SIZE / 8];
+	__u64 cfps_at; /* the address of cfps[0] */
+	__u32 cfps_n;  /* frames in cfps */
 	__u64 at;   /* the control frame the next step reads */
 	__u64 stop; /* the thread's first frame (a dummy, never shown) */
 	__u32 n;    /* frames in s */
@@ -110,8 +114,8 @@ static __always_inline void mark_entry(struct scratch *sc, __u32 n)
 static long frame_step(__u32 i, void *unused)
 {
 	struct scratch *sc = get_scratch();
-	__u64 cfp[5], env[3], pc, iseq, ep, fn, aux, extra = 0;
-	__u32 n, magic, flags, ident;
+	__u64 env[3], pc, iseq, ep, fn, aux, extra = 0, left;
+	__u32 n, magic, flags, ident, k, idx;
 
 	if (!sc || sc->at >= sc->stop)
 		return 1;
@@ -120,14 +124,25 @@ static long frame_step(__u32 i, void *unused)
 		sc->s.head.flags |= HS_IP_TRUNCATED;
 		return 1;
 	}
-	if (bpf_probe_read_user(cfp, sizeof(cfp), (void *)sc->at)) {
-		sc->s.head.flags |= HS_IP_READ_FAULT;
-		return 1;
+	if (sc->at < sc->cfps_at || sc->at - sc->cfps_at >= (__u64)sc->cfps_n * HS_RB_CFP_SIZE) {
+		left = (sc->stop - sc->at) / HS_RB_CFP_SIZE;
+		if (left == 0)
+			return 1;
+		/* 1 to CFP_BATCH frames, bounded so for the verifier */
+		k = ((left < CFP_BATCH ? (__u32)left : CFP_BATCH) - 1) & (CFP_BATCH - 1);
+		k += 1;
+		if (bpf_probe_read_user(sc->cfps, k * HS_RB_CFP_SIZE, (void *)sc->at)) {
+			sc->s.head.flags |= HS_IP_READ_FAULT;
+			return 1;
+		}
+		sc->cfps_at = sc->at;
+		sc->cfps_n = k;
 	}
+	idx = (__u32)((sc->at - sc->cfps_at) / HS_RB_CFP_SIZE) & (CFP_BATCH - 1);
 	sc->at += HS_RB_CFP_SIZE;
-	pc = cfp[HS_RB_CFP_PC / 8];
-	iseq = cfp[HS_RB_CFP_ISEQ / 8];
-	ep = cfp[HS_RB_CFP_EP / 8];
+	pc = sc->cfps[idx * 8 + HS_RB_CFP_PC / 8];
+	iseq = sc->cfps[idx * 8 + HS_RB_CFP_ISEQ / 8];
+	ep = sc->cfps[idx * 8 + HS_RB_CFP_EP / 8];
 	if (!ep || (ep & 7) || bpf_probe_read_user(env, sizeof(env), (void *)(ep - 16))) {
 		sc->s.head.flags |= HS_IP_READ_FAULT;
 		return 1;
@@ -244,6 +259,8 @@ int hs_rb_read_frames(struct bpf_perf_event_data *ctx)
 	sc->wake = 0;
 	sc->last_iseq = 0;
 	sc->last_me = 0;
+	sc->cfps_at = 0;
+	sc->cfps_n = 0;
 	bpf_loop(STEPS, frame_step, NULL, 0);
 	if (sc->at < sc->stop && !sc->s.head.flags)
 		sc->s.head.flags |= HS_IP_TRUNCATED;
