@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,8 +169,8 @@ static int child_teardown(void **state)
 	return 0;
 }
 
-/* Runs sleep with lib preloaded, until the library is mapped. */
-static pid_t run_with(const char *lib)
+/* Runs exe (sleep by default) with lib preloaded, until the library is mapped. */
+static pid_t run_exe_with(const char *exe, const char *lib)
 {
 	char maps[64], *text = NULL;
 
@@ -178,7 +179,7 @@ static pid_t run_with(const char *lib)
 	if (!child) {
 		if (lib)
 			setenv("LD_PRELOAD", lib, 1);
-		execlp("sleep", "sleep", "30", (char *)NULL);
+		execlp(exe ? exe : "sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
 	}
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)child);
@@ -194,6 +195,11 @@ static pid_t run_with(const char *lib)
 	return child;
 }
 
+static pid_t run_with(const char *lib)
+{
+	return run_exe_with(NULL, lib);
+}
+
 static void test_find_not_ruby(void **state)
 {
 	struct hs_rb_proc p;
@@ -202,6 +208,25 @@ static void test_find_not_ruby(void **state)
 	assert_int_equal(hs_rb_find(getpid(), &p, why, sizeof(why)), HS_RB_NOT_RUBY);
 	assert_int_equal(hs_rb_find(0x7ffffff0, &p, why, sizeof(why)), HS_RB_NOT_RUBY);
 	assert_int_equal(hs_rb_find(run_with(NULL), &p, why, sizeof(why)), HS_RB_NOT_RUBY);
+}
+
+/* Another program under ruby's name: looked into, and not taken for one. */
+static void test_find_named_ruby(void **state)
+{
+	struct hs_rb_proc p;
+	char dir[256], exe[300], why[160] = "";
+	size_t len;
+	char *bytes = hs_test_read_file("/bin/sleep", &len);
+
+	assert_non_null(bytes);
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-ruby"), 0);
+	snprintf(exe, sizeof(exe), "%s/ruby3.1", dir);
+	hs_test_write_file(exe, bytes, len);
+	free(bytes);
+	assert_int_equal(chmod(exe, 0755), 0);
+	assert_int_equal(hs_rb_find(run_exe_with(exe, NULL), &p, why, sizeof(why)), HS_RB_NOT_RUBY);
+	child_teardown(state);
+	hs_test_rmtree(dir);
 }
 
 /* A library with libruby's symbols and TLS form but not its code: refused, saying which. */
@@ -360,6 +385,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_native_class),
 		cmocka_unit_test(test_hostile_memory),
 		cmocka_unit_test_teardown(test_find_not_ruby, child_teardown),
+		cmocka_unit_test_teardown(test_find_named_ruby, child_teardown),
 		cmocka_unit_test_teardown(test_find_fake_3_1, child_teardown),
 		cmocka_unit_test_teardown(test_find_fake_version, child_teardown),
 		cmocka_unit_test_teardown(test_live_debian_3_1, live_teardown),
