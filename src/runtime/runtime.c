@@ -4,8 +4,10 @@
 #include <stdlib.h>
 
 #include "runtime/hotspot/hotspot.h"
+#include "runtime/interp/interp.h"
 #include "runtime/perl/perl.h"
 #include "runtime/python/python.h"
+#include "runtime/ruby/ruby.h"
 #include "runtime/v8/v8.h"
 #include "util/util.h"
 
@@ -15,10 +17,19 @@ const struct hs_runtime *hs_runtime(unsigned id)
 		[HS_RT_PYTHON] = &hs_python_runtime,
 		[HS_RT_HOTSPOT] = &hs_hotspot_runtime,
 		[HS_RT_V8] = &hs_v8_runtime,
+		[HS_RT_RUBY] = &hs_ruby_runtime,
 		[HS_RT_PERL] = &hs_perl_runtime,
 	};
 
 	return id < HS_RT_SLOTS ? all[id] : NULL;
+}
+
+/* Here, not in interp/store.c, which the languages' files call: the table calls them. */
+const struct hs_ip_lang *hs_ip_lang(unsigned id)
+{
+	const struct hs_runtime *rt = hs_runtime(id);
+
+	return rt ? rt->ip : NULL;
 }
 
 struct hs_rt_names *hs_rt_names_new(unsigned mask)

@@ -29,13 +29,6 @@ struct hs_ip_names {
 	struct hs_u64map index; /* key hash -> entries index + 1, chained by probing the key */
 };
 
-const struct hs_ip_lang *hs_ip_lang(unsigned id)
-{
-	const struct hs_runtime *rt = hs_runtime(id);
-
-	return rt ? rt->ip : NULL;
-}
-
 void hs_ip_code_release(struct hs_ip_code *c)
 {
 	free(c->name);
