@@ -22,7 +22,7 @@ secs=${DURATION:-5}
 runs=${RUNS:-3}
 freq=${FREQ:-999}
 native=$build/bench/record-workload
-rc_name=perl-cost
+rc_name="perl-cost"
 # shellcheck source=bench/runtime-cost-lib.sh
 . "$here/runtime-cost-lib.sh"
 

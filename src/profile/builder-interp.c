@@ -62,6 +62,12 @@ static uint32_t pseudo(struct hs_builder *b, const char *name)
 	return hs_profile_location(b->p, 0, 0, HS_KIND_PSEUDO, &ln, 1);
 }
 
+/* The kind of each language's frames */
+static uint8_t kind_of(unsigned id)
+{
+	return id == HS_RT_RUBY ? HS_KIND_RUBY : id == HS_RT_PHP ? HS_KIND_PHP : HS_KIND_PERL;
+}
+
 /* The location of a frame, made: one per function and line. */
 static uint32_t make_location(struct hs_builder *b, const struct hs_ip_lang *lang, int32_t pid,
 			      const struct hs_ip_frame *f, uint32_t *line)
@@ -80,7 +86,7 @@ static uint32_t make_location(struct hs_builder *b, const struct hs_ip_lang *lan
 	file = c->file ? hs_profile_intern_str(b->p, c->file) : 0;
 	ln.function = hs_profile_function(b->p, nm, nm, file, c->firstline);
 	ln.line = *line;
-	return hs_profile_location(b->p, 0, 0, lang->kind, &ln, 1);
+	return hs_profile_location(b->p, 0, 0, kind_of(lang->id), &ln, 1);
 }
 
 /* The location of a frame: looked up by what the reader gave (runtime, process, function and

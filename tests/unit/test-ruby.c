@@ -38,7 +38,6 @@ static void test_maybe(void **state)
 
 static void test_native_class(void **state)
 {
-	assert_int_equal(hs_rb_lang.kind, HS_KIND_RUBY);
 	enum hs_ip_native (*c)(const char *) = hs_rb_lang.native_class;
 
 	assert_int_equal(c("rb_vm_exec"), HS_IP_NATIVE_LOOP);

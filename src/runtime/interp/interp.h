@@ -35,7 +35,6 @@ struct hs_ip_lang {
 	unsigned id;      /* HS_RT_RUBY, ... */
 	const char *tag;  /* "ruby": the marks of a stack read in part say "[ruby: truncated]" */
 	const char *name; /* "Ruby" */
-	uint8_t kind;     /* its frames' kind (enum hs_kind) */
 	/* What a native frame of function name (a symbol's, demangled) is to the merge. */
 	enum hs_ip_native (*native_class)(const char *name);
 	/* Whether a mapped file holds the interpreter: its functions without a symbol (static

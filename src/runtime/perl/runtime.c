@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile.h"
 #include "runtime/runtime.h"
 #include "util/util.h"
 #include "perl.skel.h"
@@ -39,7 +38,6 @@ const struct hs_ip_lang hs_perl_lang = {
 	.id = HS_RT_PERL,
 	.tag = "perl",
 	.name = "Perl",
-	.kind = HS_KIND_PERL,
 	.native_class = hs_pl_native_class,
 	.maybe = hs_pl_maybe_runtime,
 	.code_read = hs_pl_code_read,

@@ -520,8 +520,6 @@ const struct hs_ip_lang hs_rb_lang = {
 	.id = HS_RT_RUBY,
 	.tag = "ruby",
 	.name = "Ruby",
-	/* HS_KIND_RUBY: profile/, which has the kinds, is above runtime/ (test-ruby checks it) */
-	.kind = 12,
 	.native_class = native_class,
 	.maybe = hs_rb_maybe,
 	.code_read = code_read,
