@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -196,4 +197,15 @@ int hs_rt_load_bias(Elf *elf, const struct hs_rt_mapping *m, uint64_t *bias)
 		}
 	}
 	return -ENOENT;
+}
+
+void hs_rt_why(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
 }

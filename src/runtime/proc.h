@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/util.h"
+
 /* Reads n bytes at addr of the process into buf: 0, or -1 when any of them cannot be read. */
 struct hs_rt_mem {
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
@@ -33,6 +35,9 @@ struct hs_rt_pages {
 /* A reader of pid's memory through c's pages (reads over two pages go to the process at once). */
 struct hs_rt_mem hs_rt_mem_pages(struct hs_rt_pages *c, int32_t pid);
 void hs_rt_pages_forget(struct hs_rt_pages *c);
+
+/* A finder's reason, formatted into why (whylen bytes; nothing when why is NULL). */
+void hs_rt_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
 
 /* A mapping of a file, as /proc/PID/maps lists it. */
 struct hs_rt_mapping {

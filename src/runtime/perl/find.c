@@ -72,18 +72,6 @@ bool hs_pl_maybe_runtime(const char *path)
 	return !strcmp(b, "perl") || !strncmp(b, "perl5.", 6);
 }
 
-static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
-static void set_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
 enum {
 	S_REVISION,
 	S_VERSION,
@@ -269,15 +257,15 @@ static int check_state(const struct hs_pl_interp *in, const struct hs_rt_mem *me
 	if (read_u64(mem, in->curinterp, &my_perl) || !my_perl || read_u64(mem, my_perl + in->interp_runops, &runops) ||
 	    !runops || read_u64(mem, my_perl + in->interp_defstash, &defstash) || !defstash ||
 	    read_u64(mem, my_perl + in->info.off.interp_curstackinfo, &si) || !si) {
-		set_why(why, whylen, "perl %s: cannot read its interpreter yet", ver);
+		hs_rt_why(why, whylen, "perl %s: cannot read its interpreter yet", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (runops != runops_standard) {
-		set_why(why, whylen, "perl %s runs its own loop of ops (a profiler's or debugger's)", ver);
+		hs_rt_why(why, whylen, "perl %s runs its own loop of ops (a profiler's or debugger's)", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (hs_pl_stash_name(in, mem, defstash, name, sizeof(name)) || strcmp(name, "main")) {
-		set_why(why, whylen, "perl %s: its main package does not read as perl 5.36's", ver);
+		hs_rt_why(why, whylen, "perl %s: its main package does not read as perl 5.36's", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	/* the outermost stackinfo is the thread's first (PERLSI_MAIN) */
@@ -292,7 +280,7 @@ static int check_state(const struct hs_pl_interp *in, const struct hs_rt_mem *me
 		si = prev;
 	}
 	if (type != HS_PL_SI_MAIN) {
-		set_why(why, whylen, "perl %s: its stack of stacks does not read as perl 5.36's", ver);
+		hs_rt_why(why, whylen, "perl %s: its stack of stacks does not read as perl 5.36's", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	return HS_RT_SUPPORTED;
@@ -314,28 +302,28 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 	    mem.read(mem.ctx, s->val[S_REVISION] + s->bias, &rvs[0], 1) ||
 	    mem.read(mem.ctx, s->val[S_VERSION] + s->bias, &rvs[1], 1) ||
 	    mem.read(mem.ctx, s->val[S_SUBVERSION] + s->bias, &rvs[2], 1)) {
-		set_why(why, whylen, "perl of unknown version in %s", m->path);
+		hs_rt_why(why, whylen, "perl of unknown version in %s", m->path);
 		return HS_RT_UNSUPPORTED;
 	}
 	snprintf(ver, sizeof(ver), "%u.%u.%u", rvs[0], rvs[1], rvs[2]);
 	if (rvs[0] != 5 || rvs[1] != 36) {
-		set_why(why, whylen, "perl %s is not supported", ver);
+		hs_rt_why(why, whylen, "perl %s is not supported", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (!s->has[S_INTERP_SIZE] || !s->has[S_INTERP_SIZE_5_18_0] ||
 	    mem.read(mem.ctx, s->val[S_INTERP_SIZE] + s->bias, &size, 2) ||
 	    mem.read(mem.ctx, s->val[S_INTERP_SIZE_5_18_0] + s->bias, &size_5_18, 2) || size != INTERP_SIZE ||
 	    size_5_18 != INTERP_SIZE_5_18_0) {
-		set_why(why, whylen, "perl %s: its interpreter is of %u bytes, not %u: a build of other options", ver,
+		hs_rt_why(why, whylen, "perl %s: its interpreter is of %u bytes, not %u: a build of other options", ver,
 			size, INTERP_SIZE);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (!s->has[S_THR_KEY] || !s->has[S_CURRENT_CONTEXT]) {
-		set_why(why, whylen, "perl %s built without ithreads is not supported", ver);
+		hs_rt_why(why, whylen, "perl %s built without ithreads is not supported", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (!s->has[S_RUNOPS_STD] || read_u64(&mem, s->val[S_RUNOPS_STD] + s->bias, &std) || std != runops_standard) {
-		set_why(why, whylen, "perl %s: PL_runops_std is not Perl_runops_standard", ver);
+		hs_rt_why(why, whylen, "perl %s: PL_runops_std is not Perl_runops_standard", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	memset(&in, 0, sizeof(in));
@@ -354,7 +342,7 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 		in.info.ctx_off = s->val[S_CURRENT_CONTEXT] - block;
 	} else if (mem.read(mem.ctx, s->val[S_THR_KEY] + s->bias, &key, sizeof(key)) ||
 		   tsd_offset(pid, &c->libc, key, &in.info.ctx_off)) {
-		set_why(why, whylen, "perl %s in %s: its threads' interpreters cannot be found (C library not known)",
+		hs_rt_why(why, whylen, "perl %s in %s: its threads' interpreters cannot be found (C library not known)",
 			ver, m->path);
 		return HS_RT_UNSUPPORTED;
 	}

@@ -61,18 +61,6 @@ struct syms {
 	uint64_t interp_head; /* before 3.7 (no _PyRuntime): the list of interpreters, a static */
 };
 
-static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
-static void set_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
 /* Reads the runtime's symbols of a mapped file and the load bias of the mapping: 0, or -1 when
  * the file cannot be read or defines neither _PyRuntime nor PyCode_Type. */
 static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, struct syms *s, uint64_t *bias)
@@ -203,15 +191,15 @@ enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp 
 	memcpy(&ft, d + 16, 8);
 	memcpy(&ob_type, d + 360, 8);
 	if (memcmp(d, "xdebugpy", 8) || (v >> 16) != 0x30d) {
-		set_why(why, whylen, "python 3.13: _PyRuntime does not start with 3.13's _Py_DebugOffsets");
+		hs_rt_why(why, whylen, "python 3.13: _PyRuntime does not start with 3.13's _Py_DebugOffsets");
 		return HS_PY_UNSUPPORTED;
 	}
 	if (ft) {
-		set_why(why, whylen, "python 3.13 free-threaded is not supported");
+		hs_rt_why(why, whylen, "python 3.13 free-threaded is not supported");
 		return HS_PY_UNSUPPORTED;
 	}
 	if (ob_type != 8) {
-		set_why(why, whylen, "python 3.13: _Py_DebugOffsets.pyobject.ob_type is %" PRIu64 ", expected 8",
+		hs_rt_why(why, whylen, "python 3.13: _Py_DebugOffsets.pyobject.ob_type is %" PRIu64 ", expected 8",
 			ob_type);
 		return HS_PY_UNSUPPORTED;
 	}
@@ -221,7 +209,7 @@ enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp 
 
 		memcpy(&theirs, d + dbg_fields[i].at, 8);
 		if (theirs != *ours) {
-			set_why(why, whylen, "python 3.13: _Py_DebugOffsets.%s is %" PRIu64 ", expected %u",
+			hs_rt_why(why, whylen, "python 3.13: _Py_DebugOffsets.%s is %" PRIu64 ", expected %u",
 				dbg_fields[i].name, theirs, *ours);
 			return HS_PY_UNSUPPORTED;
 		}
@@ -252,26 +240,26 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 			major = (int)(hex >> 24);
 			minor = (int)(hex >> 16 & 0xff);
 		} else if (!runtime_name(maps[i].path, &major, &minor) || minor < 0) {
-			set_why(why, whylen, "python of unknown version in %s", maps[i].path);
+			hs_rt_why(why, whylen, "python of unknown version in %s", maps[i].path);
 			break;
 		}
 		layout = hs_py_layout(HS_PY_VERSION((unsigned)major, (unsigned)minor));
 		if (!layout) {
-			set_why(why, whylen, "python %d.%d is not supported", major, minor);
+			hs_rt_why(why, whylen, "python %d.%d is not supported", major, minor);
 			break;
 		}
 		if (layout->info.off.runtime_interp_head == 0 && !s.runtime && s.interp_head) {
 			s.runtime = s.interp_head; /* the list itself: its first word is the head */
 		} else if (layout->info.off.runtime_interp_head == 0) {
-			set_why(why, whylen, "python %d.%d: no interp_head in %s (its symbol table stripped)", major,
+			hs_rt_why(why, whylen, "python %d.%d: no interp_head in %s (its symbol table stripped)", major,
 				minor, maps[i].path);
 			break;
 		} else if (!s.runtime) {
-			set_why(why, whylen, "python %d.%d: no _PyRuntime in %s", major, minor, maps[i].path);
+			hs_rt_why(why, whylen, "python %d.%d: no _PyRuntime in %s", major, minor, maps[i].path);
 			break;
 		}
 		if (!s.code_type) {
-			set_why(why, whylen, "python %d.%d: no PyCode_Type in %s", major, minor, maps[i].path);
+			hs_rt_why(why, whylen, "python %d.%d: no PyCode_Type in %s", major, minor, maps[i].path);
 			break;
 		}
 		in = *layout;
@@ -283,7 +271,7 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 		if (in.version == HS_PY_VERSION(3, 13)) {
 			uint8_t dbg[HS_PY_DEBUG_OFFSETS_SIZE];
 			if (mem.read(mem.ctx, in.info.runtime, dbg, sizeof(dbg))) {
-				set_why(why, whylen, "python 3.13: cannot read _Py_DebugOffsets");
+				hs_rt_why(why, whylen, "python 3.13: cannot read _Py_DebugOffsets");
 				break;
 			}
 			if (hs_py_check_debug_offsets(dbg, &in, why, whylen) != HS_PY_SUPPORTED)

@@ -22,18 +22,6 @@
 #define MAX_RELOCS 4000000
 #define CODE_MAX 4096 /* bytes of a function's code looked at */
 
-static void set_why(char *why, size_t whylen, const char *fmt, ...) HS_PRINTF(3, 4);
-static void set_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
 enum { S_VERSION, S_EC, S_VM_PTR, S_MAIN_RACTOR, S_VM_EXEC, S_ID2STR, S_PROFILE_FRAMES, S_THREAD_CURRENT, S_COUNT };
 static const char *const sym_names[S_COUNT] = {
 	"ruby_version", "ruby_current_ec", "ruby_current_vm_ptr", "ruby_single_main_ractor",
@@ -275,7 +263,7 @@ static int check_code(const struct hs_rt_mem *mem, const struct file *f, uint64_
 	}
 	free(code);
 	if (bad) {
-		set_why(why, whylen, "%s is not the code this reader knows", bad);
+		hs_rt_why(why, whylen, "%s is not the code this reader knows", bad);
 		return -1;
 	}
 	*symbols = last_id;
@@ -346,7 +334,7 @@ static int check_process(int32_t pid, const struct hs_rt_mem *mem, const struct 
 	th = vm ? rd64(mem, vm + 40) : 0;
 	ec = th ? rd64(mem, th + 40) : 0;
 	if (!p->info.tls_modid || !ractor || !th || !ec) {
-		set_why(why, whylen, "cannot read its VM yet");
+		hs_rt_why(why, whylen, "cannot read its VM yet");
 		return -1;
 	}
 	smr = rd64(mem, bias + f->val[S_MAIN_RACTOR]);
@@ -357,7 +345,7 @@ static int check_process(int32_t pid, const struct hs_rt_mem *mem, const struct 
 	if ((smr && smr != ractor) || rd64(mem, th + 24) != ractor || rd64(mem, th + 32) != vm ||
 	    rd64(mem, ec + 48) != th || !stack || !size || size > (1 << 24) || cfp < stack || cfp >= end ||
 	    (end - cfp) % HS_RB_CFP_SIZE) {
-		set_why(why, whylen, "cannot read: its main thread is not laid out as 3.1's");
+		hs_rt_why(why, whylen, "cannot read: its main thread is not laid out as 3.1's");
 		return -1;
 	}
 	iseq = rd64(mem, end - HS_RB_CFP_SIZE + HS_RB_CFP_ISEQ);
@@ -366,16 +354,16 @@ static int check_process(int32_t pid, const struct hs_rt_mem *mem, const struct 
 	if (!body || (rd64(mem, ep) & HS_RB_ENV_MAGIC_MASK) != HS_RB_MAGIC_DUMMY ||
 	    (rd64(mem, iseq) & HS_RB_T_MASK) != HS_RB_T_IMEMO ||
 	    HS_RB_IMEMO_KIND(rd64(mem, iseq)) != HS_RB_IMEMO_ISEQ) {
-		set_why(why, whylen, "cannot read: its main thread has no <main> frame yet");
+		hs_rt_why(why, whylen, "cannot read: its main thread has no <main> frame yet");
 		return -1;
 	}
 	if (hs_rb_id_name(p, mem, id_each, s, sizeof(s)) < 0 || strcmp(s, "each")) {
-		set_why(why, whylen, "cannot read: its symbol table does not name idEach");
+		hs_rt_why(why, whylen, "cannot read: its symbol table does not name idEach");
 		return -1;
 	}
 	find_ids(p, pid, w, HS_ARRAY_SIZE(w));
 	if (!p->id_classpath || !p->id_attached) {
-		set_why(why, whylen, "cannot read: no __classpath__ in its symbol table");
+		hs_rt_why(why, whylen, "cannot read: no __classpath__ in its symbol table");
 		return -1;
 	}
 	return 0;
@@ -400,40 +388,40 @@ enum hs_rb_found hs_rb_find(int32_t pid, struct hs_rb_proc *ret, char *why, size
 			continue;
 		found = HS_RB_UNSUPPORTED;
 		if (mem.read(mem.ctx, bias + f.val[S_VERSION], p.version, sizeof(p.version) - 1)) {
-			set_why(why, whylen, "ruby in %s: cannot read its version", maps[i].path);
+			hs_rt_why(why, whylen, "ruby in %s: cannot read its version", maps[i].path);
 			break;
 		}
 		for (size_t k = 0; k < sizeof(p.version); k++)
 			if (!isprint((unsigned char)p.version[k]))
 				p.version[k] = 0;
 		if (strncmp(p.version, "3.1.", 4)) {
-			set_why(why, whylen, "ruby %s is not supported",
+			hs_rt_why(why, whylen, "ruby %s is not supported",
 				p.version[0] ? p.version : "of unknown version");
 			break;
 		}
 		if (!f.found[S_EC] || !f.got_modid || f.dtpoff != f.val[S_EC] || f.other_tls || !f.has_tls) {
-			set_why(why, whylen,
+			hs_rt_why(why, whylen,
 				"ruby %s in %s: ruby_current_ec is not thread-local as a shared "
 				"libruby's is",
 				p.version, maps[i].path);
 			break;
 		}
 		if (!f.val[S_VM_PTR] || !f.val[S_MAIN_RACTOR] || !f.val[S_VM_EXEC]) {
-			set_why(why, whylen,
+			hs_rt_why(why, whylen,
 				"ruby %s in %s: it does not export ruby_current_vm_ptr, "
 				"ruby_single_main_ractor and rb_vm_exec",
 				p.version, maps[i].path);
 			break;
 		}
 		if (check_code(&mem, &f, bias, &p.symbols, check, sizeof(check))) {
-			set_why(why, whylen, "ruby %s in %s: %s", p.version, maps[i].path, check);
+			hs_rt_why(why, whylen, "ruby %s in %s: %s", p.version, maps[i].path, check);
 			break;
 		}
 		p.info.tls_off = f.dtpoff;
 		p.vm_ptr = bias + f.val[S_VM_PTR];
 		snprintf(p.path, sizeof(p.path), "%s", maps[i].path);
 		if (check_process(pid, &mem, &f, bias, &p, check, sizeof(check))) {
-			set_why(why, whylen, "ruby %s: %s", p.version, check);
+			hs_rt_why(why, whylen, "ruby %s: %s", p.version, check);
 			break;
 		}
 		*ret = p;
