@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/util.h"
 
@@ -17,6 +18,32 @@ struct hs_rt_mem {
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
 	void *ctx;
 };
+/* n bytes at addr through mem: 0, or -1 when any cannot be read (or addr is 0, or the range
+ * wraps). */
+static inline int hs_rt_read(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
+{
+	if (!addr || addr + n < addr)
+		return -1;
+	return mem->read(mem->ctx, addr, buf, n);
+}
+
+/* A field of an object read into memory at p, of any alignment. */
+static inline uint64_t hs_rt_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t hs_rt_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* A reader of a live process's memory (process_vm_readv); ctx is the pid (intptr_t). */
 struct hs_rt_mem hs_rt_mem_pid(int32_t pid);
 

@@ -13,29 +13,6 @@
 #define LINETABLE_MAX (1u << 20)
 #define OB_TYPE 8 /* PyObject.ob_type in every release build */
 
-static int mem_read(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
-{
-	if (!addr || addr + n < addr)
-		return -1;
-	return mem->read(mem->ctx, addr, buf, n);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static size_t put_utf8(char *out, uint32_t c)
 {
 	if (c < 0x80) {
@@ -116,11 +93,11 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem
 	if (hdrlen > sizeof(hdr) || l->unicode_state + 4u > hdrlen || l->unicode_length + 8u > hdrlen)
 		return NULL;
 	/* the compact header is the longer one; a short ASCII string may end before it */
-	if (mem_read(mem, addr, hdr, l->unicode_ascii_data))
+	if (hs_rt_read(mem, addr, hdr, l->unicode_ascii_data))
 		return NULL;
-	if (in->str_type && get64(hdr + OB_TYPE) != in->str_type)
+	if (in->str_type && hs_rt_get64(hdr + OB_TYPE) != in->str_type)
 		return NULL;
-	state = get32(hdr + l->unicode_state);
+	state = hs_rt_get32(hdr + l->unicode_state);
 	memcpy(&slen, hdr + l->unicode_length, sizeof(slen));
 	/* state bits, 3.6-3.13: interned:2, kind:3, compact:1, ascii:1 */
 	kind = (state >> 2) & 7;
@@ -128,7 +105,8 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem
 		return NULL;
 	len = (size_t)slen;
 	raw = hs_xmalloc(len * kind + 1);
-	if (mem_read(mem, addr + ((state >> 6) & 1 ? l->unicode_ascii_data : l->unicode_compact_data), raw, len * kind))
+	if (hs_rt_read(mem, addr + ((state >> 6) & 1 ? l->unicode_ascii_data : l->unicode_compact_data), raw,
+		       len * kind))
 		goto fail;
 	out = hs_xmalloc(len * 4 + 1);
 	for (size_t i = 0; i < len; i++) {
@@ -141,7 +119,7 @@ static char *read_str(const struct hs_py_interp *in, const struct hs_rt_mem *mem
 			memcpy(&u, raw + 2 * i, 2);
 			c = u;
 		} else {
-			c = get32(raw + 4 * i);
+			c = hs_rt_get32(raw + 4 * i);
 		}
 		if (c == 0 || c > 0x10ffff || ((state >> 6) & 1 && c >= 0x80))
 			goto fail;
@@ -165,15 +143,15 @@ static uint8_t *read_bytes(const struct hs_py_interp *in, const struct hs_rt_mem
 	int64_t n;
 
 	if (l->bytes_data > sizeof(hdr) || l->bytes_size + 8u > l->bytes_data ||
-	    mem_read(mem, addr, hdr, l->bytes_data))
+	    hs_rt_read(mem, addr, hdr, l->bytes_data))
 		return NULL;
-	if (in->bytes_type && get64(hdr + OB_TYPE) != in->bytes_type)
+	if (in->bytes_type && hs_rt_get64(hdr + OB_TYPE) != in->bytes_type)
 		return NULL;
 	memcpy(&n, hdr + l->bytes_size, sizeof(n));
 	if (n < 0 || (uint64_t)n > max)
 		return NULL;
 	buf = hs_xmalloc((size_t)n + 1);
-	if (mem_read(mem, addr + l->bytes_data, buf, (size_t)n)) {
+	if (hs_rt_read(mem, addr + l->bytes_data, buf, (size_t)n)) {
 		free(buf);
 		return NULL;
 	}
@@ -193,17 +171,17 @@ int hs_py_code_read(const struct hs_py_interp *in, const struct hs_rt_mem *mem, 
 	    l->code_linetable + 8u > l->code_size || l->code_firstlineno + 4u > l->code_size ||
 	    OB_TYPE + 8 > l->code_size)
 		return -1;
-	if (mem_read(mem, addr, obj, l->code_size) || get64(obj + OB_TYPE) != in->info.code_type)
+	if (hs_rt_read(mem, addr, obj, l->code_size) || hs_rt_get64(obj + OB_TYPE) != in->info.code_type)
 		return -1;
 	memcpy(&first, obj + l->code_firstlineno, sizeof(first));
 	if (first < 0)
 		return -1;
 	c.firstlineno = first;
 	if (l->code_name + 8u <= l->code_size)
-		c.ident = hs_py_code_ident(get64(obj + l->code_name), get64(obj + l->code_filename));
-	c.name = read_str(in, mem, get64(obj + name_at), NAME_MAX_CHARS);
-	c.file = read_str(in, mem, get64(obj + l->code_filename), PATH_MAX_CHARS);
-	c.linetable = read_bytes(in, mem, get64(obj + l->code_linetable), LINETABLE_MAX, &c.linetable_size);
+		c.ident = hs_py_code_ident(hs_rt_get64(obj + l->code_name), hs_rt_get64(obj + l->code_filename));
+	c.name = read_str(in, mem, hs_rt_get64(obj + name_at), NAME_MAX_CHARS);
+	c.file = read_str(in, mem, hs_rt_get64(obj + l->code_filename), PATH_MAX_CHARS);
+	c.linetable = read_bytes(in, mem, hs_rt_get64(obj + l->code_linetable), LINETABLE_MAX, &c.linetable_size);
 	if (!c.name || !c.file || !c.linetable) {
 		hs_py_code_release(&c);
 		return -1;

@@ -55,29 +55,6 @@
 #define DEF_TYPE_ISEQ 0
 #define DEF_TYPE_CFUNC 1
 
-static int mem_read(const struct hs_rt_mem *mem, uint64_t addr, void *buf, size_t n)
-{
-	if (!addr || addr + n < addr)
-		return -1;
-	return mem->read(mem->ctx, addr, buf, n);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static bool imemo_of(uint64_t flags, unsigned kind)
 {
 	return (flags & HS_RB_T_MASK) == HS_RB_T_IMEMO && HS_RB_IMEMO_KIND(flags) == kind;
@@ -90,14 +67,14 @@ static int rstring(const struct hs_rt_mem *mem, uint64_t v, char *buf, size_t ca
 	uint8_t o[40];
 	uint64_t f, len;
 
-	if (!v || (v & 7) || mem_read(mem, v, o, sizeof(o)))
+	if (!v || (v & 7) || hs_rt_read(mem, v, o, sizeof(o)))
 		return -1;
-	f = get64(o);
+	f = hs_rt_get64(o);
 	if ((f & HS_RB_T_MASK) != T_STRING)
 		return -1;
 	if (f & STR_NOEMBED) {
-		len = get64(o + 16);
-		if (len >= cap || mem_read(mem, get64(o + 24), buf, len))
+		len = hs_rt_get64(o + 16);
+		if (len >= cap || hs_rt_read(mem, hs_rt_get64(o + 24), buf, len))
 			return -1;
 	} else {
 		len = STR_EMBED_LEN(f);
@@ -115,19 +92,19 @@ static uint64_t array_at(const struct hs_rt_mem *mem, uint64_t ary, uint64_t i)
 	uint8_t o[40];
 	uint64_t f, len, ptr, v;
 
-	if (!ary || (ary & 7) || mem_read(mem, ary, o, sizeof(o)))
+	if (!ary || (ary & 7) || hs_rt_read(mem, ary, o, sizeof(o)))
 		return 0;
-	f = get64(o);
+	f = hs_rt_get64(o);
 	if ((f & HS_RB_T_MASK) != T_ARRAY)
 		return 0;
 	if (f & ARY_EMBED) {
 		len = ARY_EMBED_LEN(f);
 		ptr = ary + 16;
 	} else {
-		len = get64(o + 16);
-		ptr = get64(o + 32);
+		len = hs_rt_get64(o + 16);
+		ptr = hs_rt_get64(o + 32);
 	}
-	if (i >= len || mem_read(mem, ptr + 8 * i, &v, sizeof(v)))
+	if (i >= len || hs_rt_read(mem, ptr + 8 * i, &v, sizeof(v)))
 		return 0;
 	return v;
 }
@@ -144,9 +121,9 @@ int hs_rb_serial_name(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, u
 	uint8_t t[24];
 	uint64_t chunk;
 
-	if (!p->symbols || !serial || mem_read(mem, p->symbols, t, sizeof(t)) || serial > get32(t))
+	if (!p->symbols || !serial || hs_rt_read(mem, p->symbols, t, sizeof(t)) || serial > hs_rt_get32(t))
 		return -1;
-	chunk = array_at(mem, get64(t + 16), serial / IDS_PER_CHUNK);
+	chunk = array_at(mem, hs_rt_get64(t + 16), serial / IDS_PER_CHUNK);
 	if (sym)
 		*sym = array_at(mem, chunk, serial % IDS_PER_CHUNK * 2 + 1);
 	return rstring(mem, array_at(mem, chunk, serial % IDS_PER_CHUNK * 2), buf, len);
@@ -163,20 +140,20 @@ static uint64_t class_ivar(const struct hs_rt_mem *mem, uint64_t klass, uint64_t
 	uint8_t st[56], *e;
 	uint64_t ext, tbl, start, bound, entries, v = 0;
 
-	if (!id || mem_read(mem, klass + CLASS_EXT, &ext, 8) || mem_read(mem, ext + EXT_IV_TBL, &tbl, 8) || !tbl ||
-	    mem_read(mem, tbl, st, sizeof(st)))
+	if (!id || hs_rt_read(mem, klass + CLASS_EXT, &ext, 8) || hs_rt_read(mem, ext + EXT_IV_TBL, &tbl, 8) || !tbl ||
+	    hs_rt_read(mem, tbl, st, sizeof(st)))
 		return 0;
-	start = get64(st + 32);
-	bound = get64(st + 40);
-	entries = get64(st + 48);
+	start = hs_rt_get64(st + 32);
+	bound = hs_rt_get64(st + 40);
+	entries = hs_rt_get64(st + 48);
 	if (bound < start || bound - start > IVARS_MAX || bound == start)
 		return 0;
 	e = hs_xmalloc((bound - start) * 24);
-	if (!mem_read(mem, entries + start * 24, e, (bound - start) * 24))
+	if (!hs_rt_read(mem, entries + start * 24, e, (bound - start) * 24))
 		for (uint64_t i = 0; i < bound - start; i++)
 			/* {hash, key, record}; a deleted entry's hash is all ones */
-			if (get64(e + i * 24) != ~0ULL && get64(e + i * 24 + 8) == id) {
-				v = get64(e + i * 24 + 16);
+			if (hs_rt_get64(e + i * 24) != ~0ULL && hs_rt_get64(e + i * 24 + 8) == id) {
+				v = hs_rt_get64(e + i * 24 + 16);
 				break;
 			}
 	free(e);
@@ -188,7 +165,7 @@ static uint64_t flags_of(const struct hs_rt_mem *mem, uint64_t v)
 {
 	uint64_t f = 0;
 
-	if (!v || (v & 7) || mem_read(mem, v, &f, 8))
+	if (!v || (v & 7) || hs_rt_read(mem, v, &f, 8))
 		return 0;
 	return f;
 }
@@ -204,7 +181,7 @@ static int class_name(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, u
 	*sep = '#';
 	if ((f & HS_RB_T_MASK) == T_ICLASS) {
 		/* a module included: the entry's class is its stand-in in the ancestors */
-		if (mem_read(mem, klass + 8, &klass, 8))
+		if (hs_rt_read(mem, klass + 8, &klass, 8))
 			return -1;
 		f = flags_of(mem, klass);
 	}
@@ -246,22 +223,22 @@ static uint32_t succ_rank(const uint8_t *t, size_t tlen, uint32_t pos)
 	uint64_t bits;
 
 	if (pos < 54)
-		return (uint32_t)(get64(t + pos / 9 * 8) >> (7 * (pos % 9)) & 0x7f);
+		return (uint32_t)(hs_rt_get64(t + pos / 9 * 8) >> (7 * (pos % 9)) & 0x7f);
 	x = pos - 54;
 	b = x % 512;
 	s = b / 64;
 	if (48 + (size_t)(x / 512 + 1) * 80 > tlen)
 		return 0;
 	blk = t + 48 + (size_t)(x / 512) * 80;
-	bits = get64(blk + 16 + s * 8) << (63 - b % 64);
-	return get32(blk) + (s ? (uint32_t)(get64(blk + 8) >> (9 * (s - 1)) & 0x1ff) : 0) +
+	bits = hs_rt_get64(blk + 16 + s * 8) << (63 - b % 64);
+	return hs_rt_get32(blk) + (s ? (uint32_t)(hs_rt_get64(blk + 8) >> (9 * (s - 1)) & 0x1ff) : 0) +
 	       (uint32_t)__builtin_popcountll(bits);
 }
 
 /* The lines of body (read, BODY_READ bytes): NULL when they cannot be read. */
 static struct lines *read_lines(const struct hs_rt_mem *mem, const uint8_t *body, uint32_t first, size_t *size)
 {
-	uint32_t n = get32(body + BODY_ISEQ_SIZE), entries = get32(body + BODY_INSNS_INFO_SIZE);
+	uint32_t n = hs_rt_get32(body + BODY_ISEQ_SIZE), entries = hs_rt_get32(body + BODY_INSNS_INFO_SIZE);
 	struct lines *l;
 	uint8_t *info = NULL, *table = NULL;
 	size_t tlen = 0;
@@ -270,25 +247,25 @@ static struct lines *read_lines(const struct hs_rt_mem *mem, const uint8_t *body
 		return NULL;
 	*size = sizeof(*l) + (entries ? n : 0) * sizeof(uint32_t);
 	l = hs_xcalloc(1, *size);
-	l->encoded = get64(body + BODY_ENCODED);
+	l->encoded = hs_rt_get64(body + BODY_ENCODED);
 	l->first = first;
 	if (!entries)
 		return l; /* no table: the iseq's first line stands */
 	info = hs_xmalloc((size_t)entries * 12);
-	if (mem_read(mem, get64(body + BODY_INSNS_INFO), info, (size_t)entries * 12))
+	if (hs_rt_read(mem, hs_rt_get64(body + BODY_INSNS_INFO), info, (size_t)entries * 12))
 		goto fail;
 	if (entries > 1) {
 		/* the allocation holds as many words as 54 positions need, up to the first block */
 		tlen = n < 54 ? (n + 8) / 9 * 8 : 48 + (size_t)((n - 54) / 512 + 1) * 80;
 		table = hs_xmalloc(HS_MAX(tlen, 48));
 		memset(table, 0, HS_MAX(tlen, 48));
-		if (mem_read(mem, get64(body + BODY_SUCC_TABLE), table, tlen))
+		if (hs_rt_read(mem, hs_rt_get64(body + BODY_SUCC_TABLE), table, tlen))
 			goto fail;
 	}
 	for (uint32_t pos = 0; pos < n; pos++) {
 		uint32_t idx = entries == 1 ? 0 : succ_rank(table, HS_MAX(tlen, 48), pos) - 1;
 		/* a rank past the table is garbage: no line rather than a wrong one */
-		l->line[pos] = idx < entries ? get32(info + (size_t)idx * 12) : 0;
+		l->line[pos] = idx < entries ? hs_rt_get32(info + (size_t)idx * 12) : 0;
 	}
 	l->size = n;
 	free(info);
@@ -310,14 +287,14 @@ static int read_cfunc(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, c
 	char name[NAME_MAX_CHARS], klass[NAME_MAX_CHARS], sep;
 	size_t n;
 
-	if (mem_read(mem, cme, me, sizeof(me)) || !imemo_of(get64(me), HS_RB_IMEMO_MENT))
+	if (hs_rt_read(mem, cme, me, sizeof(me)) || !imemo_of(hs_rt_get64(me), HS_RB_IMEMO_MENT))
 		return -1;
-	cls = get64(me + HS_RB_ME_CLASS);
-	if (get64(me + HS_RB_ME_DEF) != (f->aux & HS_RB_ADDR_MASK) ||
-	    mem_read(mem, get64(me + HS_RB_ME_DEF), def, sizeof(def)) ||
-	    hs_rb_ident(cls, get64(def + HS_RB_DEF_SERIAL)) != HS_RB_IDENT_OF(f->fn, f->aux) ||
+	cls = hs_rt_get64(me + HS_RB_ME_CLASS);
+	if (hs_rt_get64(me + HS_RB_ME_DEF) != (f->aux & HS_RB_ADDR_MASK) ||
+	    hs_rt_read(mem, hs_rt_get64(me + HS_RB_ME_DEF), def, sizeof(def)) ||
+	    hs_rb_ident(cls, hs_rt_get64(def + HS_RB_DEF_SERIAL)) != HS_RB_IDENT_OF(f->fn, f->aux) ||
 	    (def[0] & 0xf) != DEF_TYPE_CFUNC ||
-	    hs_rb_id_name(p, mem, get64(def + DEF_ORIGINAL_ID), name, sizeof(name)) < 0)
+	    hs_rb_id_name(p, mem, hs_rt_get64(def + DEF_ORIGINAL_ID), name, sizeof(name)) < 0)
 		return -1;
 	if (class_name(p, mem, cls, klass, sizeof(klass), &sep) < 0) {
 		c->name = hs_xstrdup(name);
@@ -339,14 +316,14 @@ static int method_name(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, 
 	char klass[NAME_MAX_CHARS], base[NAME_MAX_CHARS], sep;
 	uint8_t type;
 
-	if (!cme || mem_read(mem, cme, me, sizeof(me)) || !imemo_of(get64(me), HS_RB_IMEMO_MENT) ||
-	    mem_read(mem, get64(me + HS_RB_ME_DEF), &type, 1) || (type & 0xf) != DEF_TYPE_ISEQ)
+	if (!cme || hs_rt_read(mem, cme, me, sizeof(me)) || !imemo_of(hs_rt_get64(me), HS_RB_IMEMO_MENT) ||
+	    hs_rt_read(mem, hs_rt_get64(me + HS_RB_ME_DEF), &type, 1) || (type & 0xf) != DEF_TYPE_ISEQ)
 		return -1;
-	if (mem_read(mem, local, q, sizeof(q)) || !imemo_of(get64(q), HS_RB_IMEMO_ISEQ) ||
-	    mem_read(mem, get64(q + HS_RB_ISEQ_BODY), body, sizeof(body)) ||
-	    get32(body + BODY_TYPE) != ISEQ_TYPE_METHOD ||
-	    rstring(mem, get64(body + BODY_BASE_LABEL), base, sizeof(base)) < 0 ||
-	    class_name(p, mem, get64(me + HS_RB_ME_CLASS), klass, sizeof(klass), &sep) < 0)
+	if (hs_rt_read(mem, local, q, sizeof(q)) || !imemo_of(hs_rt_get64(q), HS_RB_IMEMO_ISEQ) ||
+	    hs_rt_read(mem, hs_rt_get64(q + HS_RB_ISEQ_BODY), body, sizeof(body)) ||
+	    hs_rt_get32(body + BODY_TYPE) != ISEQ_TYPE_METHOD ||
+	    rstring(mem, hs_rt_get64(body + BODY_BASE_LABEL), base, sizeof(base)) < 0 ||
+	    class_name(p, mem, hs_rt_get64(me + HS_RB_ME_CLASS), klass, sizeof(klass), &sep) < 0)
 		return -1;
 	return snprintf(buf, len, "%s%c%s", klass, sep, base) < (int)len ? 0 : -1;
 }
@@ -364,25 +341,25 @@ static int read_iseq(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, co
 	struct lines *l;
 	size_t lsize = 0;
 
-	if (mem_read(mem, iseq, q, sizeof(q)) || !imemo_of(get64(q), HS_RB_IMEMO_ISEQ))
+	if (hs_rt_read(mem, iseq, q, sizeof(q)) || !imemo_of(hs_rt_get64(q), HS_RB_IMEMO_ISEQ))
 		goto fail;
-	b = get64(q + HS_RB_ISEQ_BODY);
-	if (mem_read(mem, b, body, sizeof(body)))
+	b = hs_rt_get64(q + HS_RB_ISEQ_BODY);
+	if (hs_rt_read(mem, b, body, sizeof(body)))
 		goto fail;
 	if (cme) {
 		uint8_t me[24];
-		if (mem_read(mem, cme, me, sizeof(me)) || !imemo_of(get64(me), HS_RB_IMEMO_MENT) ||
-		    mem_read(mem, get64(me + HS_RB_ME_DEF) + HS_RB_DEF_SERIAL, &serial, sizeof(serial)))
+		if (hs_rt_read(mem, cme, me, sizeof(me)) || !imemo_of(hs_rt_get64(me), HS_RB_IMEMO_MENT) ||
+		    hs_rt_read(mem, hs_rt_get64(me + HS_RB_ME_DEF) + HS_RB_DEF_SERIAL, &serial, sizeof(serial)))
 			goto fail;
 	}
-	lineno = get64(body + HS_RB_BODY_FIRST_LINENO);
-	pathobj = get64(body + HS_RB_BODY_PATHOBJ);
-	if (hs_rb_ident(hs_rb_iseq_hash(b, pathobj, get64(body + HS_RB_BODY_LABEL), lineno), serial) !=
+	lineno = hs_rt_get64(body + HS_RB_BODY_FIRST_LINENO);
+	pathobj = hs_rt_get64(body + HS_RB_BODY_PATHOBJ);
+	if (hs_rb_ident(hs_rb_iseq_hash(b, pathobj, hs_rt_get64(body + HS_RB_BODY_LABEL), lineno), serial) !=
 		    HS_RB_IDENT_OF(f->fn, f->aux) ||
 	    !(lineno & 1))
 		goto fail;
-	nlabel = rstring(mem, get64(body + HS_RB_BODY_LABEL), label, sizeof(label));
-	nbase = rstring(mem, get64(body + BODY_BASE_LABEL), base, sizeof(base));
+	nlabel = rstring(mem, hs_rt_get64(body + HS_RB_BODY_LABEL), label, sizeof(label));
+	nbase = rstring(mem, hs_rt_get64(body + BODY_BASE_LABEL), base, sizeof(base));
 	if (nlabel < 0 || nbase < 0)
 		goto fail;
 	/* the file: a String, or an Array [path, realpath] */
@@ -396,8 +373,8 @@ static int read_iseq(const struct hs_rb_proc *p, const struct hs_rt_mem *mem, co
 	if (!l)
 		goto fail;
 	/* as rb_profile_frame_full_label: "block in leaf" in Tree#leaf is "block in Tree#leaf" */
-	if (method_name(p, mem, cme, get64(body + BODY_LOCAL_ISEQ), qual, sizeof(qual)) ||
-	    !strcmp(qual, base) || nbase > nlabel || strcmp(label + nlabel - nbase, base)) {
+	if (method_name(p, mem, cme, hs_rt_get64(body + BODY_LOCAL_ISEQ), qual, sizeof(qual)) || !strcmp(qual, base) ||
+	    nbase > nlabel || strcmp(label + nlabel - nbase, base)) {
 		c->name = hs_xstrdup(label);
 	} else {
 		size_t n = (size_t)(nlabel - nbase) + strlen(qual) + 1;
