@@ -35,8 +35,8 @@ static uint8_t native_class(struct hs_builder *b, const struct hs_ip_lang *lang,
 		/* a stop reason ends the stack; [unknown], [signal] and marks are frames like others */
 		c = !strcmp(name, "[unknown]") ? HS_PY_NATIVE_UNKNOWN
 		    : !strcmp(name, "[signal]") || (name[0] == '[' && !strncmp(name + 1, lang->tag, taglen))
-			? HS_PY_NATIVE_OTHER
-			: HS_PY_NATIVE_STOP;
+			    ? HS_PY_NATIVE_OTHER
+			    : HS_PY_NATIVE_STOP;
 	else if (l->kind == HS_KIND_USER && name[0] == '[')
 		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
 		 * its machinery; elsewhere (an extension, a library) it is kept */
@@ -45,7 +45,7 @@ static uint8_t native_class(struct hs_builder *b, const struct hs_ip_lang *lang,
 			    : HS_PY_NATIVE_OTHER;
 	else if (l->kind == HS_KIND_USER) {
 		enum hs_ip_native k = lang->native_class(name);
-		c = k == HS_IP_NATIVE_LOOP	 ? HS_PY_NATIVE_EVAL
+		c = k == HS_IP_NATIVE_LOOP       ? HS_PY_NATIVE_EVAL
 		    : k == HS_IP_NATIVE_PLUMBING ? HS_PY_NATIVE_PLUMBING
 						 : HS_PY_NATIVE_OTHER;
 	} else

@@ -127,17 +127,17 @@ static __always_inline void hs_rt_output(const void *rec, __u64 size, int wake)
  * value): the array of struct scratch, which the reader's file defines before, one entry per
  * possible CPU (set before loading, record/reader.c), and get_scratch(), the running CPU's. The
  * programs run in the sampling events' overflow handler, one at a time on a CPU. */
-#define HS_RT_SCRATCH                                                   \
-	struct {                                                        \
-		__uint(type, BPF_MAP_TYPE_ARRAY);                       \
-		__uint(max_entries, 1);                                 \
-		__type(key, __u32);                                     \
-		__type(value, struct scratch);                          \
-	} scratch SEC(".maps");                                         \
-	static __always_inline struct scratch *get_scratch(void)        \
-	{                                                               \
-		__u32 cpu = bpf_get_smp_processor_id();                 \
-		return bpf_map_lookup_elem(&scratch, &cpu);             \
+#define HS_RT_SCRATCH                                            \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, 1);                          \
+		__type(key, __u32);                              \
+		__type(value, struct scratch);                   \
+	} scratch SEC(".maps");                                  \
+	static __always_inline struct scratch *get_scratch(void) \
+	{                                                        \
+		__u32 cpu = bpf_get_smp_processor_id();          \
+		return bpf_map_lookup_elem(&scratch, &cpu);      \
 	}
 
 /* Writes the record of scratch sc (its s, with sc->n frames, at most max: a power of 2) to the

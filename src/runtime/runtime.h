@@ -103,7 +103,7 @@ size_t hs_rt_record_size(const void *rec, size_t size, size_t head, size_t frame
 const struct hs_runtime *hs_runtime(unsigned id);
 
 #define HS_RT_BIT(id) (1u << (id))
-#define HS_RT_ALL                                                                                   \
+#define HS_RT_ALL                                                                                           \
 	(HS_RT_BIT(HS_RT_PYTHON) | HS_RT_BIT(HS_RT_HOTSPOT) | HS_RT_BIT(HS_RT_V8) | HS_RT_BIT(HS_RT_RUBY) | \
 	 HS_RT_BIT(HS_RT_PHP) | HS_RT_BIT(HS_RT_PERL))
 

@@ -83,8 +83,8 @@ static uint64_t rnd(uint64_t *s)
  * header of a type it reads (iseq, method entry, String, Array, class), a small or huge count. */
 static uint64_t plausible(uint64_t *s)
 {
-	static const uint64_t headers[] = {0x701a, 0x601a, 0x201a, 0x05, 0x2005, 0x7c005, 0x07, 0x2007, 0x1a007,
-					   0x02, 0x1002, 0x03, 0x1c, 0x1};
+	static const uint64_t headers[] = {0x701a, 0x601a,  0x201a, 0x05,   0x2005, 0x7c005, 0x07,
+					   0x2007, 0x1a007, 0x02,   0x1002, 0x03,   0x1c,    0x1};
 	uint64_t r = rnd(s);
 
 	switch (r % 6) {
@@ -362,8 +362,8 @@ static void test_live_debian_3_1(void **state)
 		if (hs_rb_lang.code_read(&p, &mem, &fr[i], &c))
 			fail_msg("frame %zu (%s) not named", i, names[i]);
 		assert_string_equal(c.name, names[i]);
-		assert_int_equal(!!(fr[i].flags & HS_IP_CFUNC), names[i][0] != '<' && strchr(names[i], '#') &&
-									 (i == 0 || i == 3));
+		assert_int_equal(!!(fr[i].flags & HS_IP_CFUNC),
+				 names[i][0] != '<' && strchr(names[i], '#') && (i == 0 || i == 3));
 		if (!(fr[i].flags & HS_IP_CFUNC)) {
 			assert_non_null(c.file);
 			assert_string_equal(c.file, prog);

@@ -17,8 +17,8 @@
 
 /* A function, read: what names its frames. */
 struct hs_ip_code {
-	char *name; /* "Class#method", "Class::method", "Package::sub"; UTF-8 or bytes, NUL-ended */
-	char *file; /* its source file, or NULL */
+	char *name;         /* "Class#method", "Class::method", "Package::sub"; UTF-8 or bytes, NUL-ended */
+	char *file;         /* its source file, or NULL */
 	uint32_t firstline; /* its first line, or 0 */
 	void *lines;        /* the language's, for its line(): freed with the code (NULL: none) */
 	size_t lines_size;
@@ -43,7 +43,8 @@ struct hs_ip_lang {
 	/* Reads the function frame f of the process names (proc: the runtime's, as find made it;
 	 * mem: its memory): 0 with *c made (hs_ip_code_release() frees it), or -1 when it cannot be
 	 * read or is not the frame's any more (*c untouched). */
-	int (*code_read)(const void *proc, const struct hs_rt_mem *mem, const struct hs_ip_frame *f, struct hs_ip_code *c);
+	int (*code_read)(const void *proc, const struct hs_rt_mem *mem, const struct hs_ip_frame *f,
+			 struct hs_ip_code *c);
 	/* The line of frame f in c, 0 when unknown (NULL: f->line, or c's first line when 0). */
 	uint32_t (*line)(const struct hs_ip_code *c, const struct hs_ip_frame *f);
 	size_t proc_size; /* bytes of the runtime's proc: the store keeps a copy per process */
@@ -73,31 +74,31 @@ bool hs_ip_names_has(struct hs_ip_names *n, int32_t pid);
 
 /* struct hs_runtime's record and store functions for language lang (a struct hs_ip_lang),
  * defined in its runtime.c; HS_RT_STORE_MEMBERS points to them. */
-#define HS_IP_STORE_OPS(lang)                                                                     \
-	static size_t record_size(const void *rec, size_t size)                                   \
-	{                                                                                         \
-		return hs_rt_record_size(rec, size, offsetof(struct hs_ip_sample, frames),        \
-					 sizeof(struct hs_ip_frame), HS_IP_MAX_FRAMES);           \
-	}                                                                                         \
-	static void *names_new(void)                                                              \
-	{                                                                                         \
-		return hs_ip_names_new(&(lang));                                                  \
-	}                                                                                         \
-	static void names_free(void *n)                                                           \
-	{                                                                                         \
-		hs_ip_names_free(n);                                                              \
-	}                                                                                         \
-	static void names_add(void *n, int32_t pid, const void *proc)                             \
-	{                                                                                         \
-		hs_ip_names_add_proc(n, pid, proc);                                               \
-	}                                                                                         \
-	static void names_prefetch(void *n, const void *rec)                                      \
-	{                                                                                         \
-		hs_ip_names_prefetch(n, rec);                                                     \
-	}                                                                                         \
-	static void names_forget(void *n, const struct hs_u64map *gone)                           \
-	{                                                                                         \
-		hs_ip_names_forget(n, gone);                                                      \
+#define HS_IP_STORE_OPS(lang)                                                                                          \
+	static size_t record_size(const void *rec, size_t size)                                                        \
+	{                                                                                                              \
+		return hs_rt_record_size(rec, size, offsetof(struct hs_ip_sample, frames), sizeof(struct hs_ip_frame), \
+					 HS_IP_MAX_FRAMES);                                                            \
+	}                                                                                                              \
+	static void *names_new(void)                                                                                   \
+	{                                                                                                              \
+		return hs_ip_names_new(&(lang));                                                                       \
+	}                                                                                                              \
+	static void names_free(void *n)                                                                                \
+	{                                                                                                              \
+		hs_ip_names_free(n);                                                                                   \
+	}                                                                                                              \
+	static void names_add(void *n, int32_t pid, const void *proc)                                                  \
+	{                                                                                                              \
+		hs_ip_names_add_proc(n, pid, proc);                                                                    \
+	}                                                                                                              \
+	static void names_prefetch(void *n, const void *rec)                                                           \
+	{                                                                                                              \
+		hs_ip_names_prefetch(n, rec);                                                                          \
+	}                                                                                                              \
+	static void names_forget(void *n, const struct hs_u64map *gone)                                                \
+	{                                                                                                              \
+		hs_ip_names_forget(n, gone);                                                                           \
 	}
 
 #endif

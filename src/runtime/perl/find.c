@@ -315,7 +315,7 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 	    mem.read(mem.ctx, s->val[S_INTERP_SIZE_5_18_0] + s->bias, &size_5_18, 2) || size != INTERP_SIZE ||
 	    size_5_18 != INTERP_SIZE_5_18_0) {
 		hs_rt_why(why, whylen, "perl %s: its interpreter is of %u bytes, not %u: a build of other options", ver,
-			size, INTERP_SIZE);
+			  size, INTERP_SIZE);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (!s->has[S_THR_KEY] || !s->has[S_CURRENT_CONTEXT]) {
@@ -343,7 +343,7 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 	} else if (mem.read(mem.ctx, s->val[S_THR_KEY] + s->bias, &key, sizeof(key)) ||
 		   tsd_offset(pid, &c->libc, key, &in.info.ctx_off)) {
 		hs_rt_why(why, whylen, "perl %s in %s: its threads' interpreters cannot be found (C library not known)",
-			ver, m->path);
+			  ver, m->path);
 		return HS_RT_UNSUPPORTED;
 	}
 	if (check_state(&in, &mem, ver, why, whylen, runops_standard) != HS_RT_SUPPORTED)

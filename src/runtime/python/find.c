@@ -200,7 +200,7 @@ enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp 
 	}
 	if (ob_type != 8) {
 		hs_rt_why(why, whylen, "python 3.13: _Py_DebugOffsets.pyobject.ob_type is %" PRIu64 ", expected 8",
-			ob_type);
+			  ob_type);
 		return HS_PY_UNSUPPORTED;
 	}
 	for (size_t i = 0; i < HS_ARRAY_SIZE(dbg_fields); i++) {
@@ -210,7 +210,7 @@ enum hs_py_found hs_py_check_debug_offsets(const void *dbg, struct hs_py_interp 
 		memcpy(&theirs, d + dbg_fields[i].at, 8);
 		if (theirs != *ours) {
 			hs_rt_why(why, whylen, "python 3.13: _Py_DebugOffsets.%s is %" PRIu64 ", expected %u",
-				dbg_fields[i].name, theirs, *ours);
+				  dbg_fields[i].name, theirs, *ours);
 			return HS_PY_UNSUPPORTED;
 		}
 		*ours = (uint16_t)theirs;
@@ -252,7 +252,7 @@ enum hs_py_found hs_py_find(int32_t pid, struct hs_py_interp *ret, char *why, si
 			s.runtime = s.interp_head; /* the list itself: its first word is the head */
 		} else if (layout->info.off.runtime_interp_head == 0) {
 			hs_rt_why(why, whylen, "python %d.%d: no interp_head in %s (its symbol table stripped)", major,
-				minor, maps[i].path);
+				  minor, maps[i].path);
 			break;
 		} else if (!s.runtime) {
 			hs_rt_why(why, whylen, "python %d.%d: no _PyRuntime in %s", major, minor, maps[i].path);

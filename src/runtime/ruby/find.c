@@ -396,21 +396,21 @@ enum hs_rb_found hs_rb_find(int32_t pid, struct hs_rb_proc *ret, char *why, size
 				p.version[k] = 0;
 		if (strncmp(p.version, "3.1.", 4)) {
 			hs_rt_why(why, whylen, "ruby %s is not supported",
-				p.version[0] ? p.version : "of unknown version");
+				  p.version[0] ? p.version : "of unknown version");
 			break;
 		}
 		if (!f.found[S_EC] || !f.got_modid || f.dtpoff != f.val[S_EC] || f.other_tls || !f.has_tls) {
 			hs_rt_why(why, whylen,
-				"ruby %s in %s: ruby_current_ec is not thread-local as a shared "
-				"libruby's is",
-				p.version, maps[i].path);
+				  "ruby %s in %s: ruby_current_ec is not thread-local as a shared "
+				  "libruby's is",
+				  p.version, maps[i].path);
 			break;
 		}
 		if (!f.val[S_VM_PTR] || !f.val[S_MAIN_RACTOR] || !f.val[S_VM_EXEC]) {
 			hs_rt_why(why, whylen,
-				"ruby %s in %s: it does not export ruby_current_vm_ptr, "
-				"ruby_single_main_ractor and rb_vm_exec",
-				p.version, maps[i].path);
+				  "ruby %s in %s: it does not export ruby_current_vm_ptr, "
+				  "ruby_single_main_ractor and rb_vm_exec",
+				  p.version, maps[i].path);
 			break;
 		}
 		if (check_code(&mem, &f, bias, &p.symbols, check, sizeof(check))) {

@@ -41,10 +41,10 @@ struct scratch {
 	__u64 cfps[CFP_BATCH * HS_RB_CFP_SIZE / 8];
 	__u64 cfps_at; /* the address of cfps[0] */
 	__u32 cfps_n;  /* frames in cfps */
-	__u64 at;   /* the control frame the next step reads */
-	__u64 stop; /* the thread's first frame (a dummy, never shown) */
-	__u32 n;    /* frames in s */
-	__u32 wake; /* a function not seen before is in s */
+	__u64 at;      /* the control frame the next step reads */
+	__u64 stop;    /* the thread's first frame (a dummy, never shown) */
+	__u32 n;       /* frames in s */
+	__u32 wake;    /* a function not seen before is in s */
 	/* the iseq of the frame before, read and checked (a recursion's frames share it), and
 	 * the method entry last checked, with its defined class and definition's serial */
 	__u64 last_iseq, last_hash;

@@ -41,16 +41,16 @@ struct hs_rb_proc_info {
 #define HS_RB_IMEMO_MENT 6
 #define HS_RB_IMEMO_ISEQ 7
 #define HS_RB_IMEMO_KIND(flags) (((flags) >> 12) & 0xf)
-#define HS_RB_ISEQ_BODY 16  /* rb_iseq_t.body */
-#define HS_RB_SVAR_ME 8     /* vm_svar.cref_or_me */
-#define HS_RB_ME_CLASS 8    /* rb_callable_method_entry_t.defined_class */
-#define HS_RB_ME_DEF 16     /* .def, a rb_method_definition_t (malloc'd: never moved) */
+#define HS_RB_ISEQ_BODY 16 /* rb_iseq_t.body */
+#define HS_RB_SVAR_ME 8    /* vm_svar.cref_or_me */
+#define HS_RB_ME_CLASS 8   /* rb_callable_method_entry_t.defined_class */
+#define HS_RB_ME_DEF 16    /* .def, a rb_method_definition_t (malloc'd: never moved) */
 
 /* rb_iseq_constant_body.location: pathobj, base_label, label, first_lineno (a Fixnum) */
 #define HS_RB_BODY_PATHOBJ 64
 #define HS_RB_BODY_LABEL 80
 #define HS_RB_BODY_FIRST_LINENO 88
-#define HS_RB_DEF_SERIAL 40   /* rb_method_definition_t.method_serial: each definition its own */
+#define HS_RB_DEF_SERIAL 40 /* rb_method_definition_t.method_serial: each definition its own */
 
 /* The frames' words (struct hs_ip_frame). Addresses in a process are below 2^48: the top 16
  * bits of fn and aux hold a hash of what tells the object at that address apart from others
