@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "runtime/hotspot/hotspot.h"
+#include "runtime/php/php.h"
 #include "runtime/python/python.h"
 #include "runtime/v8/v8.h"
 #include "util/util.h"
@@ -14,6 +15,7 @@ const struct hs_runtime *hs_runtime(unsigned id)
 		[HS_RT_PYTHON] = &hs_python_runtime,
 		[HS_RT_HOTSPOT] = &hs_hotspot_runtime,
 		[HS_RT_V8] = &hs_v8_runtime,
+		[HS_RT_PHP] = &hs_php_runtime,
 	};
 
 	return id < HS_RT_SLOTS ? all[id] : NULL;
