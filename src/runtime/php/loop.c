@@ -248,29 +248,39 @@ static void look(int fd, struct loop_code *c)
 	elf_end(elf);
 }
 
-enum hs_ip_native hs_php_unnamed_class(const char *path, uint64_t vaddr)
+bool hs_php_loop_part(const char *path, uint64_t *lo, uint64_t *hi)
 {
 	struct loop_code *c = NULL;
 	struct stat st;
-	enum hs_ip_native k;
 	int fd;
 
-	if ((fd = hs_infile_open(path, 0, &st)) < 0)
-		return HS_IP_NATIVE_PLUMBING;
+	if (stat(path, &st))
+		return false;
 	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < nfiles && !c; i++)
 		if (files[i].dev == st.st_dev && files[i].ino == st.st_ino && !strcmp(files[i].path, path))
 			c = &files[i];
-	if (!c) {
+	if (!c && (fd = hs_infile_open(path, 0, &st)) >= 0) {
 		c = &files[nfiles < MAX_FILES ? nfiles++ : next_slot++ % MAX_FILES];
 		snprintf(c->path, sizeof(c->path), "%s", path);
 		c->dev = st.st_dev;
 		c->ino = st.st_ino;
 		elf_version(EV_CURRENT);
 		look(fd, c);
+		close(fd);
 	}
-	k = vaddr >= c->lo && vaddr < c->hi ? HS_IP_NATIVE_LOOP : HS_IP_NATIVE_PLUMBING;
+	if (c) {
+		*lo = c->lo;
+		*hi = c->hi;
+	}
 	pthread_mutex_unlock(&lock);
-	close(fd);
-	return k;
+	return c && c->lo < c->hi;
+}
+
+enum hs_ip_native hs_php_unnamed_class(const char *path, uint64_t vaddr)
+{
+	uint64_t lo, hi;
+
+	return hs_php_loop_part(path, &lo, &hi) && vaddr >= lo && vaddr < hi ? HS_IP_NATIVE_LOOP
+									     : HS_IP_NATIVE_PLUMBING;
 }

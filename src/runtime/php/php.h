@@ -52,6 +52,9 @@ bool hs_php_maybe(const char *path);
 /* What a native frame with no symbol at vaddr (the file's own address) of the PHP binary at
  * path is to the merge: the VM loop's moved part (loop.c), or the engine's machinery. */
 enum hs_ip_native hs_php_unnamed_class(const char *path, uint64_t vaddr);
+/* The VM loop's moved part of that binary, [*lo, *hi) in its own addresses: true, or false when
+ * it has none or cannot be read (a file looked at is remembered by its device and inode). */
+bool hs_php_loop_part(const char *path, uint64_t *lo, uint64_t *hi);
 
 /* Reads the function of frame f (struct hs_ip_lang's code_read): proc is a struct hs_php_proc. */
 int hs_php_code_read(const void *proc, const struct hs_rt_mem *mem, const struct hs_ip_frame *f, struct hs_ip_code *c);
