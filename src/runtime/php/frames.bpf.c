@@ -78,11 +78,15 @@ static __always_inline int read_function(struct scratch *sc, __u64 fn)
 	const struct hs_php_offsets *off = &sc->pi.off;
 	__u32 head = off->fn_read, user = off->op_read;
 	__u64 name, file = 0;
+	int whole;
 	__u8 type;
 
-	if (head < 8 || head > FN_CHUNK || user < 8 || user > FN_CHUNK)
+	if (head < 8 || head > FN_CHUNK || user < head || user > FN_CHUNK)
 		return -1;
-	if (bpf_probe_read_user(sc->fn, head, (void *)fn)) {
+	/* a C function's zend_internal_function is shorter than an op_array: read apart where the
+	 * longer read fails */
+	whole = !bpf_probe_read_user(sc->fn, user, (void *)fn);
+	if (!whole && bpf_probe_read_user(sc->fn, head, (void *)fn)) {
 		sc->s.head.flags |= HS_IP_READ_FAULT;
 		return -1;
 	}
@@ -96,8 +100,7 @@ static __always_inline int read_function(struct scratch *sc, __u64 fn)
 	sc->last_count = 0;
 	sc->last_line_start = 0;
 	if (type != HS_PHP_TYPE_INTERNAL) {
-		/* a C function's zend_internal_function is shorter than an op_array: read apart */
-		if (bpf_probe_read_user(sc->fn, user, (void *)fn)) {
+		if (!whole) {
 			sc->s.head.flags |= HS_IP_READ_FAULT;
 			return -1;
 		}
