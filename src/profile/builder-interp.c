@@ -47,7 +47,8 @@ static uint8_t native_class(struct hs_builder *b, const struct hs_ip_lang *lang,
 		if (m && lang->maybe(file)) {
 			c = HS_PY_NATIVE_PLUMBING;
 			if (lang->unnamed_class && m->elf_base && l->address > m->elf_base &&
-			    lang->unnamed_class(file, l->address - m->elf_base) == HS_IP_NATIVE_LOOP)
+			    lang->unnamed_class(file, m->build_id ? hs_profile_str(b->p, m->build_id) : NULL,
+						l->address - m->elf_base) == HS_IP_NATIVE_LOOP)
 				c = HS_PY_NATIVE_EVAL;
 		}
 	} else if (l->kind == HS_KIND_USER) {

@@ -118,6 +118,31 @@ static void execute_ex_of(const char *path, uint64_t *addr, uint64_t *size)
 	close(fd);
 }
 
+/* The file's GNU build id in lower-case hex. */
+static void build_id_of(const char *path, char *out, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+
+	out[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, name, desc;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name, "GNU", 4) && nh.n_descsz * 2 < cap)
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					snprintf(out + 2 * i, 3, "%02x", ((const uint8_t *)d->d_buf)[desc + i]);
+	}
+	elf_end(elf);
+	close(fd);
+}
+
 static void test_installed(void **state)
 {
 	const char *const paths[] = {PHP_CLI, PHP_FPM};
@@ -141,20 +166,37 @@ static void test_installed(void **state)
 		/* execute_ex's cold part: one run of addresses, outside execute_ex, near it in size */
 		execute_ex_of(paths[i], &fn, &size);
 		assert_true(fn && size);
-		if (!hs_php_loop_part(paths[i], &lo, &hi))
+		if (!hs_php_loop_part(paths[i], NULL, &lo, &hi))
 			fail_msg("%s: no cold part of execute_ex found", paths[i]);
-		assert_int_equal(hs_php_unnamed_class(paths[i], lo), HS_IP_NATIVE_LOOP);
-		assert_int_equal(hs_php_unnamed_class(paths[i], hi - 1), HS_IP_NATIVE_LOOP);
-		assert_int_equal(hs_php_unnamed_class(paths[i], lo - 1), HS_IP_NATIVE_PLUMBING);
-		assert_int_equal(hs_php_unnamed_class(paths[i], hi), HS_IP_NATIVE_PLUMBING);
+		assert_int_equal(hs_php_unnamed_class(paths[i], NULL, lo), HS_IP_NATIVE_LOOP);
+		assert_int_equal(hs_php_unnamed_class(paths[i], NULL, hi - 1), HS_IP_NATIVE_LOOP);
+		assert_int_equal(hs_php_unnamed_class(paths[i], NULL, lo - 1), HS_IP_NATIVE_PLUMBING);
+		assert_int_equal(hs_php_unnamed_class(paths[i], NULL, hi), HS_IP_NATIVE_PLUMBING);
 		assert_true(hi <= fn || lo >= fn + size);
 		assert_true(hi - lo < size);
+		/* a process's file known by its build id where its path holds no file here, or another
+		 * file (a container's) */
+		{
+			char id[129], other[] = "/nonexistent/usr/sbin/php-fpm8.2";
+			uint64_t lo2 = 0, hi2 = 0;
+			int fd = open(paths[i], O_RDONLY);
+
+			build_id_of(paths[i], id, sizeof(id));
+			assert_true(strlen(id) == 40);
+			hs_php_loop_note(fd, other);
+			close(fd);
+			assert_true(hs_php_loop_part(other, id, &lo2, &hi2));
+			assert_true(lo2 == lo && hi2 == hi);
+			assert_false(hs_php_loop_part(other, "0123", &lo2, &hi2));
+			assert_false(hs_php_loop_part(paths[i], "0123", &lo2, &hi2));
+			assert_true(hs_php_loop_part(paths[i], id, &lo2, &hi2));
+		}
 	}
 	if (!tested)
 		hs_test_skip("PHP 8.2 is not installed");
-	assert_int_equal(hs_php_unnamed_class("/nonexistent/php8.2", 0x1000), HS_IP_NATIVE_PLUMBING);
-	assert_int_equal(hs_php_unnamed_class("/bin/true", 0x1000), HS_IP_NATIVE_PLUMBING);
-	assert_false(hs_php_loop_part("/bin/true", &lo, &hi));
+	assert_int_equal(hs_php_unnamed_class("/nonexistent/php8.2", NULL, 0x1000), HS_IP_NATIVE_PLUMBING);
+	assert_int_equal(hs_php_unnamed_class("/bin/true", NULL, 0x1000), HS_IP_NATIVE_PLUMBING);
+	assert_false(hs_php_loop_part("/bin/true", NULL, &lo, &hi));
 }
 
 /* A copy of PHP's CLI in dir with the strings from replaced by to (as long, NUL-ended), and the

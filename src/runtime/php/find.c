@@ -313,6 +313,8 @@ enum hs_php_found hs_php_find(int32_t pid, struct hs_php_proc *ret, char *why, s
 			set_why(why, whylen, "php: cannot read where %s is loaded", maps[i].path);
 			found = HS_PHP_UNSUPPORTED;
 		}
+		if (found == HS_PHP_SUPPORTED)
+			hs_php_loop_note(fd, maps[i].path);
 		if (elf)
 			elf_end(elf);
 		close(fd);

@@ -19,11 +19,12 @@
 
 #define MAX_FILES 8
 
-/* A binary looked at: by path, device and inode. */
+/* A binary looked at: by path, device and inode, and by build id. */
 struct loop_code {
 	char path[256];
 	dev_t dev;
 	ino_t ino;
+	char build_id[129]; /* lower-case hex; "" when it has none */
 	uint64_t lo, hi; /* execute_ex's cold part, in the file's addresses; lo == hi: none */
 };
 
@@ -214,7 +215,30 @@ static bool exported_in(Elf *elf, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-/* Looks at the file at path (open as fd, st): its cold part into c. */
+/* elf's GNU build id, as lower-case hex, into out ("" when it has none). */
+static void build_id(Elf *elf, char *out, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+
+	out[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, name, desc;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name, "GNU", 4) && nh.n_descsz * 2 < cap) {
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					snprintf(out + 2 * i, 3, "%02x", ((const uint8_t *)d->d_buf)[desc + i]);
+				return;
+			}
+	}
+}
+
+/* Looks at the file open as fd: its build id and cold part into c. */
 static void look(int fd, struct loop_code *c)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -222,8 +246,10 @@ static void look(int fd, struct loop_code *c)
 	Elf_Scn *scn = NULL;
 
 	c->lo = c->hi = 0;
+	c->build_id[0] = 0;
 	if (!elf)
 		return;
+	build_id(elf, c->build_id, sizeof(c->build_id));
 	while ((scn = elf_nextscn(elf, scn)) && !fn) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -248,26 +274,51 @@ static void look(int fd, struct loop_code *c)
 	elf_end(elf);
 }
 
-bool hs_php_loop_part(const char *path, uint64_t *lo, uint64_t *hi)
+/* The entry of the file at path open as fd (st: its status), looked at now if it was not; under
+ * the lock. */
+static struct loop_code *entry(int fd, const char *path, const struct stat *st)
 {
-	struct loop_code *c = NULL;
+	struct loop_code *c;
+
+	for (unsigned i = 0; i < nfiles; i++)
+		if (files[i].dev == st->st_dev && files[i].ino == st->st_ino && !strcmp(files[i].path, path))
+			return &files[i];
+	c = &files[nfiles < MAX_FILES ? nfiles++ : next_slot++ % MAX_FILES];
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->dev = st->st_dev;
+	c->ino = st->st_ino;
+	elf_version(EV_CURRENT);
+	look(fd, c);
+	return c;
+}
+
+void hs_php_loop_note(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return;
+	pthread_mutex_lock(&lock);
+	entry(fd, path, &st);
+	pthread_mutex_unlock(&lock);
+}
+
+bool hs_php_loop_part(const char *path, const char *build, uint64_t *lo, uint64_t *hi)
+{
+	const struct loop_code *c = NULL;
 	struct stat st;
 	int fd;
 
-	if (stat(path, &st))
-		return false;
 	pthread_mutex_lock(&lock);
-	for (unsigned i = 0; i < nfiles && !c; i++)
-		if (files[i].dev == st.st_dev && files[i].ino == st.st_ino && !strcmp(files[i].path, path))
+	/* by build id first: the file a process maps may not be at its path here (a container's) */
+	for (unsigned i = 0; i < nfiles && build && *build && !c; i++)
+		if (!strcmp(files[i].build_id, build))
 			c = &files[i];
 	if (!c && (fd = hs_infile_open(path, 0, &st)) >= 0) {
-		c = &files[nfiles < MAX_FILES ? nfiles++ : next_slot++ % MAX_FILES];
-		snprintf(c->path, sizeof(c->path), "%s", path);
-		c->dev = st.st_dev;
-		c->ino = st.st_ino;
-		elf_version(EV_CURRENT);
-		look(fd, c);
+		c = entry(fd, path, &st);
 		close(fd);
+		if (build && *build && strcmp(c->build_id, build))
+			c = NULL; /* another file at that path */
 	}
 	if (c) {
 		*lo = c->lo;
@@ -277,10 +328,10 @@ bool hs_php_loop_part(const char *path, uint64_t *lo, uint64_t *hi)
 	return c && c->lo < c->hi;
 }
 
-enum hs_ip_native hs_php_unnamed_class(const char *path, uint64_t vaddr)
+enum hs_ip_native hs_php_unnamed_class(const char *path, const char *build, uint64_t vaddr)
 {
 	uint64_t lo, hi;
 
-	return hs_php_loop_part(path, &lo, &hi) && vaddr >= lo && vaddr < hi ? HS_IP_NATIVE_LOOP
-									     : HS_IP_NATIVE_PLUMBING;
+	return hs_php_loop_part(path, build, &lo, &hi) && vaddr >= lo && vaddr < hi ? HS_IP_NATIVE_LOOP
+										    : HS_IP_NATIVE_PLUMBING;
 }

@@ -50,11 +50,16 @@ enum hs_php_found hs_php_check_elf(Elf *elf, const char *path, struct hs_php_pro
 bool hs_php_maybe(const char *path);
 
 /* What a native frame with no symbol at vaddr (the file's own address) of the PHP binary at
- * path is to the merge: the VM loop's moved part (loop.c), or the engine's machinery. */
-enum hs_ip_native hs_php_unnamed_class(const char *path, uint64_t vaddr);
+ * path (of build id build, lower-case hex, or NULL) is to the merge: the VM loop's moved part
+ * (loop.c), or the engine's machinery. */
+enum hs_ip_native hs_php_unnamed_class(const char *path, const char *build, uint64_t vaddr);
 /* The VM loop's moved part of that binary, [*lo, *hi) in its own addresses: true, or false when
- * it has none or cannot be read (a file looked at is remembered by its device and inode). */
-bool hs_php_loop_part(const char *path, uint64_t *lo, uint64_t *hi);
+ * it has none or cannot be read. Files are remembered by build id, and by path, device and
+ * inode. */
+bool hs_php_loop_part(const char *path, const char *build, uint64_t *lo, uint64_t *hi);
+/* The binary at path in a process, open as fd (through the process's root): remembered, so
+ * that it is known by its build id where its path is another file's, or none, here. */
+void hs_php_loop_note(int fd, const char *path);
 
 /* Reads the function of frame f (struct hs_ip_lang's code_read): proc is a struct hs_php_proc. */
 int hs_php_code_read(const void *proc, const struct hs_rt_mem *mem, const struct hs_ip_frame *f, struct hs_ip_code *c);
