@@ -72,9 +72,9 @@ EOF
 	wait_until 100 test -S "$dir/fpm.sock" -a -s "$dir/fpm.pid" || fail "php-fpm did not start: $(cat "$dir/fpm.out")"
 	master=$(cat "$dir/fpm.pid")
 	wait_until 100 sh -c "[ \$(pgrep -c -P $master) = 2 ]" || fail "php-fpm did not start its 2 workers"
-	python3 "$client" "$dir/fpm.sock" "$dir/app.php" "tree,5,$dir/ready-fpm1" >"$dir/fpm1.out" &
+	python3 "$client" "$dir/fpm.sock" "$dir/app.php" "tree,8,$dir/ready-fpm1" >"$dir/fpm1.out" &
 	c1=$!
-	python3 "$client" "$dir/fpm.sock" "$prog" "zip,5,$dir/ready-fpm2" >"$dir/fpm2.out" &
+	python3 "$client" "$dir/fpm.sock" "$prog" "zip,8,$dir/ready-fpm2" >"$dir/fpm2.out" &
 	c2=$!
 	pids="$pids $c1 $c2"
 	wait_until 100 test -s "$dir/ready-fpm1" -a -s "$dir/ready-fpm2" || fail "the requests did not start"
@@ -93,6 +93,24 @@ EOF
 else
 	echo "$test_name: no php-fpm8.2 here: PHP-FPM not tested" >&2
 fi
+
+# a deep recursion read whole (300 frames under main), and a stack deeper than the frames read
+# (1,024) cut where the reading stopped, and said so: never a chain that looks whole and is not
+cat >"$dir/deep.php" <<'PHP'
+<?php
+function deep($n) {
+    if ($n == 0) { $t = microtime(true); while (microtime(true) - $t < 1) {} return 0; }
+    return deep($n - 1);
+}
+deep((int)$argv[1]);
+PHP
+"$HOTSTACK" record -q -o "$dir/deep300.folded" -- "$php" -n "$dir/deep.php" 300 || fail "record of a stack 300 deep failed"
+awk '/;deep[; ]/ {n += $NF; s = $0; if (index(s, ";php_execute_script;main;deep;") && gsub(/;deep/, "", s) == 301) w += $NF}
+	END {print "php-frames: deep(300): " w + 0 " of " n + 0 " samples whole"; if (n < 100 || w < 0.95 * n) exit 1}' \
+	"$dir/deep300.folded" || fail "a stack 300 deep not read whole"
+"$HOTSTACK" record -q -o "$dir/deep1500.folded" -- "$php" -n "$dir/deep.php" 1500 || fail "record of a stack 1500 deep failed"
+awk '/;deep[; ]/ {n += $NF} /;\[php: truncated\];deep;deep;/ {c += $NF} END {if (n < 100 || c < 0.95 * n) {print "deep: " c " of " n " samples cut and said so"; exit 1}}' \
+	"$dir/deep1500.folded" || fail "a deep stack cut silently"
 
 # --php-internals keeps the engine's frames between the PHP frames
 "$HOTSTACK" record -q --php-internals -o "$dir/int.pb.gz" -- "$php" -n "$prog" tree 2 >/dev/null ||
