@@ -35,15 +35,23 @@ static uint8_t native_class(struct hs_builder *b, const struct hs_ip_lang *lang,
 		/* a stop reason ends the stack; [unknown], [signal] and marks are frames like others */
 		c = !strcmp(name, "[unknown]") ? HS_PY_NATIVE_UNKNOWN
 		    : !strcmp(name, "[signal]") || (name[0] == '[' && !strncmp(name + 1, lang->tag, taglen))
-			    ? HS_PY_NATIVE_OTHER
-			    : HS_PY_NATIVE_STOP;
-	else if (l->kind == HS_KIND_USER && name[0] == '[')
+			? HS_PY_NATIVE_OTHER
+			: HS_PY_NATIVE_STOP;
+	else if (l->kind == HS_KIND_USER && name[0] == '[') {
 		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
-		 * its machinery; elsewhere (an extension, a library) it is kept */
-		c = l->mapping && lang->maybe(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))
-			    ? HS_PY_NATIVE_PLUMBING
-			    : HS_PY_NATIVE_OTHER;
-	else if (l->kind == HS_KIND_USER) {
+		 * its machinery, or a part of its loop moved away from the rest; elsewhere (an
+		 * extension, a library) it is kept */
+		const struct hs_mapping *m = l->mapping ? &b->p->mappings.v[l->mapping] : NULL;
+		const char *file = m ? hs_profile_str(b->p, m->file) : NULL;
+		c = HS_PY_NATIVE_OTHER;
+		if (m && lang->maybe(file)) {
+			c = HS_PY_NATIVE_PLUMBING;
+			if (lang->unnamed_class && m->elf_base && l->address > m->elf_base &&
+			    lang->unnamed_class(file, m->build_id ? hs_profile_str(b->p, m->build_id) : NULL,
+						l->address - m->elf_base) == HS_IP_NATIVE_LOOP)
+				c = HS_PY_NATIVE_EVAL;
+		}
+	} else if (l->kind == HS_KIND_USER) {
 		enum hs_ip_native k = lang->native_class(name);
 		c = k == HS_IP_NATIVE_LOOP       ? HS_PY_NATIVE_EVAL
 		    : k == HS_IP_NATIVE_PLUMBING ? HS_PY_NATIVE_PLUMBING

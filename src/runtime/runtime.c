@@ -6,6 +6,7 @@
 #include "runtime/hotspot/hotspot.h"
 #include "runtime/interp/interp.h"
 #include "runtime/perl/perl.h"
+#include "runtime/php/php.h"
 #include "runtime/python/python.h"
 #include "runtime/ruby/ruby.h"
 #include "runtime/v8/v8.h"
@@ -18,6 +19,7 @@ const struct hs_runtime *hs_runtime(unsigned id)
 		[HS_RT_HOTSPOT] = &hs_hotspot_runtime,
 		[HS_RT_V8] = &hs_v8_runtime,
 		[HS_RT_RUBY] = &hs_ruby_runtime,
+		[HS_RT_PHP] = &hs_php_runtime,
 		[HS_RT_PERL] = &hs_perl_runtime,
 	};
 

@@ -40,6 +40,10 @@ struct hs_ip_lang {
 	/* Whether a mapped file holds the interpreter: its functions without a symbol (static
 	 * ones, where it is stripped) are its machinery. */
 	bool (*maybe)(const char *path);
+	/* What a native frame with no symbol in such a file (of build id build, lower-case hex,
+	 * or NULL) is, by its address in the file's own addresses (NULL: always its machinery): a
+	 * part of its loop that the compiler moved away from the rest (a .cold part) is its loop. */
+	enum hs_ip_native (*unnamed_class)(const char *path, const char *build, uint64_t vaddr);
 	/* Reads the function frame f of the process names (proc: the runtime's, as find made it;
 	 * mem: its memory): 0 with *c made (hs_ip_code_release() frees it), or -1 when it cannot be
 	 * read or is not the frame's any more (*c untouched). */
