@@ -336,18 +336,23 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 	/* the executable's own thread-local block ends at the thread pointer (its TLS module is
 	 * the first); a library's lies where the dynamic loader put it: its thread-specific value
 	 * instead */
+	/* (the interpreter first: made, it has made its thread-specific key) */
+	if (check_state(&in, &mem, ver, why, whylen, runops_standard) != HS_RT_SUPPORTED)
+		return HS_RT_UNSUPPORTED;
 	if (!strcmp(m->path, c->exe) && s->has_tls && s->tls_align <= 4096 && !(s->tls_align & (s->tls_align - 1)) &&
 	    !(s->tls_vaddr & (s->tls_align - 1)) && s->val[S_CURRENT_CONTEXT] + 8 <= s->tls_memsz) {
 		uint64_t block = (s->tls_memsz + s->tls_align - 1) & ~(s->tls_align - 1);
 		in.info.ctx_off = s->val[S_CURRENT_CONTEXT] - block;
+	} else if (!c->libc.path[0]) {
+		/* the dynamic loader maps libperl.so before the C library: looked at again */
+		hs_rt_why(why, whylen, "perl %s in %s: cannot read its C library yet", ver, m->path);
+		return HS_RT_UNSUPPORTED;
 	} else if (mem.read(mem.ctx, s->val[S_THR_KEY] + s->bias, &key, sizeof(key)) ||
 		   tsd_offset(pid, &c->libc, key, &in.info.ctx_off)) {
 		hs_rt_why(why, whylen, "perl %s in %s: its threads' interpreters cannot be found (C library not known)",
 			  ver, m->path);
 		return HS_RT_UNSUPPORTED;
 	}
-	if (check_state(&in, &mem, ver, why, whylen, runops_standard) != HS_RT_SUPPORTED)
-		return HS_RT_UNSUPPORTED;
 	*ret = in;
 	return HS_RT_SUPPORTED;
 }
