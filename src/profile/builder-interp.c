@@ -104,7 +104,7 @@ static uint32_t frame_location(struct hs_builder *b, const struct hs_ip_lang *la
 {
 	struct hs_builder_ip *ip = &b->ip;
 	uint32_t line = f->line;
-	uint64_t k, v;
+	uint64_t k, v, fn = lang->by_aux ? 0 : f->fn; /* what tells it apart, with aux */
 	struct hs_ip_frame_loc e;
 
 	if (lang->line) {
@@ -112,17 +112,17 @@ static uint32_t frame_location(struct hs_builder *b, const struct hs_ip_lang *la
 		const struct hs_ip_code *c = hs_ip_names_get(b->opts.rt_names->store[lang->id], pid, f);
 		line = c ? lang->line(c, f) : 0;
 	}
-	k = hs_hash_combine(hs_hash_combine(hs_hash_u64(f->fn), f->aux),
+	k = hs_hash_combine(hs_hash_combine(hs_hash_u64(fn), f->aux),
 			    (uint64_t)(uint32_t)pid << 32 ^ (uint64_t)line ^ (uint64_t)lang->id << 28);
 	for (;; k++) {
 		const struct hs_ip_frame_loc *h;
 		if (!hs_u64map_get(&ip->loc_ix, k, &v))
 			break;
 		h = &ip->locs.v[v - 1];
-		if (h->fn == f->fn && h->aux == f->aux && h->pid == pid && h->line == line && h->id == lang->id)
+		if (h->fn == fn && h->aux == f->aux && h->pid == pid && h->line == line && h->id == lang->id)
 			return h->loc;
 	}
-	e = (struct hs_ip_frame_loc){pid, make_location(b, lang, pid, f, &line), line, lang->id, f->fn, f->aux};
+	e = (struct hs_ip_frame_loc){pid, make_location(b, lang, pid, f, &line), line, lang->id, fn, f->aux};
 	hs_vec_push(&ip->locs, e);
 	hs_u64map_put(&ip->loc_ix, k, ip->locs.n);
 	return e.loc;

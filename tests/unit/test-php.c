@@ -422,14 +422,16 @@ static int name_of(struct fake_mem *m, struct hs_ip_code *c)
 	struct hs_php_proc p = {0};
 	struct hs_rt_mem mem = {fake_read, m};
 	struct hs_ip_frame f = {FN, 0, 0, 0, 0};
-	uint64_t name, file = 0;
+	uint64_t name, file = 0, what = FN;
 	struct hs_ip_code none = {0};
 
 	p.info.off = (struct hs_php_offsets){0, 24, 40, 48, 56, 0, 8, 16, 24, 80, 88, 152, 160, 168, 32, 24};
 	memcpy(&name, at(m, FN + 8), 8);
-	if (at(m, FN)[0] != HS_PHP_TYPE_INTERNAL)
+	if (at(m, FN)[0] != HS_PHP_TYPE_INTERNAL) {
 		memcpy(&file, at(m, FN + 152), 8);
-	f.aux = hs_php_aux(name, file);
+		memcpy(&what, at(m, FN + 88), 8);
+	}
+	f.aux = hs_php_aux(name, file, what);
 	*c = none;
 	return hs_php_code_read(&p, &mem, &f, c);
 }
@@ -507,9 +509,9 @@ static void test_names(void **state)
 	assert_int_equal(name_of(&m, &c), -1);
 	at(&m, FN)[0] = HS_PHP_TYPE_INTERNAL;
 	p.info.off = (struct hs_php_offsets){0, 24, 40, 48, 56, 0, 8, 16, 24, 80, 88, 152, 160, 168, 32, 24};
-	f.aux = hs_php_aux(NAME + 8, 0);
+	f.aux = hs_php_aux(NAME + 8, 0, f.fn);
 	assert_int_equal(hs_php_code_read(&p, &mem, &f, &c), -1);
-	f.aux = hs_php_aux(NAME, 0);
+	f.aux = hs_php_aux(NAME, 0, f.fn);
 	assert_int_equal(hs_php_code_read(&p, &mem, &f, &c), 0);
 	hs_ip_code_release(&c);
 	f.fn = 0x123456; /* unreadable */
@@ -579,7 +581,7 @@ static size_t live_walk(const struct hs_php_proc *p, pid_t pid, struct live_fram
 		} else {
 			out[n].flags = HS_IP_CFUNC;
 		}
-		f.aux = hs_php_aux(name, file);
+		f.aux = hs_php_aux(name, file, type == HS_PHP_TYPE_INTERNAL ? fn : rd64(&mem, fn + o->op_opcodes));
 		if (hs_php_code_read(p, &mem, &f, &c))
 			fail_msg("frame %zu (function %#lx) cannot be named", n, (unsigned long)fn);
 		snprintf(out[n].name, sizeof(out[n].name), "%s", c.name);

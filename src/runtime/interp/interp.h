@@ -52,6 +52,9 @@ struct hs_ip_lang {
 	/* The line of frame f in c, 0 when unknown (NULL: f->line, or c's first line when 0). */
 	uint32_t (*line)(const struct hs_ip_code *c, const struct hs_ip_frame *f);
 	size_t proc_size; /* bytes of the runtime's proc: the store keeps a copy per process */
+	/* Frames are told apart by aux alone: fn, which the function is read from, may be one of
+	 * its copies (a PHP closure's function is copied into each closure made). */
+	bool by_aux;
 };
 
 /* The language of runtime id, or NULL when it is not one of these. */

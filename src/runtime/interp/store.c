@@ -151,16 +151,16 @@ static const struct hs_ip_code *get_locked(struct hs_ip_names *n, int32_t pid, c
 	const void *proc;
 	struct entry *e;
 	struct hs_rt_mem mem;
-	uint64_t slot;
+	uint64_t slot, fn = n->lang->by_aux ? 0 : f->fn; /* what tells it apart, with aux */
 
-	if ((e = find(n, pid, f->fn, f->aux, &slot)))
+	if ((e = find(n, pid, fn, f->aux, &slot)))
 		return e->ok ? &e->c : NULL;
 	proc = proc_of(n, pid);
 	if (!proc)
 		return NULL;
 	e = hs_xcalloc(1, sizeof(*e));
 	e->pid = pid;
-	e->fn = f->fn;
+	e->fn = fn;
 	e->aux = f->aux;
 	mem = hs_rt_mem_pid(pid);
 	e->ok = !n->lang->code_read(proc, &mem, f, &e->c);

@@ -111,7 +111,7 @@ static __always_inline int read_function(struct scratch *sc, __u64 fn)
 	}
 	sc->last_fn = fn;
 	sc->last_type = type;
-	sc->last_aux = hs_php_aux(name, file);
+	sc->last_aux = hs_php_aux(name, file, type == HS_PHP_TYPE_INTERNAL ? fn : sc->last_opcodes);
 	sc->last_op = 0;
 	return 0;
 }
@@ -188,7 +188,8 @@ static long frame_step(__u32 i, void *unused)
 	sc->s.frames[n].line = line;
 	sc->s.frames[n].flags = flags;
 	if (n < SEEN_DEPTH) {
-		__u64 key = fn ^ sc->last_aux << 7 ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
+		/* (a closure's copies of its function are one function) */
+		__u64 key = sc->last_aux ^ (__u64)sc->s.head.pid * 0x9e3779b97f4a7c15ULL;
 		if (hs_rt_first_seen(key))
 			sc->wake = 1;
 	}

@@ -46,7 +46,7 @@ int hs_php_code_read(const void *proc, const struct hs_rt_mem *mem, const struct
 {
 	const struct hs_php_offsets *off = &((const struct hs_php_proc *)proc)->info.off;
 	uint8_t fn[256];
-	uint64_t name_at, scope, file_at = 0, ce_name;
+	uint64_t name_at, scope, file_at = 0, ce_name, what = f->fn;
 	uint32_t line_start = 0;
 	char *name = NULL, *cls = NULL, *file = NULL;
 	uint8_t type;
@@ -61,12 +61,13 @@ int hs_php_code_read(const void *proc, const struct hs_rt_mem *mem, const struct
 		if (mem->read(mem->ctx, f->fn, fn, off->op_read))
 			return -1;
 		memcpy(&file_at, fn + off->op_filename, 8);
+		memcpy(&what, fn + off->op_opcodes, 8);
 		memcpy(&line_start, fn + off->op_line_start, 4);
 	}
 	memcpy(&name_at, fn + off->fn_name, 8);
 	memcpy(&scope, fn + off->fn_scope, 8);
 	/* another function at this address since the frame was read: not named after it */
-	if (hs_php_aux(name_at, file_at) != f->aux)
+	if (hs_php_aux(name_at, file_at, what) != f->aux)
 		return -1;
 	if (name_at && !(name = read_string(mem, name_at)))
 		return -1;

@@ -43,14 +43,17 @@ struct hs_php_proc_info {
  * start of the script, a generator's resumption called it) */
 #define HS_PHP_CALL_TOP (1u << 17)
 
-/* A frame of the record: fn is the zend_function; aux is hs_php_aux() of its function_name and
- * (user functions) its filename, so that another function at the same address later, as when
- * PHP-FPM without opcache frees each request's functions, is not named after this one; extra
+/* A frame of the record: fn is the zend_function; aux is hs_php_aux() of its function_name,
+ * (user functions) its filename, and what it is: a user function's instructions (its opcodes,
+ * which the copies of a closure's function share: each closure made has a copy of its own), a
+ * C function's address. The frames of a function are told apart by aux alone (the names store
+ * keys them so: hs_ip_lang.by_aux), and another function at the same place later, as when
+ * PHP-FPM without opcache frees each request's functions, is not named after this one. extra
  * is the zend_op its line was read from (0: the function's first line, or a C function); line
  * is that line. */
-static inline hs_u64 hs_php_aux(hs_u64 name, hs_u64 file)
+static inline hs_u64 hs_php_aux(hs_u64 name, hs_u64 file, hs_u64 what)
 {
-	return name ^ (file << 21 | file >> 43);
+	return name ^ (file << 21 | file >> 43) ^ what * 0x9e3779b97f4a7c15ULL;
 }
 
 #endif

@@ -56,6 +56,7 @@ const struct hs_ip_lang hs_php_lang = {
 	.code_read = hs_php_code_read,
 	.line = NULL, /* read at sample time */
 	.proc_size = sizeof(struct hs_php_proc),
+	.by_aux = true,
 };
 
 HS_IP_STORE_OPS(hs_php_lang)
