@@ -75,7 +75,7 @@ static const char record_usage[] =
 	"      --python-internals  keep the interpreter's frames between Python frames (docs/python.md)\n"
 	"      --js-internals      keep V8's builtins and entry frames between JavaScript frames\n"
 	"      --no-ruby, --no-php, --no-perl\n"
-	"                          no Ruby (PHP, Perl) frames: their code shows as the interpreter's\n"
+	"                          no Ruby (PHP, Perl) frames: their code shows as the interpreter's frames\n"
 	"      --ruby-internals, --php-internals, --perl-internals\n"
 	"                          keep the interpreter's frames between Ruby (PHP, Perl) frames\n"
 	"                          (docs/interpreters.md)\n"
