@@ -209,3 +209,32 @@ void hs_rt_why(char *why, size_t whylen, const char *fmt, ...)
 	vsnprintf(why, whylen, fmt, ap);
 	va_end(ap);
 }
+
+struct candidates {
+	bool (*maybe)(const char *path);
+	struct hs_rt_mapping *out;
+	size_t n, max;
+};
+
+static int candidate(void *arg, const struct hs_rt_mapping *m)
+{
+	struct candidates *c = arg;
+
+	if (strstr(m->path, " (deleted)") || !c->maybe(m->path))
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->out[i].path, m->path))
+			return 0;
+	if (c->n == c->max)
+		return 1;
+	c->out[c->n++] = *m;
+	return 0;
+}
+
+int hs_rt_candidates(int32_t pid, bool (*maybe)(const char *path), struct hs_rt_mapping *out, size_t max)
+{
+	struct candidates c = {maybe, out, 0, max};
+	int rc = hs_rt_maps_each(pid, candidate, &c);
+
+	return rc < 0 ? rc : (int)c.n;
+}

@@ -82,6 +82,11 @@ int hs_rt_maps_each(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping
  * like). */
 int hs_rt_maps_all(int32_t pid, int (*fn)(void *arg, const struct hs_rt_mapping *m), void *arg);
 
+/* The files pid maps whose names maybe() takes (not deleted ones: their symbols cannot be read
+ * back), each once, in the order of the maps, at most max into out: how many, or a negative
+ * errno when the maps cannot be read. For the runtimes' finders. */
+int hs_rt_candidates(int32_t pid, bool (*maybe)(const char *path), struct hs_rt_mapping *out, size_t max);
+
 /* The file m maps, through the process's root or else directly; its inode must be m's. A
  * descriptor, or -ENOENT. */
 int hs_rt_open_mapped(int32_t pid, const struct hs_rt_mapping *m);

@@ -245,27 +245,6 @@ enum hs_php_found hs_php_check_elf(Elf *elf, const char *path, struct hs_php_pro
 	return HS_PHP_SUPPORTED;
 }
 
-struct candidates {
-	struct hs_rt_mapping *out;
-	size_t n, max;
-};
-
-static int candidate(void *arg, const struct hs_rt_mapping *m)
-{
-	struct candidates *c = arg;
-
-	/* a deleted file's symbols cannot be read back */
-	if (strstr(m->path, " (deleted)") || !hs_php_maybe(m->path))
-		return 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->out[i].path, m->path))
-			return 0;
-	if (c->n == c->max)
-		return 1;
-	c->out[c->n++] = *m;
-	return 0;
-}
-
 /* The process's checks of the executor globals at eg: its VM stack is either not made yet or
  * made as 8.2 makes it (pages of 256 KiB, the first page's end where the globals say). */
 static enum hs_php_found check_process(const struct hs_rt_mem *mem, uint64_t eg, const struct hs_php_proc *p, char *why,
@@ -290,14 +269,14 @@ static enum hs_php_found check_process(const struct hs_rt_mem *mem, uint64_t eg,
 enum hs_php_found hs_php_find(int32_t pid, struct hs_php_proc *ret, char *why, size_t whylen)
 {
 	struct hs_rt_mapping maps[MAX_CANDIDATES];
-	struct candidates c = {maps, 0, MAX_CANDIDATES};
 	struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 	enum hs_php_found found = HS_PHP_ABSENT;
+	int n = hs_rt_candidates(pid, hs_php_maybe, maps, MAX_CANDIDATES);
 
-	if (hs_rt_maps_each(pid, candidate, &c) < 0)
+	if (n < 0)
 		return HS_PHP_ABSENT;
 	elf_version(EV_CURRENT);
-	for (size_t i = 0; i < c.n && found == HS_PHP_ABSENT; i++) {
+	for (size_t i = 0; i < (size_t)n && found == HS_PHP_ABSENT; i++) {
 		struct hs_php_proc p;
 		struct hs_php_file file;
 		uint64_t bias = 0;

@@ -148,26 +148,6 @@ out:
 	return rc;
 }
 
-struct candidates {
-	struct hs_rt_mapping *out;
-	size_t n, max;
-};
-
-static int candidate(void *arg, const struct hs_rt_mapping *m)
-{
-	struct candidates *c = arg;
-
-	if (strstr(m->path, " (deleted)") || !hs_rb_maybe(m->path))
-		return 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->out[i].path, m->path))
-			return 0;
-	if (c->n == c->max)
-		return 1;
-	c->out[c->n++] = *m;
-	return 0;
-}
-
 static bool contains(const uint8_t *code, size_t n, const uint8_t *pat, size_t plen)
 {
 	for (size_t i = 0; i + plen <= n; i++)
@@ -372,13 +352,11 @@ static int check_process(int32_t pid, const struct hs_rt_mem *mem, const struct 
 enum hs_rb_found hs_rb_find(int32_t pid, struct hs_rb_proc *ret, char *why, size_t whylen)
 {
 	struct hs_rt_mapping *maps = hs_xcalloc(MAX_CANDIDATES, sizeof(*maps));
-	struct candidates c = {maps, 0, MAX_CANDIDATES};
 	struct hs_rt_mem mem = hs_rt_mem_pid(pid);
 	enum hs_rb_found found = HS_RB_NOT_RUBY;
+	int n = hs_rt_candidates(pid, hs_rb_maybe, maps, MAX_CANDIDATES);
 
-	if (hs_rt_maps_each(pid, candidate, &c) < 0)
-		c.n = 0;
-	for (size_t i = 0; i < c.n; i++) {
+	for (size_t i = 0; i < (size_t)HS_MAX(n, 0); i++) {
 		struct hs_rb_proc p = {0};
 		struct file f;
 		uint64_t bias = 0;
