@@ -26,9 +26,10 @@ done
 "$HOTSTACK" record -q -p "$target" -d 16 -o "$dir/long.folded" -o "$dir/long.pb.gz" &
 rec=$!
 : >"$dir/rss"
-# 28 reads take 14 s and more; on a loaded machine the last ones may come after the end
+# a read every half second or so until the recording ends: on a loaded machine each takes
+# longer, and fewer fit in its 16 s
 hwm=0
-for _ in $(seq 28); do
+while kill -0 "$rec" 2>/dev/null; do
 	sleep 0.5
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2>/dev/null) || break
 	[ -n "$rss" ] || break
@@ -39,7 +40,9 @@ wait "$rec" || fail "the recording failed"
 grep -q spin_thread_1 "$dir/long.folded" || fail "the workload was not sampled"
 samples=$(awk '{ n += $NF } END { print n }' "$dir/long.folded")
 reads=$(wc -l <"$dir/rss")
-[ "$reads" -ge 20 ] || fail "RSS read only $reads times in a 16 s recording"
+# enough for two halves to compare, however busy the machine (19 reads beside two test runs
+# and two CPU hogs)
+[ "$reads" -ge 8 ] || fail "RSS read only $reads times in a 16 s recording"
 awk -v half=$((reads / 2)) 'NR <= half && $1 > a { a = $1 } NR > half && $1 > b { b = $1 } END { print a, b }' "$dir/rss" >"$dir/halves"
 read -r first second <"$dir/halves"
 echo "fault-long-memory: $samples samples in 16 s; RSS (kB) every 0.5 s: $(tr '\n' ' ' <"$dir/rss")"

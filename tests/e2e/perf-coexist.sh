@@ -91,12 +91,12 @@ EOF
 perf_total=$total
 
 # hotstack's profile: the workload's stacks, through main to leaf, named; at -F 999 about a
-# quarter of perf's samples at 4000 Hz of the same CPU time (a sixteenth, for what a busy
-# machine's rings lose)
+# quarter of perf's samples at 4000 Hz of the same CPU time (a thirty-second, for what a busy
+# machine's rings lose: a sanitizer's build beside other test runs had a sixteenth and a half)
 read -r leaf total <<EOF
 $(calltree_share sys.folded)
 EOF
-[ "$total" -ge 1 ] && [ $((16 * total)) -ge "$perf_total" ] ||
+[ "$total" -ge 1 ] && [ $((32 * total)) -ge "$perf_total" ] ||
 	fail "hotstack record -a has $total samples of the workload perf ran, perf $perf_total"
 [ $((2 * leaf)) -ge "$total" ] ||
 	fail "hotstack record -a: $leaf of the workload's $total samples go through main to leaf: $(grep '^calltree;' sys.folded | sort -t' ' -k2 -nr | head -n 5)"
