@@ -51,10 +51,12 @@ static const char record_usage[] =
 	"                          its extension (-o p.pb.gz: p.20261123191023.pb.gz); W: signal\n"
 	"                          (the default: on SIGUSR2) or a period: 10s, 5m, 1h, 1d\n"
 	"      --switch-max-files N  keep each output's newest N period files\n"
-	"      --push URL          send each period (10s unless --switch-output) to a profile store's\n"
-	"                          ingest API (Pyroscope's /ingest; docs/continuous.md), with -a a\n"
-	"                          series per service; no -o: no files\n"
+	"      --push URL          send each period (10s unless --switch-output) to a profile store\n"
+	"                          (docs/continuous.md), with -a a series per service; no -o: no\n"
+	"                          files. http(s)://: Pyroscope's /ingest; pyroscope+http(s)://: its\n"
+	"                          push API; otlp+http(s)://: OpenTelemetry (OTLP/HTTP)\n"
 	"      --push-label K=V    a label of the series (repeatable)\n"
+	"      --push-relabel OLD=NEW  rename a label the push API or OTLP gets (OLD=: drop it)\n"
 	"      --push-spool DIR    each profile kept in DIR until the store took it: a kill loses\n"
 	"                          none (bounded; without it, profiles wait in memory only)\n"
 	"      --push-series-by W  with -a, what names a process's series: service (the default: its\n"
@@ -92,6 +94,7 @@ enum {
 	OPT_SWITCH_MAX_FILES,
 	OPT_PUSH,
 	OPT_PUSH_LABEL,
+	OPT_PUSH_RELABEL,
 	OPT_PUSH_SPOOL,
 	OPT_PUSH_SERIES_BY,
 	OPT_SERVE,
@@ -210,6 +213,7 @@ int cmd_record(int argc, char **argv)
 		{"switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES},
 		{"push", required_argument, NULL, OPT_PUSH},
 		{"push-label", required_argument, NULL, OPT_PUSH_LABEL},
+		{"push-relabel", required_argument, NULL, OPT_PUSH_RELABEL},
 		{"push-spool", required_argument, NULL, OPT_PUSH_SPOOL},
 		{"push-series-by", required_argument, NULL, OPT_PUSH_SERIES_BY},
 		{"serve", required_argument, NULL, OPT_SERVE},
@@ -332,6 +336,13 @@ int cmd_record(int argc, char **argv)
 		case OPT_PUSH_LABEL:
 			if (hs_live_push_label(&lo, optarg)) {
 				cli_error("invalid --push-label '%s' (KEY=VALUE, at most %zu)", optarg, HS_ARRAY_SIZE(lo.labels));
+				goto usage_error;
+			}
+			break;
+		case OPT_PUSH_RELABEL:
+			if (hs_live_push_relabel(&lo, optarg)) {
+				cli_error("invalid --push-relabel '%s' (OLD=NEW, or OLD= to drop it; at most %zu)", optarg,
+					  HS_ARRAY_SIZE(lo.renames));
 				goto usage_error;
 			}
 			break;

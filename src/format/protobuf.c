@@ -66,6 +66,16 @@ void hs_pb_bool(struct hs_pb_buf *b, uint32_t field, bool v)
 	hs_pb_uint(b, field, v ? 1 : 0);
 }
 
+void hs_pb_fixed64(struct hs_pb_buf *b, uint32_t field, uint64_t v)
+{
+	if (!v)
+		return;
+	hs_pb_key(b, field, HS_PB_I64);
+	hs_xgrow((void **)&b->v, &b->cap, b->n + 8, 1);
+	for (int i = 0; i < 8; i++)
+		b->v[b->n++] = (uint8_t)(v >> (8 * i));
+}
+
 void hs_pb_bytes(struct hs_pb_buf *b, uint32_t field, const void *p, size_t n)
 {
 	hs_pb_key(b, field, HS_PB_LEN);

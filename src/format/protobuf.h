@@ -33,6 +33,8 @@ void hs_pb_key(struct hs_pb_buf *b, uint32_t field, enum hs_pb_wire wire);
 void hs_pb_uint(struct hs_pb_buf *b, uint32_t field, uint64_t v);
 void hs_pb_int(struct hs_pb_buf *b, uint32_t field, int64_t v);
 void hs_pb_bool(struct hs_pb_buf *b, uint32_t field, bool v);
+/* A fixed64 field (8 bytes, little-endian); omitted when zero, as the varint ones. */
+void hs_pb_fixed64(struct hs_pb_buf *b, uint32_t field, uint64_t v);
 /* A length-delimited field (string, bytes), always written, even when empty. */
 void hs_pb_bytes(struct hs_pb_buf *b, uint32_t field, const void *p, size_t n);
 /* Opens a length-delimited field whose contents follow (a sub-message or a packed list) and

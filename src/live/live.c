@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "profile/off-cpu.h"
+#include "push/labels.h"
 #include "push/service.h"
 #include "record/events.h"
 #include "record/jvm.h"
@@ -372,12 +373,21 @@ int hs_live_push_label(struct hs_live_opts *o, const char *label)
 	return 0;
 }
 
+int hs_live_push_relabel(struct hs_live_opts *o, const char *rename)
+{
+	if (!hs_relabel_ok(rename) || o->push.nrenames == HS_ARRAY_SIZE(o->renames))
+		return -1;
+	o->renames[o->push.nrenames++] = rename;
+	o->push.renames = o->renames;
+	return 0;
+}
+
 const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n)
 {
 	struct hs_periodic_opts *po = &o->periodic;
 
-	if ((o->push.nlabels || o->push.spool_dir) && !o->push.url)
-		return "--push-label and --push-spool go with --push URL";
+	if ((o->push.nlabels || o->push.nrenames || o->push.spool_dir) && !o->push.url)
+		return "--push-label, --push-relabel and --push-spool go with --push URL";
 	if (o->series_by_given && !o->push.url)
 		return "--push-series-by goes with --push URL";
 	if (o->push.url && !hs_periodic_opts_switching(po)) /* the store's usual 10 s profiles */
@@ -455,6 +465,7 @@ int hs_live_init(struct hs_live *lv, struct hs_record *rec, const struct hs_buil
 	lv->rec = rec;
 	lv->o = *o;
 	lv->o.push.labels = lv->o.labels;
+	lv->o.push.renames = lv->o.renames;
 	lv->hooks = *hooks;
 	lv->sink = (struct hs_record_sink){on_event, on_proc, on_progress, lv, on_ending, on_tick};
 	hs_builder_init(&lv->b, bo);

@@ -50,6 +50,7 @@ struct hs_live_opts {
 	 * whether by service are the recording's, set by hs_live_init()) */
 	struct hs_push_opts push;
 	const char *labels[32];
+	const char *renames[32];
 	enum hs_series_by series_by; /* --push-series-by, where series_by_given */
 	bool series_by_given;
 };
@@ -86,6 +87,8 @@ struct hs_live {
 /* Adds --push-label LABEL (o keeps it); -1 for one the store would refuse (hs_push_label_ok()),
  * or one too many. */
 int hs_live_push_label(struct hs_live_opts *o, const char *label);
+/* Adds --push-relabel OLD=NEW (o keeps it); -1 for one hs_relabel_ok() refuses, or too many */
+int hs_live_push_relabel(struct hs_live_opts *o, const char *rename);
 /* Settles o for its n outputs: --push without --switch-output pushes every 10 s; checkpoints
  * for outputs that are all files. Returns NULL, or what does not go together (a line). */
 const char *hs_live_opts_settle(struct hs_live_opts *o, const char *const *outputs, size_t n);

@@ -20,6 +20,7 @@ const struct hs_format hs_formats[] = {
 	 "two-column folded stacks",
 	 HS_TIMES_UNUSED},
 	{"pprof", {"pb.gz"}, {".pb.gz", ".pprof", ".pb"}, hs_write_pprof, NULL, NULL, HS_TIMES_IF_KEPT},
+	{"otlp", {0}, {".otlp.pb"}, hs_write_otlp, NULL, NULL, HS_TIMES_UNUSED},
 	{"speedscope", {0}, {".speedscope.json"}, hs_write_speedscope, NULL, NULL, HS_TIMES_ORDER},
 	{"txt",
 	 {"text", "report"},
@@ -28,7 +29,6 @@ const struct hs_format hs_formats[] = {
 	 hs_write_report_diff,
 	 "a text report of the changes",
 	 HS_TIMES_UNUSED},
-	/* after speedscope, whose .speedscope.json it would otherwise take */
 	{"json", {0}, {".json"}, hs_write_json, NULL, NULL, HS_TIMES_UNUSED},
 	/* prints each sample's time, but only `hotstack script` asks a perf.data for them */
 	{"script", {"perf-script"}, {0}, hs_write_script, NULL, NULL, HS_TIMES_UNUSED},
@@ -45,14 +45,19 @@ const struct hs_format *hs_format_from_path(const char *path)
 		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++)
 			if (!strcmp(path, hs_formats[i].exts[j]))
 				return NULL;
+	/* the longest extension that ends it: x.otlp.pb is OTLP's, not pprof's .pb */
+	const struct hs_format *best = NULL;
+	size_t best_len = 0;
 	for (size_t i = 0; i < hs_nformats; i++) {
 		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++) {
 			size_t k = strlen(hs_formats[i].exts[j]);
-			if (n > k && !strcmp(path + n - k, hs_formats[i].exts[j]))
-				return &hs_formats[i];
+			if (n > k && k > best_len && !strcmp(path + n - k, hs_formats[i].exts[j])) {
+				best = &hs_formats[i];
+				best_len = k;
+			}
 		}
 	}
-	return NULL;
+	return best;
 }
 
 const struct hs_format *hs_format_from_name(const char *name)

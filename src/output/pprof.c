@@ -302,7 +302,7 @@ static void strings(struct pprof_writer *w)
 }
 
 /* gzip (RFC 1952) via zlib: windowBits 15 + 16 asks deflate for the gzip wrapper. */
-static int gzip_out(const uint8_t *data, size_t len, struct hs_outfile *out)
+int hs_gzip_out(const uint8_t *data, size_t len, struct hs_outfile *out)
 {
 	z_stream z;
 	uint8_t chunk[64 * 1024];
@@ -357,7 +357,7 @@ static int write_profile(const struct hs_profile *p, struct hs_outfile *out)
 	}
 	if (p->types.n)
 		hs_pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, p->types.v[p->types.n - 1].type);
-	e = gzip_out(b->v, b->n, out);
+	e = hs_gzip_out(b->v, b->n, out);
 	hs_pb_buf_release(b);
 	if (e < 0)
 		return e;

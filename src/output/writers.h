@@ -20,6 +20,10 @@ int hs_write_pprof(const struct hs_profile *p, const struct hs_output_opts *o, s
 int hs_write_report(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_script(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+/* Writes data[len] to out gzip-compressed (RFC 1952): 0 or a negative errno */
+int hs_gzip_out(const uint8_t *data, size_t len, struct hs_outfile *out);
+/* OTLP profiles (otlp.h): an ExportProfilesServiceRequest, a resource per process */
+int hs_write_otlp(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 /* The text report's form with o->annotate: samples per source line of each function it names,
  * hottest first (at most o->top, default 20), with the source text where the file can be read. */

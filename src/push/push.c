@@ -12,8 +12,10 @@
 
 #include <curl/curl.h>
 
+#include "output/otlp.h"
 #include "output/writers.h"
 #include "profile/filter.h"
+#include "push/labels.h"
 #include "push/service.h"
 #include "push/spool.h"
 #include "util/error.h"
@@ -65,6 +67,18 @@ static int curl_open(struct hs_error *err)
 	return 0;
 }
 
+/* The protocols a store speaks, by the URL's scheme */
+enum proto {
+	PROTO_INGEST, /* http(s)://: Pyroscope's POST /ingest, a pprof per series */
+	PROTO_OTLP,   /* otlp+http(s)://: OTLP/HTTP, an ExportProfilesServiceRequest per period */
+	PROTO_PUSH,   /* pyroscope+http(s)://: Pyroscope's push.v1 PusherService/Push (Connect), a
+	               * PushRequest per series */
+};
+static const enum hs_spool_kind spool_kind[] = {HS_SPOOL_INGEST, HS_SPOOL_OTLP, HS_SPOOL_PUSH};
+#define PUSH_PATH "/push.v1.PusherService/Push"
+/* the series name an OTLP request is queued and spooled under: it holds every service */
+#define OTLP_SERIES "otlp"
+
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
 #define WHY_MAX 200 /* of the store's answer, in a message */
@@ -78,11 +92,13 @@ struct item {
 	size_t len;
 };
 
-enum note_kind { NOTE_DOWN, NOTE_UP, NOTE_REFUSED, NOTE_DROPPED, NOTE_SPOOL, NOTE_FOREIGN, NOTE_KINDS };
+enum note_kind { NOTE_DOWN, NOTE_UP, NOTE_REFUSED, NOTE_DROPPED, NOTE_SPOOL, NOTE_FOREIGN, NOTE_KIND, NOTE_KINDS };
 
 struct hs_push {
 	struct hs_push_opts o;
-	char *url;                /* the ingest endpoint */
+	enum proto proto;
+	char host[256];           /* the machine's name, for labels */
+	char *url;                /* the endpoint (http or https) */
 	char *shown;              /* ... as messages show it: no password */
 	char *auth_header, *tenant_header;
 	char *userpwd;
@@ -188,6 +204,11 @@ static size_t body_read(char *buf, size_t size, size_t n, void *arg)
 
 	if (!want)
 		return 0;
+	if (o->body) {
+		memcpy(buf, o->body + o->pos, want);
+		o->pos += want;
+		return want;
+	}
 	do
 		k = pread(o->fd, buf, want, (off_t)(o->off + o->pos));
 	while (k < 0 && errno == EINTR);
@@ -261,7 +282,7 @@ static enum sent send_one(struct hs_push *ps, struct out *o, char *why, size_t w
 	struct hs_strbuf url = {0};
 	struct answer answer = {0};
 	struct curl_slist *headers = NULL;
-	curl_mime *mime;
+	curl_mime *mime = NULL;
 	curl_mimepart *part;
 	char *name, key[96];
 	long status = 0, timeout = HS_PUSH_REQUEST_SECS * 1000L;
@@ -275,29 +296,48 @@ static enum sent send_one(struct hs_push *ps, struct out *o, char *why, size_t w
 	}
 	if (cut)
 		timeout = HS_MAX(1L, HS_MIN(timeout, (long)(cut - HS_MIN(cut, now))));
-	/* from and until in seconds, both rounded down: periods that share an end share it */
-	name = curl.easy_escape(c, o->name, 0);
-	hs_strbuf_addf(&url, "%s%cname=%s&from=%lld&until=%lld&format=pprof&sampleRate=%u&spyName=hotstack", ps->url,
-		       strchr(ps->url, '?') ? '&' : '?', name, (long long)(o->from / 1000000000),
-		       (long long)(o->until / 1000000000), ps->o.sample_rate);
-	curl.free(name);
 	idempotency_key(o, key, sizeof(key));
 	headers = curl.slist_append(headers, key);
 	if (ps->auth_header)
 		headers = curl.slist_append(headers, ps->auth_header);
 	if (ps->tenant_header)
 		headers = curl.slist_append(headers, ps->tenant_header);
-	mime = curl.mime_init(c);
-	part = curl.mime_addpart(mime);
-	curl.mime_name(part, "profile");
-	curl.mime_filename(part, "profile.pprof");
-	curl.mime_type(part, "application/octet-stream");
-	if (o->body)
-		curl.mime_data(part, (const char *)o->body, o->len);
-	else
-		curl.mime_data_cb(part, (curl_off_t)o->len, body_read, body_seek, NULL, o);
+	if (ps->proto == PROTO_INGEST) {
+		/* from and until in seconds, both rounded down: periods that share an end share it */
+		name = curl.easy_escape(c, o->name, 0);
+		hs_strbuf_addf(&url, "%s%cname=%s&from=%lld&until=%lld&format=pprof&sampleRate=%u&spyName=hotstack",
+			       ps->url, strchr(ps->url, '?') ? '&' : '?', name, (long long)(o->from / 1000000000),
+			       (long long)(o->until / 1000000000), ps->o.sample_rate);
+		curl.free(name);
+		mime = curl.mime_init(c);
+		part = curl.mime_addpart(mime);
+		curl.mime_name(part, "profile");
+		curl.mime_filename(part, "profile.pprof");
+		curl.mime_type(part, "application/octet-stream");
+		if (o->body)
+			curl.mime_data(part, (const char *)o->body, o->len);
+		else
+			curl.mime_data_cb(part, (curl_off_t)o->len, body_read, body_seek, NULL, o);
+		curl.easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	} else {
+		hs_strbuf_adds(&url, ps->url);
+		if (ps->proto == PROTO_OTLP) {
+			headers = curl.slist_append(headers, "Content-Type: application/x-protobuf");
+			headers = curl.slist_append(headers, "Content-Encoding: gzip");
+			headers = curl.slist_append(headers, "OTLP-Profiles-Development-Version: " HS_OTLP_DEV_VERSION);
+		} else { /* Connect's unary call: the message as the body */
+			headers = curl.slist_append(headers, "Content-Type: application/proto");
+			headers = curl.slist_append(headers, "Connect-Protocol-Version: 1");
+		}
+		headers = curl.slist_append(headers, "Expect:"); /* no 100-continue round trip */
+		curl.easy_setopt(c, CURLOPT_POST, 1L);
+		curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->len);
+		curl.easy_setopt(c, CURLOPT_READFUNCTION, body_read);
+		curl.easy_setopt(c, CURLOPT_READDATA, o);
+		curl.easy_setopt(c, CURLOPT_SEEKFUNCTION, body_seek);
+		curl.easy_setopt(c, CURLOPT_SEEKDATA, o);
+	}
 	curl.easy_setopt(c, CURLOPT_URL, hs_strbuf_str(&url));
-	curl.easy_setopt(c, CURLOPT_MIMEPOST, mime);
 	curl.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	if (ps->userpwd) {
 		curl.easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
@@ -552,15 +592,24 @@ static void make_room(struct hs_push *ps, size_t len)
 	}
 }
 
-static void enqueue(struct hs_push *ps, char *name, int64_t from, int64_t until, const struct hs_profile *p)
+/* p as a gzipped pprof */
+static uint8_t *pprof_body(const struct hs_profile *p, size_t *len)
 {
 	struct hs_outfile out;
 	struct hs_output_opts oo = {0};
-	struct item *it = hs_xcalloc(1, sizeof(*it));
 
 	hs_outfile_open_mem(&out);
 	hs_write_pprof(p, &oo, &out);
-	it->body = hs_outfile_take_mem(&out, &it->len);
+	return hs_outfile_take_mem(&out, len);
+}
+
+/* Queues body[len] (taken) of series name (taken) over [from, until): to the spool, else memory */
+static void enqueue(struct hs_push *ps, char *name, int64_t from, int64_t until, uint8_t *body, size_t len)
+{
+	struct item *it = hs_xcalloc(1, sizeof(*it));
+
+	it->body = body;
+	it->len = len;
 	it->name = name;
 	it->from = from;
 	it->until = until;
@@ -580,6 +629,120 @@ static void enqueue(struct hs_push *ps, char *name, int64_t from, int64_t until,
 	pthread_mutex_unlock(&ps->lock);
 }
 
+/* A label of a PushRequest's series */
+static void push_label(struct hs_pb_buf *b, const char *name, const char *value)
+{
+	size_t m = hs_pb_begin(b, 1);
+
+	hs_pb_bytes(b, 1, name, strlen(name));
+	hs_pb_bytes(b, 2, value, strlen(value));
+	hs_pb_end(b, m);
+}
+
+static int label_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A PushRequest (push.v1) of one series: p's service's labels, sorted by name as the store keeps
+ * them, and the gzipped pprof with an id that is the same whenever this period's profile of this
+ * series is sent */
+static uint8_t *push_body(struct hs_push *ps, const char *service, const int32_t *pids, size_t npids,
+			  const struct hs_profile *p, int64_t from, size_t *len)
+{
+	struct hs_labels l;
+	struct hs_pb_buf b = {0};
+	char *names[HS_LABELS_MAX + 3], prom[HS_LABELS_MAX][128], id[40];
+	const char *values[HS_LABELS_MAX + 3];
+	size_t n = 0, pl, series, sample;
+	uint8_t *pprof = pprof_body(p, &pl);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	hs_labels_of(&l, service, ps->host, pids, npids, ps->o.labels, ps->o.nlabels, ps->o.renames, ps->o.nrenames);
+	series = hs_pb_begin(&b, 1);
+	/* the profile's name (its sample types are in the pprof), and that it is one period's
+	 * samples alone, not a running total the store should take the difference of */
+	names[n] = "__name__", values[n++] = "process_cpu";
+	names[n] = "__delta__", values[n++] = "false";
+	for (size_t i = 0; i < l.n; i++) {
+		/* a pid or a path is no series of its own: Pyroscope keeps a series per label set */
+		if (l.v[i].is_num || !strcmp(l.v[i].key, "process.executable.path"))
+			continue;
+		names[n] = (char *)hs_label_prom_name(l.v[i].key, prom[i], sizeof(prom[i]));
+		values[n++] = l.v[i].value;
+	}
+	{
+		size_t ix[HS_LABELS_MAX + 3];
+		const char *keyed[HS_LABELS_MAX + 3][2];
+		for (size_t i = 0; i < n; i++)
+			keyed[i][0] = names[i], keyed[i][1] = values[i], ix[i] = i;
+		qsort(keyed, n, sizeof(keyed[0]), label_cmp);
+		for (size_t i = 0; i < n; i++) {
+			push_label(&b, keyed[i][0], keyed[i][1]);
+			h = (h ^ (uint64_t)strlen(keyed[i][1])) * 0x100000001b3ULL;
+			for (const char *c = keyed[i][0]; *c; c++)
+				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+			for (const char *c = keyed[i][1]; *c; c++)
+				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+		}
+		(void)ix;
+	}
+	sample = hs_pb_begin(&b, 2);
+	hs_pb_bytes(&b, 1, pprof, pl);
+	/* a UUID (version 4's form) made of the series and the period */
+	snprintf(id, sizeof(id), "%08x-%04x-4%03x-8%03x-%012llx", (unsigned)(h >> 32), (unsigned)(h >> 16) & 0xffff,
+		 (unsigned)h & 0xfff, (unsigned)((uint64_t)from >> 52) & 0xfff,
+		 (unsigned long long)((uint64_t)from & 0xffffffffffffULL));
+	hs_pb_bytes(&b, 2, id, strlen(id));
+	hs_pb_end(&b, sample);
+	hs_pb_end(&b, series);
+	free(pprof);
+	hs_labels_release(&l);
+	*len = b.n;
+	return b.v;
+}
+
+/* The resource of one service, as OTLP's attributes */
+static struct hs_otlp_attr *otlp_attrs(const struct hs_labels *l)
+{
+	struct hs_otlp_attr *a = hs_xcalloc(l->n + 1, sizeof(*a));
+
+	for (size_t i = 0; i < l->n; i++)
+		a[i] = (struct hs_otlp_attr){l->v[i].key, l->v[i].is_num ? NULL : l->v[i].value, l->v[i].num};
+	return a;
+}
+
+/* An ExportProfilesServiceRequest of the period, a resource per service, gzipped */
+static uint8_t *otlp_body(struct hs_push *ps, const struct hs_profile *p, const struct hs_service_groups *g,
+			  size_t *len)
+{
+	size_t n = g ? g->n : 1;
+	struct hs_labels *l = hs_xcalloc(n, sizeof(*l));
+	struct hs_otlp_resource *res = hs_xcalloc(n, sizeof(*res));
+	struct hs_pb_buf b = {0};
+	struct hs_outfile out;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = g ? g->v[i].name : ps->o.service;
+		const int32_t *pids = g ? g->v[i].pids : NULL;
+		size_t npids = g ? g->v[i].npids : 0;
+		hs_labels_of(&l[i], name, ps->host, pids, npids, ps->o.labels, ps->o.nlabels, ps->o.renames,
+			     ps->o.nrenames);
+		res[i] = (struct hs_otlp_resource){otlp_attrs(&l[i]), l[i].n, pids, npids};
+	}
+	hs_otlp_encode(p, res, n, &b);
+	hs_outfile_open_mem(&out);
+	hs_gzip_out(b.v, b.n, &out);
+	hs_pb_buf_release(&b);
+	for (size_t i = 0; i < n; i++) {
+		free((void *)res[i].attrs);
+		hs_labels_release(&l[i]);
+	}
+	free(res);
+	free(l);
+	return hs_outfile_take_mem(&out, len);
+}
+
 static char *series_name(const struct hs_push *ps, const char *service)
 {
 	struct hs_strbuf sb = {0};
@@ -594,7 +757,8 @@ static char *series_name(const struct hs_push *ps, const char *service)
 
 void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t from_ns, int64_t until_ns)
 {
-	struct hs_service_groups g;
+	struct hs_service_groups g = {0};
+	size_t len;
 
 	/* no overlap with the last period, even where the clock was set back */
 	from_ns = HS_MAX(from_ns, ps->last_until);
@@ -602,22 +766,32 @@ void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t fro
 	ps->last_until = until_ns;
 	if (!p->samples.n)
 		return;
-	if (!ps->o.by_service) {
-		enqueue(ps, series_name(ps, ps->o.service), from_ns, until_ns, p);
-	} else {
+	if (ps->o.by_service)
 		hs_service_group(ps->o.services, p, &g);
+	if (ps->proto == PROTO_OTLP) { /* one request: a resource per service */
+		uint8_t *body = otlp_body(ps, p, ps->o.by_service ? &g : NULL, &len);
+		enqueue(ps, hs_xstrdup(OTLP_SERIES), from_ns, until_ns, body, len);
+	} else if (!ps->o.by_service) {
+		uint8_t *body = ps->proto == PROTO_PUSH ? push_body(ps, ps->o.service, NULL, 0, p, from_ns, &len)
+							: pprof_body(p, &len);
+		enqueue(ps, series_name(ps, ps->o.service), from_ns, until_ns, body, len);
+	} else {
 		for (size_t i = 0; i < g.n; i++) {
 			struct hs_filter f = {0};
 			struct hs_profile *q;
 			f.pids.v = g.v[i].pids;
 			f.pids.n = g.v[i].npids;
-			if (!hs_profile_filter(p, &f, &q)) {
-				enqueue(ps, series_name(ps, g.v[i].name), from_ns, until_ns, q);
-				hs_profile_free(q);
-			}
+			if (hs_profile_filter(p, &f, &q))
+				continue;
+			uint8_t *body = ps->proto == PROTO_PUSH
+						? push_body(ps, g.v[i].name, g.v[i].pids, g.v[i].npids, q, from_ns, &len)
+						: pprof_body(q, &len);
+			enqueue(ps, series_name(ps, g.v[i].name), from_ns, until_ns, body, len);
+			hs_profile_free(q);
 		}
-		hs_service_groups_release(&g);
 	}
+	if (ps->o.by_service)
+		hs_service_groups_release(&g);
 	/* the period's names made durable at once, rather than one sync per series */
 	if (ps->spool_unsynced) {
 		hs_spool_sync(ps->spool);
@@ -642,31 +816,59 @@ int hs_push_note(struct hs_push *ps, char **msg)
 
 /* ---- start and end ---- */
 
-static int check_url(const char *url, char **ret, struct hs_error *err)
+/* The URL's scheme: the protocol, the HTTP scheme it goes over, and the endpoint's path where
+ * the URL gives the store's address alone */
+static const struct scheme {
+	const char *prefix;
+	enum proto proto;
+	const char *http;
+	const char *path;
+} schemes[] = {
+	{"http://", PROTO_INGEST, "http://", "/ingest"},
+	{"https://", PROTO_INGEST, "https://", "/ingest"},
+	{"otlp+http://", PROTO_OTLP, "http://", HS_OTLP_PATH},
+	{"otlp+https://", PROTO_OTLP, "https://", HS_OTLP_PATH},
+	{"pyroscope+http://", PROTO_PUSH, "http://", PUSH_PATH},
+	{"pyroscope+https://", PROTO_PUSH, "https://", PUSH_PATH},
+	{"pyroscope+push://", PROTO_PUSH, "http://", PUSH_PATH},
+};
+
+static int check_url(const char *url, enum proto *proto, char **ret, struct hs_error *err)
 {
+	const struct scheme *sc = NULL;
 	const char *rest;
 	struct hs_strbuf sb = {0};
 	char *shown = hs_push_url_shown(url);
 	int rc = 0;
 
-	if (!strncmp(url, "http://", 7))
-		rest = url + 7;
-	else if (!strncmp(url, "https://", 8))
-		rest = url + 8;
-	else {
-		rc = hs_error_set(err, -EINVAL, "'%s' is not an http:// or https:// URL", shown);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(schemes) && !sc; i++)
+		if (!strncmp(url, schemes[i].prefix, strlen(schemes[i].prefix)))
+			sc = &schemes[i];
+	if (!sc) {
+		if (!strncmp(url, "otlp://", 7) || !strncmp(url, "otlp+grpc://", 12))
+			rc = hs_error_set(err, -EINVAL,
+					  "'%s': OTLP over gRPC is not supported; use OTLP over HTTP, otlp+http://HOST:PORT "
+					  "(the Collector's port 4318, Pyroscope's 4040)",
+					  shown);
+		else
+			rc = hs_error_set(err, -EINVAL,
+					  "'%s' is not a URL hotstack pushes to: http(s):// (Pyroscope's /ingest), "
+					  "pyroscope+http(s):// (its push API), otlp+http(s):// (OpenTelemetry)",
+					  shown);
 		goto out;
 	}
+	rest = url + strlen(sc->prefix);
 	if (!*rest || *rest == '/' || strpbrk(url, " \t\n\"<>\\^`{|}")) {
 		rc = hs_error_set(err, -EINVAL, "'%s' is not a URL with a host", shown);
 		goto out;
 	}
-	hs_strbuf_adds(&sb, url);
-	/* the store's address alone: its ingest endpoint */
+	*proto = sc->proto;
+	hs_strbuf_addf(&sb, "%s%s", sc->http, rest);
+	/* the store's address alone: its endpoint */
 	if (!strchr(rest, '/'))
-		hs_strbuf_adds(&sb, "/ingest");
+		hs_strbuf_adds(&sb, sc->path);
 	else if (rest[strlen(rest) - 1] == '/')
-		hs_strbuf_adds(&sb, "ingest");
+		hs_strbuf_adds(&sb, sc->path + 1);
 	*ret = hs_strbuf_detach(&sb);
 out:
 	free(shown);
@@ -700,8 +902,10 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 	ps->o.queue_bytes = o->queue_bytes ? o->queue_bytes : HS_PUSH_QUEUE_BYTES;
 	ps->o.spool_bytes = o->spool_bytes ? o->spool_bytes : HS_PUSH_SPOOL_BYTES;
 	ps->o.flush_secs = o->flush_secs > 0 ? o->flush_secs : HS_PUSH_FLUSH_SECS;
-	if ((rc = check_url(o->url, &ps->url, err)))
+	if ((rc = check_url(o->url, &ps->proto, &ps->url, err)))
 		goto fail;
+	if (gethostname(ps->host, sizeof(ps->host) - 1))
+		ps->host[0] = 0;
 	ps->shown = hs_push_url_shown(ps->url);
 	if (token && *token && user && *user) {
 		rc = hs_error_set(err, -EINVAL, "HOTSTACK_PUSH_TOKEN and HOTSTACK_PUSH_USER are both set: one of them");
@@ -711,7 +915,7 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 		rc = hs_error_set(err, -EINVAL, "HOTSTACK_PUSH_USER is set without HOTSTACK_PUSH_PASSWORD");
 		goto fail;
 	}
-	if (o->spool_dir && (rc = hs_spool_open(&ps->spool, o->spool_dir, ps->o.spool_bytes, err)))
+	if (o->spool_dir && (rc = hs_spool_open(&ps->spool, o->spool_dir, ps->o.spool_bytes, spool_kind[ps->proto], err)))
 		goto fail;
 	if ((rc = curl_open(err)))
 		goto fail;
@@ -729,6 +933,10 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 	}
 	if (ps->spool) {
 		ps->st.from_spool = hs_spool_count(ps->spool);
+		if (ps->spool->other_kind)
+			note(ps, NOTE_KIND, "'%s/%s'%s spooled for another protocol: left for a push with it",
+			     ps->spool->path, ps->spool->other_kind_name,
+			     ps->spool->other_kind > 1 ? " and other profiles in the spool were" : " was");
 		if (ps->spool->foreign)
 			note(ps, NOTE_FOREIGN, "'%s/%s'%s not a profile hotstack spooled: left alone", ps->spool->path,
 			     ps->spool->foreign_name,

@@ -37,6 +37,9 @@ struct hs_push_opts {
 	const char *url;            /* http(s)://HOST[:PORT][/PATH]: /ingest where no path is given */
 	const char *const *labels;  /* "KEY=VALUE", each checked by hs_push_label_ok() */
 	size_t nlabels;
+	const char *const *renames; /* "OLD=NEW" (labels.h), each checked by hs_relabel_ok(): for the
+	                             * push API's and OTLP's labels */
+	size_t nrenames;
 	const char *service;        /* the series' name (copied) unless by_service */
 	bool by_service;            /* a series per service: each sample's process's systemd unit,
 	                             * container or program (push/service.h) */

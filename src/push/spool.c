@@ -17,9 +17,12 @@
 
 /* A spool file: "HSPUSH2 FROM UNTIL NAMELEN BODYLEN\n", the series name, "\n", the body. The
  * lengths make the file's size exact, so a file cut short or grown is not taken for one.
- * HSPUSH1 files (earlier versions: no BODYLEN, the body the rest) are still read. */
+ * HSPUSH1 files (earlier versions: no BODYLEN, the body the rest) are still read. The other
+ * kinds' files (enum hs_spool_kind) are "HSPUSH3 FROM UNTIL NAMELEN BODYLEN KIND\n", then the
+ * same; an ingest profile is still written as HSPUSH2, which earlier versions read too. */
 #define MAGIC "HSPUSH2"
 #define MAGIC_V1 "HSPUSH1"
+#define MAGIC_V3 "HSPUSH3"
 #define HEADER_MAX 128
 
 void hs_spool_name(const struct hs_spool_entry *e, char *buf, size_t cap)
@@ -78,7 +81,7 @@ static int read_header(int fd, uint64_t size, struct hs_spool_reader *r)
 	char buf[HEADER_MAX + HS_SPOOL_NAME_MAX + 2];
 	char magic[8];
 	long long from, until;
-	unsigned long long namelen, bodylen = 0;
+	unsigned long long namelen, bodylen = 0, kind = HS_SPOOL_INGEST;
 	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
 	char *nl;
 	int fields = 0, used = 0;
@@ -95,7 +98,11 @@ static int read_header(int fd, uint64_t size, struct hs_spool_reader *r)
 		fields = sscanf(buf, "%7s %lld %lld %llu%n", magic, &from, &until, &namelen, &used) + 1;
 	else if (!strncmp(buf, MAGIC " ", 8))
 		fields = sscanf(buf, "%7s %lld %lld %llu %llu%n", magic, &from, &until, &namelen, &bodylen, &used);
-	if (fields != 5 || buf + used != nl || from < 0 || until < from || namelen > HS_SPOOL_NAME_MAX)
+	else if (!strncmp(buf, MAGIC_V3 " ", 8))
+		fields = sscanf(buf, "%7s %lld %lld %llu %llu %llu%n", magic, &from, &until, &namelen, &bodylen, &kind,
+				&used) - 1;
+	if (fields != 5 || buf + used != nl || from < 0 || until < from || namelen > HS_SPOOL_NAME_MAX ||
+	    kind >= HS_SPOOL_KINDS)
 		return -EBADMSG;
 	r->body_off = (uint64_t)(nl + 1 - buf) + namelen + 1;
 	if ((uint64_t)got < r->body_off || buf[r->body_off - 1] != '\n' || memchr(nl + 1, 0, namelen) ||
@@ -110,6 +117,7 @@ static int read_header(int fd, uint64_t size, struct hs_spool_reader *r)
 	r->from = from;
 	r->until = until;
 	r->body_len = bodylen;
+	r->kind = (enum hs_spool_kind)kind;
 	return 0;
 }
 
@@ -186,6 +194,11 @@ static int scan(struct hs_spool *sp)
 			goto foreign;
 		}
 		close(f);
+		if (r.kind != sp->kind) {
+			if (!sp->other_kind++)
+				sp->other_kind_name = hs_xstrdup(de->d_name);
+			continue;
+		}
 		e.size = (uint64_t)st.st_size;
 		if (sp->n == sp->cap) {
 			sp->cap = sp->cap ? sp->cap * 2 : 64;
@@ -205,12 +218,14 @@ foreign:
 	return 0;
 }
 
-int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, struct hs_error *err)
+int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, enum hs_spool_kind kind,
+		  struct hs_error *err)
 {
 	struct hs_spool *sp = hs_xcalloc(1, sizeof(*sp));
 	struct stat st;
 	int rc;
 
+	sp->kind = kind;
 	sp->dirfd = -1;
 	sp->path = hs_xstrdup(dir);
 	sp->max_bytes = max_bytes;
@@ -277,6 +292,7 @@ void hs_spool_close(struct hs_spool *sp)
 		close(sp->dirfd);
 	free(sp->v);
 	free(sp->foreign_name);
+	free(sp->other_kind_name);
 	free(sp->path);
 	free(sp);
 }
@@ -305,7 +321,12 @@ int hs_spool_write(struct hs_spool *sp, const char *series, int64_t from, int64_
 	struct hs_spool_entry e;
 	int n, fd, rc;
 
-	n = snprintf(head, sizeof(head), MAGIC " %lld %lld %zu %zu\n", (long long)from, (long long)until, namelen, len);
+	if (sp->kind == HS_SPOOL_INGEST)
+		n = snprintf(head, sizeof(head), MAGIC " %lld %lld %zu %zu\n", (long long)from, (long long)until, namelen,
+			     len);
+	else
+		n = snprintf(head, sizeof(head), MAGIC_V3 " %lld %lld %zu %zu %d\n", (long long)from, (long long)until,
+			     namelen, len, (int)sp->kind);
 	if (namelen > HS_SPOOL_NAME_MAX || from < 0 || (uint64_t)n + namelen + 1 + len > HS_SPOOL_FILE_MAX)
 		return -EOVERFLOW;
 	e.from = from;

@@ -20,6 +20,16 @@ struct hs_error;
 /* The longest series name a spool file holds */
 #define HS_SPOOL_NAME_MAX 4096
 
+/* What a spooled profile's body is, as the protocol that sends it needs it: a recording pushing
+ * with one protocol leaves the others' profiles alone (kept for a recording that pushes with
+ * theirs). Earlier versions' files are HS_SPOOL_INGEST. */
+enum hs_spool_kind {
+	HS_SPOOL_INGEST = 0, /* gzipped pprof, for Pyroscope's /ingest */
+	HS_SPOOL_OTLP,       /* a gzipped OTLP ExportProfilesServiceRequest */
+	HS_SPOOL_PUSH,       /* a Pyroscope push.v1 PushRequest */
+	HS_SPOOL_KINDS
+};
+
 /* One profile in the spool: its file is FROM-SEQ.push, FROM its period's start (ns since the
  * epoch) and SEQ a count that orders the profiles of one period. Oldest first is (from, seq). */
 struct hs_spool_entry {
@@ -41,6 +51,10 @@ struct hs_spool {
 	size_t foreign;
 	char *foreign_name;
 	size_t stale;
+	/* the profiles of other kinds than the recording's: left alone, the first one's name kept */
+	enum hs_spool_kind kind;
+	size_t other_kind;
+	char *other_kind_name;
 };
 
 /* What a spooled profile's file says of it; series points into the reader. */
@@ -48,18 +62,21 @@ struct hs_spool_reader {
 	int fd;
 	char series[HS_SPOOL_NAME_MAX + 1];
 	int64_t from, until;
-	uint64_t body_off, body_len; /* the pprof, gzipped */
+	uint64_t body_off, body_len; /* the body, as its kind has it */
+	enum hs_spool_kind kind;
 };
 
-/* Opens the spool dir for a recording: made (0700) where missing; refused where it is a
- * link, not a directory, not owned by this process's user, writable by group or others, or
- * used by another recording (a lock held while it is open). Indexes the profiles earlier
- * recordings left, removes the temporary files a kill left, and counts the files it leaves
- * alone. Returns 0, or a negative errno with err said. */
-int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, struct hs_error *err);
+/* Opens the spool dir for a recording that pushes profiles of kind: made (0700) where missing;
+ * refused where it is a link, not a directory, not owned by this process's user, writable by
+ * group or others, or used by another recording (a lock held while it is open). Indexes the
+ * profiles of that kind earlier recordings left, removes the temporary files a kill left, and
+ * counts the files it leaves alone (others', and profiles of other kinds). Returns 0, or a
+ * negative errno with err said. */
+int hs_spool_open(struct hs_spool **ret, const char *dir, uint64_t max_bytes, enum hs_spool_kind kind,
+		  struct hs_error *err);
 /* Closes the spool (the lock released) and frees it; NULL is fine. */
 void hs_spool_close(struct hs_spool *sp);
-/* Writes the profile body[len] of series over [from, until) to a new file, complete and
+/* Writes the profile body[len] of series over [from, until), of the spool's kind, to a new file, complete and
  * synced before it gets its name; its entry in *ret (not yet in the index: hs_spool_add()).
  * The directory itself is synced by hs_spool_sync(). May run beside the index's users.
  * Returns 0, -EOVERFLOW for a profile over HS_SPOOL_FILE_MAX, or a negative errno. */

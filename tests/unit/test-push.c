@@ -634,7 +634,7 @@ static struct hs_spool *spool_open_ok(const char *dir)
 	struct hs_spool *sp = NULL;
 	struct hs_error err = {0};
 
-	if (hs_spool_open(&sp, dir, 1 << 20, &err))
+	if (hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_INGEST, &err))
 		fail_msg("cannot open the spool: %s", err.detail);
 	return sp;
 }
@@ -643,7 +643,7 @@ static int spool_open_err(const char *dir, const char *want)
 {
 	struct hs_spool *sp = NULL;
 	struct hs_error err = {0};
-	int rc = hs_spool_open(&sp, dir, 1 << 20, &err);
+	int rc = hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_INGEST, &err);
 
 	assert_true(rc < 0);
 	assert_null(sp);
@@ -776,7 +776,7 @@ static void test_spool_room(void **state)
 	(void)state;
 
 	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-spool"), 0);
-	assert_int_equal(hs_spool_open(&sp, dir, 1000, &err), 0);
+	assert_int_equal(hs_spool_open(&sp, dir, 1000, HS_SPOOL_INGEST, &err), 0);
 	for (int i = 0; i < 4; i++)
 		put(sp, "s{}", 1000 * (i + 1), "0123456789012345678901234567890123456789");
 	one = hs_spool_oldest(sp)->size;
@@ -787,7 +787,7 @@ static void test_spool_room(void **state)
 	assert_true(hs_spool_oldest(sp)->from == 4000);
 	hs_spool_close(sp);
 	/* only the one left is on disk */
-	assert_int_equal(hs_spool_open(&sp, dir, 1000, &err), 0);
+	assert_int_equal(hs_spool_open(&sp, dir, 1000, HS_SPOOL_INGEST, &err), 0);
 	assert_int_equal(hs_spool_count(sp), 1);
 	assert_true(hs_spool_oldest(sp)->from == 4000);
 	hs_spool_close(sp);
