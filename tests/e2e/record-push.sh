@@ -126,7 +126,7 @@ query "$dir/in4/1.json" name | grep -q '{host=testhost}$' || fail "the agent's s
 
 # 5. what is refused, at once
 expect_status 2 "$HOTSTACK" record -a -d 1 --push ftp://example
-expect_stderr "not an http:// or https:// URL"
+expect_stderr "is not a URL hotstack pushes to: http\\(s\\):// \\(Pyroscope.s /ingest\\)"
 expect_status 2 "$HOTSTACK" record -a -d 1 --push http://127.0.0.1:1 --push-label 'bad label'
 expect_stderr "invalid --push-label"
 expect_status 2 "$HOTSTACK" record -a -d 1 --push-label env=x -o "$dir/x.folded"
