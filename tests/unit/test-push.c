@@ -21,6 +21,9 @@
 
 #include "format/elf.h"
 #include "helpers.h"
+#include "format/protobuf.h"
+#include "output/otlp.h"
+#include "push/labels.h"
 #include "push/push.h"
 #include "push/service.h"
 #include "push/spool.h"
@@ -794,6 +797,189 @@ static void test_spool_room(void **state)
 	hs_test_rmtree(dir);
 }
 
+
+/* A container's full id in /proc/PID/cgroup's text, for the container.id label: after each
+ * runtime's prefix and under docker's directory; none in a unit's, nor a run of 63 or 65
+ * digits or capitals */
+static void test_container_id(void **state)
+{
+	static const char hex[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	static const char *const yes[][2] = {
+		{"0::/system.slice/docker-", ".scope\n"},
+		{"0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-", ".scope\n"},
+		{"0::/machine.slice/libpod-", ".scope/container\n"},
+		{"0::/kubepods/besteffort/pod1/crio-", ".scope\n"},
+		{"12:pids:/docker/", "\n0::/\n"},
+	};
+	char text[256], id[65];
+	(void)state;
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(yes); i++) {
+		snprintf(text, sizeof(text), "%s%s%s", yes[i][0], hex, yes[i][1]);
+		assert_true(hs_container_id(text, id));
+		assert_string_equal(id, hex);
+	}
+	assert_false(hs_container_id("0::/system.slice/nginx.service\n", id));
+	snprintf(text, sizeof(text), "0::/system.slice/docker-%.63s.scope\n", hex);
+	assert_false(hs_container_id(text, id));
+	snprintf(text, sizeof(text), "0::/system.slice/docker-%s0.scope\n", hex);
+	assert_false(hs_container_id(text, id));
+	snprintf(text, sizeof(text), "0::/system.slice/docker-%.60sABCD.scope\n", hex);
+	assert_false(hs_container_id(text, id));
+}
+
+static const struct hs_label *label(const struct hs_labels *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
+/* A service's labels: the machine's (this process: its program and pid), the user's over
+ * them, renamed and dropped by either form of a name */
+static void test_labels_of(void **state)
+{
+	static const char *const user[] = {"env=prod", "host.name=chosen"};
+	static const char *const renames[] = {"process_executable_name=exe", "process.pid=", "nothing=x"};
+	int32_t self = (int32_t)getpid(), none = 0;
+	struct hs_labels l;
+	char prom[64];
+	(void)state;
+
+	hs_labels_of(&l, "svc", "h1", &self, 1, NULL, 0, NULL, 0);
+	assert_string_equal(label(&l, "service.name")->value, "svc");
+	assert_string_equal(label(&l, "host.name")->value, "h1");
+	assert_string_equal(label(&l, "process.executable.name")->value, "test-push");
+	assert_non_null(strstr(label(&l, "process.executable.path")->value, "/tests/unit/test-push"));
+	assert_true(label(&l, "process.pid")->is_num);
+	assert_int_equal(label(&l, "process.pid")->num, self);
+	assert_null(label(&l, "container.id")); /* the test runs in no container's cgroup here */
+	hs_labels_release(&l);
+
+	hs_labels_of(&l, "svc", "h1", &self, 1, user, 2, renames, 3);
+	assert_string_equal(label(&l, "env")->value, "prod");
+	assert_string_equal(label(&l, "host.name")->value, "chosen");
+	assert_null(label(&l, "process.executable.name"));
+	assert_string_equal(label(&l, "exe")->value, "test-push");
+	assert_null(label(&l, "process.pid"));
+	assert_null(label(&l, "x"));
+	hs_labels_release(&l);
+
+	/* a service of processes all gone: what is known without them */
+	hs_labels_of(&l, "svc", "", &none, 1, NULL, 0, NULL, 0);
+	assert_int_equal(l.n, 1);
+	hs_labels_release(&l);
+
+	assert_true(hs_relabel_ok("host.name=node"));
+	assert_true(hs_relabel_ok("process.pid="));
+	assert_false(hs_relabel_ok("=x"));
+	assert_false(hs_relabel_ok("a b=c"));
+	assert_false(hs_relabel_ok("a=1x"));
+	assert_false(hs_relabel_ok("nothing"));
+	assert_string_equal(hs_label_prom_name("k8s.pod.name", prom, sizeof(prom)), "k8s_pod_name");
+}
+
+/* The length-delimited contents of the n-th field num of the message in buf, or NULL */
+static const uint8_t *pb_field(const uint8_t *buf, size_t len, uint32_t num, size_t nth, size_t *ret)
+{
+	struct hs_pb_reader r;
+	struct hs_pb_field f;
+
+	hs_pb_reader_init(&r, buf, len, 0, NULL);
+	while (hs_pb_next(&r, &f) == 1)
+		if (f.num == num && f.wire == HS_PB_LEN && !nth--) {
+			*ret = f.len;
+			return f.data;
+		}
+	return NULL;
+}
+
+static size_t pb_count(const uint8_t *buf, size_t len, uint32_t num)
+{
+	size_t n = 0, k;
+
+	while (pb_field(buf, len, num, n, &k))
+		n++;
+	return n;
+}
+
+/* An OTLP request: a resource per resource given that has samples (the rest's in the one with
+ * no pids), every dictionary table with its zero entry first */
+static void test_otlp_encode(void **state)
+{
+	static const int32_t pids[] = {10, 20, 20, -1};
+	static const int64_t counts[] = {3, 4, 5, 6};
+	static const int32_t ten = 10, thirty = 30;
+	static const struct hs_otlp_attr attrs[] = {{"service.name", "a"}, {"process.pid", NULL, 10}};
+	struct hs_otlp_resource res[] = {
+		{attrs, 2, &ten, 1},
+		{attrs, 1, &thirty, 1}, /* no samples: left out */
+		{attrs, 1, NULL, 0},    /* the others: 20 and the unknown process */
+	};
+	struct hs_profile *p = profile_of(pids, counts, HS_ARRAY_SIZE(pids));
+	struct hs_pb_buf b = {0};
+	const uint8_t *d, *t;
+	size_t dl, tl;
+	(void)state;
+
+	hs_otlp_encode(p, res, HS_ARRAY_SIZE(res), &b);
+	assert_int_equal(pb_count(b.v, b.n, 1), 2);
+	assert_non_null(d = pb_field(b.v, b.n, 2, 0, &dl));
+	for (uint32_t table = 1; table <= 7; table++) {
+		assert_non_null(t = pb_field(d, dl, table, 0, &tl));
+		if (table != 4) /* the zero link holds ids of zeros */
+			assert_int_equal(tl, 0);
+	}
+	/* the profile's strings, and the keys used: no mapping has a build-id */
+	assert_int_equal(pb_count(d, dl, 5), p->str_off.n + 4);
+	assert_int_equal(pb_count(d, dl, 7), p->stacks.n);
+	assert_string_equal(hs_otlp_frame_type(HS_KIND_PYTHON), "cpython");
+	assert_string_equal(hs_otlp_frame_type(HS_KIND_JS_OPT), "v8js");
+	assert_null(hs_otlp_frame_type(HS_KIND_PSEUDO));
+	hs_pb_buf_release(&b);
+	hs_profile_free(p);
+}
+
+/* A spool holds one protocol's profiles for a recording: another's are left alone, and a
+ * recording of theirs finds them */
+static void test_spool_kinds(void **state)
+{
+	char dir[256];
+	struct hs_spool *sp;
+	struct hs_spool_entry e;
+	struct hs_spool_reader r;
+	struct hs_error err = {0};
+	char body[8] = "";
+	(void)state;
+
+	assert_int_equal(hs_test_mkdtemp(dir, sizeof(dir), "hs-spool"), 0);
+	assert_int_equal(hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_OTLP, &err), 0);
+	assert_int_equal(hs_spool_write(sp, "otlp", 1000, 2000, "gzip", 4, &e), 0);
+	hs_spool_add(sp, &e);
+	hs_spool_close(sp);
+	assert_int_equal(hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_INGEST, &err), 0);
+	assert_int_equal(hs_spool_write(sp, "svc{}", 500, 1000, "pprof", 5, &e), 0);
+	hs_spool_close(sp);
+	assert_int_equal(hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_INGEST, &err), 0);
+	assert_int_equal(hs_spool_count(sp), 1);
+	assert_int_equal(sp->other_kind, 1);
+	assert_int_equal(sp->foreign, 0);
+	hs_spool_close(sp);
+	assert_int_equal(hs_spool_open(&sp, dir, 1 << 20, HS_SPOOL_OTLP, &err), 0);
+	assert_int_equal(hs_spool_count(sp), 1);
+	assert_int_equal(sp->other_kind, 1);
+	assert_int_equal(hs_spool_read_open(sp, hs_spool_oldest(sp), &r), 0);
+	assert_int_equal(r.kind, HS_SPOOL_OTLP);
+	assert_string_equal(r.series, "otlp");
+	assert_int_equal(r.body_len, 4);
+	assert_int_equal(pread(r.fd, body, 4, (off_t)r.body_off), 4);
+	assert_string_equal(body, "gzip");
+	close(r.fd);
+	hs_spool_close(sp);
+	hs_test_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -809,6 +995,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_spool_refused),
 		cmocka_unit_test(test_spool_files),
 		cmocka_unit_test(test_spool_room),
+		cmocka_unit_test(test_spool_kinds),
+		cmocka_unit_test(test_container_id),
+		cmocka_unit_test(test_labels_of),
+		cmocka_unit_test(test_otlp_encode),
 	};
 
 	if (hs_test_select(argc, argv, tests, HS_ARRAY_SIZE(tests)) < 0)
