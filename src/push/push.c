@@ -712,6 +712,25 @@ static struct hs_otlp_attr *otlp_attrs(const struct hs_labels *l)
 	return a;
 }
 
+/* The processes of p's samples (to free), *n of them */
+static int32_t *profile_pids(const struct hs_profile *p, size_t *n)
+{
+	struct hs_u64map seen = {0};
+	int32_t *v = hs_xcalloc(p->samples.n + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; i < p->samples.n; i++) {
+		int32_t pid = p->samples.v[i].pid;
+		uint64_t x;
+		if (pid > 0 && !hs_u64map_get(&seen, (uint64_t)pid, &x)) {
+			hs_u64map_put(&seen, (uint64_t)pid, 1);
+			v[(*n)++] = pid;
+		}
+	}
+	hs_u64map_release(&seen);
+	return v;
+}
+
 /* An ExportProfilesServiceRequest of the period, a resource per service, gzipped */
 static uint8_t *otlp_body(struct hs_push *ps, const struct hs_profile *p, const struct hs_service_groups *g,
 			  size_t *len)
@@ -722,14 +741,19 @@ static uint8_t *otlp_body(struct hs_push *ps, const struct hs_profile *p, const 
 	struct hs_pb_buf b = {0};
 	struct hs_outfile out;
 
+	size_t nall = 0;
+	int32_t *all = g ? NULL : profile_pids(p, &nall);
+
 	for (size_t i = 0; i < n; i++) {
 		const char *name = g ? g->v[i].name : ps->o.service;
-		const int32_t *pids = g ? g->v[i].pids : NULL;
-		size_t npids = g ? g->v[i].npids : 0;
+		const int32_t *pids = g ? g->v[i].pids : all;
+		size_t npids = g ? g->v[i].npids : nall;
 		hs_labels_of(&l[i], name, ps->host, pids, npids, ps->o.labels, ps->o.nlabels, ps->o.renames,
 			     ps->o.nrenames);
-		res[i] = (struct hs_otlp_resource){otlp_attrs(&l[i]), l[i].n, pids, npids};
+		/* one series: every sample is its, whatever its process */
+		res[i] = (struct hs_otlp_resource){otlp_attrs(&l[i]), l[i].n, g ? pids : NULL, g ? npids : 0};
 	}
+	free(all);
 	hs_otlp_encode(p, res, n, &b);
 	hs_outfile_open_mem(&out);
 	hs_gzip_out(b.v, b.n, &out);
@@ -772,8 +796,11 @@ void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t fro
 		uint8_t *body = otlp_body(ps, p, ps->o.by_service ? &g : NULL, &len);
 		enqueue(ps, hs_xstrdup(OTLP_SERIES), from_ns, until_ns, body, len);
 	} else if (!ps->o.by_service) {
-		uint8_t *body = ps->proto == PROTO_PUSH ? push_body(ps, ps->o.service, NULL, 0, p, from_ns, &len)
+		size_t npids = 0;
+		int32_t *pids = ps->proto == PROTO_PUSH ? profile_pids(p, &npids) : NULL;
+		uint8_t *body = ps->proto == PROTO_PUSH ? push_body(ps, ps->o.service, pids, npids, p, from_ns, &len)
 							: pprof_body(p, &len);
+		free(pids);
 		enqueue(ps, series_name(ps, ps->o.service), from_ns, until_ns, body, len);
 	} else {
 		for (size_t i = 0; i < g.n; i++) {
