@@ -54,7 +54,7 @@ static const char record_usage[] =
 	"      --push URL          send each period (10s unless --switch-output) to a profile store\n"
 	"                          (docs/continuous.md), with -a a series per service; no -o: no\n"
 	"                          files. http(s)://: Pyroscope's /ingest; pyroscope+http(s)://: its\n"
-	"                          push API; otlp+http(s)://: OpenTelemetry (OTLP/HTTP)\n"
+	"                          push API; otlp+http(s)://, otlp://HOST:PORT (gRPC): OpenTelemetry\n"
 	"      --push-label K=V    a label of the series (repeatable)\n"
 	"      --push-relabel OLD=NEW  rename a label the push API or OTLP gets (OLD=: drop it)\n"
 	"      --push-spool DIR    each profile kept in DIR until the store took it: a kill loses\n"

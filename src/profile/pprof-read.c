@@ -479,7 +479,7 @@ static bool is_gzip(const uint8_t *b, size_t len)
 	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
 }
 
-static int gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len, struct hs_error *err)
+int hs_gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len, struct hs_error *err)
 {
 	z_stream z;
 	uint8_t *out = NULL;
@@ -556,7 +556,7 @@ int hs_pprof_read_sized(const void *buf, size_t len, uint64_t input_bytes, struc
 		return -EOVERFLOW;
 	}
 	if (is_gzip(buf, len)) {
-		if ((e = gunzip(buf, len, &plain, &plain_len, err)) < 0)
+		if ((e = hs_gunzip(buf, len, &plain, &plain_len, err)) < 0)
 			return e;
 		buf = plain;
 	}

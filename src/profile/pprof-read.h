@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "format/format.h"
 #include "profile/profile.h"
@@ -15,6 +16,11 @@
 #define HS_PPROF_MAX_TYPES 1024u            /* sample types */
 #define HS_PPROF_MAX_LINES 4096u            /* lines (inline depth) of one location */
 #define HS_PPROF_MAX_DEPTH 65536u           /* locations of one sample */
+
+/* Inflates the gzip data in[0 .. len) into *ret (to free), *ret_len bytes: 0, or -EBADMSG,
+ * -ENODATA (cut short), -EOVERFLOW (past HS_PPROF_MAX_SIZE, or a decompression bomb), -ENOMEM,
+ * with err said (may be NULL). */
+int hs_gunzip(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_len, struct hs_error *err);
 
 /* Parses buf[0 .. len) (borrowed for the call only) into a new profile in *ret, owned by the
  * caller (hs_profile_free). Ids are renumbered: pprof's are arbitrary. Labels "pid", "tid"

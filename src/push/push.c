@@ -15,6 +15,8 @@
 #include "output/otlp.h"
 #include "output/writers.h"
 #include "profile/filter.h"
+#include "profile/pprof-read.h"
+#include "push/grpc.h"
 #include "push/labels.h"
 #include "push/service.h"
 #include "push/spool.h"
@@ -73,8 +75,9 @@ enum proto {
 	PROTO_OTLP,   /* otlp+http(s)://: OTLP/HTTP, an ExportProfilesServiceRequest per period */
 	PROTO_PUSH,   /* pyroscope+http(s)://: Pyroscope's push.v1 PusherService/Push (Connect), a
 	               * PushRequest per series */
+	PROTO_OTLP_GRPC, /* otlp://: OTLP/gRPC, the same requests as PROTO_OTLP's (and spooled alike) */
 };
-static const enum hs_spool_kind spool_kind[] = {HS_SPOOL_INGEST, HS_SPOOL_OTLP, HS_SPOOL_PUSH};
+static const enum hs_spool_kind spool_kind[] = {HS_SPOOL_INGEST, HS_SPOOL_OTLP, HS_SPOOL_PUSH, HS_SPOOL_OTLP};
 #define PUSH_PATH "/push.v1.PusherService/Push"
 /* the series name an OTLP request is queued and spooled under: it holds every service */
 #define OTLP_SERIES "otlp"
@@ -98,7 +101,8 @@ struct hs_push {
 	struct hs_push_opts o;
 	enum proto proto;
 	char host[256];           /* the machine's name, for labels */
-	char *url;                /* the endpoint (http or https) */
+	char *url;                /* the endpoint (http or https; gRPC's HOST:PORT) */
+	bool tls;                 /* gRPC over TLS */
 	char *shown;              /* ... as messages show it: no password */
 	char *auth_header, *tenant_header;
 	char *userpwd;
@@ -274,6 +278,45 @@ static enum sent judge(long status)
 	/* a redirect not followed (no Location, too many), a time-out, busy: the store is asked
 	 * again later; only its refusal drops a profile */
 	return status < 400 || status == 408 || status == 429 || status >= 500 ? RETRY : REFUSED;
+}
+
+/* An OTLP request over gRPC: its body (gzipped, in memory or in the spool) inflated, and the
+ * credentials as metadata */
+static enum sent send_grpc(struct hs_push *ps, struct out *o, char *why, size_t whycap)
+{
+	uint8_t *gz = (uint8_t *)o->body, *msg = NULL;
+	const char *headers[3];
+	size_t n = 0, len = 0;
+	long timeout = HS_PUSH_REQUEST_SECS * 1000L;
+	uint64_t cut = __atomic_load_n(&ps->cut_at_ms, __ATOMIC_RELAXED), now = now_ms();
+	enum hs_grpc_result r;
+
+	if (cut)
+		timeout = HS_MAX(1L, HS_MIN(timeout, (long)(cut - HS_MIN(cut, now))));
+	if (!gz) {
+		gz = hs_xmalloc(o->len ? o->len : 1);
+		o->pos = 0;
+		if (body_read((char *)gz, 1, o->len, o) != o->len) {
+			free(gz);
+			snprintf(why, whycap, "cannot read the spooled profile");
+			return RETRY;
+		}
+	}
+	if (hs_gunzip(gz, o->len, &msg, &len, NULL)) {
+		if (gz != o->body)
+			free(gz);
+		snprintf(why, whycap, "the profile is not gzip");
+		return REFUSED;
+	}
+	if (gz != o->body)
+		free(gz);
+	if (ps->auth_header)
+		headers[n++] = ps->auth_header;
+	if (ps->tenant_header)
+		headers[n++] = ps->tenant_header;
+	r = hs_grpc_export(ps->url, ps->tls, msg, len, headers, n, timeout, why, whycap);
+	free(msg);
+	return r == HS_GRPC_OK ? SENT : r == HS_GRPC_RETRY ? RETRY : REFUSED;
 }
 
 static enum sent send_one(struct hs_push *ps, struct out *o, char *why, size_t whycap)
@@ -484,7 +527,7 @@ static void *sender(void *arg)
 			pthread_mutex_lock(&ps->lock);
 			continue;
 		}
-		res = send_one(ps, &o, why, sizeof(why));
+		res = ps->proto == PROTO_OTLP_GRPC ? send_grpc(ps, &o, why, sizeof(why)) : send_one(ps, &o, why, sizeof(why));
 		if (from_spool)
 			close(o.fd);
 		pthread_mutex_lock(&ps->lock);
@@ -792,7 +835,7 @@ void hs_push_profile(struct hs_push *ps, const struct hs_profile *p, int64_t fro
 		return;
 	if (ps->o.by_service)
 		hs_service_group(ps->o.services, p, &g);
-	if (ps->proto == PROTO_OTLP) { /* one request: a resource per service */
+	if (ps->proto == PROTO_OTLP || ps->proto == PROTO_OTLP_GRPC) { /* one request: a resource per service */
 		uint8_t *body = otlp_body(ps, p, ps->o.by_service ? &g : NULL, &len);
 		enqueue(ps, hs_xstrdup(OTLP_SERIES), from_ns, until_ns, body, len);
 	} else if (!ps->o.by_service) {
@@ -858,6 +901,9 @@ static const struct scheme {
 	{"pyroscope+http://", PROTO_PUSH, "http://", PUSH_PATH},
 	{"pyroscope+https://", PROTO_PUSH, "https://", PUSH_PATH},
 	{"pyroscope+push://", PROTO_PUSH, "http://", PUSH_PATH},
+	{"otlp://", PROTO_OTLP_GRPC, NULL, NULL},
+	{"otlp+grpc://", PROTO_OTLP_GRPC, NULL, NULL},
+	{"otlp+grpcs://", PROTO_OTLP_GRPC, NULL, NULL},
 };
 
 static int check_url(const char *url, enum proto *proto, char **ret, struct hs_error *err)
@@ -872,16 +918,26 @@ static int check_url(const char *url, enum proto *proto, char **ret, struct hs_e
 		if (!strncmp(url, schemes[i].prefix, strlen(schemes[i].prefix)))
 			sc = &schemes[i];
 	if (!sc) {
-		if (!strncmp(url, "otlp://", 7) || !strncmp(url, "otlp+grpc://", 12))
-			rc = hs_error_set(err, -EINVAL,
-					  "'%s': OTLP over gRPC is not supported; use OTLP over HTTP, otlp+http://HOST:PORT "
-					  "(the Collector's port 4318, Pyroscope's 4040)",
-					  shown);
-		else
-			rc = hs_error_set(err, -EINVAL,
-					  "'%s' is not a URL hotstack pushes to: http(s):// (Pyroscope's /ingest), "
-					  "pyroscope+http(s):// (its push API), otlp+http(s):// (OpenTelemetry)",
-					  shown);
+		rc = hs_error_set(err, -EINVAL,
+				  "'%s' is not a URL hotstack pushes to: http(s):// (Pyroscope's /ingest), "
+				  "pyroscope+http(s):// (its push API), otlp+http(s):// or otlp:// (OpenTelemetry)",
+				  shown);
+		goto out;
+	}
+	if (sc->proto == PROTO_OTLP_GRPC) { /* gRPC's target: HOST:PORT, the port 4317 by default */
+		size_t hostlen;
+		rest = url + strlen(sc->prefix);
+		hostlen = strcspn(rest, "/");
+		if (!hostlen || strchr(rest, '@') || strpbrk(url, " \t\n\"<>\\^`{|}") ||
+		    (rest[hostlen] == '/' && rest[hostlen + 1])) {
+			rc = hs_error_set(err, -EINVAL, "'%s' is not an OTLP/gRPC address, otlp://HOST:PORT", shown);
+			goto out;
+		}
+		*proto = sc->proto;
+		hs_strbuf_addf(&sb, "%.*s", (int)hostlen, rest);
+		if (!memchr(rest, ':', hostlen) || (rest[0] == '[' && rest[hostlen - 1] == ']'))
+			hs_strbuf_adds(&sb, ":4317");
+		*ret = hs_strbuf_detach(&sb);
 		goto out;
 	}
 	rest = url + strlen(sc->prefix);
@@ -931,9 +987,11 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 	ps->o.flush_secs = o->flush_secs > 0 ? o->flush_secs : HS_PUSH_FLUSH_SECS;
 	if ((rc = check_url(o->url, &ps->proto, &ps->url, err)))
 		goto fail;
+	ps->tls = !strncmp(o->url, "otlp+grpcs://", 13);
 	if (gethostname(ps->host, sizeof(ps->host) - 1))
 		ps->host[0] = 0;
-	ps->shown = hs_push_url_shown(ps->url);
+	/* gRPC's target is no URL: messages show the one given */
+	ps->shown = hs_push_url_shown(ps->proto == PROTO_OTLP_GRPC ? o->url : ps->url);
 	if (token && *token && user && *user) {
 		rc = hs_error_set(err, -EINVAL, "HOTSTACK_PUSH_TOKEN and HOTSTACK_PUSH_USER are both set: one of them");
 		goto fail;
@@ -944,7 +1002,7 @@ int hs_push_start(struct hs_push **ret, const struct hs_push_opts *o, struct hs_
 	}
 	if (o->spool_dir && (rc = hs_spool_open(&ps->spool, o->spool_dir, ps->o.spool_bytes, spool_kind[ps->proto], err)))
 		goto fail;
-	if ((rc = curl_open(err)))
+	if ((rc = ps->proto == PROTO_OTLP_GRPC ? hs_grpc_open(err) : curl_open(err)))
 		goto fail;
 	if (token && *token) {
 		hs_strbuf_addf(&sb, "Authorization: Bearer %s", token);

@@ -1,6 +1,9 @@
-/* Profiles sent to a profile store as they are made (record --push URL): Grafana Pyroscope's
- * ingest API (POST /ingest, a pprof body, the series named name=SERVICE{labels}, from and
- * until), which Pyroscope, Grafana Cloud Profiles and stores that copy its API take.
+/* Profiles sent to a profile store as they are made (record --push URL), in the protocol the
+ * URL's scheme names: Grafana Pyroscope's ingest API (http(s)://: POST /ingest, a pprof body, the
+ * series named name=SERVICE{labels}, from and until), its push API (pyroscope+http(s)://: a
+ * push.v1 PushRequest per series, over Connect), or OpenTelemetry's profiles (otlp+http(s)://
+ * OTLP/HTTP, otlp:// OTLP/gRPC: an ExportProfilesServiceRequest per period, a resource per
+ * series; output/otlp.h). The push API's and OTLP's series carry the machine's labels (labels.h).
  *
  * Sampling never waits for the network: hs_push_profile() encodes the profile and, with a
  * spool directory, writes it there (synced) before it is queued, so that a kill loses none; a

@@ -1,7 +1,7 @@
 #!/bin/sh
 # record -a --push with the fleet's protocols, against a local receiver that checks the bytes:
-# OTLP/HTTP (otlp+http://), each request decoded by protoc against the official profiles .proto
-# files (below), and
+# OTLP/HTTP (otlp+http://) and OTLP/gRPC (otlp://, a receiver made with grpcio), each request
+# decoded by protoc against the official profiles .proto files (below), and
 # Pyroscope's push API (pyroscope+http://) decoded as push.v1.PushRequest. A Python program in a
 # unit's cgroup and a native one in a container's, whose environment names a Kubernetes pod:
 # one resource (series) each, with the machine's labels, the user's, one renamed; Python, native
@@ -29,13 +29,35 @@ python=/usr/bin/python3
 cgroot=/sys/fs/cgroup
 [ "$(stat -fc %T $cgroot 2>/dev/null)" = cgroup2fs ] || cgroot=/sys/fs/cgroup/unified
 [ "$(stat -fc %T $cgroot 2>/dev/null)" = cgroup2fs ] || skip "no cgroup2 hierarchy to place the processes in"
+/usr/bin/python3 -c 'import grpc' 2>/dev/null ||
+	fail "Debian's python3-grpcio is not installed (scripts/install-deps --test installs it)"
 # shellcheck source=push-lib.sh
 . "$SRCDIR/tests/e2e/push-lib.sh"
 check=$SRCDIR/tests/e2e
+# the URL of each protocol's store on a port; a receiver of it (push-lib.sh's, or gRPC's own)
+url_of() { # PROTOCOL PORT
+	case $1 in
+	otlp) echo "otlp+http://127.0.0.1:$2" ;;
+	grpc) echo "otlp://127.0.0.1:$2" ;;
+	pyroscope) echo "pyroscope+http://127.0.0.1:$2" ;;
+	esac
+}
+receive_for() { # PROTOCOL PORT DIR [--fail-first N]
+	p=$1
+	shift
+	if [ "$p" = grpc ]; then
+		mkdir -p "$2"
+		/usr/bin/python3 "$check/otlp-grpc-receiver.py" "$@" &
+		pids="$pids $!"
+		wait_until 100 test -e "$2/ready" || fail "the gRPC receiver did not start"
+	else
+		receive "$@"
+	fi
+}
 
 # what is refused, at once, in one line
-expect_status 2 "$HOTSTACK" record -a -d 1 --push otlp://127.0.0.1:4317
-expect_stderr "^hotstack: --push: 'otlp://127.0.0.1:4317': OTLP over gRPC is not supported; use OTLP over HTTP"
+expect_status 2 "$HOTSTACK" record -a -d 1 --push otlp://127.0.0.1:4317/x
+expect_stderr "^hotstack: --push: 'otlp://127.0.0.1:4317/x' is not an OTLP/gRPC address, otlp://HOST:PORT$"
 expect_status 2 "$HOTSTACK" record -a -d 1 --push ftp://127.0.0.1:1
 expect_stderr "^hotstack: --push: 'ftp://127.0.0.1:1' is not a URL hotstack pushes to"
 expect_status 2 "$HOTSTACK" record -a -d 1 --push otlp+http://127.0.0.1:1 --push-relabel =x
@@ -100,10 +122,10 @@ running() { [ "$(cat "$slice"/*/cgroup.procs | wc -l)" -ge 2 ]; }
 wait_until 100 running || fail "the workloads did not start"
 sleep 0.5
 
-for protocol in otlp pyroscope; do
+for protocol in otlp grpc pyroscope; do
 	port=$(free_port)
-	receive "$port" "$dir/rx-$protocol"
-	nice -n -5 "$HOTSTACK" record -a -F 199 -d 4 --push "$protocol+http://127.0.0.1:$port" --push-label env=e2e \
+	receive_for $protocol "$port" "$dir/rx-$protocol"
+	nice -n -5 "$HOTSTACK" record -a -F 199 -d 4 --push "$(url_of $protocol "$port")" --push-label env=e2e \
 		--push-relabel host.name=node --push-relabel process.executable.path= -o "$dir/$protocol.pb.gz" \
 		2>"$dir/$protocol.err" || fail "record --push $protocol: $(cat "$dir/$protocol.err")"
 	# the recording's own pprof, the period's file
@@ -111,11 +133,13 @@ for protocol in otlp pyroscope; do
 	[ -f "$1" ] || fail "no period file of the $protocol recording"
 	"$HOTSTACK" convert "$1" -o "$dir/$protocol.folded" 2>"$dir/convert.err" || fail "convert: $(cat "$dir/convert.err")"
 done
-"$python" "$check/otlp-check.py" "$proto" "$dir/rx-otlp" "$dir/otlp.folded" --unit "$unit" --script "$dir/app.py" \
-	--thread spinner --container "$cid" --pod shop-web-5f7d8-x2x9z --namespace shop --k8s-container web \
-	--label env=e2e --label "node=$(hostname)" --no-label host.name --no-label other.key \
-	--no-label process.executable.path >"$dir/otlp.out" || fail "$(cat "$dir/otlp.out")"
-cat "$dir/otlp.out"
+for protocol in otlp grpc; do
+	"$python" "$check/otlp-check.py" "$proto" "$dir/rx-$protocol" "$dir/$protocol.folded" --unit "$unit" \
+		--script "$dir/app.py" --thread spinner --container "$cid" --pod shop-web-5f7d8-x2x9z --namespace shop \
+		--k8s-container web --label env=e2e --label "node=$(hostname)" --no-label host.name --no-label other.key \
+		--no-label process.executable.path >"$dir/otlp.out" || fail "$protocol: $(cat "$dir/otlp.out")"
+	cat "$dir/otlp.out"
+done
 "$python" "$check/push-check.py" "$check/pyroscope-push.proto" "$dir/rx-pyroscope" --unit "$unit" \
 	--script "$dir/app.py" --container "$cid" --pod shop-web-5f7d8-x2x9z --label env=e2e \
 	--label "node=$(hostname)" --no-label host_name --no-label process_pid >"$dir/push.out" ||
@@ -129,11 +153,11 @@ protoc "-I$proto" --decode=opentelemetry.proto.collector.profiles.v1development.
 grep -q 'key: "service.name"' "$dir/file.txt" || fail "-o x.otlp.pb: no service.name"
 
 # a store that fails at first: every period still arrives
-for protocol in otlp pyroscope; do
+for protocol in otlp grpc pyroscope; do
 	port=$(free_port)
-	receive "$port" "$dir/retry-$protocol" --fail-first 2
+	receive_for $protocol "$port" "$dir/retry-$protocol" --fail-first 2
 	"$HOTSTACK" record -p "$(head -n1 "$slice/$unit.service/cgroup.procs")" -F 99 -d 4 --switch-output=1s \
-		--push "$protocol+http://127.0.0.1:$port" 2>"$dir/retry.err" || fail "record: $(cat "$dir/retry.err")"
+		--push "$(url_of $protocol "$port")" 2>"$dir/retry.err" || fail "record: $(cat "$dir/retry.err")"
 	took=$(find "$dir/retry-$protocol" -name '*.json' | wc -l)
 	[ "$took" -ge 3 ] || fail "$protocol: the store took $took profiles of 4 periods after failing twice: $(cat "$dir/retry.err")"
 	grep -q "dropped" "$dir/retry.err" && fail "$protocol: profiles dropped: $(cat "$dir/retry.err")"
@@ -144,11 +168,11 @@ done
 body() { # FILE: a spool file's body (after its header line and its series line)
 	"$python" -c 'import sys; d = open(sys.argv[1], "rb").read(); print(d.split(b"\n", 2)[2].hex())' "$1"
 }
-for protocol in otlp pyroscope; do
+for protocol in otlp grpc pyroscope; do
 	spool=$dir/spool-$protocol
 	dead=$(free_port)
 	"$HOTSTACK" record -p "$(head -n1 "$slice/$unit.service/cgroup.procs")" -F 99 -d 30 --switch-output=1s \
-		--push "$protocol+http://127.0.0.1:$dead" --push-spool "$spool" 2>"$dir/kill.err" &
+		--push "$(url_of $protocol "$dead")" --push-spool "$spool" 2>"$dir/kill.err" &
 	rec=$!
 	spooled() { [ "$(find "$spool" -name '*.push' | wc -l)" -ge 3 ]; }
 	wait_until 150 spooled || fail "$protocol: nothing spooled: $(cat "$dir/kill.err")"
@@ -160,17 +184,17 @@ for protocol in otlp pyroscope; do
 	find "$spool" -name '*.push' ! -name '00000000000000000001-*' | sort >"$dir/spooled"
 	for f in $(cat "$dir/spooled"); do body "$f"; done >"$dir/spooled.hex"
 	port=$(free_port)
-	receive "$port" "$dir/replay-$protocol"
+	receive_for $protocol "$port" "$dir/replay-$protocol"
 	"$HOTSTACK" record -p "$(head -n1 "$slice/$unit.service/cgroup.procs")" -F 99 -d 2 \
-		--push "$protocol+http://127.0.0.1:$port" --push-spool "$spool" 2>"$dir/replay.err" ||
+		--push "$(url_of $protocol "$port")" --push-spool "$spool" 2>"$dir/replay.err" ||
 		fail "record: $(cat "$dir/replay.err")"
 	grep -q "spooled for another protocol: left for a push with it" "$dir/replay.err" ||
 		fail "$protocol: the ingest profile was not said: $(cat "$dir/replay.err")"
 	[ -f "$spool/00000000000000000001-0000000000.push" ] || fail "$protocol: the ingest profile was not left alone"
 	[ "$(find "$spool" -name '*.push' | wc -l)" -eq 1 ] || fail "$protocol: the spool was not emptied"
 	n=$(wc -l <"$dir/spooled")
-	ext=push.pb
-	[ $protocol = otlp ] && ext=otlp.pb
+	ext=otlp.pb
+	[ $protocol = pyroscope ] && ext=push.pb
 	i=1
 	while [ $i -le "$n" ]; do
 		f=$dir/replay-$protocol/$i.$ext
@@ -178,7 +202,7 @@ for protocol in otlp pyroscope; do
 		"$python" -c 'import sys; print(open(sys.argv[1], "rb").read().hex())' "$f"
 		i=$((i + 1))
 	done >"$dir/sent.hex"
-	if [ $protocol = otlp ]; then # the receiver keeps the request decompressed
+	if [ $protocol != pyroscope ]; then # the receivers keep OTLP requests decompressed
 		"$python" -c 'import gzip, sys
 for line in open(sys.argv[1]):
     print(gzip.decompress(bytes.fromhex(line.strip())).hex())' "$dir/spooled.hex" >"$dir/spooled.plain"
