@@ -695,8 +695,8 @@ static uint8_t *push_body(struct hs_push *ps, const char *service, const int32_t
 {
 	struct hs_labels l;
 	struct hs_pb_buf b = {0};
-	char *names[HS_LABELS_MAX + 3], prom[HS_LABELS_MAX][128], id[40];
-	const char *values[HS_LABELS_MAX + 3];
+	const char *kv[HS_LABELS_MAX + 2][2];
+	char prom[HS_LABELS_MAX][128], id[40];
 	size_t n = 0, pl, series, sample;
 	uint8_t *pprof = pprof_body(p, &pl);
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -705,30 +705,25 @@ static uint8_t *push_body(struct hs_push *ps, const char *service, const int32_t
 	series = hs_pb_begin(&b, 1);
 	/* the profile's name (its sample types are in the pprof), and that it is one period's
 	 * samples alone, not a running total the store should take the difference of */
-	names[n] = "__name__", values[n++] = "process_cpu";
-	names[n] = "__delta__", values[n++] = "false";
+	kv[n][0] = "__name__", kv[n++][1] = "process_cpu";
+	kv[n][0] = "__delta__", kv[n++][1] = "false";
 	for (size_t i = 0; i < l.n; i++) {
 		/* a pid or a path is no series of its own: Pyroscope keeps a series per label set */
 		if (l.v[i].is_num || !strcmp(l.v[i].key, "process.executable.path"))
 			continue;
-		names[n] = (char *)hs_label_prom_name(l.v[i].key, prom[i], sizeof(prom[i]));
-		values[n++] = l.v[i].value;
+		kv[n][0] = hs_label_prom_name(l.v[i].key, prom[i], sizeof(prom[i]));
+		kv[n++][1] = l.v[i].value;
 	}
-	{
-		size_t ix[HS_LABELS_MAX + 3];
-		const char *keyed[HS_LABELS_MAX + 3][2];
-		for (size_t i = 0; i < n; i++)
-			keyed[i][0] = names[i], keyed[i][1] = values[i], ix[i] = i;
-		qsort(keyed, n, sizeof(keyed[0]), label_cmp);
-		for (size_t i = 0; i < n; i++) {
-			push_label(&b, keyed[i][0], keyed[i][1]);
-			h = (h ^ (uint64_t)strlen(keyed[i][1])) * 0x100000001b3ULL;
-			for (const char *c = keyed[i][0]; *c; c++)
-				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-			for (const char *c = keyed[i][1]; *c; c++)
+	qsort(kv, n, sizeof(kv[0]), label_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && !strcmp(kv[i][0], kv[i - 1][0])) /* two names alike once '.' is '_' */
+			continue;
+		push_label(&b, kv[i][0], kv[i][1]);
+		for (int k = 0; k < 2; k++) {
+			h = (h ^ (uint64_t)strlen(kv[i][k])) * 0x100000001b3ULL;
+			for (const char *c = kv[i][k]; *c; c++)
 				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
 		}
-		(void)ix;
 	}
 	sample = hs_pb_begin(&b, 2);
 	hs_pb_bytes(&b, 1, pprof, pl);
