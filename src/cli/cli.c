@@ -209,11 +209,25 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a
 		if (rc) {
 			cli_error("cannot write '%s': %s", path, strerror(-rc));
 			failed = 1;
+		} else if (strcmp(path, "-") && outs->say && !cli_quiet) {
+			fprintf(stderr, "hotstack: wrote %s\n", path);
 		} else if (strcmp(path, "-")) {
 			cli_info("wrote %s", path);
 		}
 	}
 	return failed ? -1 : 0;
+}
+
+void cli_outputs_next(const struct cli_outputs *outs)
+{
+	struct hs_strbuf sb = {0};
+
+	for (int i = 0; i < outs->n && !cli_quiet; i++)
+		if (strcmp(outs->path[i], "-") && hs_format_next(cli_output_format(outs, i), outs->path[i], &sb)) {
+			fprintf(stderr, "hotstack: next: %s\n", hs_strbuf_str(&sb));
+			break;
+		}
+	hs_strbuf_release(&sb);
 }
 
 void cli_output_opts_help(FILE *fp, bool views)
@@ -289,10 +303,22 @@ int cli_option_error(const char *cmd, int c, char **argv, const struct option *l
 	else if (optopt)
 		cli_error("%s: option '%.*s' takes no value", cmd, len, arg);
 	else {
-		for (const struct option *lo = longopts; lo && lo->name; lo++)
+		const char *names[256], *near;
+		char word[64];
+		size_t k = 0;
+
+		for (const struct option *lo = longopts; lo && lo->name; lo++) {
 			n += !strncmp(lo->name, arg + 2, (size_t)len - 2);
-		cli_error("%s: %s option '%.*s' (see 'hotstack %s --help')", cmd, n > 1 ? "ambiguous" : "unknown", len,
-			  arg, cmd);
+			if (k < HS_ARRAY_SIZE(names))
+				names[k++] = lo->name;
+		}
+		snprintf(word, sizeof(word), "%.*s", len - 2, arg + 2);
+		near = n > 1 ? NULL : hs_closest_word(word, names, k);
+		if (near)
+			cli_error("%s: unknown option '%.*s' (did you mean '--%s'?)", cmd, len, arg, near);
+		else
+			cli_error("%s: %s option '%.*s' (see 'hotstack %s --help')", cmd, n > 1 ? "ambiguous" : "unknown",
+				  len, arg, cmd);
 	}
 	return 2;
 }

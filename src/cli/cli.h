@@ -41,6 +41,7 @@ struct cli_outputs {
 	const char *path[16];
 	int n;
 	const char *format;
+	bool say; /* "wrote FILE" even where stderr is no terminal: the end of a recording */
 };
 /* Adds -o PATH; returns -1 (after printing) when there are too many. */
 int cli_outputs_add(struct cli_outputs *outs, const char *path);
@@ -51,6 +52,8 @@ int cli_outputs_check(const struct cli_outputs *outs);
  * with a write_diff); returns 0, or -1 if any failed (each failure printed). */
 int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a, const struct hs_profile *p,
 		      const struct hs_output_opts *o);
+/* Says the one next step for the first output that has one ("next: open x.svg in a browser"). */
+void cli_outputs_next(const struct cli_outputs *outs);
 
 /* Options every writer understands. Returns 1 if the option was one of them (consumed), 0 if
  * not, -1 on a bad value (printed). */

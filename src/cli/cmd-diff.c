@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "view-opts.h"
@@ -20,6 +21,7 @@ static const char diff_help[] =
 	"largest change. .folded writes 'stack count_a count_b' lines (FlameGraph's difffolded.pl).\n"
 	"OUT defaults to B's name with .diff.svg. With no A and B, as perf diff: hotstack.pb.gz.old and\n"
 	"hotstack.pb.gz, else perf.data.old and perf.data; with B alone, A is the first .old file of those.\n"
+	"With no -o on a terminal, the table of changes is printed too (-o - --format txt alone).\n"
 	"\n"
 	"      --normalize         .folded: A's counts scaled to B's total (difffolded.pl -n)\n"
 	"  -q, --quiet             no warnings\n";
@@ -62,6 +64,7 @@ int cmd_diff(int argc, char **argv)
 	const char *ab[2];
 	struct hs_error err = {0};
 	char *deflt = NULL;
+	bool table; /* on a terminal with no -o: the text table too, as perf diff prints */
 	int rc;
 
 	rc = cli_view_parse(argc, argv, own, &v, diff_usage, NULL);
@@ -77,6 +80,7 @@ int cmd_diff(int argc, char **argv)
 		cli_error("diff: %s%s", err.detail, argc - optind < 2 ? ": give A and B" : "");
 		goto out;
 	}
+	table = !v.outs.n && isatty(STDOUT_FILENO);
 	if (!v.outs.n) {
 		deflt = strcmp(ab[1], "-") ? hs_output_name(ab[1], "", ".diff.svg") : hs_xstrdup("diff.svg");
 		cli_outputs_add(&v.outs, deflt);
@@ -102,6 +106,8 @@ int cmd_diff(int argc, char **argv)
 	b = load_side(ab[1], &v.lo, &v.f, &v.o);
 	if (!b)
 		goto out;
+	if (table && hs_format_write_path(hs_format_from_name("txt"), "-", a, b, &v.o))
+		cli_warn("cannot print the table of changes");
 	rc = cli_outputs_write(&v.outs, a, b, &v.o) ? 1 : 0;
 out:
 	hs_profile_free(a);

@@ -141,6 +141,7 @@ static int write_profile(void *ctx, struct hs_profile *p, const char *const *nam
 	int was = cli_quiet, failed;
 
 	memcpy(outs.path, names, (size_t)outs.n * sizeof(*names));
+	outs.say = !quiet;
 	if (rc->keep_old)
 		hs_outfile_keep_old(names[0]);
 	rc->keep_old = false;
@@ -250,6 +251,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t off_cpu_min = 0;
 	char msg[256];
 	unsigned long v;
+	double secs;
 	size_t n = 0;
 	int c, status = 0, rc;
 
@@ -264,7 +266,7 @@ int cmd_record(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (hs_record_duration_parse(optarg, &ro.duration)) {
-				cli_error("invalid duration '%s' (seconds, more than 0)", optarg);
+				cli_error("invalid duration '%s' (seconds, or with a unit: 500ms, 2s, 5m, 1h)", optarg);
 				goto usage_error;
 			}
 			break;
@@ -294,7 +296,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_OFF_CPU_MIN:
 			if (hs_off_cpu_min_parse(optarg, &off_cpu_min)) {
-				cli_error("invalid duration '%s' (a number with ns, us, ms or s; milliseconds without a unit)", optarg);
+				cli_error("invalid duration '%s' (a number with ns, us, ms, s, m or h; milliseconds without a unit)", optarg);
 				goto usage_error;
 			}
 			off_cpu_min_given = true;
@@ -329,9 +331,13 @@ int cmd_record(int argc, char **argv)
 				goto usage_error;
 			break;
 		case OPT_WINDOW:
-			if (cli_parse_ulong(optarg, "window", 1, HS_VIEW_MAX_SECONDS, &v))
+			if (hs_duration_parse(optarg, 1, &secs) || secs < 1 || secs > HS_VIEW_MAX_SECONDS ||
+			    secs != (unsigned)secs) {
+				cli_error("invalid window '%s' (whole seconds from 1 to %u: 60, 60s, 5m)", optarg,
+					  (unsigned)HS_VIEW_MAX_SECONDS);
 				goto usage_error;
-			window = (unsigned)v;
+			}
+			window = (unsigned)secs;
 			break;
 		case OPT_PUSH_LABEL:
 			if (hs_live_push_label(&lo, optarg)) {
@@ -504,8 +510,11 @@ int cmd_record(int argc, char **argv)
 	cli_record_summary(p, lv.pe.periods, &sum, &rec, bo.lbr_repair, ro.off_cpu);
 	if (lo.push.url)
 		cli_record_push_summary(&lv);
-	if (!hs_periodic_switching(&lv.pe))
+	if (!hs_periodic_switching(&lv.pe)) {
 		failed |= write_profile(&ctx, p, (const char *const *)outs.path, false) != 0;
+		if (!failed)
+			cli_outputs_next(&outs);
+	}
 	if (failed || ctx.value_bad > 0)
 		status = status ? status : 1;
 	hs_profile_free(p);

@@ -59,11 +59,10 @@ static void on_say(void *ctx, bool detail, const char *msg)
 /* -d and --window: seconds, fractions allowed, from lo to an hour. */
 static int parse_seconds(const char *arg, const char *what, double lo, double *ret)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
-	if (end == arg || *end || !isfinite(v) || v < lo || v > 3600) {
-		cli_error("invalid %s '%s' (seconds, from %g to 3600)", what, arg, lo);
+	if (hs_duration_parse(arg, 1, &v) || v < lo || v > 3600) {
+		cli_error("invalid %s '%s' (seconds, or with a unit: 500ms, 2s, 1m; from %g s to 1 h)", what, arg, lo);
 		return -1;
 	}
 	*ret = v;

@@ -59,6 +59,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	cli_error("'%s' is not a hotstack command (see 'hotstack --help')", argv[1]);
+	const char *names[HS_ARRAY_SIZE(commands)], *near;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	near = hs_closest_word(argv[1], names, HS_ARRAY_SIZE(names));
+	if (near)
+		cli_error("'%s' is not a hotstack command: did you mean '%s'? (see 'hotstack --help')", argv[1], near);
+	else
+		cli_error("'%s' is not a hotstack command (see 'hotstack --help')", argv[1]);
 	return 2;
 }

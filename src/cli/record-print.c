@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profile/unread.h"
+#include "runtime/runtime.h"
 #include "util/strbuf.h"
 
 /* Names in filled lines (categories), or one a line (tracepoints). */
@@ -121,6 +123,9 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 	uint64_t got = st->samples;
 	struct hs_strbuf sb = {0};
 
+	if (!cli_quiet && hs_record_duration_words(rec, &sb))
+		fprintf(stderr, "hotstack: %s\n", hs_strbuf_str(&sb));
+	hs_strbuf_reset(&sb);
 	for (const char *l; (l = hs_record_runtime_note(rec));)
 		cli_warn("%s", l);
 	lost_warning(p, st, rec);
@@ -140,8 +145,11 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 		hs_live_off_cpu_summary(s, &sb);
 		fprintf(stderr, "hotstack: %s\n", hs_strbuf_str(&sb));
 	}
-	hs_strbuf_release(&sb);
 	cli_warn_unnamed(p);
+	hs_strbuf_reset(&sb);
+	hs_profile_unread_note(p, hs_rt_names_mask(rec->o.rt_names), &sb);
+	cli_warn_lines(hs_strbuf_str(&sb));
+	hs_strbuf_release(&sb);
 	if (!got && !st->off_cpu.samples && !cli_quiet)
 		cli_warn("no samples were recorded");
 }

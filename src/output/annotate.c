@@ -17,7 +17,6 @@
 #define MAX_FUNCTIONS 20            /* functions annotated when a pattern names more (--top changes it) */
 #define SOURCE_MAX_BYTES (16 << 20) /* a source file is read this far at most */
 #define SOURCE_MAX_COLS 240         /* the bytes of a source line shown */
-#define NAME_MAX_CMP 256            /* the bytes of a name compared for the closest names */
 #define CLOSEST 3
 #define MAX_LINE INT32_MAX /* line numbers past it (or under 1) count as unknown */
 
@@ -48,27 +47,6 @@ static size_t match(const struct hs_profile *p, const struct hs_report_fns *fns,
 	return n;
 }
 
-/* Levenshtein distance of a and b, case folded, over their first NAME_MAX_CMP bytes. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = HS_MIN(strlen(a), (size_t)NAME_MAX_CMP), lb = HS_MIN(strlen(b), (size_t)NAME_MAX_CMP);
-	size_t row[NAME_MAX_CMP + 1];
-
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t sub = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-			row[j] = HS_MIN(sub, HS_MIN(up, row[j - 1]) + 1);
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* Appends the names of p closest to pat: those holding pat (or held in it), hottest first,
  * then the nearest by edit distance; at most CLOSEST, each once: " (closest: a, b, c)". */
 static void closest(const struct hs_profile *p, const struct hs_report_fns *fns, const char *pat, struct hs_strbuf *sb)
@@ -94,7 +72,7 @@ static void closest(const struct hs_profile *p, const struct hs_report_fns *fns,
 			s = 1 + (ln > lp ? ln - lp : lp - ln);
 			if (nbest == CLOSEST && s > score[CLOSEST - 1])
 				continue;
-			s = 1 + distance(name, pat);
+			s = 1 + hs_edit_distance(name, pat);
 		}
 		if (nbest == CLOSEST && s >= score[CLOSEST - 1])
 			continue;

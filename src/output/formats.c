@@ -195,3 +195,34 @@ char *hs_output_name(const char *in, const char *base, const char *ext)
 	hs_strbuf_adds(&sb, ext);
 	return hs_strbuf_detach(&sb);
 }
+
+/* What a person does next with a file of each format, {} its path: one step, the usual one. */
+static const struct {
+	const char *format, *next;
+} nexts[] = {
+	{"svg", "open {} in a browser (hover for details, click to zoom, Ctrl-F to search)"},
+	{"html", "open {} in a browser (click to zoom, Ctrl-F to search)"},
+	{"folded", "hotstack flame {} (a flame graph), or flamegraph.pl {} > flame.svg"},
+	{"pprof", "hotstack report {} (the top functions), hotstack flame {} (a flame graph)"},
+	{"speedscope", "open {} at https://www.speedscope.app"},
+	{"txt", "less {}"},
+};
+
+bool hs_format_next(const struct hs_format *f, const char *path, struct hs_strbuf *sb)
+{
+	for (size_t i = 0; f && i < HS_ARRAY_SIZE(nexts); i++) {
+		if (strcmp(nexts[i].format, f->name))
+			continue;
+		for (const char *s = nexts[i].next, *b; *s; s = b + 2) {
+			b = strstr(s, "{}");
+			if (!b) {
+				hs_strbuf_adds(sb, s);
+				break;
+			}
+			hs_strbuf_add(sb, s, (size_t)(b - s));
+			hs_strbuf_add_shell_word(sb, path);
+		}
+		return true;
+	}
+	return false;
+}

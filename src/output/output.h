@@ -185,6 +185,9 @@ struct hs_strbuf;
 /* Appends the formats help lists (those with an extension; with diff, those with a differential
  * writer), by name or (by_ext) by their first extension, each after prefix, between sep. */
 void hs_formats_list(struct hs_strbuf *sb, bool by_ext, bool diff, const char *prefix, const char *sep);
+/* Appends the one next step for a file written at path in format f ("open x.svg in a browser"),
+ * the path quoted for a shell; false (nothing appended) where the format has none. */
+bool hs_format_next(const struct hs_format *f, const char *path, struct hs_strbuf *sb);
 /* Appends what diff writes, the formats with a differential writer saying the same thing
  * together: "flame graphs (.svg, .html) and two-column folded stacks (.folded)". */
 void hs_formats_diff_help(struct hs_strbuf *sb);

@@ -13,33 +13,17 @@
 
 int hs_switch_output_parse(const char *arg, struct hs_periodic_opts *o)
 {
-	static const struct {
-		char unit;
-		uint64_t secs;
-	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
-	unsigned long long v;
-	char *end;
+	double secs;
 
 	if (!strcmp(arg, "signal")) {
 		o->by_signal = true;
 		o->period_ns = 0;
 		return 0;
 	}
-	if (arg[0] < '0' || arg[0] > '9')
+	/* a period under a second would write files faster than anyone reads them */
+	if (hs_duration_parse(arg, 1, &secs) || secs < 1 || secs > 366 * 86400.0)
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || !v || v > 366 * 86400ULL)
-		return -EINVAL;
-	if (*end) {
-		size_t i = 0;
-		while (i < HS_ARRAY_SIZE(units) && units[i].unit != end[0])
-			i++;
-		if (i == HS_ARRAY_SIZE(units) || end[1] || v > 366 * 86400ULL / units[i].secs)
-			return -EINVAL;
-		v *= units[i].secs;
-	}
-	o->period_ns = (uint64_t)v * 1000000000ULL;
+	o->period_ns = (uint64_t)(secs * 1e9 + 0.5);
 	o->by_signal = false;
 	return 0;
 }

@@ -31,7 +31,16 @@
  *                           a frame in #frames
  * Frames narrower than min_width pixels are not drawn one by one: the narrow children of a
  * frame become one pseudo frame "[N small frames]" (or, if alone, keep their name) with nothing
- * drawn above it, so the widths still add up and the output size is bounded by the width. */
+ * drawn above it, so the widths still add up and the output size is bounded by the width.
+ *
+ * A deep stack that holds little of the total (Python's imports at start-up, a recursion that
+ * ran once) would make the graph as tall as itself and push the hot part below the first
+ * screen: frames deeper than the hot frames (those of HOT_SHARE of the total or more), and
+ * than MIN_ROWS rows, are cut. They are in #frames with class "hide" (and placed outside the
+ * drawing for viewers without scripts); svg.js marks the frames whose children are cut with
+ * class "cut" (a dashed outline) and shows what is under a frame when it is clicked, growing
+ * the drawing as far as that subtree's own hot frames reach. #details says so while the mouse
+ * is over no frame. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +57,10 @@ extern const char hs_svg_js[];
 #define CHAR_W (FONT_SIZE * 0.59)
 #define MATCH_FILL "rgb(230,0,230)"
 #define MAX_WIDTH 100000
+/* At most this many rows before cold frames are cut, and the share of the total a frame
+ * needs to be drawn deeper (see the top of this file). */
+#define MIN_ROWS 36
+#define HOT_SHARE 0.05
 
 /* How many characters of a label fit a box w pixels wide; under 3 there is no label. */
 static size_t label_fit(double w)
@@ -125,6 +138,7 @@ static const char svg_css[] =
 	".frame text { pointer-events: none; }\n"
 	".frame:hover rect { stroke: #000; stroke-width: 0.5; }\n"
 	".frame.parent { opacity: 0.5; }\n"
+	".frame.cut rect { stroke: #333; stroke-width: 1; stroke-dasharray: 3 2; }\n"
 	".hide { display: none; }\n";
 
 static void write_legend(const struct hs_flame_tree *t, struct hs_outfile *out, struct hs_strbuf *sb, int width, int y,
@@ -173,8 +187,9 @@ struct draw {
 	double max_delta;
 };
 
+/* A box at y; cls: "" or its state's classes, " hide" or " cut" (see the top of this file). */
 static void write_box(struct hs_outfile *out, struct hs_strbuf *sb, const struct draw *d, const struct hs_flame_box *b,
-		      int y)
+		      int y, const char *cls)
 {
 	const struct hs_flame_node *n = b->node == UINT32_MAX ? NULL : &d->t->nodes.v[b->node];
 	const char *name = n ? n->name : NULL;
@@ -189,7 +204,7 @@ static void write_box(struct hs_outfile *out, struct hs_strbuf *sb, const struct
 		name = merged;
 	}
 	hs_strbuf_reset(sb);
-	hs_strbuf_addf(sb, "<g class=\"frame %s%s\"><title>", kind_class(kind), inlined ? " inline" : "");
+	hs_strbuf_addf(sb, "<g class=\"frame %s%s%s\"><title>", kind_class(kind), inlined ? " inline" : "", cls);
 	hs_xml_add(sb, name, SIZE_MAX);
 	if (n && *n->module) {
 		const char *slash = strrchr(n->module, '/');
@@ -219,13 +234,25 @@ static void write_box(struct hs_outfile *out, struct hs_strbuf *sb, const struct
 	hs_outfile_write(out, sb->buf, sb->len);
 }
 
+/* The deepest row drawn: every frame up to MIN_ROWS rows, and the hot ones deeper. */
+static uint32_t shown_depth(const struct hs_flame_boxes *boxes, int64_t total, uint32_t max_depth)
+{
+	uint32_t d = MIN_ROWS - 1;
+
+	for (size_t i = 0; i < boxes->n && d < max_depth; i++)
+		if (boxes->v[i].depth > d && (double)boxes->v[i].value >= HOT_SHARE * (double)total)
+			d = boxes->v[i].depth;
+	return HS_MIN(d, max_depth);
+}
+
 int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts *o, const char *unit, bool diff,
 		     struct hs_outfile *out)
 {
 	struct hs_flame_boxes boxes = {0};
 	struct hs_strbuf sb = {0};
 	struct draw d = {t, o, unit, 0, t->nodes.v[0].value, t->nodes.v[0].base, diff, 0};
-	uint32_t max_depth = 0;
+	uint32_t max_depth = 0, shown;
+	size_t ncut = 0;
 	int width = o->width > 0 ? HS_MIN(o->width, MAX_WIDTH) : 1200;
 	double min_width = o->min_width > 0 ? o->min_width : 0.1;
 	int y_ctrl, top, bottom, height;
@@ -236,10 +263,13 @@ int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts 
 		hs_flame_layout(t, min_width / d.scale, &boxes, &max_depth);
 	if (diff)
 		d.max_delta = hs_flame_max_delta(t);
+	shown = shown_depth(&boxes, d.total, max_depth);
+	for (size_t i = 0; i < boxes.n; i++)
+		ncut += boxes.v[i].depth > shown;
 
 	y_ctrl = o->subtitle ? 64 : 46;
 	top = y_ctrl + 12;
-	bottom = top + (int)(boxes.n ? max_depth + 1 : 2) * FRAME_H;
+	bottom = top + (int)(boxes.n ? shown + 1 : 2) * FRAME_H;
 	height = bottom + 30;
 
 	hs_outfile_printf(out,
@@ -266,10 +296,14 @@ int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts 
 		       "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n"
 		       "<text id=\"search\" x=\"%d\" y=\"%d\">Search</text>\n"
 		       "<text id=\"resetsearch\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Search</text>\n"
-		       "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
-		       "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
-		       XPAD, y_ctrl, width - XPAD, y_ctrl, width - XPAD - 60, y_ctrl, XPAD, bottom + 20,
-		       width - XPAD, bottom + 20);
+		       "<text id=\"details\" x=\"%d\" y=\"%d\">",
+		       XPAD, y_ctrl, width - XPAD, y_ctrl, width - XPAD - 60, y_ctrl, XPAD, bottom + 20);
+	if (ncut)
+		hs_strbuf_addf(&sb, "%zu frames of cold stacks deeper than %u rows are cut: click a dashed frame to see them",
+			       ncut, shown + 1);
+	else
+		hs_strbuf_adds(&sb, " ");
+	hs_strbuf_addf(&sb, "</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", width - XPAD, bottom + 20);
 	hs_outfile_write(out, sb.buf, sb.len);
 	if (diff || o->palette == HS_PALETTE_KIND)
 		write_legend(t, out, &sb, width, y_ctrl, diff);
@@ -280,15 +314,18 @@ int hs_svg_from_tree(const struct hs_flame_tree *t, const struct hs_output_opts 
 	hs_strbuf_reset(&sb);
 	hs_strbuf_addf(&sb,
 		       "<g id=\"frames\" data-width=\"%d\" data-pad=\"%d\" data-top=\"%d\" data-frame-height=\"%d\" "
-		       "data-max-depth=\"%u\" data-inverted=\"%d\" data-font-size=\"%d\" data-unit=\"",
-		       width, XPAD, top, FRAME_H, max_depth, o->inverted ? 1 : 0, FONT_SIZE);
+		       "data-max-depth=\"%u\" data-min-rows=\"%d\" data-hot-share=\"%g\" data-inverted=\"%d\" "
+		       "data-font-size=\"%d\" data-unit=\"",
+		       width, XPAD, top, FRAME_H, shown, MIN_ROWS, HOT_SHARE, o->inverted ? 1 : 0, FONT_SIZE);
 	hs_xml_add(&sb, unit, SIZE_MAX);
 	hs_strbuf_adds(&sb, "\" data-match-fill=\"" MATCH_FILL "\">\n");
 	hs_outfile_write(out, sb.buf, sb.len);
 	for (size_t i = 0; i < boxes.n; i++) {
 		const struct hs_flame_box *b = &boxes.v[i];
-		int y = o->inverted ? top + (int)b->depth * FRAME_H : top + (int)(max_depth - b->depth) * FRAME_H;
-		write_box(out, &sb, &d, b, y);
+		/* a cut frame's row is outside the drawing: above its top, or below its bottom */
+		int row = o->inverted ? (int)b->depth : (int)shown - (int)b->depth;
+		bool cut = b->depth == shown && i + 1 < boxes.n && boxes.v[i + 1].depth > shown;
+		write_box(out, &sb, &d, b, top + row * FRAME_H, b->depth > shown ? " hide" : cut ? " cut" : "");
 	}
 	hs_outfile_printf(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 			  hs_svg_js);

@@ -11,7 +11,9 @@
 		return;
 	const num = (name) => Number(framesEl.getAttribute('data-' + name));
 	const width = num('width'), pad = num('pad'), top = num('top'), frameHeight = num('frame-height');
+	// maxDepth: the deepest row drawn when nothing is zoomed; deeper frames are cut (svg.c)
 	const maxDepth = num('max-depth'), charWidth = num('font-size') * 0.59;
+	const minRows = num('min-rows') || Infinity, hotShare = num('hot-share') || 0;
 	const inverted = framesEl.getAttribute('data-inverted') === '1';
 	const unit = framesEl.getAttribute('data-unit');
 	const matchFill = framesEl.getAttribute('data-match-fill');
@@ -23,6 +25,7 @@
 	const names = new Array(n), fills = new Array(n), rects = new Array(n), texts = new Array(n);
 	const kinds = new Array(n), value = new Float64Array(n), off = new Float64Array(n);
 	const parent = new Int32Array(n), end = new Int32Array(n), used = new Float64Array(n);
+	const depthOf = new Int32Array(n);
 	const index = new Map();
 	const last = [];
 	// "NAME (N UNIT, P%)": the name is everything before the last such suffix.
@@ -40,6 +43,7 @@
 			g.classList.contains('kernel') ? 'kernel' : g.classList.contains('jit') ? 'JIT' : '';
 		const row = Math.round((Number(rects[i].getAttribute('y')) - top) / frameHeight);
 		const depth = inverted ? row : maxDepth - row;
+		depthOf[i] = depth;
 		const p = depth > 0 ? last[depth - 1] : -1;
 		parent[i] = p;
 		if (p >= 0) {
@@ -117,6 +121,8 @@
 	// What each frame is now, so that only the frames that change are touched.
 	const SHOWN = 0, PARENT = 1, HIDDEN = 2;
 	const state = new Uint8Array(n);
+	for (let i = 0; i < n; i++)
+		state[i] = els[i].classList.contains('hide') ? HIDDEN : SHOWN;
 	function setState(i, st) {
 		if (state[i] === st)
 			return;
@@ -126,12 +132,52 @@
 		state[i] = st;
 	}
 
+	// The rows shown under frame z: those of its frames up to minRows rows, and deeper its hot
+	// ones (hotShare of z or more), as svg.c cut the whole graph; never fewer than at first.
+	function levels(z) {
+		if (z === 0)
+			return maxDepth;
+		let lv = Math.max(maxDepth, depthOf[z] + minRows - 1);
+		let deepest = depthOf[z];
+		for (let i = z; i <= end[z]; i++) {
+			deepest = Math.max(deepest, depthOf[i]);
+			if (value[i] >= hotShare * value[z])
+				lv = Math.max(lv, depthOf[i]);
+		}
+		return Math.min(lv, Math.max(deepest, maxDepth));
+	}
+	// The drawing grows by the rows shown beyond the first ones: the frames move down (the
+	// root stays at the bottom), and with them the lines under the graph.
+	const svgEl = document.documentElement;
+	const grown = [details, matchedEl].filter((e) => e);
+	const base = {
+		height: Number(svgEl.getAttribute('height')),
+		ys: grown.map((e) => Number(e.getAttribute('y'))),
+		bg: svgEl.querySelector('rect'),
+	};
+	const note = details.textContent;
+	function grow(rows) {
+		const extra = rows * frameHeight, h = base.height + extra, w = svgEl.getAttribute('width');
+		svgEl.setAttribute('height', h);
+		svgEl.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
+		if (base.bg)
+			base.bg.setAttribute('height', h);
+		if (!inverted)
+			framesEl.setAttribute('transform', extra ? 'translate(0,' + extra + ')' : '');
+		grown.forEach((e, k) => e.setAttribute('y', base.ys[k] + extra));
+	}
+
 	let zoomed = 0;
 	function draw(z) {
+		const lv = levels(z);
 		const scale = (width - 2 * pad) / value[z];
 		const shown = [], xs = new Float64Array(n), widths = new Float64Array(n);
 		for (let i = 0; i < n; i++) {
 			let x, w;
+			if (depthOf[i] > lv) {
+				setState(i, HIDDEN);
+				continue;
+			}
 			if (i >= z && i <= end[z]) {
 				x = pad + (off[i] - off[z]) * scale;
 				w = value[i] * scale;
@@ -151,13 +197,17 @@
 			shown.push(i);
 		}
 		fitLabels(shown, xs, widths);
+		for (const i of shown)
+			els[i].classList.toggle('cut', depthOf[i] === lv && i < end[i]);
+		grow(lv - maxDepth);
 		zoomed = z;
 		unzoomEl.classList.toggle('hide', z === 0);
 	}
 
 	function describe(i) {
 		const kind = kinds[i] ? ' [' + kinds[i] + ']' : '';
-		return 'Function: ' + names[i] + kind + ' (' + amount(value[i], unit) + ', ' + percent(value[i]) + ')';
+		const cut = els[i].classList.contains('cut') ? ', its callees cut: click to see them' : '';
+		return 'Function: ' + names[i] + kind + ' (' + amount(value[i], unit) + ', ' + percent(value[i]) + ')' + cut;
 	}
 
 	let searchTerm = '';
@@ -219,7 +269,7 @@
 			details.textContent = describe(index.get(g));
 	});
 	framesEl.addEventListener('mouseout', () => {
-		details.textContent = ' ';
+		details.textContent = note;
 	});
 	unzoomEl.addEventListener('click', () => draw(0));
 	searchEl.addEventListener('click', promptSearch);

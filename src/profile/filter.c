@@ -88,14 +88,13 @@ int hs_filter_add_ids(struct hs_filter *f, bool tids, const char *list)
 /* Seconds from 0 to 1e9, the len bytes at s, into *ret. */
 static int parse_seconds(const char *s, size_t len, double *ret)
 {
-	char buf[64], *end;
+	char buf[64];
 
 	if (len >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = 0;
-	*ret = strtod(buf, &end);
-	return end == buf || *end || !(*ret >= 0) || *ret > 1e9 ? -1 : 0;
+	return hs_duration_parse(buf, 1, ret) || *ret > 1e9 ? -1 : 0;
 }
 
 int hs_filter_set_time(struct hs_filter *f, const char *window)

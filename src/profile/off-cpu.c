@@ -15,26 +15,12 @@ bool hs_off_cpu_value(const char *type)
 
 int hs_off_cpu_min_parse(const char *arg, uint64_t *ret)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e6}};
-	char *end;
-	double v;
+	double s;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || !(v >= 0) || arg[0] == '-')
+	if (hs_duration_parse(arg, 1e-3, &s) || s * 1e9 > 1e18)
 		return -EINVAL;
-	for (size_t i = 0; i < HS_ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (v * units[i].ns > 1e18)
-				return -EINVAL;
-			*ret = (uint64_t)(v * units[i].ns);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	*ret = (uint64_t)(s * 1e9 + 0.5);
+	return 0;
 }
 
 void hs_off_cpu_init(struct hs_off_cpu *oc, struct hs_profile *p, uint32_t off_ix, uint32_t wall_ix, uint64_t min_ns,

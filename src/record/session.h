@@ -67,7 +67,8 @@ struct hs_record_opts {
 	bool switch_signal; /* SIGUSR2 asks for the next period (the sink's tick) */
 };
 
-/* -d SECONDS: a number of seconds over 0 and at most 1e7, into ret. Returns 0 or -EINVAL. */
+/* -d DURATION: seconds, or a number with a unit (500ms, 2s, 5m, 1h), over 0 and at most 1e7
+ * seconds, into ret. Returns 0 or -EINVAL. */
 int hs_record_duration_parse(const char *arg, double *ret);
 
 /* -m N: data pages per ring, a power of two from 1 to HS_RECORD_MAX_RING_PAGES, into ret.
@@ -338,6 +339,10 @@ bool hs_record_times_monotonic(const struct hs_record *r);
 
 /* The event a sample with this id (PERF_SAMPLE_IDENTIFIER) belongs to. */
 enum hs_record_event hs_record_event_index(const struct hs_record *r, uint64_t id);
+/* Says how -d ended the recording, in words for a person ("stopped after 2 s (-d), and
+ * stopped the command (pid 12) as perf does"): false where it ended otherwise. */
+struct hs_strbuf;
+bool hs_record_duration_words(const struct hs_record *r, struct hs_strbuf *sb);
 
 /* The status a recording ends with, as a shell reports a command's: 128 + the signal when
  * SIGINT or SIGTERM ended it (130 for Ctrl-C, 143 for kill; the command, if any, is ended

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/strbuf.h"
+
 #define MAX_ATTACH_ROUNDS 16
 
 /* ---- processes (-p) ---- */
@@ -355,6 +357,19 @@ void hs_record_end_command(struct hs_record *r)
 	}
 }
 
+bool hs_record_duration_words(const struct hs_record *r, struct hs_strbuf *sb)
+{
+	if (r->cause != HS_CAUSE_DURATION)
+		return false;
+	hs_strbuf_addf(sb, "stopped after %g s (-d)", r->o.duration);
+	if (r->child > 0 && r->child_killed_by_us)
+		hs_strbuf_addf(sb, ", and stopped the command (pid %d) as perf does: its exit status is not hotstack's",
+			       (int)r->child);
+	else if (r->child <= 0 && (r->o.npids || r->o.ntids))
+		hs_strbuf_adds(sb, "; the processes it recorded go on");
+	return true;
+}
+
 int hs_record_command_status(const struct hs_record *r)
 {
 	/* as perf, which ends by its own signal: Ctrl-C is 130 whether or not the command outlived
@@ -455,10 +470,9 @@ void hs_run_as_apply(const struct hs_run_as *u, struct hs_record_opts *o)
 
 int hs_record_duration_parse(const char *arg, double *ret)
 {
-	char *end;
-	double d = strtod(arg, &end);
+	double d;
 
-	if (end == arg || *end || !(d > 0) || d > 1e7)
+	if (hs_duration_parse(arg, 1, &d) || !(d > 0) || d > 1e7)
 		return -EINVAL;
 	*ret = d;
 	return 0;

@@ -54,6 +54,16 @@ void hs_rt_names_free(struct hs_rt_names *n)
 	free(n);
 }
 
+unsigned hs_rt_names_mask(const struct hs_rt_names *n)
+{
+	unsigned mask = 0;
+
+	for (unsigned id = 1; n && id < HS_RT_SLOTS; id++)
+		if (n->store[id])
+			mask |= HS_RT_BIT(id);
+	return mask;
+}
+
 void hs_rt_names_forget(struct hs_rt_names *n, const struct hs_u64map *gone)
 {
 	for (unsigned id = 1; n && id < HS_RT_SLOTS; id++)

@@ -114,6 +114,8 @@ struct hs_rt_names {
 };
 struct hs_rt_names *hs_rt_names_new(unsigned mask);
 void hs_rt_names_free(struct hs_rt_names *n);
+/* The runtimes whose frames n's recording reads (HS_RT_BIT of each id); 0 for n NULL. */
+unsigned hs_rt_names_mask(const struct hs_rt_names *n);
 void hs_rt_names_forget(struct hs_rt_names *n, const struct hs_u64map *gone);
 
 #endif

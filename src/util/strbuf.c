@@ -97,3 +97,23 @@ char *hs_strbuf_detach(struct hs_strbuf *sb)
 	sb->len = sb->cap = 0;
 	return r;
 }
+
+void hs_strbuf_add_shell_word(struct hs_strbuf *sb, const char *w)
+{
+	bool plain = *w != 0;
+
+	for (const char *c = w; *c && plain; c++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%^", *c) != NULL;
+	if (plain) {
+		hs_strbuf_adds(sb, w);
+		return;
+	}
+	hs_strbuf_addc(sb, '\'');
+	for (const char *c = w; *c; c++) {
+		if (*c == '\'')
+			hs_strbuf_adds(sb, "'\\''");
+		else
+			hs_strbuf_addc(sb, *c);
+	}
+	hs_strbuf_addc(sb, '\'');
+}

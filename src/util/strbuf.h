@@ -23,6 +23,9 @@ void hs_strbuf_addf(struct hs_strbuf *sb, const char *fmt, ...) HS_PRINTF(2, 3);
 /* Each of the n strings of v, each after sep: a command line from its argv. */
 void hs_strbuf_add_each(struct hs_strbuf *sb, const char *sep, char *const *v, size_t n);
 void hs_strbuf_vaddf(struct hs_strbuf *sb, const char *fmt, va_list ap);
+/* w as one word of a shell command line: as it is where it holds nothing the shell reads,
+ * else in single quotes. */
+void hs_strbuf_add_shell_word(struct hs_strbuf *sb, const char *w);
 /* Takes ownership of the buffer away from sb; never NULL. */
 char *hs_strbuf_detach(struct hs_strbuf *sb);
 static inline const char *hs_strbuf_str(const struct hs_strbuf *sb)

@@ -163,4 +163,15 @@ struct hs_error;
 int hs_dl_open(const char *soname, const char *what, const char *const *names, void **slots, size_t n,
 	       struct hs_error *err);
 
+/* Levenshtein distance of a and b, case folded, over their first HS_EDIT_MAX bytes. */
+#define HS_EDIT_MAX 256
+size_t hs_edit_distance(const char *a, const char *b);
+/* Of the n words, the one word is most likely a typo of (at most two edits, fewer than its
+ * length), or NULL: for "did you mean". */
+const char *hs_closest_word(const char *word, const char *const *words, size_t n);
+/* A duration as people write one: a number with a unit (ns, us, ms, s, m or min, h, d), or a
+ * bare number in units of unit_s seconds ("2", 1: two seconds; "10", 1e-3: ten milliseconds),
+ * into *ret_s seconds. Returns 0, or -EINVAL (not a number, negative, an unknown unit). */
+int hs_duration_parse(const char *arg, double unit_s, double *ret_s);
+
 #endif

@@ -3,6 +3,7 @@
 # read back: a deep recursion drawn as SVG and HTML opens (headless Chromium, where installed)
 # with the base frame "all" in the window; the graph is titled with the recorded command and
 # the sample count; --flamechart gives each thread its own lane named with its tid; a
+# a deep stack holding little (a cold tower) opens cut and shows on a click (flame-cut); a
 # recording written as speedscope and read back has the same functions and the same CPU time
 # as its pprof; speedscope files name the command and carry nanoseconds; hostile JSON gets
 # one error line.
@@ -73,6 +74,11 @@ awk '
 
 # ---- what a person sees first, in a browser ----
 if have_browser; then
+	awk 'BEGIN { print "main;work;hot 900"; s = "main"; for (i = 0; i < 60; i++) s = s ";imp" i; print s " 30" }' \
+		>"$dir/cold.folded"
+	"$H" flame -q "$dir/cold.folded" -o "$dir/cold.svg" || fail "flame of a cold tower failed"
+	TMPDIR=$dir CHROMIUM=$CHROMIUM node "$browser_dir/flame-cut.test.mjs" "$dir/cold.svg" ||
+		fail "the cold tower is not cut, or not shown on a click"
 	for f in deep.svg deep.html; do
 		TMPDIR=$dir CHROMIUM=$CHROMIUM node "$browser_dir/flame-view.test.mjs" "$dir/$f" || fail "$f opens on the wrong place"
 	done

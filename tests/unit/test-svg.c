@@ -415,6 +415,68 @@ static void test_empty(void **state)
 	hs_profile_free(p);
 }
 
+/* A deep stack holding little (3% here, Python's imports at start-up) is cut above MIN_ROWS
+ * rows, with a note and a dashed frame where it is cut; a deep stack holding a good share (9%)
+ * is drawn whole, and sets the height. */
+static void test_cold_towers_cut(void **state)
+{
+	struct hs_profile *p = new_profile();
+	struct hs_output_opts o = {0};
+	struct hs_strbuf deep = {0}, hot = {0};
+	char path[512], *svg, *g;
+	const char *h;
+	int height;
+
+	hs_strbuf_adds(&deep, "main");
+	for (int i = 0; i < 60; i++)
+		hs_strbuf_addf(&deep, ";imp%d", i);
+	hs_strbuf_adds(&hot, "main");
+	for (int i = 0; i < 45; i++)
+		hs_strbuf_addf(&hot, ";d%d", i);
+	add(p, "app", 1, "main;work;hot", 900, 0);
+	add(p, "app", 1, hs_strbuf_str(&deep), 30, 0);
+	svg = write_svg(p, &o, "cold.svg", path, sizeof(path));
+	h = strstr(svg, "height=\"");
+	assert_non_null(h);
+	height = atoi(h + 8);
+	/* 36 rows of 16 pixels, the titles and the details line; 62 rows would be over 1000 */
+	assert_true(height <= 36 * 16 + 130);
+	g = frame_of(svg, "imp59");
+	assert_non_null(g);
+	assert_non_null(strstr(g, " hide\""));
+	free(g);
+	assert_int_equal(count(svg, " cut\"><title>"), 1);
+	assert_non_null(strstr(svg, "frames of cold stacks deeper than 36 rows are cut"));
+	g = frame_of(svg, "hot");
+	assert_null(strstr(g, "hide"));
+	free(g);
+	assert_well_formed(path);
+	free(svg);
+
+	add(p, "app", 1, hs_strbuf_str(&hot), 100, 0);
+	svg = write_svg(p, &o, "cold2.svg", path, sizeof(path));
+	g = frame_of(svg, "d44");
+	assert_null(strstr(g, "hide"));
+	free(g);
+	g = frame_of(svg, "imp59");
+	assert_non_null(strstr(g, " hide\""));
+	free(g);
+	/* the deepest hot frame is on the top row drawn */
+	assert_true(frame_attr(svg, "d44", "y") < frame_attr(svg, "imp30", "y") + 1);
+	free(svg);
+
+	/* a shallow graph cuts nothing and says nothing */
+	hs_profile_free(p);
+	p = small_profile();
+	svg = write_svg(p, &o, "shallow.svg", path, sizeof(path));
+	assert_null(strstr(svg, " hide\""));
+	assert_null(strstr(svg, "rows are cut"));
+	free(svg);
+	hs_profile_free(p);
+	hs_strbuf_release(&deep);
+	hs_strbuf_release(&hot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_many_stacks_bounded),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_cold_towers_cut),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);
