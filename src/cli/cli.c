@@ -315,7 +315,8 @@ int cli_option_error(const char *cmd, int c, char **argv, const struct option *l
 		snprintf(word, sizeof(word), "%.*s", len - 2, arg + 2);
 		near = n > 1 ? NULL : hs_closest_word(word, names, k);
 		if (near)
-			cli_error("%s: unknown option '%.*s' (did you mean '--%s'?)", cmd, len, arg, near);
+			cli_error("%s: unknown option '%.*s' (did you mean '--%s'? see 'hotstack %s --help')", cmd, len, arg,
+				  near, cmd);
 		else
 			cli_error("%s: %s option '%.*s' (see 'hotstack %s --help')", cmd, n > 1 ? "ambiguous" : "unknown",
 				  len, arg, cmd);

@@ -40,7 +40,10 @@ one_line
 # unknown options, missing values, ambiguous abbreviations: one line, for every command
 for c in $commands; do
 	expect_status 2 "$HOTSTACK" "$c" --frq 99
-	expect_stderr "^hotstack: $c: unknown option '--frq' \\(see 'hotstack $c --help'\\)$"
+	case $c in
+	record | top) expect_stderr "^hotstack: $c: unknown option '--frq' \\(did you mean '--freq'\\? see 'hotstack $c --help'\\)$" ;;
+	*) expect_stderr "^hotstack: $c: unknown option '--frq' \\(see 'hotstack $c --help'\\)$" ;;
+	esac
 	one_line
 	expect_status 2 "$HOTSTACK" "$c" -Z
 	expect_stderr "^hotstack: $c: unknown option '-Z' \\(see 'hotstack $c --help'\\)$"

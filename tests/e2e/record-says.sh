@@ -44,7 +44,7 @@ done
 if "$HOTSTACK" recrod -- true 2>"$dir/typo.err"; then fail "'recrod' ran"; fi
 grep -q "did you mean 'record'" "$dir/typo.err" || fail "no suggestion for recrod: $(cat "$dir/typo.err")"
 if "$HOTSTACK" record --duratoin 1 -- true 2>"$dir/opt.err"; then fail "--duratoin was taken"; fi
-grep -q "did you mean '--duration'" "$dir/opt.err" || fail "no suggestion for --duratoin: $(cat "$dir/opt.err")"
+grep -q "did you mean '--duration'? see 'hotstack record --help'" "$dir/opt.err" || fail "no suggestion for --duratoin: $(cat "$dir/opt.err")"
 if "$HOTSTACK" frobnicate 2>"$dir/far.err"; then fail "frobnicate ran"; fi
 ! grep -q "did you mean" "$dir/far.err" || fail "a far word got a suggestion: $(cat "$dir/far.err")"
 
