@@ -90,9 +90,10 @@ grep -q "spin_thread_0" t2.folded || fail "-t on a thread that ends: no samples"
 ncpu=$(getconf _NPROCESSORS_ONLN)
 online=$(cat /sys/devices/system/cpu/online)
 if [ "$ncpu" -ge 2 ] && [ "$online" = "0-$((ncpu - 1))" ]; then
-	taskset -c 0 "$WORKLOADS/threads" 1 30 >/dev/null &
+	# long-lived (killed at the end): the steps below take minutes in a sanitizer build on a busy machine
+	taskset -c 0 "$WORKLOADS/threads" 1 300 >/dev/null &
 	on0=$!
-	taskset -c 1 "$WORKLOADS/threads" 1 30 >/dev/null &
+	taskset -c 1 "$WORKLOADS/threads" 1 300 >/dev/null &
 	on1=$!
 	pids="$pids $on0 $on1"
 	sleep 0.3
