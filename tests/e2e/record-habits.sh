@@ -77,8 +77,8 @@ expect_status 1 "$HOTSTACK" record -t 1073741823 -d 1 -o x.folded
 expect_stderr "^hotstack: no such thread: 1073741823$"
 expect_status 2 "$HOTSTACK" record -t 12x -d 1
 expect_stderr "^hotstack: invalid thread id list '12x'"
-# -t alone ends when its threads have ended
-"$WORKLOADS/threads" 1 2 >ready2 &
+# -t alone ends when its threads have ended (5 s: time for a busy machine to start it)
+"$WORKLOADS/threads" 1 5 >ready2 &
 tp2=$!
 pids="$pids $tp2"
 wait_until 300 has_line ready2 ready || fail "the second threads workload did not start"
