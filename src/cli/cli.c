@@ -434,7 +434,8 @@ int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_o
 		return 1;
 	case OPT_FILTER_TIME:
 		if (hs_filter_set_time(f, arg)) {
-			cli_error("invalid --time '%s' (START,END in seconds from the first sample, START < END; "
+			cli_error("invalid --time '%s' (START,END in seconds from the first sample, or with units: 1.5s,2m; "
+				  "START < END; "
 				  "either may be left out)",
 				  arg);
 			return -1;
