@@ -33,7 +33,6 @@ enum {
 	HS_OPT_LIVE = 1400,
 	HS_OPT_TOP = 1500,
 	HS_OPT_COLLAPSE = 1600,
-	HS_OPT_CLI = 1700,
 };
 
 /* Appends getopt_long entries of t's rows to to, which holds n of cap; returns the new n, with
