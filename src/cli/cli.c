@@ -239,34 +239,14 @@ void cli_output_opts_help(FILE *fp, bool views)
 	hs_strbuf_release(&sb);
 }
 
-const struct option cli_output_longopts[] = {
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"root", required_argument, NULL, OPT_ROOT},
-	{"no-annotate", no_argument, NULL, OPT_NO_ANNOTATE},
-	{"inline-annotate", no_argument, NULL, OPT_INLINE_ANNOTATE},
-	{"lines", no_argument, NULL, OPT_LINES},
-	{"title", required_argument, NULL, OPT_TITLE},
-	{"width", required_argument, NULL, OPT_WIDTH},
-	{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
-	{"inverted", no_argument, NULL, OPT_INVERTED},
-	{"reverse", no_argument, NULL, OPT_REVERSE},
-	{"flamechart", no_argument, NULL, OPT_FLAMECHART},
-	{"palette", required_argument, NULL, OPT_PALETTE},
-	{"top", required_argument, NULL, OPT_TOP},
-	{"tree", optional_argument, NULL, OPT_TREE},
-	{"sort", required_argument, NULL, OPT_SORT},
-	{"stats", no_argument, NULL, OPT_STATS},
-	{"value", required_argument, NULL, OPT_VALUE},
-	{"wall", no_argument, NULL, OPT_WALL},
-	{0, 0, 0, 0},
-};
+void cli_options_help(FILE *fp, const struct hs_option *t)
+{
+	struct hs_strbuf sb = {0};
 
-const struct option cli_report_longopts[] = {
-	{"call-graph", optional_argument, NULL, 'g'},
-	{"children", no_argument, NULL, OPT_CHILDREN},
-	{"no-children", no_argument, NULL, OPT_NO_CHILDREN},
-	{0, 0, 0, 0},
-};
+	hs_options_help(t, &sb);
+	fputs(hs_strbuf_str(&sb), fp);
+	hs_strbuf_release(&sb);
+}
 
 /* The writers' options given (bits of hs_output_options[]), for cli_outputs_refuse(). */
 static uint64_t given;
@@ -324,54 +304,22 @@ int cli_option_error(const char *cmd, int c, char **argv, const struct option *l
 	return 2;
 }
 
-const struct option cli_filter_longopts[] = {
-	{"pid", required_argument, NULL, OPT_FILTER_PID},
-	{"tid", required_argument, NULL, OPT_FILTER_TID},
-	{"comm", required_argument, NULL, OPT_FILTER_COMM},
-	{"include", required_argument, NULL, OPT_FILTER_INCLUDE},
-	{"exclude", required_argument, NULL, OPT_FILTER_EXCLUDE},
-	{"time", required_argument, NULL, OPT_FILTER_TIME},
-	{"min-percent", required_argument, NULL, OPT_FILTER_MIN_PERCENT},
-	{0, 0, 0, 0},
-};
-
-int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret)
+int cli_output_option(int key, const char *arg, struct hs_output_opts *o)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi || arg[0] == '-') {
-		cli_error("invalid %s '%s' (expected a number from %lu to %lu)", what, arg, lo, hi);
-		return -1;
-	}
-	*ret = v;
-	return 0;
-}
-
-int cli_output_option(int opt, const char *arg, struct hs_output_opts *o)
-{
-	const struct option *t[] = {cli_output_longopts, cli_report_longopts};
 	struct hs_error err = {0};
-	const struct hs_output_option *h = NULL;
+	const struct hs_output_option *h = hs_output_option_of_key(key);
 
-	opt = opt == 's' ? OPT_SORT : opt; /* -s, perf's */
-	for (size_t k = 0; k < 2; k++)
-		for (const struct option *lo = t[k]; lo->name && !h; lo++)
-			if (lo->val == opt)
-				h = hs_output_option_find(lo->name);
 	if (!h)
 		return 0;
 	given |= 1ULL << (h - hs_output_options);
-	if (opt == OPT_VALUE || opt == OPT_WALL) {
-		cli_wall = opt == OPT_WALL;
+	if (!strcmp(h->name, "value") || !strcmp(h->name, "wall")) {
+		cli_wall = !strcmp(h->name, "wall");
 		cli_value_name = cli_wall ? NULL : arg;
 	} else if (hs_output_option_set(o, h->name, arg, &err)) {
 		cli_error("%s", err.detail);
 		return -1;
 	}
-	cli_root_given |= opt == OPT_ROOT;
+	cli_root_given |= !strcmp(h->name, "root");
 	return 1;
 }
 
@@ -406,49 +354,6 @@ int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o)
 		return -1;
 	}
 	o->value_index = i;
-	return 0;
-}
-
-int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o)
-{
-	struct hs_error err = {0};
-	int which;
-
-	switch (opt) {
-	case OPT_FILTER_PID:
-	case OPT_FILTER_TID:
-		if (hs_filter_add_ids(f, opt == OPT_FILTER_TID, arg)) {
-			cli_error("invalid %s list '%s'", opt == OPT_FILTER_TID ? "thread id" : "process id", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_FILTER_COMM:
-	case OPT_FILTER_INCLUDE:
-	case OPT_FILTER_EXCLUDE:
-		which = opt == OPT_FILTER_COMM ? HS_FILTER_COMM : opt == OPT_FILTER_INCLUDE ? HS_FILTER_INCLUDE
-											    : HS_FILTER_EXCLUDE;
-		if (hs_filter_add_regex(f, (enum hs_filter_re)which, arg, &err)) {
-			cli_error("invalid regular expression '%s': %s", arg, err.detail);
-			return -1;
-		}
-		return 1;
-	case OPT_FILTER_TIME:
-		if (hs_filter_set_time(f, arg)) {
-			cli_error("invalid --time '%s' (START,END in seconds from the first sample, or with units: 1.5s,2m; "
-				  "START < END; "
-				  "either may be left out)",
-				  arg);
-			return -1;
-		}
-		return 1;
-	case OPT_FILTER_MIN_PERCENT:
-		if (hs_filter_set_min_percent(f, arg)) {
-			cli_error("invalid --min-percent '%s' (a percentage from 0 to 100)", arg);
-			return -1;
-		}
-		o->tree_min = f->min_percent > 0 ? f->min_percent : -1;
-		return 1;
-	}
 	return 0;
 }
 

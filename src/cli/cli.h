@@ -32,10 +32,6 @@ void cli_detail_lines(const char *lines);
 /* cli_warn() of each line of lines (each ended by "\n"). */
 void cli_warn_lines(const char *lines);
 
-/* A number from lo to hi in *ret: 0, or -1 after saying "invalid WHAT 'ARG' (expected a number
- * from LO to HI)". */
-int cli_parse_ulong(const char *arg, const char *what, unsigned long lo, unsigned long hi, unsigned long *ret);
-
 /* Output paths gathered from repeated -o, with an optional --format for "-". */
 struct cli_outputs {
 	const char *path[16];
@@ -55,66 +51,20 @@ int cli_outputs_write(const struct cli_outputs *outs, const struct hs_profile *a
 /* Says the one next step for the first output that has one ("next: open x.svg in a browser"). */
 void cli_outputs_next(const struct cli_outputs *outs);
 
-/* Options every writer understands. Returns 1 if the option was one of them (consumed), 0 if
- * not, -1 on a bad value (printed). */
-int cli_output_option(int opt, const char *arg, struct hs_output_opts *o);
-/* getopt_long entries for cli_output_option, terminated by an all-zero entry. */
-extern const struct option cli_output_longopts[];
+/* Options every writer understands (key: getopt's, hs_output_options_getopt()). Returns 1 if
+ * the option was one of them (consumed), 0 if not, -1 on a bad value (printed). */
+int cli_output_option(int key, const char *arg, struct hs_output_opts *o);
 /* Prints the help of the options every writer understands (cli_output_option()), the formats
  * and extensions listed from hs_formats[]; views: those of the commands that read a profile. */
 void cli_output_opts_help(FILE *fp, bool views);
-/* The report's perf options (-g, --children), for the commands that read a profile. */
-extern const struct option cli_report_longopts[];
+/* Prints the help lines of the rows of t. */
+void cli_options_help(FILE *fp, const struct hs_option *t);
 /* Refuses (says so, returns -1) a writer option given that changes none of the outputs (as not
  * NULL: that is what every output is, e.g. hs_annotate_format). */
 int cli_outputs_refuse(const struct cli_outputs *outs, const struct hs_format *as, const char *cmd);
 /* Says in one line what getopt_long (opterr 0, optstring starting with ':') found wrong when it
  * returned c ('?' or ':'), and points to CMD --help; returns the exit status, 2. */
 int cli_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
-
-/* The filters of the commands that read a profile (report, flame, convert, script, diff). */
-#define CLI_FILTER_OPTS_HELP                                                                    \
-	"      --pid PID[,PID...]  only samples of these processes\n"                               \
-	"      --tid TID[,TID...]  only samples of these threads\n"                                 \
-	"      --comm REGEX        only threads whose command name matches\n"                       \
-	"      --include REGEX     only samples with a frame whose function matches\n"              \
-	"      --exclude REGEX     no samples with a frame whose function matches\n"                \
-	"      --time START,END    only samples in this window, seconds from the first sample\n"    \
-	"                          (either may be left out; needs timestamps)\n"                      \
-	"      --min-percent P     frames under P% of the total (in the call tree) folded into one\n" \
-	"                          frame; the report's tree shows lines from P% (default 0.5)\n"
-
-/* Long-option codes shared by the commands. */
-enum {
-	OPT_FORMAT = 1000,
-	OPT_ROOT,
-	OPT_NO_ANNOTATE,
-	OPT_TITLE,
-	OPT_WIDTH,
-	OPT_MIN_WIDTH,
-	OPT_INVERTED,
-	OPT_TOP,
-	OPT_VALUE,
-	OPT_INLINE_ANNOTATE,
-	OPT_STATS,
-	OPT_LINES,
-	OPT_REVERSE,
-	OPT_FLAMECHART,
-	OPT_PALETTE,
-	OPT_TREE,
-	OPT_SORT,
-	OPT_FILTER_PID,
-	OPT_FILTER_TID,
-	OPT_FILTER_COMM,
-	OPT_FILTER_INCLUDE,
-	OPT_FILTER_EXCLUDE,
-	OPT_FILTER_TIME,
-	OPT_FILTER_MIN_PERCENT,
-	OPT_WALL,
-	OPT_CHILDREN,
-	OPT_NO_CHILDREN,
-	OPT_CMD_BASE = 1100, /* commands number their own options from here */
-};
 
 /* --value TYPE resolved against a loaded profile; prints and returns -1 if absent. */
 int cli_resolve_value(const struct hs_profile *p, struct hs_output_opts *o);
@@ -125,10 +75,6 @@ const char *cli_value_wanted(void);
 const struct hs_format *cli_output_format(const struct cli_outputs *outs, int i);
 
 struct hs_filter;
-/* Filter options, as cli_output_option(). */
-int cli_filter_option(int opt, const char *arg, struct hs_filter *f, struct hs_output_opts *o);
-/* getopt_long entries for cli_filter_option, terminated by an all-zero entry. */
-extern const struct option cli_filter_longopts[];
 /* Replaces *p by its filtered copy when f filters anything (f->value_index taken from o);
  * prints and returns -1 on failure (a time window on a profile without timestamps). */
 int cli_filter_apply(struct hs_filter *f, const struct hs_output_opts *o, struct hs_profile **p, const char *name);

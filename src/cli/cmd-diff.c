@@ -55,10 +55,7 @@ static struct hs_profile *load_side(const char *path, const struct hs_load_opts 
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{"normalize", no_argument, &normalize, 1},
-		{0, 0, 0, 0},
-	};
+	static const struct hs_option own[] = {{"normalize", 1, no_argument, NULL, NULL, &normalize}, {0}};
 	struct cli_view_opts v = {0};
 	struct hs_profile *a = NULL, *b = NULL;
 	const char *ab[2];

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "record-print.h"
+#include "top/opts.h"
 #include "top/top.h"
 
 static const char top_usage[] =
@@ -17,36 +18,7 @@ static const char top_usage[] =
 	"unless told otherwise). Keys: arrows, PgUp/PgDn, Home/End move; Enter shows the callers and\n"
 	"callees of a function; k kernel frames; s sort by self or total; / filter by name; p pause;\n"
 	"z zero the counts; q quit.\n"
-	"\n"
-	"  -a, --all-cpus          system-wide, every online CPU (the default)\n"
-	"  -p, --pid PID[,PID...]  these processes (all their threads, and new ones)\n"
-	"  -t, --tid TID[,TID...]  these threads only\n"
-	"  -C, --cpu CPUS          system-wide on these CPUs only (0-1,3)\n"
-	"  -F, --freq HZ           samples per second per CPU or thread (default 999)\n"
-	"  -e, --event EVENT       cpu-clock (default), cycles, ... (see 'hotstack record -e list')\n"
-	"  -g, --call-graph MODE   auto (default), dwarf[,BYTES], fp, lbr, none (as record)\n"
-	"      --no-kernel         user stacks only\n"
-	"  -d, --delay SECONDS     refresh every SECONDS (default 1; fractions from 0.1)\n"
-	"      --window SECONDS    show the last SECONDS (default 5)\n"
-	"      --stdio             a text report to standard output at each refresh (the default when\n"
-	"                          it is not a terminal)\n"
-	"      --serve [ADDR:]PORT also serve the profiles over HTTP (as record --serve; docs/live.md)\n"
-	"  -q, --quiet             no warnings\n"
-	"  -v, --verbose           more detail\n";
-
-enum {
-	OPT_WINDOW = OPT_CMD_BASE,
-	OPT_SERVE,
-};
-
-static int no_kernel, stdio_flag;
-
-struct top_args {
-	struct hs_record_opts ro;
-	struct cli_sampling sa;
-	const char *serve;
-	double refresh, window;
-};
+	"\n";
 
 static void on_say(void *ctx, bool detail, const char *msg)
 {
@@ -56,86 +28,41 @@ static void on_say(void *ctx, bool detail, const char *msg)
 		cli_warn("%s", msg);
 }
 
-/* -d and --window: seconds, fractions allowed, from lo to an hour. */
-static int parse_seconds(const char *arg, const char *what, double lo, double *ret)
-{
-	double v;
-
-	if (hs_duration_parse(arg, 1, &v) || v < lo || v > 3600) {
-		cli_error("invalid %s '%s' (seconds, or with a unit: 500ms, 2s, 1m; from %g s to 1 h)", what, arg, lo);
-		return -1;
-	}
-	*ret = v;
-	return 0;
-}
-
 /* Returns -1 to go on, else the exit status (after --help, or a usage error said). */
-static int parse(int argc, char **argv, struct top_args *a)
+static int parse(int argc, char **argv, struct hs_top_args *a)
 {
-	static const struct option longopts[] = {
-		{"all-cpus", no_argument, NULL, 'a'},      {"pid", required_argument, NULL, 'p'},
-		{"tid", required_argument, NULL, 't'},     {"cpu", required_argument, NULL, 'C'},
-		{"freq", required_argument, NULL, 'F'},    {"event", required_argument, NULL, 'e'},
-		{"call-graph", required_argument, NULL, 'g'}, {"no-kernel", no_argument, &no_kernel, 1},
-		{"delay", required_argument, NULL, 'd'},   {"window", required_argument, NULL, OPT_WINDOW},
-		{"stdio", no_argument, &stdio_flag, 1},    {"serve", required_argument, NULL, OPT_SERVE},
-		{"quiet", no_argument, NULL, 'q'},         {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},          {0, 0, 0, 0},
-	};
+	struct option longopts[32];
+	struct hs_error err = {0};
+	char msg[128];
+	const char *w;
 	int c, rc;
 
+	hs_options_getopt(hs_top_options, longopts, 0, HS_ARRAY_SIZE(longopts));
 	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-		case OPT_WINDOW:
-			if (parse_seconds(optarg, c == 'd' ? "refresh interval" : "window", 0.1,
-					  c == 'd' ? &a->refresh : &a->window))
-				return 2;
-			break;
-		case OPT_SERVE:
-			if (cli_serve_arg(optarg, &a->serve))
-				return 2;
-			break;
-		case 'q':
-			cli_quiet = 1;
-			break;
-		case 'v':
-			cli_verbose = 1;
-			break;
-		case 0:
-			break;
-		case 'h':
+		if (c == 'q' || c == 'v') {
+			*(c == 'q' ? &cli_quiet : &cli_verbose) = 1;
+		} else if (c == 'h') {
 			fputs(top_usage, stdout);
+			cli_options_help(stdout, hs_top_options);
 			return 0;
-		default:
-			if ((rc = cli_sampling_option(c, optarg, argv, &a->sa, &a->ro)) > 0)
-				break;
+		} else if ((rc = hs_top_args_option(a, c, optarg, argv, &optind, &err)) <= 0) {
 			if (rc == 0)
-				cli_option_error(argv[0], c, argv, longopts);
+				return cli_option_error(argv[0], c, argv, longopts);
+			cli_error("%s", err.detail);
 			return 2;
 		}
 	}
 	if (optind < argc)
-		a->ro.argv = argv + optind;
-	return -1;
-}
-
-/* Settles what the options give the recording; returns -1 to go on, else the exit status. */
-static int settle(struct top_args *a)
-{
-	const char *w;
-	int rc;
-
-	if (a->window < a->refresh || a->window / a->refresh > 1000) {
-		cli_error("invalid --window %g with -d %g (from one refresh to 1000 of them)", a->window, a->refresh);
+		a->ra.ro.argv = argv + optind;
+	if ((w = hs_top_args_check(a, msg, sizeof(msg)))) {
+		cli_error("%s", w);
 		return 2;
 	}
-	if ((rc = cli_sampling_settle(&a->sa, &a->ro)) >= 0)
+	if ((rc = cli_sampling_settle(&a->ra)) >= 0)
 		return rc;
-	a->ro.kernel = !no_kernel;
-	if (!a->ro.argv && !a->ro.npids && !a->ro.ntids)
-		a->ro.all_cpus = true; /* perf top's default */
-	if ((w = hs_record_targets_settle(&a->ro)))
+	if (!a->ra.ro.argv && !a->ra.ro.npids && !a->ra.ro.ntids)
+		a->ra.ro.all_cpus = true; /* perf top's default */
+	if ((w = hs_record_targets_settle(&a->ra.ro)))
 		cli_warn("%s", w);
 	return -1;
 }
@@ -146,16 +73,16 @@ static void on_info(void *ctx, const char *msg)
 	fprintf(stderr, "hotstack: %s\n", msg);
 }
 
-static int run(struct top_args *a)
+static int run(struct hs_top_args *a)
 {
 	struct hs_output_opts oo = {.title = "hotstack top"};
 	struct hs_top_run_opts o = {
-		.ro = &a->ro,
-		.cgo = &a->sa.cgo,
+		.ro = &a->ra.ro,
+		.cgo = &a->ra.cgo,
 		.view = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)},
 		/* a screen needs keys too: with standard input not a terminal, the reports */
-		.top = {.stdio = stdio_flag || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO), .out = stdout,
-			.no_kernel = no_kernel},
+		.top = {.stdio = a->stdio || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO), .out = stdout,
+			.no_kernel = !a->ra.ro.kernel},
 		.serve = a->serve,
 		.oo = &oo,
 		.say = on_say,
@@ -168,7 +95,7 @@ static int run(struct top_args *a)
 	case HS_TOP_OK:
 		return status;
 	case HS_TOP_RECORDING:
-		return cli_record_error(&err, &a->ro);
+		return cli_record_error(&err, &a->ra.ro);
 	case HS_TOP_TERMINAL:
 		cli_error("cannot use the terminal (TERM=%s): use --stdio", getenv("TERM") ?: "");
 		return 1;
@@ -183,13 +110,13 @@ static int run(struct top_args *a)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_args a = {.ro.freq = 999, .sa = {.event = "cpu-clock", .cg = "auto"}, .refresh = 1, .window = 5};
-	int status = parse(argc, argv, &a);
+	struct hs_top_args a;
+	int status;
 
-	if (status < 0)
-		status = settle(&a);
+	hs_top_args_init(&a);
+	status = parse(argc, argv, &a);
 	if (status < 0)
 		status = run(&a);
-	cli_sampling_release(&a.sa);
+	hs_record_args_release(&a.ra);
 	return status;
 }

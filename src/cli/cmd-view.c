@@ -58,11 +58,9 @@ int cmd_view(int argc, char **argv)
 	enum view view = view_of(argv[0]);
 	static int tui; /* perf's --stdio is what the report is; --tui, --gtk are not */
 	/* annotate's: perf annotate's -s/--symbol FUNCTION, then report's */
-	static const struct option own[] = {{0, 0, 0, 0}}, view_own[] = {{"symbol", required_argument, NULL, 's'},
-									 {"stdio", no_argument, &tui, 0},
-									 {"tui", no_argument, &tui, 1},
-									 {"gtk", no_argument, &tui, 1},
-									 {0, 0, 0, 0}};
+	static const struct hs_option own[] = {{0}}, view_own[] = {
+		{"symbol", 's', required_argument}, {"stdio", 0, no_argument, NULL, NULL, &tui},
+		{"tui", 1, no_argument, NULL, NULL, &tui}, {"gtk", 1, no_argument, NULL, NULL, &tui}, {0}};
 	struct cli_view_opts v = {.symbol = view == VIEW_ANNOTATE ? "" : NULL};
 	struct hs_strbuf sb = {0};
 	struct hs_profile *p = NULL;

@@ -9,8 +9,7 @@
 #include "profile/builder.h"
 #include "live/live.h"
 #include "record/events.h"
-#include "record/callgraph.h"
-#include "record/session.h"
+#include "record/opts.h"
 
 /* -e list, or -e list:CATEGORY for the tracepoints of one category; returns the exit status. */
 int cli_record_list_events(const char *what);
@@ -28,20 +27,9 @@ void cli_record_summary(struct hs_profile *p, unsigned periods, const struct hs_
 /* What --push URL did, at the end: a warning where profiles were dropped or left waiting. */
 void cli_record_push_summary(const struct hs_live *lv);
 
-/* What record and top sample and how, from their shared options (sampling.c) */
-struct cli_sampling {
-	struct hs_record_pids pids, tids;
-	const char *event, *cg; /* -e, -g as given */
-	struct hs_event_desc tracepoint;
-	struct hs_callgraph_opts cgo;
-};
-/* Option c (-p, -t, -a, -C, -F, -e, -g) with arg into s and ro: 1 when it was one of them, 0
- * when not, -1 after saying what is wrong with arg. */
-int cli_sampling_option(int c, char *arg, char **argv, struct cli_sampling *s, struct hs_record_opts *ro);
-/* The event and the call graph looked up, and the targets, into ro: -1 to go on, else the exit
- * status after saying what is wrong. */
-int cli_sampling_settle(struct cli_sampling *s, struct hs_record_opts *ro);
-void cli_sampling_release(struct cli_sampling *s);
+/* The event and the call graph of a looked up, and the targets, into a->ro: -1 to go on, else
+ * the exit status after saying what is wrong (sampling.c). */
+int cli_sampling_settle(struct hs_record_args *a);
 /* Says that a stack copy size (--stack-size, -g dwarf,BYTES) arg is out of range. */
 void cli_stack_size_error(const char *arg);
 /* --serve ADDR: 0 with *ret set, or -1 after saying what is wrong. */

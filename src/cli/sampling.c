@@ -1,5 +1,5 @@
-/* The options record and top share: what to sample (-p, -t, -a, -C, a command) and how (-F,
- * -e, -g), spelt as perf spells them. */
+/* What record and top settle of what to sample (-p, -t, -a, -C, a command) and how (-F, -e,
+ * -g) once their options are read, and what they say when it does not go. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,46 +8,15 @@
 #include "record-print.h"
 #include "serve/serve.h"
 
-int cli_sampling_option(int c, char *arg, char **argv, struct cli_sampling *s, struct hs_record_opts *ro)
-{
-	unsigned long v;
-
-	switch (c) {
-	case 'p':
-	case 't':
-		if (hs_record_pids_add(c == 'p' ? &s->pids : &s->tids, arg)) {
-			cli_error("invalid %s id list '%s'", c == 'p' ? "process" : "thread", arg);
-			return -1;
-		}
-		return 1;
-	case 'C': /* perf's -C is system-wide, on those CPUs */
-	case 'a':
-		ro->cpu_list = c == 'C' ? arg : ro->cpu_list;
-		ro->all_cpus = true;
-		return 1;
-	case 'F':
-		if (cli_parse_ulong(arg, "frequency", 1, 100000, &v))
-			return -1;
-		ro->freq = (uint32_t)v;
-		return 1;
-	case 'e':
-		s->event = arg;
-		return 1;
-	case 'g': /* perf's -g takes no value: alone, it is the default */
-		s->cg = hs_callgraph_getopt(argv, &optind, arg) ?: s->cg;
-		return 1;
-	}
-	return 0;
-}
-
 void cli_stack_size_error(const char *arg)
 {
 	cli_error("invalid stack copy size '%s' (expected a number from %lu to %lu)", arg,
 		  (unsigned long)HS_MIN_STACK_BYTES, (unsigned long)HS_MAX_STACK_BYTES);
 }
 
-int cli_sampling_settle(struct cli_sampling *s, struct hs_record_opts *ro)
+int cli_sampling_settle(struct hs_record_args *s)
 {
+	struct hs_record_opts *ro = &s->ro;
 	struct hs_error err;
 	int rc = hs_event_lookup(s->event, &s->tracepoint, &ro->event, &err);
 
@@ -74,12 +43,6 @@ int cli_sampling_settle(struct cli_sampling *s, struct hs_record_opts *ro)
 	ro->tids = s->tids.v;
 	ro->ntids = s->tids.n;
 	return -1;
-}
-
-void cli_sampling_release(struct cli_sampling *s)
-{
-	hs_vec_free(&s->pids);
-	hs_vec_free(&s->tids);
 }
 
 /* --serve's argument, checked; 0, or -1 after saying what is wrong */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "format/perf-script.h"
+#include "util/option.h"
 #include "util/outfile.h"
 
 struct hs_collapse_opts {
@@ -61,5 +62,10 @@ const char *hs_collapse_event(const struct hs_collapse *c);
 /* Writes the folded stacks, "root;...;leaf count" sorted as the Perl script sorts them, to
  * of; a failed write is left in of for hs_outfile_commit() to return. */
 void hs_collapse_write(const struct hs_collapse *c, struct hs_outfile *of);
+
+/* collapse's rows, with their help (src/collapse/opts.c). */
+extern const struct hs_option hs_collapse_options[];
+/* Takes option key with arg into o: 1, or 0 when it is none of the engine's. */
+int hs_collapse_option(struct hs_collapse_opts *o, int key, const char *arg);
 
 #endif

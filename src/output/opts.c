@@ -7,6 +7,7 @@
 
 #include "output/output.h"
 #include "util/error.h"
+#include "util/option.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -137,52 +138,50 @@ bool hs_report_callgraph_like(const char *arg)
 
 const struct hs_output_option hs_output_options[] = {
 	{"root", FLAME " folded diff", "the roots of folded stacks and flame graphs",
-	 "      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n"},
+	 "      --root pid|tid|comm folded/flame roots are comm-pid, comm-pid/tid, or comm (default)\n", false, required_argument},
 	{"no-annotate", "folded diff", "the suffixes of folded stacks",
-	 "      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n"},
+	 "      --no-annotate       no _[k]/_[j] suffixes on kernel and JIT frames in folded output\n", false, no_argument},
 	{"inline-annotate", "folded diff", "the suffixes of folded stacks",
-	 "      --inline-annotate   _[i] after inlined functions in folded output\n"},
-	{"lines", NULL, NULL, "      --lines             frames as function:file:line where debug information tells\n"},
-	{"title", FLAME " speedscope diff", "the flame graph's title", "      --title TEXT        flame graph title\n"},
+	 "      --inline-annotate   _[i] after inlined functions in folded output\n", false, no_argument},
+	{"lines", NULL, NULL, "      --lines             frames as function:file:line where debug information tells\n", false, no_argument},
+	{"title", FLAME " speedscope diff", "the flame graph's title", "      --title TEXT        flame graph title\n", false, required_argument},
 	{"width", FLAME " diff", "the flame graph's width",
-	 "      --width PIXELS      flame graph width (default 1200)\n"},
+	 "      --width PIXELS      flame graph width (default 1200)\n", false, required_argument},
 	{"min-width", FLAME " diff", "the flame graph's narrowest frame",
-	 "      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n"},
+	 "      --min-width PIXELS  merge flame graph frames narrower than this (default 0.1)\n", false, required_argument},
 	{"inverted", FLAME " diff", "the flame graph's direction",
-	 "      --inverted          icicle graph: roots at the top\n"},
+	 "      --inverted          icicle graph: roots at the top\n", false, no_argument},
 	{"reverse", FLAME " diff", "how the flame graph merges stacks",
-	 "      --reverse           flame graph of stacks merged from the leaves\n"},
+	 "      --reverse           flame graph of stacks merged from the leaves\n", false, no_argument},
 	{"flamechart", FLAME, "the flame graph's order",
-	 "      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n"},
+	 "      --flamechart        flame chart: each thread's samples in time order (needs timestamps)\n", false, no_argument},
 	{"palette", FLAME, "the flame graph's colours",
-	 "      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n"},
+	 "      --palette NAME      kind (default: by kind of code), hot, mem, io, java, js\n", false, required_argument},
 	{"top", REPORTS " annotate diff", "how many rows the text report lists",
-	 "      --top N             report: number of functions listed (default 20)\n"},
+	 "      --top N             report: number of functions listed (default 20)\n", false, required_argument},
 	{"tree", REPORTS, "the text report's call tree",
 	 "      --tree[=caller|callee]\n"
 	 "                          report: the call tree from the callers down (caller, the default), or\n"
-	 "                          from the leaves up (callee), as perf report -g caller|callee\n"},
+	 "                          from the leaves up (callee), as perf report -g caller|callee\n", false, optional_argument},
 	{"call-graph", REPORTS, "the text report's call tree",
 	 "  -g, --call-graph[=TYPE,MIN,ORDER]\n"
 	 "                          report: the call tree as perf report -g: graph (default) or none,\n"
-	 "                          lines from MIN% (--min-percent), caller (default) or callee order\n",
-	 true},
+	 "                          lines from MIN% (--min-percent), caller (default) or callee order\n", true, optional_argument, 'g'},
 	{"children", REPORT, "the text report's function table",
 	 "      --children          report: one table, by total (self and callees), as perf report\n"
-	 "                          --children (the default prints a table by self and one by total)\n",
-	 true},
+	 "                          --children (the default prints a table by self and one by total)\n", true, no_argument},
 	{"no-children", REPORT, "the text report's function table",
-	 "      --no-children       report: one table of self values, by self\n", true},
+	 "      --no-children       report: one table of self values, by self\n", true, no_argument},
 	{"sort", REPORT, "the text report's rows",
 	 "  -s, --sort KEYS         report: rows grouped by comm,pid,tid,dso,sym (symbol), in the order given\n"
-	 "                          (pid: a row per process; tid: a row per thread, as perf's -s pid)\n"},
+	 "                          (pid: a row per process; tid: a row per thread, as perf's -s pid)\n", false, required_argument},
 	{"stats", REPORT, "the text report's statistics",
-	 "      --stats             report: how stacks end, where samples land\n"},
+	 "      --stats             report: how stacks end, where samples land\n", false, no_argument},
 	{"value", NULL, NULL,
-	 "      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n"},
+	 "      --value TYPE        sample value to use: samples (default), cpu, off-cpu, wall, ...\n", false, required_argument},
 	{"wall", NULL, NULL,
 	 "      --wall              wall-clock time per thread: on-CPU plus off-CPU time (a profile\n"
-	 "                          recorded with --off-cpu); --value wall with --root tid\n"},
+	 "                          recorded with --off-cpu); --value wall with --root tid\n", false, no_argument},
 };
 
 const size_t hs_noutput_options = HS_ARRAY_SIZE(hs_output_options);
@@ -191,6 +190,33 @@ const struct hs_output_option *hs_output_option_find(const char *name)
 {
 	for (size_t i = 0; i < hs_noutput_options; i++)
 		if (!strcmp(hs_output_options[i].name, name))
+			return &hs_output_options[i];
+	return NULL;
+}
+
+static int key_of(size_t i)
+{
+	return hs_output_options[i].key ? hs_output_options[i].key : HS_OPT_OUTPUT + 1 + (int)i;
+}
+
+size_t hs_output_options_getopt(struct option *to, size_t n, size_t cap, bool views)
+{
+	struct hs_option t[2] = {{"format", HS_OUTPUT_FORMAT_KEY, required_argument}};
+
+	if (!views)
+		n = hs_options_getopt(t, to, n, cap);
+	for (size_t i = 0; i < hs_noutput_options; i++) {
+		t[0] = (struct hs_option){hs_output_options[i].name, key_of(i), hs_output_options[i].arg};
+		if (hs_output_options[i].views_only == views)
+			n = hs_options_getopt(t, to, n, cap);
+	}
+	return n;
+}
+
+const struct hs_output_option *hs_output_option_of_key(int key)
+{
+	for (size_t i = 0; i < hs_noutput_options; i++)
+		if (key_of(i) == key || (key == 's' && !strcmp(hs_output_options[i].name, "sort")))
 			return &hs_output_options[i];
 	return NULL;
 }

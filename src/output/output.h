@@ -10,6 +10,7 @@
 
 #include "profile/profile.h"
 #include "util/outfile.h"
+#include "util/option.h"
 
 /* Flame graph colours: by kind of code (the default), or FlameGraph's palettes. */
 enum hs_palette {
@@ -104,11 +105,20 @@ struct hs_output_option {
 	const char *sets;    /* what it changes, for the refusal: "the flame graph's width" */
 	const char *help;    /* its --help lines, option column included, each ending in a newline */
 	bool views_only;     /* taken by the commands that read a profile, not by record */
+	int arg;             /* getopt's no_argument, required_argument or optional_argument */
+	int key;             /* what getopt returns for it: 0, HS_OPT_OUTPUT + 1 + its index */
 };
+/* What getopt returns for --format. */
+#define HS_OUTPUT_FORMAT_KEY HS_OPT_OUTPUT
 extern const struct hs_output_option hs_output_options[];
 extern const size_t hs_noutput_options;
 /* The option called name, or NULL. */
 const struct hs_output_option *hs_output_option_find(const char *name);
+/* Appends the getopt_long entries of the writers' options (views: those only the commands that
+ * read a profile take; else --format and the others) to to, as hs_options_getopt(). */
+size_t hs_output_options_getopt(struct option *to, size_t n, size_t cap, bool views);
+/* The option getopt returned key for ('s': --sort, perf's), or NULL. */
+const struct hs_output_option *hs_output_option_of_key(int key);
 /* Whether option opt changes output format f. */
 bool hs_output_option_applies(const struct hs_output_option *opt, const struct hs_format *f);
 /* Appends the help of the writers' options: -o and --format (listing the formats), then the

@@ -71,7 +71,9 @@ fi
 command -v script >/dev/null 2>&1 || fail "script (util-linux) is missing"
 (cd "$dir" && script -qec "'$HOTSTACK' diff a.pb.gz py2.pb.gz" /dev/null >tty.out 2>&1) || fail "diff on a terminal failed"
 tr -d '\r' <"$dir/tty.out" >"$dir/tty.txt"
-grep -q 'leaf_work' "$dir/tty.txt" || fail "diff on a terminal printed no table: $(head -c 600 "$dir/tty.txt")"
+grep -q '^Functions by change of their share of self' "$dir/tty.txt" &&
+	grep -q ' leaf  \[calltree\]  (gone)$' "$dir/tty.txt" ||
+	fail "diff on a terminal printed no table: $(head -c 600 "$dir/tty.txt")"
 [ -s "$dir/py2.diff.svg" ] || fail "diff on a terminal wrote no py2.diff.svg"
 grep -q 'wrote py2.diff.svg' "$dir/tty.txt" || fail "diff on a terminal did not say what it wrote"
 exit 0
