@@ -27,8 +27,8 @@ static void test_switch_output_values(void **state)
 	static const struct {
 		const char *arg;
 		uint64_t secs; /* 0: signal */
-	} good[] = {{"signal", 0}, {"10s", 10}, {"10", 10}, {"5m", 300}, {"1h", 3600}, {"2d", 172800}, {"1s", 1}};
-	static const char *const bad[] = {"", "0", "0s", "10x", "s", "-1", "10ss", "1.5s", "99999999999",
+	} good[] = {{"signal", 0}, {"10s", 10}, {"10", 10}, {"5m", 300}, {"1h", 3600}, {"2d", 172800}, {"1s", 1}, {"2min", 120}};
+	static const char *const bad[] = {"", "0", "0s", "10x", "s", "-1", "10ss", "0.5s", "99999999999",
 					  "400d", "sig", " 10s"};
 	(void)state;
 

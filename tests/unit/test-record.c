@@ -1013,7 +1013,14 @@ static void test_record_numbers(void **state)
 	assert_true(d > 0.19 && d < 0.21);
 	assert_int_equal(hs_record_duration_parse("0", &d), -EINVAL);
 	assert_int_equal(hs_record_duration_parse("1e8", &d), -EINVAL);
-	assert_int_equal(hs_record_duration_parse("2s", &d), -EINVAL);
+	assert_int_equal(hs_record_duration_parse("2s", &d), 0);
+	assert_true(d == 2);
+	assert_int_equal(hs_record_duration_parse("500ms", &d), 0);
+	assert_true(d > 0.49 && d < 0.51);
+	assert_int_equal(hs_record_duration_parse("2m", &d), 0);
+	assert_true(d == 120);
+	assert_int_equal(hs_record_duration_parse("2x", &d), -EINVAL);
+	assert_int_equal(hs_record_duration_parse("-2s", &d), -EINVAL);
 	assert_int_equal(hs_record_duration_parse("nan", &d), -EINVAL);
 	assert_int_equal(hs_record_ring_pages_parse("1", &pages), 0);
 	assert_int_equal(pages, 1);
