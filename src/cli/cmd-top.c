@@ -15,8 +15,9 @@ static const char top_usage[] =
 	"usage: hotstack top [options] [-- command [args...]]\n"
 	"Shows the functions that take the CPU time of the last seconds, refreshed live (system-wide\n"
 	"unless told otherwise). Keys: arrows, PgUp/PgDn, Home/End move; Enter shows the callers and\n"
-	"callees of a function; k kernel frames; s sort by self or total; / filter by name; p pause;\n"
-	"z zero the counts; q quit.\n"
+	"callees of a function; s (S) sorts by the next (previous) column; k kernel frames; / filter by\n"
+	"name; t (c) only the selected row's process (thread name), again all; p pause; z zero the\n"
+	"counts; q quit. A row is a function in the threads of one name of one process (PID:comm).\n"
 	"\n"
 	"  -a, --all-cpus          system-wide, every online CPU (the default)\n"
 	"  -p, --pid PID[,PID...]  these processes (all their threads, and new ones)\n"
@@ -30,6 +31,9 @@ static const char top_usage[] =
 	"      --window SECONDS    show the last SECONDS (default 5)\n"
 	"      --stdio             a text report to standard output at each refresh (the default when\n"
 	"                          it is not a terminal)\n"
+	"  -s, --sort COLUMN       rows by self (overhead, the default), total (children), pid, comm,\n"
+	"                          sym (symbol) or dso (module)\n"
+	"      --comm NAME[,NAME]  only the rows of threads of these names (swapper: idle CPUs)\n"
 	"      --serve [ADDR:]PORT also serve the profiles over HTTP (as record --serve; docs/live.md)\n"
 	"  -q, --quiet             no warnings\n"
 	"  -v, --verbose           more detail\n";
@@ -37,6 +41,7 @@ static const char top_usage[] =
 enum {
 	OPT_WINDOW = OPT_CMD_BASE,
 	OPT_SERVE,
+	OPT_COMM,
 };
 
 static int no_kernel, stdio_flag;
@@ -44,8 +49,9 @@ static int no_kernel, stdio_flag;
 struct top_args {
 	struct hs_record_opts ro;
 	struct cli_sampling sa;
-	const char *serve;
+	const char *serve, *comm;
 	double refresh, window;
+	enum hs_top_sort sort;
 };
 
 static void on_say(void *ctx, bool detail, const char *msg)
@@ -80,12 +86,13 @@ static int parse(int argc, char **argv, struct top_args *a)
 		{"call-graph", required_argument, NULL, 'g'}, {"no-kernel", no_argument, &no_kernel, 1},
 		{"delay", required_argument, NULL, 'd'},   {"window", required_argument, NULL, OPT_WINDOW},
 		{"stdio", no_argument, &stdio_flag, 1},    {"serve", required_argument, NULL, OPT_SERVE},
+		{"sort", required_argument, NULL, 's'},    {"comm", required_argument, NULL, OPT_COMM},
 		{"quiet", no_argument, NULL, 'q'},         {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},          {0, 0, 0, 0},
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:s:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 		case OPT_WINDOW:
@@ -96,6 +103,15 @@ static int parse(int argc, char **argv, struct top_args *a)
 		case OPT_SERVE:
 			if (cli_serve_arg(optarg, &a->serve))
 				return 2;
+			break;
+		case 's':
+			if (hs_top_sort_parse(optarg, &a->sort)) {
+				cli_error("invalid --sort '%s' (self, total, pid, comm, sym, dso)", optarg);
+				return 2;
+			}
+			break;
+		case OPT_COMM:
+			a->comm = optarg;
 			break;
 		case 'q':
 			cli_quiet = 1;
@@ -156,7 +172,7 @@ static int run(struct top_args *a)
 		.view = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)},
 		/* a screen needs keys too: with standard input not a terminal, the reports */
 		.top = {.stdio = stdio_flag || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO), .out = stdout,
-			.no_kernel = no_kernel},
+			.no_kernel = no_kernel, .sort = a->sort, .comm = a->comm},
 		.serve = a->serve,
 		.oo = &oo,
 		.say = on_say,
