@@ -16,8 +16,9 @@ static const char top_usage[] =
 	"usage: hotstack top [options] [-- command [args...]]\n"
 	"Shows the functions that take the CPU time of the last seconds, refreshed live (system-wide\n"
 	"unless told otherwise). Keys: arrows, PgUp/PgDn, Home/End move; Enter shows the callers and\n"
-	"callees of a function; k kernel frames; s sort by self or total; / filter by name; p pause;\n"
-	"z zero the counts; q quit.\n"
+	"callees of a function; s (S) sorts by the next (previous) column; k kernel frames; / filter by\n"
+	"name; t (c) only the selected row's process (thread name), again all; p pause; z zero the\n"
+	"counts; q quit. A row is a function in the threads of one name of one process (PID:comm).\n"
 	"\n";
 
 static void on_say(void *ctx, bool detail, const char *msg)
@@ -38,7 +39,7 @@ static int parse(int argc, char **argv, struct hs_top_args *a)
 	int c, rc;
 
 	hs_options_getopt(hs_top_options, longopts, 0, HS_ARRAY_SIZE(longopts));
-	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:t:C:F:e:g::d:s:qvh", longopts, NULL)) != -1) {
 		if (c == 'q' || c == 'v') {
 			*(c == 'q' ? &cli_quiet : &cli_verbose) = 1;
 		} else if (c == 'h') {
@@ -82,7 +83,7 @@ static int run(struct hs_top_args *a)
 		.view = {(uint64_t)(a->refresh * 1e9), (unsigned)ceil(a->window / a->refresh - 1e-9)},
 		/* a screen needs keys too: with standard input not a terminal, the reports */
 		.top = {.stdio = a->stdio || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO), .out = stdout,
-			.no_kernel = !a->ra.ro.kernel},
+			.no_kernel = !a->ra.ro.kernel, .sort = a->sort, .comm = a->comm},
 		.serve = a->serve,
 		.oo = &oo,
 		.say = on_say,

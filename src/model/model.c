@@ -431,7 +431,9 @@ const char *hs_model_comm_of(const struct hs_model *m, int32_t tid)
 	uint64_t ix;
 
 	if (!hs_u64map_get(&m->thread_ix, (uint32_t)tid, &ix) || !m->threads.v[ix].comm[0])
-		return NULL;
+		/* the idle task of each CPU: no COMM event or /proc entry names it; perf calls
+		 * it swapper, its name in the kernel's init_task */
+		return tid == 0 ? "swapper" : NULL;
 	return m->threads.v[ix].comm;
 }
 

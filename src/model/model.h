@@ -153,7 +153,8 @@ void hs_model_drop_dsos(struct hs_model *m, const uint32_t *renumber);
 struct hs_process *hs_model_process(struct hs_model *m, int32_t pid);
 /* The mapping that holds addr in pid, or NULL. */
 struct hs_map *hs_model_find_map(struct hs_model *m, int32_t pid, uint64_t addr);
-/* The thread's name, or NULL when nothing is known of it. */
+/* The thread's name, "swapper" for tid 0 (the idle task) unless told otherwise, or NULL when
+ * nothing is known of it. */
 const char *hs_model_comm_of(const struct hs_model *m, int32_t tid);
 
 /* The bounds [*lo, *hi) of the mapping that holds sp, a stack pointer of thread tid of pid: its

@@ -8,7 +8,7 @@
 
 #include "serve/serve.h"
 
-enum { WINDOW = HS_OPT_TOP, STDIO, SERVE };
+enum { WINDOW = HS_OPT_TOP, STDIO, SERVE, COMM };
 
 const struct hs_option hs_top_options[] = {
 	{"all-cpus", 'a', no_argument, "  -a, --all-cpus          system-wide, every online CPU (the default)\n"},
@@ -29,6 +29,11 @@ const struct hs_option hs_top_options[] = {
 	{"stdio", STDIO, no_argument,
 	 "      --stdio             a text report to standard output at each refresh (the default when\n"
 	 "                          it is not a terminal)\n"},
+	{"sort", 's', required_argument,
+	 "  -s, --sort COLUMN       rows by self (overhead, the default), total (children), pid, comm,\n"
+	 "                          sym (symbol) or dso (module)\n"},
+	{"comm", COMM, required_argument,
+	 "      --comm NAME[,NAME]  only the rows of threads of these names (swapper: idle CPUs)\n"},
 	{"serve", SERVE, required_argument,
 	 "      --serve [ADDR:]PORT also serve the profiles over HTTP (as record --serve; docs/live.md)\n"},
 	{"quiet", 'q', no_argument, "  -q, --quiet             no warnings\n"},
@@ -66,6 +71,13 @@ int hs_top_args_option(struct hs_top_args *a, int key, char *arg, char **argv, i
 		return seconds(arg, "window", 0.1, &a->window, err);
 	case STDIO:
 		a->stdio = true;
+		return 1;
+	case 's':
+		if (hs_top_sort_parse(arg, &a->sort))
+			return hs_error_set(err, -EINVAL, "invalid --sort '%s' (self, total, pid, comm, sym, dso)", arg);
+		return 1;
+	case COMM:
+		a->comm = arg;
 		return 1;
 	case SERVE:
 		if ((w = hs_serve_check(arg)))

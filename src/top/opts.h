@@ -4,12 +4,15 @@
 #define HS_TOP_OPTS_H
 
 #include "record/opts.h"
+#include "top/top-data.h"
 
 struct hs_top_args {
 	struct hs_record_args ra; /* what to record: record's options */
 	const char *serve;        /* --serve [ADDR:]PORT, checked, or NULL */
 	double refresh, window;   /* -d, --window: seconds */
 	bool stdio;               /* --stdio */
+	enum hs_top_sort sort;    /* -s, --sort */
+	const char *comm;         /* --comm NAME[,NAME], or NULL */
 };
 
 /* top's rows, with their help. */

@@ -28,18 +28,25 @@ struct lines {
 	size_t n, cap;
 };
 
+/* A row as the screen follows it from one table to the next: its function and whose it is. */
+struct row_ref {
+	char *name, *module, *comm; /* NULL: none */
+	int32_t pid;
+};
+
 struct hs_screen {
 	SCREEN *term;
 	struct hs_top_opts o;
 	char filter[64];
+	char comm[256]; /* the thread names shown (--comm, or c), "" for all */
 	char input[64]; /* the filter being typed after '/' */
 	bool typing;
 	bool paused;
-	size_t sel;    /* the selected function, an index in the table */
-	char *sel_name, *sel_module; /* ... which it follows from one window to the next */
+	size_t sel;    /* the selected row, an index in the table */
+	struct row_ref sel_ref;      /* ... which it follows from one window to the next */
 	bool sel_moved;              /* the keys moved it: the next draw names it anew */
 	size_t scroll; /* the first line shown */
-	char *open_name, *open_module; /* the function whose callers and callees show */
+	struct row_ref open; /* the row whose callers and callees show */
 	size_t nfns;   /* in the last table drawn */
 	bool open_asked; /* Enter: the selected function opens (or closes) at the next draw */
 	int rows;      /* lines of the table on the screen */
@@ -47,7 +54,28 @@ struct hs_screen {
 	uint64_t note_until;
 };
 
-struct hs_screen *hs_screen_open(void)
+static void set_ref(struct row_ref *r, const struct hs_top_fn *f)
+{
+	free(r->name);
+	free(r->module);
+	free(r->comm);
+	*r = f ? (struct row_ref){hs_xstrdup(f->name), hs_xstrdup(f->module), hs_xstrdup(f->comm), f->pid}
+	       : (struct row_ref){NULL, NULL, NULL, 0};
+}
+
+static bool is_row(const struct hs_top_fn *f, const struct row_ref *r)
+{
+	return r->name && !strcmp(f->name, r->name) && !strcmp(f->module, r->module) && !strcmp(f->comm, r->comm) &&
+	       f->pid == r->pid;
+}
+
+/* The row as a struct hs_top_fn (its strings borrowed from r), for hs_top_related_build() */
+static struct hs_top_fn ref_fn(const struct row_ref *r)
+{
+	return (struct hs_top_fn){.name = r->name, .module = r->module, .comm = r->comm, .pid = r->pid};
+}
+
+struct hs_screen *hs_screen_open(enum hs_top_sort sort, const char *comm)
 {
 	struct hs_screen *s = hs_xcalloc(1, sizeof(*s));
 
@@ -64,6 +92,9 @@ struct hs_screen *hs_screen_open(void)
 	set_escdelay(25); /* Esc alone, not the start of a key's sequence, after 25 ms */
 	curs_set(0);
 	s->o.filter = s->filter;
+	s->o.sort = sort;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm ? comm : "");
+	s->o.comm = s->comm;
 	return s;
 }
 
@@ -73,10 +104,8 @@ void hs_screen_close(struct hs_screen *s)
 		return;
 	endwin();
 	delscreen(s->term);
-	free(s->open_name);
-	free(s->open_module);
-	free(s->sel_name);
-	free(s->sel_module);
+	set_ref(&s->open, NULL);
+	set_ref(&s->sel_ref, NULL);
 	free(s);
 }
 
@@ -122,18 +151,6 @@ static void move_sel(struct hs_screen *s, long by)
 	s->sel_moved = true;
 }
 
-static void set_name(char **name, char **module, const struct hs_top_fn *f)
-{
-	free(*name);
-	free(*module);
-	*name = f ? hs_xstrdup(f->name) : NULL;
-	*module = f ? hs_xstrdup(f->module) : NULL;
-}
-
-static bool is_fn(const struct hs_top_fn *f, const char *name, const char *module)
-{
-	return name && !strcmp(f->name, name) && !strcmp(f->module, module);
-}
 
 /* The selection in a new table: the function it was on, wherever the counts put it now; where
  * that function is gone, or the keys moved it, the function at its place. */
@@ -142,11 +159,11 @@ static void follow_sel(struct hs_screen *s, const struct hs_top_table *t)
 	s->nfns = t->fns.n;
 	if (!s->sel_moved)
 		for (size_t i = 0; i < t->fns.n; i++)
-			if (is_fn(&t->fns.v[i], s->sel_name, s->sel_module))
+			if (is_row(&t->fns.v[i], &s->sel_ref))
 				s->sel = i;
 	if (s->sel >= t->fns.n)
 		s->sel = t->fns.n ? t->fns.n - 1 : 0;
-	set_name(&s->sel_name, &s->sel_module, t->fns.n ? &t->fns.v[s->sel] : NULL);
+	set_ref(&s->sel_ref, t->fns.n ? &t->fns.v[s->sel] : NULL);
 	s->sel_moved = false;
 }
 
@@ -154,7 +171,24 @@ static void follow_sel(struct hs_screen *s, const struct hs_top_table *t)
  * of the windows to come hold it at other places. */
 static void toggle_open(struct hs_screen *s, const struct hs_top_fn *f)
 {
-	set_name(&s->open_name, &s->open_module, is_fn(f, s->open_name, s->open_module) ? NULL : f);
+	set_ref(&s->open, is_row(f, &s->open) ? NULL : f);
+}
+
+/* t and c: the rows of the selected row's process (t) or thread name (c) only, or, when the
+ * view shows only one already, every row again. */
+static void filter_owner(struct hs_screen *s, int c)
+{
+	const struct row_ref *r = &s->sel_ref;
+
+	if (c == 't' && s->o.by_pid)
+		s->o.by_pid = false;
+	else if (c == 't' && r->name)
+		s->o.by_pid = true, s->o.pid = r->pid;
+	else if (c == 'c' && *s->comm)
+		*s->comm = 0;
+	else if (c == 'c' && r->name && !strchr(r->comm, ',')) /* with a comma, a list: not one name */
+		snprintf(s->comm, sizeof(s->comm), "%s", r->comm);
+	s->scroll = 0;
 }
 
 static int key(struct hs_screen *s, int c)
@@ -195,7 +229,12 @@ static int key(struct hs_screen *s, int c)
 		s->o.hide_kernel = !s->o.hide_kernel;
 		break;
 	case 's':
-		s->o.by_total = !s->o.by_total;
+	case 'S': /* s the next column, S the one before */
+		s->o.sort = (s->o.sort + (c == 's' ? 1 : HS_TOP_SORT_N - 1)) % HS_TOP_SORT_N;
+		break;
+	case 't':
+	case 'c':
+		filter_owner(s, c);
 		break;
 	case '/':
 		s->typing = true;
@@ -262,13 +301,19 @@ static const char *short_count(uint64_t n, char *buf, size_t cap)
  * the counts after. */
 static void status_line(const struct hs_screen *s, const struct hs_top_table *t, const struct hs_screen_status *st)
 {
-	char buf[512], cut[64] = "", n[16], lost[16];
+	char buf[1024], cut[64] = "", n[16], lost[16], pid[24] = "", comm[300] = "", filter[80] = "";
 
 	if (t->cut_reason && pct(t->cut, t->sum) >= 0.5)
 		snprintf(cut, sizeof(cut), " | cut %.0f%% %s", pct(t->cut, t->sum), t->cut_reason);
-	snprintf(buf, sizeof(buf), "%ssort %s | kernel %s | last %.1f s | %.0f/s | %s samples, lost %s%s",
-		 s->paused ? "PAUSED | " : "", s->o.by_total ? "total" : "self",
-		 st->no_kernel ? "not recorded" : s->o.hide_kernel ? "hidden" : "shown", st->span, st->rate,
+	if (s->o.by_pid)
+		snprintf(pid, sizeof(pid), " | pid %d", (int)s->o.pid);
+	if (*s->filter)
+		snprintf(filter, sizeof(filter), " | filter '%s'", s->filter);
+	if (*s->comm)
+		snprintf(comm, sizeof(comm), " | comm %s", s->comm);
+	snprintf(buf, sizeof(buf), "%ssort %s | kernel %s%s%s%s | last %.1f s | %.0f/s | %s samples, lost %s%s",
+		 s->paused ? "PAUSED | " : "", hs_top_sort_name(s->o.sort),
+		 st->no_kernel ? "not recorded" : s->o.hide_kernel ? "hidden" : "shown", filter, pid, comm, st->span, st->rate,
 		 short_count(st->samples, n, sizeof(n)), short_count(st->lost, lost, sizeof(lost)), cut);
 	put_line(0, buf, A_REVERSE);
 }
@@ -282,8 +327,7 @@ static void key_line(struct hs_screen *s)
 	} else if (*s->note && hs_now_ns() < s->note_until) {
 		snprintf(buf, sizeof(buf), "%s", s->note);
 	} else {
-		snprintf(buf, sizeof(buf), "q quit  Enter callers  k kernel  s sort  / filter%s%s%s  p pause  z zero",
-			 *s->filter ? " '" : "", s->filter, *s->filter ? "'" : "");
+		snprintf(buf, sizeof(buf), "q quit  Enter callers  k kernel  s sort  / filter  t/c process  p pause  z zero");
 	}
 	put_line(LINES - 1, buf, A_BOLD);
 }
@@ -296,7 +340,7 @@ static void table_lines(const struct hs_screen *s, const struct hs_top_table *t,
 		const struct hs_top_fn *f = &t->fns.v[i];
 
 		hs_vec_push(lines, ((struct line){LINE_FN, f, i, NULL}));
-		if (!s->open_name || strcmp(f->name, s->open_name) || strcmp(f->module, s->open_module))
+		if (!is_row(f, &s->open))
 			continue;
 		hs_vec_push(lines, ((struct line){LINE_HEAD, NULL, 0, "callers:"}));
 		for (size_t j = 0; j < r->callers.n && j < RELATED_MAX; j++)
@@ -311,31 +355,35 @@ static void table_lines(const struct hs_screen *s, const struct hs_top_table *t,
 	}
 }
 
-/* The widths of the function's and the module's columns, after the percentages and the mark. */
-static void widths(int *namew, int *modw)
+/* The widths of the process's, the function's and the module's columns, after the
+ * percentages; the mark between the process and the function. */
+static void widths(int *procw, int *namew, int *modw)
 {
 	int w = COLS > 40 ? COLS : 40;
 
+	*procw = HS_MIN(22, w / 5);
 	*modw = HS_MIN(24, w / 4);
-	*namew = w - 17 - 5 - 1 - *modw;
+	*namew = w - 17 - *procw - 1 - 5 - 1 - *modw;
 }
 
 static void format_line(const struct line *l, int64_t sum, char *buf, size_t cap)
 {
 	const struct hs_top_fn *f = l->fn;
-	int namew, modw;
+	int procw, namew, modw;
+	char owner[64];
 
-	widths(&namew, &modw);
+	widths(&procw, &namew, &modw);
 	if (l->kind == LINE_HEAD || l->kind == LINE_NONE) {
 		snprintf(buf, cap, "%17s%s%s", "", l->kind == LINE_NONE ? "  " : "", l->text);
 		return;
 	}
 	if (l->kind == LINE_FN)
-		snprintf(buf, cap, "%6.2f%% %6.2f%%  %-4s %-*.*s %.*s", pct(f->self, sum), pct(f->total, sum),
-			 hs_top_kind_mark(f->kind), namew, namew, f->name, modw, hs_top_module_name(f->module));
-	else
-		snprintf(buf, cap, "%7s %6.2f%%    %-4s %-*.*s %.*s", "", pct(f->total, sum), hs_top_kind_mark(f->kind),
-			 namew - 2, namew - 2, f->name, modw, hs_top_module_name(f->module));
+		snprintf(buf, cap, "%6.2f%% %6.2f%%  %-*.*s %-4s %-*.*s %.*s", pct(f->self, sum), pct(f->total, sum),
+			 procw, procw, hs_top_owner(f, owner, sizeof(owner)), hs_top_kind_mark(f->kind), namew, namew,
+			 f->name, modw, hs_top_module_name(f->module));
+	else /* the callers and callees of a row are of its process */
+		snprintf(buf, cap, "%7s %6.2f%%  %*s   %-4s %-*.*s %.*s", "", pct(f->total, sum), procw, "",
+			 hs_top_kind_mark(f->kind), namew - 2, namew - 2, f->name, modw, hs_top_module_name(f->module));
 }
 
 /* Scrolls so that the selected function shows, and as much of what is open under it, with the
@@ -372,7 +420,8 @@ static void draw_table(struct hs_screen *s, const struct hs_top_table *t, const 
 		put_line(2 + y, buf, selected ? A_REVERSE : A_NORMAL);
 	}
 	if (!t->fns.n)
-		put_line(2, *s->filter ? "  (no function matches the filter)" : "  (no samples yet)", A_NORMAL);
+		put_line(2, *s->filter || *s->comm || s->o.by_pid ? "  (no row matches the filters)" : "  (no samples yet)",
+			 A_NORMAL);
 	hs_vec_free(&lines);
 }
 
@@ -381,7 +430,7 @@ void hs_screen_draw(struct hs_screen *s, const struct hs_profile *p, const struc
 	struct hs_top_table t = {0};
 	struct hs_top_related r = {0};
 	char head[1024];
-	int namew, modw;
+	int procw, namew, modw;
 
 	erase();
 	s->rows = LINES - 3;
@@ -393,14 +442,17 @@ void hs_screen_draw(struct hs_screen *s, const struct hs_profile *p, const struc
 	if (s->open_asked && t.fns.n)
 		toggle_open(s, &t.fns.v[s->sel]);
 	s->open_asked = false;
-	if (p && s->open_name)
-		hs_top_related_build(p, &s->o, s->open_name, s->open_module, &r);
+	if (p && s->open.name) {
+		struct hs_top_fn open = ref_fn(&s->open);
+
+		hs_top_related_build(p, &s->o, &open, &r);
+	}
 	if (LINES < 4 || COLS < 30) {
 		put_line(0, "hotstack top: the terminal is too small", A_NORMAL);
 	} else {
 		status_line(s, &t, st);
-		widths(&namew, &modw);
-		snprintf(head, sizeof(head), "  self%%  total%%  %-4s %-*s %s", "", namew, "function", "module");
+		widths(&procw, &namew, &modw);
+		hs_top_header(s->o.sort, procw, namew, head, sizeof(head));
 		put_line(1, head, A_BOLD);
 		draw_table(s, &t, &r);
 		key_line(s);

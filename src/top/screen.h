@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "top-data.h"
 
 /* What the caller knows of the recording, for the status line. */
 struct hs_screen_status {
@@ -29,9 +30,10 @@ enum {
 
 struct hs_screen;
 
-/* Takes over the terminal on standard input and output; NULL when it cannot (no terminal
- * description for $TERM). */
-struct hs_screen *hs_screen_open(void);
+/* Takes over the terminal on standard input and output, the rows sorted by sort and of the
+ * thread names of comm only (as struct hs_top_opts, copied; NULL: all); NULL when it cannot (no
+ * terminal description for $TERM). */
+struct hs_screen *hs_screen_open(enum hs_top_sort sort, const char *comm);
 /* Gives the terminal back as it was; NULL does nothing. */
 void hs_screen_close(struct hs_screen *s);
 /* Reads the keys waiting, never waiting for one; returns HS_SCREEN_* bits. */

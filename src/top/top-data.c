@@ -1,10 +1,14 @@
-/* The tables of hotstack top: each function's self and total value, with kernel frames shown
- * or left out, and the callers and callees of one function. Counted as the reports count
- * (src/output/report-data.c): a function's total once a sample, whatever its recursion. */
+/* The tables of hotstack top: each function's self and total value in each process and thread
+ * name, with kernel frames shown or left out, and the callers and callees of one. Counted as the
+ * reports count (src/output/report-data.c): a function's total once a sample, whatever its
+ * recursion. */
 #include "top-data.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/hashmap.h"
 
@@ -60,28 +64,38 @@ struct fn_set {
 	struct hs_index ix;
 };
 
+/* Whose a row is: the sample's thread name (interned) and process. */
+struct owner {
+	const char *comm;
+	int32_t pid;
+};
+
 struct fn_key {
 	const struct hs_top_fns *fns;
 	const struct frame *f;
+	const struct owner *o;
 };
 
 static bool fn_eq(const void *ctx, uint32_t id)
 {
 	const struct fn_key *k = ctx;
+	const struct hs_top_fn *fn = &k->fns->v[id];
 
-	return k->fns->v[id].name == k->f->name && k->fns->v[id].module == k->f->module;
+	return fn->name == k->f->name && fn->module == k->f->module && fn->comm == k->o->comm &&
+	       fn->pid == k->o->pid;
 }
 
-/* The entry of frame f in s, made when new. */
-static struct hs_top_fn *fn_get(struct fn_set *s, const struct frame *f)
+/* The row of frame f of o's in s, made when new. */
+static struct hs_top_fn *fn_get(struct fn_set *s, const struct frame *f, const struct owner *o)
 {
-	struct fn_key k = {s->fns, f};
-	uint64_t h = hs_hash_combine(hs_hash_u64((uintptr_t)f->name), (uintptr_t)f->module);
+	struct fn_key k = {s->fns, f, o};
+	uint64_t h = hs_hash_combine(hs_hash_combine(hs_hash_u64((uintptr_t)f->name), (uintptr_t)f->module),
+				     hs_hash_combine((uintptr_t)o->comm, (uint32_t)o->pid));
 	uint32_t id = hs_index_find(&s->ix, h, fn_eq, &k);
 
 	if (id == UINT32_MAX) {
 		id = (uint32_t)s->fns->n;
-		hs_vec_push(s->fns, ((struct hs_top_fn){f->name, f->module, f->kind, 0, 0, 0}));
+		hs_vec_push(s->fns, ((struct hs_top_fn){f->name, f->module, o->comm, o->pid, f->kind, 0, 0, 0}));
 		hs_index_insert(&s->ix, h, id);
 	}
 	return &s->fns->v[id];
@@ -96,33 +110,116 @@ static void add_total(struct hs_top_fn *fn, size_t si, int64_t v)
 	fn->total = hs_add_sat(fn->total, v);
 }
 
-static int cmp_names(const struct hs_top_fn *x, const struct hs_top_fn *y)
+static int cmp_i64_desc(int64_t x, int64_t y)
 {
-	int c = strcmp(x->name, y->name);
+	return x == y ? 0 : x > y ? -1 : 1;
+}
 
-	return c ? c : strcmp(x->module, y->module);
+/* The last of every order: a total order, so that rows keep their places between draws. */
+static int cmp_rest(const struct hs_top_fn *x, const struct hs_top_fn *y)
+{
+	int c;
+
+	if ((c = cmp_i64_desc(x->self, y->self)) || (c = cmp_i64_desc(x->total, y->total)))
+		return c;
+	if ((c = strcmp(x->name, y->name)) || (c = strcmp(x->module, y->module)) || (c = strcmp(x->comm, y->comm)))
+		return c;
+	return x->pid == y->pid ? 0 : x->pid < y->pid ? -1 : 1;
 }
 
 static int by_self(const void *a, const void *b)
 {
-	const struct hs_top_fn *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return cmp_names(x, y);
+	return cmp_rest(a, b);
 }
 
 static int by_total(const void *a, const void *b)
 {
 	const struct hs_top_fn *x = a, *y = b;
+	int c = cmp_i64_desc(x->total, y->total);
 
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return cmp_names(x, y);
+	return c ? c : cmp_rest(x, y);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct hs_top_fn *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return cmp_rest(x, y);
+}
+
+static int by_comm(const void *a, const void *b)
+{
+	const struct hs_top_fn *x = a, *y = b;
+	int c = strcmp(x->comm, y->comm);
+
+	return c ? c : cmp_rest(x, y);
+}
+
+static int by_sym(const void *a, const void *b)
+{
+	const struct hs_top_fn *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : cmp_rest(x, y);
+}
+
+static int by_dso(const void *a, const void *b)
+{
+	const struct hs_top_fn *x = a, *y = b;
+	int c = strcmp(hs_top_module_name(x->module), hs_top_module_name(y->module));
+
+	return c ? c : cmp_rest(x, y);
+}
+
+static int (*const sorts[HS_TOP_SORT_N])(const void *, const void *) = {
+	by_self, by_total, by_pid, by_comm, by_sym, by_dso,
+};
+
+/* perf's names first, then hotstack's own */
+static const char *const sort_names[][3] = {
+	{"self", "overhead", NULL}, {"total", "children", NULL}, {"pid", NULL, NULL},
+	{"comm", NULL, NULL},       {"sym", "symbol", NULL},     {"dso", "module", NULL},
+};
+
+int hs_top_sort_parse(const char *name, enum hs_top_sort *ret)
+{
+	for (size_t i = 0; i < HS_TOP_SORT_N; i++)
+		for (size_t j = 0; j < 3 && sort_names[i][j]; j++)
+			if (!strcasecmp(name, sort_names[i][j])) {
+				*ret = (enum hs_top_sort)i;
+				return 0;
+			}
+	return -EINVAL;
+}
+
+const char *hs_top_sort_name(enum hs_top_sort s)
+{
+	return s < HS_TOP_SORT_N ? sort_names[s][0] : "self";
+}
+
+bool hs_top_comm_in(const char *list, const char *comm)
+{
+	size_t n = strlen(comm);
+
+	if (!list || !*list)
+		return true;
+	for (const char *at = list;; at++) {
+		const char *end = strchrnul(at, ',');
+
+		if ((size_t)(end - at) == n && !memcmp(at, comm, n))
+			return true;
+		if (!*end)
+			return false;
+		at = end;
+	}
+}
+
+/* Whether o's filters keep the samples of w's. */
+static bool owner_kept(const struct hs_top_opts *o, const struct owner *w)
+{
+	return (!o->by_pid || w->pid == o->pid) && hs_top_comm_in(o->comm, w->comm);
 }
 
 /* The index in stop_names of the reason the stack ends in, or -1 when it is complete. */
@@ -174,24 +271,30 @@ void hs_top_table_build(const struct hs_profile *p, const struct hs_top_opts *o,
 
 	memset(t, 0, sizeof(*t));
 	for (size_t si = 0; si < p->samples.n; si++) {
-		uint32_t stack = p->samples.v[si].stack;
+		const struct hs_sample *sa = &p->samples.v[si];
+		struct owner w = {hs_profile_str(p, sa->comm), sa->pid};
 		int64_t v = p->types.n ? hs_profile_sample_values(p, (uint32_t)si)[o->vi] : 0;
+		struct hs_top_fn *leaf;
 
-		stack_frames(p, stack, o->hide_kernel, &f);
+		stack_frames(p, sa->stack, o->hide_kernel, &f);
 		if (!f.n)
 			continue;
+		/* shares stay of every sample, as perf's (absolute) percentages under its filters */
 		t->sum = hs_add_sat(t->sum, v);
-		count_cut(t, by_reason, stop_reason(p, stack), v);
+		count_cut(t, by_reason, stop_reason(p, sa->stack), v);
+		if (!owner_kept(o, &w))
+			continue;
 		for (size_t i = 0; i < f.n; i++)
-			add_total(fn_get(&s, &f.v[i]), si, v);
-		fn_get(&s, &f.v[f.n - 1])->self = hs_add_sat(fn_get(&s, &f.v[f.n - 1])->self, v);
+			add_total(fn_get(&s, &f.v[i], &w), si, v);
+		leaf = fn_get(&s, &f.v[f.n - 1], &w);
+		leaf->self = hs_add_sat(leaf->self, v);
 	}
 	for (size_t r = 1; r < HS_ARRAY_SIZE(stop_names); r++)
 		top = by_reason[r] > by_reason[top] ? r : top;
 	t->cut_reason = by_reason[top] ? stop_names[top][1] : NULL;
 	apply_filter(&t->fns, o->filter);
 	if (t->fns.n)
-		qsort(t->fns.v, t->fns.n, sizeof(*t->fns.v), o->by_total ? by_total : by_self);
+		qsort(t->fns.v, t->fns.n, sizeof(*t->fns.v), sorts[o->sort < HS_TOP_SORT_N ? o->sort : 0]);
 	hs_index_release(&s.ix);
 	hs_vec_free(&f);
 }
@@ -212,27 +315,31 @@ static const char *interned(const struct hs_profile *p, const char *s)
 	return id == UINT32_MAX ? NULL : hs_profile_str(p, id);
 }
 
-void hs_top_related_build(const struct hs_profile *p, const struct hs_top_opts *o, const char *name,
-			  const char *module, struct hs_top_related *ret)
+void hs_top_related_build(const struct hs_profile *p, const struct hs_top_opts *o, const struct hs_top_fn *fn,
+			  struct hs_top_related *ret)
 {
 	struct fn_set callers = {&ret->callers, {0}}, callees = {&ret->callees, {0}};
-	const char *want = interned(p, name), *want_module = interned(p, module);
+	const char *want = interned(p, fn->name), *want_module = interned(p, fn->module);
+	struct owner w = {interned(p, fn->comm), fn->pid};
 	struct frames f = {0};
 
 	memset(ret, 0, sizeof(*ret));
-	for (size_t si = 0; si < p->samples.n && want && want_module; si++) {
+	for (size_t si = 0; si < p->samples.n && want && want_module && w.comm; si++) {
+		const struct hs_sample *sa = &p->samples.v[si];
 		int64_t v = p->types.n ? hs_profile_sample_values(p, (uint32_t)si)[o->vi] : 0;
 		bool in = false;
 
-		stack_frames(p, p->samples.v[si].stack, o->hide_kernel, &f);
+		if (sa->pid != w.pid || hs_profile_str(p, sa->comm) != w.comm)
+			continue;
+		stack_frames(p, sa->stack, o->hide_kernel, &f);
 		for (size_t i = 0; i < f.n; i++) {
 			if (f.v[i].name != want || f.v[i].module != want_module)
 				continue;
 			in = true;
 			if (i > 0)
-				add_total(fn_get(&callers, &f.v[i - 1]), si, v);
+				add_total(fn_get(&callers, &f.v[i - 1], &w), si, v);
 			if (i + 1 < f.n)
-				add_total(fn_get(&callees, &f.v[i + 1]), si, v);
+				add_total(fn_get(&callees, &f.v[i + 1], &w), si, v);
 		}
 		if (in)
 			ret->total = hs_add_sat(ret->total, v);
@@ -264,6 +371,26 @@ const char *hs_top_module_name(const char *module)
 	const char *slash = strrchr(module, '/');
 
 	return *module == '[' || !slash ? module : slash + 1;
+}
+
+const char *hs_top_owner(const struct hs_top_fn *f, char *buf, size_t cap)
+{
+	if (f->pid < 0)
+		snprintf(buf, cap, "%s", f->comm);
+	else
+		snprintf(buf, cap, "%d:%s", (int)f->pid, f->comm);
+	return buf;
+}
+
+void hs_top_header(enum hs_top_sort sort, int procw, int namew, char *buf, size_t cap)
+{
+	char pid[8], comm[8];
+
+	snprintf(pid, sizeof(pid), "%s", sort == HS_TOP_SORT_PID ? "PID" : "pid");
+	snprintf(comm, sizeof(comm), "%s", sort == HS_TOP_SORT_COMM ? "COMM" : "comm");
+	snprintf(buf, cap, "%7s %7s  %s:%-*s %-4s %-*s %s", sort == HS_TOP_SORT_SELF ? "SELF%" : "self%",
+		 sort == HS_TOP_SORT_TOTAL ? "TOTAL%" : "total%", pid, procw > 4 ? procw - 4 : 0, comm, "", namew,
+		 sort == HS_TOP_SORT_SYM ? "FUNCTION" : "function", sort == HS_TOP_SORT_DSO ? "MODULE" : "module");
 }
 
 uint32_t hs_top_value_index(const struct hs_profile *p)

@@ -21,7 +21,7 @@ int hs_top_start(struct hs_top *t, struct hs_live *lv, const struct hs_top_confi
 	t->lv = lv;
 	if (c->stdio)
 		return 0;
-	if (!(t->screen = hs_screen_open()))
+	if (!(t->screen = hs_screen_open(c->sort, c->comm)))
 		return -ENOTTY;
 	draw(t);
 	return 0;
@@ -64,16 +64,16 @@ static void draw(struct hs_top *t)
 	hs_screen_draw(t->screen, t->shown ? t->shown->p : NULL, &st);
 }
 
-/* The window as text, perf top --stdio's way: a header, then the functions by self. */
+/* The window as text, perf top --stdio's way: a header, then the rows by the sort column. */
 static int report(struct hs_top *t)
 {
 	const struct hs_profile *p = t->shown->p;
-	struct hs_top_opts o = {.vi = hs_top_value_index(p)};
+	struct hs_top_opts o = {.vi = hs_top_value_index(p), .sort = t->c.sort, .comm = t->c.comm};
 	struct hs_top_table tb;
 	unsigned rows = t->c.rows ? t->c.rows : 20;
 	FILE *f = t->c.out;
 	time_t now = time(NULL);
-	char when[16];
+	char when[16], head[256], owner[64];
 	double span, rate;
 
 	hs_top_table_build(p, &o, &tb);
@@ -81,13 +81,16 @@ static int report(struct hs_top *t)
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	fprintf(f, "hotstack top %s: %lld samples in the last %.1f s (%.0f/s), lost %llu\n", when, (long long)tb.sum,
 		span, rate, (unsigned long long)(hs_live_lost(t->lv) - t->zero_lost));
-	fprintf(f, "%7s %7s  %-4s %-40s %s\n", "self%", "total%", "", "function", "module");
+	hs_top_header(o.sort, 22, 40, head, sizeof(head));
+	fprintf(f, "%s\n", head);
 	for (size_t i = 0; i < tb.fns.n && i < rows; i++) {
 		const struct hs_top_fn *fn = &tb.fns.v[i];
 
-		fprintf(f, "%6.2f%% %6.2f%%  %-4s %-40s %s\n", tb.sum ? 100.0 * (double)fn->self / (double)tb.sum : 0.0,
-			tb.sum ? 100.0 * (double)fn->total / (double)tb.sum : 0.0, hs_top_kind_mark(fn->kind), fn->name,
-			hs_top_module_name(fn->module));
+		fprintf(f, "%6.2f%% %6.2f%%  %-22s %-4s %-40s %s\n",
+			tb.sum ? 100.0 * (double)fn->self / (double)tb.sum : 0.0,
+			tb.sum ? 100.0 * (double)fn->total / (double)tb.sum : 0.0, hs_top_owner(fn, owner, sizeof(owner)),
+			hs_top_kind_mark(fn->kind),
+			fn->name, hs_top_module_name(fn->module));
 	}
 	fputc('\n', f);
 	hs_top_table_release(&tb);

@@ -9,12 +9,15 @@
 #include <stdio.h>
 
 #include "live/live.h"
+#include "top-data.h"
 
 struct hs_top_config {
 	bool stdio;      /* reports to out at each step of the window; else the screen */
 	FILE *out;       /* with stdio */
 	unsigned rows;   /* with stdio: the functions a report lists (0: 20) */
 	bool no_kernel;  /* recorded without kernel stacks */
+	enum hs_top_sort sort; /* the rows' order at the start (s changes it on the screen) */
+	const char *comm;      /* only the rows of these thread names (--comm; struct hs_top_opts) */
 };
 
 struct hs_top {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # hotstack top: on an 80x24 terminal (tmux) beside a busy workload, the workload's hot function
-# shows within seconds; s, k, /, Enter, p, z change what is shown; a resize redraws; q ends it at
+# shows within seconds, in a row of its process (PID:comm); s and S (the sort column), k, /, t
+# and c (the selected row's process, thread name), Enter, p, z change what is shown; a resize redraws; q ends it at
 # once with status 0. Without a terminal it writes a report at each refresh until SIGINT (status
 # 0). A process that does not exist, and a refresh of 0, are refused.
 set -eu
@@ -29,17 +30,22 @@ wait_screen() { # shows|hides REGEX WHAT
 }
 # The function names of the table's rows, one a line.
 rows() {
-	sed -nE 's/^ *[0-9.]+% +[0-9.]+% +\[[a-z.?]+\] +([^ ]+).*/\1/p' "$dir/screen"
+	sed -nE 's/^ *[0-9.]+% +[0-9.]+% +[^ ]+ +\[[a-z.?]+\] +([^ ]+).*/\1/p' "$dir/screen"
 }
 # Whether the rows' percentages in column 1 (self) or 2 (total) never grow downwards.
 sorted_by() {
 	tmx capture-pane -p -t top >"$dir/screen" 2>/dev/null
-	sed -nE 's/^ *([0-9.]+)% +([0-9.]+)% +\[.*/\1 \2/p' "$dir/screen" |
+	sed -nE 's/^ *([0-9.]+)% +([0-9.]+)% +[^ ]+ +\[.*/\1 \2/p' "$dir/screen" |
 		awk -v c="$1" 'NR > 1 && $c > prev + 0.001 { bad = 1 } { prev = $c } END { exit bad }'
 }
 # The samples counted since the start or the last z, from the status line.
 samples() {
 	tmx capture-pane -p -t top | sed -nE '1s/.* ([0-9]+) samples,.*/\1/p'
+}
+# Whether the rows' function names are in order (C locale), from the screen.
+sorted_by_name() {
+	tmx capture-pane -p -t top >"$dir/screen" 2>/dev/null
+	rows | LC_ALL=C sort -c 2>/dev/null
 }
 samples_from() { n=$(samples) && [ "${n:-0}" -ge "$1" ]; }
 samples_under() { n=$(samples) && [ "${n:-0}" -lt "$1" ]; }
@@ -49,7 +55,7 @@ keys_on_line() { tmx capture-pane -p -t top | sed -n "$1p" | grep -q 'q quit'; }
 started=$(date +%s%N)
 tmx new-session -d -s top -x 80 -y 24 \
 	"'$HOTSTACK' top -p $busy 2>'$dir/top.err'; echo \$? >'$dir/status'; sleep 600"
-wait_screen shows '\[\.\] +leaf ' "the hot function never showed (stderr: $(cat "$dir/top.err" 2>/dev/null))"
+wait_screen shows " $busy:calltree +\\[\\.\\] +leaf " "the hot function never showed in a row of its process (stderr: $(cat "$dir/top.err" 2>/dev/null))"
 # said, not asserted to the second: a loaded machine starts a program more slowly
 echo "top: leaf on the screen $(( ($(date +%s%N) - started) / 1000000 )) ms after top started"
 shows 'sort self' || fail "the status line does not say the sort"
@@ -58,9 +64,30 @@ shows 'q quit' || fail "no key help on the last line"
 tmx send-keys -t top s
 wait_screen shows 'sort total' "s did not sort by total"
 wait_until 50 sorted_by 2 || fail "the rows are not in order of total: $(cat "$dir/screen")"
-tmx send-keys -t top s
-wait_screen shows 'sort self' "s again did not sort by self"
+tmx send-keys -t top S
+wait_screen shows 'sort self' "S did not sort by self again"
 wait_until 50 sorted_by 1 || fail "the rows are not in order of self: $(cat "$dir/screen")"
+shows ' SELF% ' || fail "the header does not mark the sort column: $(sed -n 2p "$dir/screen")"
+tmx send-keys -t top s s
+wait_screen shows 'sort pid' "s twice did not sort by pid"
+shows ' PID:comm ' || fail "the header does not mark pid: $(sed -n 2p "$dir/screen")"
+tmx send-keys -t top s s
+wait_screen shows 'sort sym' "s twice more did not sort by function"
+wait_until 50 sorted_by_name || fail "the rows are not in order of name: $(rows)"
+tmx send-keys -t top S S S S
+wait_screen shows 'sort self' "S four times did not come back to self"
+
+# t: only the selected row's process; c: only its thread name; again: all
+tmx send-keys -t top Home t
+wait_screen shows "\\| pid $busy \\|" "t did not keep the selected row's process"
+[ -z "$(sed -nE 's/^ *[0-9.]+% +[0-9.]+% +([^ ]+) .*/\1/p' "$dir/screen" | grep -v "^$busy:")" ] ||
+	fail "rows of other processes after t: $(cat "$dir/screen")"
+tmx send-keys -t top t
+wait_screen hides "\\| pid $busy" "t again did not show every process"
+tmx send-keys -t top c
+wait_screen shows '\| comm calltree \|' "c did not keep the selected row's thread name"
+tmx send-keys -t top c
+wait_screen hides '\| comm ' "c again did not show every thread name"
 
 tmx send-keys -t top k
 wait_screen shows 'kernel hidden' "k did not hide the kernel frames"
@@ -76,7 +103,7 @@ tmx send-keys -t top Enter
 wait_screen hides '\[\.\] +main ' "the filter left other functions"
 [ -n "$(rows)" ] || fail "the filter left no row: $(cat "$dir/screen")"
 rows | grep -qiv lea && fail "rows that do not match the filter: $(rows)"
-shows "/ filter 'LEA'  p pause" || fail "the key line does not name the filter: $(tail -n1 "$dir/screen")"
+shows "^sort self \\| kernel shown \\| filter 'LEA' \\|" || fail "the status line does not name the filter: $(head -n1 "$dir/screen")"
 # / and the text rubbed out: every function again
 tmx send-keys -t top / BSpace BSpace BSpace Enter
 wait_screen shows '\[\.\] +main ' "an empty filter did not show every function again"

@@ -149,6 +149,8 @@ static void test_exited_threads_forgotten(void **state)
 	assert_string_equal(hs_model_comm_of(&m, 101), "worker");
 	assert_string_equal(hs_model_comm_of(&m, 100), "pool");
 	assert_null(hs_model_comm_of(&m, 5000));
+	/* the idle task, which no record names, is perf's swapper */
+	assert_string_equal(hs_model_comm_of(&m, 0), "swapper");
 	/* a thread id used again is a new thread */
 	hs_model_fork(&m, 100, 100, 5000, 100);
 	hs_model_exit(&m, 100, 5000);
