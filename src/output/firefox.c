@@ -176,6 +176,22 @@ static uint32_t func_of(struct tables *t, const struct func *f)
 	return (uint32_t)t->funcs.n - 1;
 }
 
+/* A location's address relative to its module's load base, as the viewer takes it; where that
+ * is no number JavaScript holds exactly (kernel addresses), relative to the mapping's start
+ * and file offset; -1 for none. */
+static int64_t lib_address(const struct hs_location *l, const struct hs_mapping *m)
+{
+	const uint64_t exact = (uint64_t)1 << 53;
+
+	if (!l->mapping || !l->address)
+		return -1;
+	if (l->address >= m->elf_base && l->address - m->elf_base < exact)
+		return (int64_t)(l->address - m->elf_base);
+	if (l->address >= m->start && l->address - m->start + m->offset < exact)
+		return (int64_t)(l->address - m->start + m->offset);
+	return -1;
+}
+
 /* The frames of location loc, outermost first, appended to ids. */
 static void location_frames(struct tables *t, const struct hs_profile *p, uint32_t loc, struct hs_frame **fr,
 			    size_t *fcap, struct u32vec *ids)
@@ -209,8 +225,7 @@ static void location_frames(struct tables *t, const struct hs_profile *p, uint32
 			fn.file = 0;
 		fm = (struct frame){func_of(t, &fn), cat, sub, (uint32_t)j, lib, -1, f->line};
 		resource_of(t, f->module, lib);
-		if (l->mapping && l->address)
-			fm.address = (int64_t)(l->address >= m->elf_base ? l->address - m->elf_base : l->address);
+		fm.address = lib_address(l, m);
 		hs_vec_push(&t->frames, fm);
 		hs_u64map_put(&t->frame_ix, key, t->frames.n - 1);
 		hs_vec_push(ids, (uint32_t)t->frames.n - 1);

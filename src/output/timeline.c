@@ -7,6 +7,14 @@
 
 #include "writers.h"
 
+/* The longest a span is taken to be (a year): what values from a file can ask for stays summable. */
+#define MAX_SPAN ((uint64_t)365 * 24 * 3600 * 1000000000)
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 struct order {
 	uint64_t time;
 	uint32_t sample;
@@ -95,16 +103,17 @@ void hs_timeline_build(struct hs_timeline *t, const struct hs_profile *p, const 
 		if (off)
 			len = (uint64_t)v[t->off_ix];
 		else if (!t->timed && type_ns(p, t->vi) > 0)
-			len = (uint64_t)v[t->vi] * (uint64_t)type_ns(p, t->vi);
+			len = mul_sat((uint64_t)v[t->vi], (uint64_t)type_ns(p, t->vi));
 		else
-			len = t->timed ? t->interval : (uint64_t)v[t->vi] * t->interval;
+			len = t->timed ? t->interval : mul_sat((uint64_t)v[t->vi], t->interval);
+		len = HS_MIN(len, MAX_SPAN);
 		if (!off)
 			th->weight = hs_add_sat(th->weight, v[t->vi]);
 		if (t->timed)
 			sp.start = s->time > t->t0 ? s->time - t->t0 : 0;
 		else
 			sp.start = th->spans.n ? th->spans.v[th->spans.n - 1].end : 0;
-		sp.end = sp.start + len;
+		sp.end = sp.start > UINT64_MAX - len ? UINT64_MAX : sp.start + len;
 		/* the previous span ends where this one starts, at the latest */
 		if (th->spans.n && th->spans.v[th->spans.n - 1].end > sp.start)
 			th->spans.v[th->spans.n - 1].end = HS_MAX(sp.start, th->spans.v[th->spans.n - 1].start);
