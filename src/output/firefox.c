@@ -410,6 +410,21 @@ static void write_libs(struct hs_strbuf *sb, const struct tables *t, const struc
 	hs_strbuf_addc(sb, ']');
 }
 
+/* What an off-CPU period is named after: the innermost function of the program's own (the kernel's
+ * path to schedule() is the same for every period), else the innermost. */
+static const char *blocked_in(const struct hs_profile *p, uint32_t stack)
+{
+	const struct hs_stack *st = &p->stacks.v[stack];
+	const uint32_t *locs = hs_profile_stack_locs(p, stack);
+
+	for (uint32_t i = 0; i < st->nlocs; i++) {
+		uint8_t kind = p->locations.v[locs[i]].kind;
+		if (kind != HS_KIND_KERNEL && kind != HS_KIND_PSEUDO)
+			return hs_profile_location_name(p, locs[i]);
+	}
+	return st->nlocs ? hs_profile_location_name(p, locs[0]) : "[unknown]";
+}
+
 static void write_thread(struct hs_strbuf *sb, struct tables *t, const struct hs_profile *p,
 			 const struct hs_timeline *tl, const struct hs_tl_thread *th, size_t ti, struct hs_frame **fr,
 			 size_t *fcap, struct u32vec *ids)
@@ -506,14 +521,11 @@ static void write_thread(struct hs_strbuf *sb, struct tables *t, const struct hs
 	hs_strbuf_adds(sb, "],\"data\":[");
 	for (size_t i = 0, k = 0; i < th->spans.n; i++) {
 		const struct hs_tl_span *sp = &th->spans.v[i];
-		const struct hs_stack *st;
 
 		if (!sp->off_cpu)
 			continue;
-		st = &p->stacks.v[p->samples.v[sp->sample].stack];
 		hs_strbuf_adds(sb, k++ ? ",{\"type\":\"OffCPU\",\"blockedIn\":" : "{\"type\":\"OffCPU\",\"blockedIn\":");
-		hs_json_add(sb, st->nlocs ? hs_profile_location_name(p, hs_profile_stack_locs(p, p->samples.v[sp->sample].stack)[0])
-					  : "[unknown]");
+		hs_json_add(sb, blocked_in(p, p->samples.v[sp->sample].stack));
 		hs_strbuf_adds(sb, ",\"cause\":{\"time\":");
 		hs_tl_add_time(sb, sp->start, 1000000);
 		hs_strbuf_addf(sb, ",\"stack\":%u}}", stack_node(t, p, p->samples.v[sp->sample].stack, fr, fcap, ids));

@@ -148,7 +148,7 @@ static void test_firefox(void **state)
 	assert_non_null(strstr(out, "\"name\":\"worker \\\"w\\\"\",\"processName\":\"app\",\"isMainThread\":false"));
 	/* the off-CPU period: a marker from 1 to 4 ms, its cause the stack it blocked in */
 	assert_non_null(strstr(out, "\"startTime\":[1],\"endTime\":[4],\"phase\":[1],\"category\":[10],"
-				    "\"data\":[{\"type\":\"OffCPU\",\"blockedIn\":\"schedule\",\"cause\":{\"time\":1,"));
+				    "\"data\":[{\"type\":\"OffCPU\",\"blockedIn\":\"wait\",\"cause\":{\"time\":1,"));
 	/* categories by kind: schedule's frame is the kernel's (2), main's native (1) */
 	assert_non_null(strstr(out, "{\"name\":\"Kernel\",\"color\":\"orange\""));
 	assert_non_null(strstr(out, "\"category\":[1,1,1,2,1,1]"));
