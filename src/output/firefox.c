@@ -127,7 +127,7 @@ static bool func_eq(const void *ctx, uint32_t id)
 	return f->name == g->name && f->file == g->file && f->module == g->module && f->cat == g->cat;
 }
 
-static int32_t lib_of(struct tables *t, const struct hs_profile *p, const struct hs_mapping *m)
+static int32_t lib_of(struct tables *t, const struct hs_mapping *m)
 {
 	uint64_t v;
 
@@ -138,7 +138,6 @@ static int32_t lib_of(struct tables *t, const struct hs_profile *p, const struct
 	hs_vec_push(&t->libs, m->file);
 	hs_vec_push(&t->lib_build_id, m->build_id);
 	hs_u64map_put(&t->lib_ix, m->file, t->libs.n - 1);
-	(void)p;
 	return (int32_t)t->libs.n - 1;
 }
 
@@ -199,7 +198,7 @@ static void location_frames(struct tables *t, const struct hs_profile *p, uint32
 	const struct hs_location *l = &p->locations.v[loc];
 	const struct hs_mapping *m = &p->mappings.v[l->mapping];
 	size_t n = hs_location_frames(p, loc, fr, fcap, 0);
-	int32_t lib = l->mapping ? lib_of(t, p, m) : -1;
+	int32_t lib = l->mapping ? lib_of(t, m) : -1;
 	uint32_t cat, sub;
 
 	category_of(l->kind, &cat, &sub);
@@ -269,7 +268,7 @@ static void add_null_or_u32(struct hs_strbuf *sb, bool first, uint32_t v)
 		hs_strbuf_addf(sb, first ? "%u" : ",%u", v);
 }
 
-/* ",\"name\":[v, v, ...]" of n items from a callback-free printf of each column. */
+/* Appends ,"key":[...] with the n values expr(0) .. expr(n - 1), each printed with fmt. */
 #define COLUMN(sb, key, n, fmt, expr)                                     \
 	do {                                                              \
 		hs_strbuf_adds(sb, ",\"" key "\":[");                     \
