@@ -2,7 +2,8 @@
  * chrome://tracing draw it: per thread, each run of consecutive samples that share a frame at a
  * depth is one complete ("X") event, so a thread's lane reads as a flame chart in time; off-CPU
  * periods end in an "[off-CPU]" frame above the stack the thread blocked in. Process and thread
- * names are metadata ("M") events; times are microseconds from the first sample. */
+ * names are metadata ("M") events; times are microseconds from the first sample. Gzip-compressed
+ * where the output's name ends in .gz. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ static void write_events(struct hs_outfile *out, struct hs_strbuf *sb, const str
 	}
 }
 
-int hs_write_chrome(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+static int write_trace(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
 {
 	struct hs_timeline tl;
 	HS_VEC(struct event) ev = {0};
@@ -134,4 +135,22 @@ int hs_write_chrome(const struct hs_profile *p, const struct hs_output_opts *o, 
 	hs_strbuf_release(&cmd);
 	free(fr);
 	return out->err ? -out->err : 0;
+}
+
+int hs_write_chrome(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out)
+{
+	struct hs_outfile mem;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	if (!hs_tl_gzipped(out))
+		return write_trace(p, o, out);
+	hs_outfile_open_mem(&mem);
+	rc = write_trace(p, o, &mem);
+	buf = hs_outfile_take_mem(&mem, &len);
+	if (!rc)
+		rc = hs_gzip_out(buf, len, out);
+	free(buf);
+	return rc;
 }

@@ -571,8 +571,6 @@ int hs_write_firefox(const struct hs_profile *p, const struct hs_output_opts *o,
 	struct u32vec ids = {0};
 	struct hs_frame *fr = NULL;
 	size_t fcap = 0, heaviest = 0;
-	const char *path = out->path ? out->path : "";
-	size_t plen = strlen(path);
 	int rc = 0;
 
 	hs_timeline_build(&tl, p, o);
@@ -592,7 +590,7 @@ int hs_write_firefox(const struct hs_profile *p, const struct hs_output_opts *o,
 	hs_strbuf_add(&sb, threads.buf, threads.len);
 	hs_strbuf_adds(&sb, "]}\n");
 
-	if (plen > 3 && !strcmp(path + plen - 3, ".gz"))
+	if (hs_tl_gzipped(out))
 		rc = hs_gzip_out((const uint8_t *)sb.buf, sb.len, out);
 	else
 		hs_outfile_write(out, sb.buf, sb.len);

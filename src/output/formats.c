@@ -24,7 +24,7 @@ const struct hs_format hs_formats[] = {
 	{"speedscope", {0}, {".speedscope.json"}, hs_write_speedscope, NULL, NULL, HS_TIMES_ORDER},
 	{"firefox", {"firefox-profiler"}, {".json.gz", ".firefox.json", ".firefox.json.gz"}, hs_write_firefox, NULL, NULL,
 	 HS_TIMES_ORDER},
-	{"chrome", {"chrome-trace", "trace-event"}, {".trace.json"}, hs_write_chrome, NULL, NULL, HS_TIMES_ORDER},
+	{"chrome", {"chrome-trace", "trace-event"}, {".trace.json", ".trace.json.gz"}, hs_write_chrome, NULL, NULL, HS_TIMES_ORDER},
 	{"txt",
 	 {"text", "report"},
 	 {".txt"},

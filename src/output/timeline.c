@@ -161,3 +161,9 @@ void hs_tl_add_time(struct hs_strbuf *sb, uint64_t ns, uint64_t unit_ns)
 	hs_strbuf_addc(sb, '.');
 	hs_strbuf_add(sb, frac, n);
 }
+
+bool hs_tl_gzipped(const struct hs_outfile *out)
+{
+	size_t n = out->path ? strlen(out->path) : 0;
+	return n > 3 && !strcmp(out->path + n - 3, ".gz");
+}

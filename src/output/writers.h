@@ -110,6 +110,8 @@ void hs_timeline_release(struct hs_timeline *t);
 /* Appends ns in units of unit_ns nanoseconds (1000000: milliseconds), exactly, as a JSON
  * number without trailing zeros. */
 void hs_tl_add_time(struct hs_strbuf *sb, uint64_t ns, uint64_t unit_ns);
+/* Whether out is to be gzip-compressed: its name ends in .gz (x.json.gz, x.trace.json.gz). */
+bool hs_tl_gzipped(const struct hs_outfile *out);
 
 /* ---- folded lines ---- */
 

@@ -6,7 +6,8 @@
 #    equal-length columns, indexes in range, times in order, nesting), the threads by name, the
 #    workload's functions, and off-CPU periods (markers; "[off-CPU]" events);
 #  - threads (spin-N threads), converted from the pprof recorded beside them, which keeps the
-#    sample times: --format firefox and chrome to standard output, each thread by its name;
+#    sample times: --format firefox and chrome to standard output, each thread by its name, and
+#    to x.trace.json.gz, gzip-compressed;
 #  - a pprof recorded alone keeps no times: its samples are still written, laid end to end.
 set -eu
 # shellcheck source=lib.sh
@@ -33,6 +34,9 @@ $check firefox "$dir/spin.ff.json" --thread spin-0 --thread spin-1 --function sp
 $check chrome "$dir/spin.chrome.json" --thread spin-0 --thread spin-1 --function spin_thread_0 \
 	--function spin_thread_1 || fail "chrome from pprof"
 $check chrome "$dir/spin.trace.json" --thread spin-0 --thread spin-1 || fail "chrome recorded"
+"$HOTSTACK" convert "$dir/spin.pb.gz" -o "$dir/spin.trace.json.gz" || fail "convert to .trace.json.gz"
+[ "$(head -c 2 "$dir/spin.trace.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "spin.trace.json.gz is not gzip"
+$check chrome "$dir/spin.trace.json.gz" --thread spin-0 --function spin_thread_1 || fail "chrome gzipped"
 
 expect_status 0 "$HOTSTACK" record -o "$dir/untimed.pb.gz" -- "$WORKLOADS/threads" 2 0.5
 "$HOTSTACK" convert "$dir/untimed.pb.gz" -o "$dir/untimed.json.gz" -o "$dir/untimed.trace.json" ||

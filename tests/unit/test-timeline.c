@@ -67,6 +67,13 @@ static void time_is(uint64_t ns, uint64_t unit, const char *want)
 static void test_times(void **state)
 {
 	(void)state;
+	/* the formats by extension: the longest that ends a name */
+	assert_ptr_equal(hs_format_from_path("a.json.gz"), hs_format_from_name("firefox"));
+	assert_ptr_equal(hs_format_from_path("a.firefox.json"), hs_format_from_name("firefox"));
+	assert_ptr_equal(hs_format_from_path("a.trace.json"), hs_format_from_name("chrome"));
+	assert_ptr_equal(hs_format_from_path("a.trace.json.gz"), hs_format_from_name("chrome"));
+	assert_ptr_equal(hs_format_from_path("a.json"), hs_format_from_name("json"));
+	assert_int_equal(hs_format_from_name("chrome")->times, HS_TIMES_ORDER);
 	time_is(0, 1000000, "0");
 	time_is(1500000, 1000000, "1.5");
 	time_is(2000000, 1000000, "2");
