@@ -22,6 +22,9 @@ const struct hs_format hs_formats[] = {
 	{"pprof", {"pb.gz"}, {".pb.gz", ".pprof", ".pb"}, hs_write_pprof, NULL, NULL, HS_TIMES_IF_KEPT},
 	{"otlp", {0}, {".otlp.pb"}, hs_write_otlp, NULL, NULL, HS_TIMES_UNUSED},
 	{"speedscope", {0}, {".speedscope.json"}, hs_write_speedscope, NULL, NULL, HS_TIMES_ORDER},
+	{"firefox", {"firefox-profiler"}, {".json.gz", ".firefox.json", ".firefox.json.gz"}, hs_write_firefox, NULL, NULL,
+	 HS_TIMES_ORDER},
+	{"chrome", {"chrome-trace", "trace-event"}, {".trace.json", ".trace.json.gz"}, hs_write_chrome, NULL, NULL, HS_TIMES_ORDER},
 	{"txt",
 	 {"text", "report"},
 	 {".txt"},
@@ -36,9 +39,29 @@ const struct hs_format hs_formats[] = {
 
 const size_t hs_nformats = HS_ARRAY_SIZE(hs_formats);
 
+/* The format of path's longest extension, and that extension's length in *len. */
+static const struct hs_format *longest_ext(const char *path, size_t n, size_t *len)
+{
+	const struct hs_format *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < hs_nformats; i++) {
+		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++) {
+			size_t k = strlen(hs_formats[i].exts[j]);
+			if (n > k && k > best_len && !strncmp(path + n - k, hs_formats[i].exts[j], k)) {
+				best = &hs_formats[i];
+				best_len = k;
+			}
+		}
+	}
+	*len = best_len;
+	return best;
+}
+
 const struct hs_format *hs_format_from_path(const char *path)
 {
-	size_t n = strlen(path);
+	size_t n = strlen(path), len, inner;
+	const struct hs_format *f;
 
 	/* an extension alone names no file, even where it ends in another (.speedscope.json) */
 	for (size_t i = 0; i < hs_nformats; i++)
@@ -46,18 +69,13 @@ const struct hs_format *hs_format_from_path(const char *path)
 			if (!strcmp(path, hs_formats[i].exts[j]))
 				return NULL;
 	/* the longest extension that ends it: x.otlp.pb is OTLP's, not pprof's .pb */
-	const struct hs_format *best = NULL;
-	size_t best_len = 0;
-	for (size_t i = 0; i < hs_nformats; i++) {
-		for (size_t j = 0; j < HS_FORMAT_MAX_NAMES && hs_formats[i].exts[j]; j++) {
-			size_t k = strlen(hs_formats[i].exts[j]);
-			if (n > k && k > best_len && !strcmp(path + n - k, hs_formats[i].exts[j])) {
-				best = &hs_formats[i];
-				best_len = k;
-			}
-		}
-	}
-	return best;
+	f = longest_ext(path, n, &len);
+	/* a .gz whose name without it asks for another format by more than the extension under
+	 * the .gz (x.speedscope.json.gz, x.otlp.pb.gz) asks for that one gzipped, which it is not:
+	 * no format, rather than the Firefox Profiler's .json.gz or pprof's .pb.gz */
+	if (f && n > 3 && !strcmp(path + n - 3, ".gz") && longest_ext(path, n - 3, &inner) != f && inner > len - 3)
+		return NULL;
+	return f;
 }
 
 const struct hs_format *hs_format_from_name(const char *name)
@@ -205,6 +223,8 @@ static const struct {
 	{"folded", "hotstack flame {} (a flame graph), or flamegraph.pl {} > flame.svg"},
 	{"pprof", "hotstack report {} (the top functions), hotstack flame {} (a flame graph)"},
 	{"speedscope", "open {} at https://www.speedscope.app"},
+	{"firefox", "open {} at https://profiler.firefox.com (Load a profile from file)"},
+	{"chrome", "open {} at https://ui.perfetto.dev (Open trace file), or in chrome://tracing"},
 	{"txt", "less {}"},
 };
 

@@ -25,6 +25,10 @@ int hs_gzip_out(const uint8_t *data, size_t len, struct hs_outfile *out);
 /* OTLP profiles (otlp.h): an ExportProfilesServiceRequest, a resource per process */
 int hs_write_otlp(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 int hs_write_json(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+/* The Firefox Profiler's processed profile format (firefox.c), gzip-compressed where the output's
+ * name ends in .gz; Chrome's trace-event JSON (chrome.c): a timeline per thread in both. */
+int hs_write_firefox(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
+int hs_write_chrome(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
 /* The text report's form with o->annotate: samples per source line of each function it names,
  * hottest first (at most o->top, default 20), with the source text where the file can be read. */
 int hs_write_annotate(const struct hs_profile *p, const struct hs_output_opts *o, struct hs_outfile *out);
@@ -66,6 +70,48 @@ void hs_thread_names_init(struct hs_thread_names *t, const struct hs_profile *p)
 /* The name (string id) of s's thread; s's own comm when s has no tid. */
 uint32_t hs_thread_name(const struct hs_thread_names *t, const struct hs_profile *p, const struct hs_sample *s);
 void hs_thread_names_release(struct hs_thread_names *t);
+
+/* ---- per-thread timelines (timeline.c), for the viewers' formats (firefox.c, chrome.c) ---- */
+
+/* One sample of a thread on its timeline, in ns from the timeline's start: an on-CPU sample
+ * lasts until the thread's next sample or one interval, whichever comes first; an off-CPU
+ * period (record --off-cpu) as long as the thread was blocked. */
+struct hs_tl_span {
+	uint32_t sample; /* index in p->samples */
+	bool off_cpu;
+	uint64_t start, end;
+};
+
+struct hs_tl_thread {
+	int32_t pid, tid;  /* -1 when unknown */
+	uint32_t name;     /* string id: the thread's latest name (hs_thread_name()) */
+	uint32_t process;  /* string id: its process's name (its main thread's, where sampled) */
+	int64_t weight;    /* of its on-CPU samples, value vi */
+	HS_VEC(struct hs_tl_span) spans; /* by start */
+};
+
+/* Where the profile kept sample times (hs_profile_has_time()) they place the samples; where
+ * not, each thread's samples are laid end to end in the profile's order, an on-CPU sample as
+ * long as its count of intervals (its time, for a value in time). */
+struct hs_timeline {
+	HS_VEC(struct hs_tl_thread) threads; /* by pid, its main thread first, then by first sample */
+	uint64_t t0;       /* the profile time (ns) of the timeline's 0 */
+	uint64_t end;      /* the last span's end */
+	uint64_t interval; /* ns between samples: the profile's period in time, else 1 ms */
+	bool timed;
+	uint32_t vi;       /* the value on-CPU samples are weighed by (o->value_index, but not an
+			    * off-CPU one) */
+	int off_ix;        /* value index of off-CPU time, -1 for none */
+	int cpu_ix;        /* value index of the time a sample stands for on the CPU, -1 for none */
+};
+
+void hs_timeline_build(struct hs_timeline *t, const struct hs_profile *p, const struct hs_output_opts *o);
+void hs_timeline_release(struct hs_timeline *t);
+/* Appends ns in units of unit_ns nanoseconds (1000000: milliseconds), exactly, as a JSON
+ * number without trailing zeros. */
+void hs_tl_add_time(struct hs_strbuf *sb, uint64_t ns, uint64_t unit_ns);
+/* Whether out is to be gzip-compressed: its name ends in .gz (x.json.gz, x.trace.json.gz). */
+bool hs_tl_gzipped(const struct hs_outfile *out);
 
 /* ---- folded lines ---- */
 

@@ -965,7 +965,7 @@ static void test_format_outputs(void **state)
 	assert_null(hs_format_for_output("a.out", NULL));
 	assert_null(hs_format_for_output("a.out", "bogus"));
 	hs_formats_list(&sb, false, false, "", ", ");
-	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, otlp, speedscope, txt, json");
+	assert_string_equal(hs_strbuf_str(&sb), "svg, html, folded, pprof, otlp, speedscope, firefox, chrome, txt, json");
 	/* the longest extension that ends a name is its format's: .otlp.pb is not pprof's .pb */
 	assert_ptr_equal(hs_format_for_output("a.otlp.pb", NULL), hs_format_from_name("otlp"));
 	assert_ptr_equal(hs_format_for_output("a.pb", NULL), hs_format_from_name("pprof"));
