@@ -16,6 +16,7 @@
 #include "model/dso-file.h"
 #include "symbolize/debug-cache.h"
 #include "symbolize/dwarf-lines.h"
+#include "symbolize/fde-names.h"
 
 /* The DWARF of one file: from the file itself, or from its separate debug file. */
 struct hs_sym_dwarf {
@@ -388,6 +389,9 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 			}
 			hs_dso_elf_close(&dbg);
 		}
+		/* else each function its .eh_frame describes, named by its address */
+		if (!st->from_symtab && dso->kind == HS_DSO_FILE)
+			hs_elf_symtab_add_fde_functions(st, e.elf, dso->path);
 		hs_u64map_put(&s->by_key, key, s->tables.n);
 		hs_vec_push(&s->tables, st);
 		s->stats.files_loaded++;
