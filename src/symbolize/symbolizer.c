@@ -325,8 +325,22 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 		s->kallsyms_reread = true;
 		load_kernel(s, true);
 	}
-	if (!s->kallsyms || !hs_kallsyms_covers(s->kallsyms, addr) || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
+	if (!s->kallsyms)
 		return false;
+	k = hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;
+	/* in no symbol: a BPF program loaded since the table was read (a fresh read names it), or
+	 * past the end of a section's text */
+	if (!k && !s->kallsyms_reread && !s->opts.kallsyms_path) {
+		s->kallsyms_reread = true;
+		load_kernel(s, true);
+		k = s->kallsyms && hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;
+	}
+	if (!k) {
+		ret->name = HS_KERNEL_UNKNOWN;
+		ret->offset = 0;
+		ret->module = NULL;
+		return true;
+	}
 	ret->name = s->kallsyms->names + k->name;
 	ret->offset = addr - k->addr;
 	ret->module = k->module ? s->kallsyms->names + k->module : NULL;
