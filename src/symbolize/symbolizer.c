@@ -244,7 +244,7 @@ void hs_symbolizer_drop_pages(struct hs_symbolizer *s)
  * cache unless fresh. */
 static int read_kernel(const struct hs_symbolizer *s, bool fresh, struct hs_kallsyms **ret)
 {
-	if (s->opts.kallsyms_path)
+	if (s->opts.kallsyms_path && !(fresh && s->opts.kallsyms_running))
 		return hs_kallsyms_load(s->opts.kallsyms_path, ret);
 	return hs_kallsyms_load_kernel(s->opts.kernel ? s->opts.kernel : &hs_running_kernel, fresh, ret);
 }
@@ -330,7 +330,7 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 	k = hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;
 	/* in no symbol: a BPF program loaded since the table was read (a fresh read names it), or
 	 * past the end of a section's text */
-	if (!k && !s->kallsyms_reread && !s->opts.kallsyms_path) {
+	if (!k && !s->kallsyms_reread && (!s->opts.kallsyms_path || s->opts.kallsyms_running)) {
 		s->kallsyms_reread = true;
 		load_kernel(s, true);
 		k = s->kallsyms && hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;

@@ -19,6 +19,9 @@ struct hs_symbolizer_opts {
 	/* with kallsyms_path NULL: the running kernel's files (NULL = hs_running_kernel), its
 	 * symbols taken from the user's cache where they are there (tests give others) */
 	const struct hs_kernel_files *kernel;
+	/* kallsyms_path is a copy of the running kernel's symbols (perf's build-id cache keeps the
+	 * first it made): an address in none of them has the running kernel's read, once */
+	bool kallsyms_running;
 };
 
 struct hs_symbolizer_stats {
