@@ -64,7 +64,7 @@ static int64_t now_ms(void)
 static int run(char *const argv[], int timeout_ms, char *out, size_t cap)
 {
 	posix_spawn_file_actions_t fa;
-	int p[2], rc, status;
+	int p[2], rc, status = 0;
 	size_t n = 0;
 	pid_t pid;
 	int64_t end = now_ms() + timeout_ms;
@@ -108,16 +108,11 @@ static int run(char *const argv[], int timeout_ms, char *out, size_t cap)
 			break;
 		n += (size_t)r;
 		out[n] = '\0';
-		if (n == cap - 1) {
-			char sink[4096];
-			/* the rest unread: dpkg would wait on a full pipe */
-			while (read(p[0], sink, sizeof(sink)) > 0)
-				;
-			break;
-		}
+		if (n == cap - 1)
+			break; /* enough: the rest is not waited for */
 	}
 	close(p[0]);
-	if (rc)
+	if (rc || n == cap - 1)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
