@@ -78,7 +78,7 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/x86_64-linux-gnu -c 
 cc -O1 -o "$dir/load" "$dir/load.c" -lbpf || fail "cannot build the loader"
 cc -O1 -o "$dir/hsbpf-spin" "$dir/spin.c" || fail "cannot build the workload"
 
-"$dir/load" "$dir/spin.bpf.o" 60 >"$dir/load.out" 2>"$dir/load.err" &
+"$dir/load" "$dir/spin.bpf.o" 240 >"$dir/load.out" 2>"$dir/load.err" &
 loader=$!
 trap 'kill "$loader" 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do
