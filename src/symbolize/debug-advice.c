@@ -23,20 +23,15 @@ static const char *const merged[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/li
 
 bool hs_usrmerge_twin(const char *path, char *ret, size_t cap)
 {
-	const char *rest = NULL;
-	int n;
+	int n = -1;
 
-	for (size_t i = 0; i < sizeof(merged) / sizeof(merged[0]); i++) {
-		if (!strncmp(path, merged[i], strlen(merged[i])))
-			rest = "/usr";
-		else if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, merged[i], strlen(merged[i])))
-			rest = "";
-		if (rest)
-			break;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(merged) && n < 0; i++) {
+		size_t len = strlen(merged[i]);
+		if (!strncmp(path, merged[i], len))
+			n = snprintf(ret, cap, "/usr%s", path); /* /lib/x: /usr/lib/x */
+		else if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, merged[i], len))
+			n = snprintf(ret, cap, "%s", path + 4); /* /usr/lib/x: /lib/x */
 	}
-	if (!rest)
-		return false;
-	n = *rest ? snprintf(ret, cap, "/usr%s", path) : snprintf(ret, cap, "%s", path + 4);
 	return n > 0 && (size_t)n < cap;
 }
 
