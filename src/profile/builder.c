@@ -19,6 +19,8 @@ void hs_builder_init(struct hs_builder *b, const struct hs_builder_opts *opts)
 {
 	struct hs_symbolizer_opts so = {opts->kallsyms, opts->no_inline};
 
+	so.kallsyms_running = opts->kallsyms_running;
+
 	memset(b, 0, sizeof(*b));
 	b->opts = *opts;
 	b->p = hs_profile_new();

@@ -39,6 +39,7 @@ struct hs_builder_opts {
 	 * hardware event, where the CPU has LBR) */
 	bool lbr_repair;
 	const char *kallsyms;   /* NULL = /proc/kallsyms */
+	bool kallsyms_running;  /* kallsyms is a copy of the running kernel's (symbolizer.h) */
 	const char *symfs;      /* the recording's files are looked up under this directory first
 	                         * (struct hs_model's symfs); NULL = none. Borrowed */
 	/* Asked for a descriptor on the file mapped at [start, end) in pid, when a new file dso

@@ -64,7 +64,7 @@ static void hex(char *out, const uint8_t *id, size_t n)
 
 /* Kernel symbols of the kernel that was recorded: the running one's if it is the same kernel,
  * else a copy perf kept in its build-id cache, else none (frames show [kernel.kallsyms]). */
-static char *choose_kallsyms(const struct hs_perf_data *d, char **note)
+static char *choose_kallsyms(const struct hs_perf_data *d, char **note, bool *is_running)
 {
 	const struct hs_perf_build_id *kb = NULL;
 	uint8_t running[20];
@@ -83,6 +83,9 @@ static char *choose_kallsyms(const struct hs_perf_data *d, char **note)
 		hex(idhex, kb->build_id, kb->size);
 		if (home) {
 			snprintf(path, sizeof(path), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, idhex);
+			/* of this kernel: perf keeps the copy it made first, without the BPF programs
+			 * loaded since, which the kernel's own can name */
+			*is_running = rn && rn == kb->size && !memcmp(running, kb->build_id, rn);
 			if (access(path, R_OK) == 0)
 				return hs_xstrdup(path);
 		}
@@ -176,7 +179,7 @@ int hs_perf_data_load(const void *buf, size_t len, const struct hs_perf_data_loa
 		free(l);
 		return rc;
 	}
-	kallsyms = choose_kallsyms(&l->d, &note);
+	kallsyms = choose_kallsyms(&l->d, &note, &bo.kallsyms_running);
 	bo.unwind = HS_UNWIND_AUTO;
 	bo.kernel = !(opts && opts->no_kernel);
 	bo.user = true;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/debug-advice.h"
 #include "util/strbuf.h"
 
 struct hs_profile *hs_profile_new(void)
@@ -569,6 +570,21 @@ uint32_t hs_profile_note_lost_records(struct hs_profile *p, uint64_t n, bool sid
 	return id;
 }
 
+/* Whether name is the one a stripped file's function gets from its address alone (symbolize/
+ * fde-names.h): "BASE+0xHEX", BASE the base name of file. */
+static bool address_name(const char *name, const char *file)
+{
+	const char *base = strrchr(file, '/'), *hex;
+	size_t n;
+
+	base = base ? base + 1 : file;
+	n = strlen(base);
+	if (!n || strncmp(name, base, n) || strncmp(name + n, "+0x", 3))
+		return false;
+	hex = name + n + 3;
+	return *hex && hex[strspn(hex, "0123456789abcdef")] == '\0';
+}
+
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret)
 {
 	struct hs_u64map by_file = {0};
@@ -590,7 +606,8 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
 		u.user = hs_add_sat(u.user, v);
 		name = hs_profile_location_name(p, p->stack_locs.v[st->loc0]);
 		n = strlen(name);
-		if (!n || name[0] != '[' || name[n - 1] != ']')
+		if ((!n || name[0] != '[' || name[n - 1] != ']') &&
+		    !address_name(name, hs_profile_str(p, p->mappings.v[l->mapping].file)))
 			continue;
 		u.unnamed = hs_add_sat(u.unnamed, v);
 		hs_u64map_get(&by_file, l->mapping, &sum);
@@ -747,7 +764,7 @@ uint32_t hs_profile_time_value(const struct hs_profile *p, uint32_t vi)
 void hs_profile_unnamed_note(const struct hs_profile *p, bool debuginfod_set, struct hs_strbuf *sb)
 {
 	struct hs_unnamed_share u;
-	const char *f, *dfd = debuginfod_set ? "" : ", or set DEBUGINFOD_URLS";
+	const char *f;
 	bool bid;
 
 	if (!hs_profile_unnamed_share(p, 0, &u))
@@ -756,17 +773,15 @@ void hs_profile_unnamed_note(const struct hs_profile *p, bool debuginfod_set, st
 	bid = u.debug_file[0]; /* never a placeholder path */
 	hs_strbuf_addf(sb, "%.0f%% of the user-space samples are in code without function names, %.0f%% in %s",
 		       100.0 * (double)u.unnamed / (double)u.user, 100.0 * (double)u.top / (double)u.user, f);
-	if (u.distro) /* the distribution's file: its debug package */
-		hs_strbuf_addf(sb,
-			       ": install its debug symbols (Debian: 'apt install PACKAGE-dbgsym' from the debug "
-			       "archive, "
-			       "PACKAGE as 'dpkg -S %s' names it%s%s)%s%s\n",
-			       f, bid ? "; or a debug file at " : "", u.debug_file, dfd,
-			       *dfd ? " (https://debuginfod.debian.net)" : "");
-	else /* one's own, built or installed without symbols */
+	if (u.distro) { /* the distribution's file: its debug package, found by asking dpkg */
+		struct hs_debug_advice_env env = {.debuginfod_set = debuginfod_set};
+		hs_debug_advice(f, u.build_id ? hs_profile_str(p, u.build_id) : NULL, &env, sb);
+		hs_strbuf_addc(sb, '\n');
+	} else { /* one's own, built or installed without symbols */
 		hs_strbuf_addf(sb,
 			       ", which has no symbols (stripped?): build it with -g and keep its symbols, or give "
 			       "hotstack a "
 			       "debug file for it (%s%s%swhere its .gnu_debuglink says, or under --symfs DIR)\n",
 			       bid ? "at " : "", u.debug_file, bid ? ", " : "");
+	}
 }

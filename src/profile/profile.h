@@ -238,7 +238,7 @@ uint32_t hs_profile_note_lost_records(struct hs_profile *p, uint64_t n, bool sid
 
 /* Where names are missing: of the samples whose leaf is user code in a mapped file (a location
  * of kind HS_KIND_USER with a mapping), those whose leaf has no function name (shown
- * "[module]"), and the file most of them are in. Sums of value index vi. */
+ * "[module]", or "module+0xADDR" in a stripped file), and the file most of them are in. Sums of value index vi. */
 struct hs_unnamed_share {
 	int64_t user;         /* value of the samples with a user-space leaf */
 	int64_t unnamed;      /* ... of those with no function name at the leaf */

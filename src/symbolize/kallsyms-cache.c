@@ -22,7 +22,7 @@ const struct hs_kernel_files hs_running_kernel = {
 
 #define ENTRY "kallsyms"
 #define MAGIC "hsksyms\n"
-#define VERSION 1
+#define VERSION 2 /* 2: an end marker is never chosen among aliases */
 #define BYTE_ORDER_MARK 0x01020304u
 #define MODULES_MAX ((size_t)16 << 20)
 #define ENTRY_MAX ((uint64_t)1 << 30)

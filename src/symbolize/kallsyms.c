@@ -17,20 +17,41 @@
 #define KALLSYMS_MAX_SYMS (4u << 20)
 #define KALLSYMS_MAX_BYTES ((size_t)256 << 20)
 
+/* The kernel image's symbols that mark where a section of text ends, not code: _etext (the end
+ * of the kernel's text), _einittext (of its init text) and __*_text_end (__entry_text_end,
+ * __irqentry_text_end, __hot_text_end ...). What follows one up to the next symbol is in no
+ * function (alignment, or no text at all): the kernel's last init function does not reach up
+ * to the modules. */
+static bool end_marker(const char *name)
+{
+	size_t n;
+
+	if (!strcmp(name, "_etext") || !strcmp(name, "_einittext"))
+		return true;
+	n = strlen(name);
+	return n > 11 && !strncmp(name, "__", 2) && !strcmp(name + n - 9, "_text_end");
+}
+
 /* Sorts by address; among aliases at one address the first is the one shown: the core kernel
- * before modules, a global symbol before a local one, then fewer leading underscores, then the
- * shorter name, then name order (so the choice never depends on the order of the lines). */
+ * before modules, a function before an end marker, a global symbol before a local one, then
+ * fewer leading underscores, then the shorter name, then name order (so the choice never
+ * depends on the order of the lines). */
 static int ksym_cmp(const void *a, const void *b, void *names)
 {
 	const struct hs_ksym *x = a, *y = b;
 	const char *n = names, *nx = n + x->name, *ny = n + y->name;
 	size_t ux = strspn(nx, "_"), uy = strspn(ny, "_"), lx, ly;
 	int c;
+	bool mx, my;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if ((c = strcmp(n + x->module, n + y->module)))
 		return c;
+	mx = !x->module && end_marker(nx);
+	my = !y->module && end_marker(ny);
+	if (mx != my)
+		return mx ? 1 : -1;
 	if (x->global != y->global)
 		return x->global ? -1 : 1;
 	if (ux != uy)
@@ -178,6 +199,26 @@ bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr)
 	return lo && addr < k->ranges[lo - 1].end;
 }
 
+/* Where the symbol at index i ends, kallsyms giving no sizes: at the next symbol of the same
+ * module (the kernel image, a module, the BPF programs, a kind of trampoline), else at the end of
+ * its page, or at the next symbol when that comes first: a module's text is one page-aligned
+ * allocation, and so are BPF programs and trampolines, and what lies past the last symbol of
+ * one is someone else's code, or none. */
+static uint64_t symbol_end(const struct hs_kallsyms *k, size_t i)
+{
+	const struct hs_ksym *s = &k->syms[i], *next = i + 1 < k->n ? &k->syms[i + 1] : NULL;
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page = ps > 0 ? (uint64_t)ps : 4096, end = (s->addr | (page - 1)) + 1;
+
+	if (!end)
+		end = UINT64_MAX;
+	if (!next || next->addr <= s->addr) /* the last, or a damaged entry out of order */
+		return end;
+	if (next->module < k->names_len && !strcmp(k->names + s->module, k->names + next->module))
+		return next->addr;
+	return HS_MIN(next->addr, end);
+}
+
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr)
 {
 	const struct hs_ksym *s;
@@ -198,6 +239,8 @@ const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t a
 	/* a cache entry's symbols are used unchecked (kallsyms-cache.c): names out of the pool
 	 * are refused here, the one symbol that is used */
 	if (s->name >= k->names_len || s->module >= k->names_len)
+		return NULL;
+	if ((!s->module && end_marker(k->names + s->name)) || addr >= symbol_end(k, lo - 1))
 		return NULL;
 	return s;
 }

@@ -61,9 +61,13 @@ void hs_kallsyms_free(struct hs_kallsyms *k);
  * always for a table read from a file; for one from the cache, when addr is in the text of
  * the kernel or of a module it holds (elsewhere only a fresh read can tell). */
 bool hs_kallsyms_covers(const struct hs_kallsyms *k, uint64_t addr);
-/* The symbol at or below addr, or NULL (below the first symbol or past the end of text). Its
- * name and module offsets are inside names, whatever the table came from: a symbol of a damaged
- * cache entry whose offsets are not is NULL. */
+/* The symbol whose code holds addr, or NULL where addr is in none. kallsyms gives no sizes: a
+ * symbol reaches to the next one of its module (the kernel image, a module, [bpf], a
+ * [__builtin__*] kind of trampoline), the last one of a module to the end of its page (or the
+ * next symbol, when it comes first). The kernel's end markers (_etext, _einittext, __*_text_end)
+ * are no functions: an address from one to the next symbol is in none. Its name and module
+ * offsets are inside names, whatever the table came from: a symbol of a damaged cache entry
+ * whose offsets are not is NULL. */
 const struct hs_ksym *hs_kallsyms_lookup(const struct hs_kallsyms *k, uint64_t addr);
 
 #endif

@@ -16,6 +16,7 @@
 #include "model/dso-file.h"
 #include "symbolize/debug-cache.h"
 #include "symbolize/dwarf-lines.h"
+#include "symbolize/fde-names.h"
 
 /* The DWARF of one file: from the file itself, or from its separate debug file. */
 struct hs_sym_dwarf {
@@ -243,7 +244,7 @@ void hs_symbolizer_drop_pages(struct hs_symbolizer *s)
  * cache unless fresh. */
 static int read_kernel(const struct hs_symbolizer *s, bool fresh, struct hs_kallsyms **ret)
 {
-	if (s->opts.kallsyms_path)
+	if (s->opts.kallsyms_path && !(fresh && s->opts.kallsyms_running))
 		return hs_kallsyms_load(s->opts.kallsyms_path, ret);
 	return hs_kallsyms_load_kernel(s->opts.kernel ? s->opts.kernel : &hs_running_kernel, fresh, ret);
 }
@@ -324,8 +325,22 @@ bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *
 		s->kallsyms_reread = true;
 		load_kernel(s, true);
 	}
-	if (!s->kallsyms || !hs_kallsyms_covers(s->kallsyms, addr) || !(k = hs_kallsyms_lookup(s->kallsyms, addr)))
+	if (!s->kallsyms)
 		return false;
+	k = hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;
+	/* in no symbol: a BPF program loaded since the table was read (a fresh read names it), or
+	 * past the end of a section's text */
+	if (!k && !s->kallsyms_reread && (!s->opts.kallsyms_path || s->opts.kallsyms_running)) {
+		s->kallsyms_reread = true;
+		load_kernel(s, true);
+		k = s->kallsyms && hs_kallsyms_covers(s->kallsyms, addr) ? hs_kallsyms_lookup(s->kallsyms, addr) : NULL;
+	}
+	if (!k) {
+		ret->name = HS_KERNEL_UNKNOWN;
+		ret->offset = 0;
+		ret->module = NULL;
+		return true;
+	}
 	ret->name = s->kallsyms->names + k->name;
 	ret->offset = addr - k->addr;
 	ret->module = k->module ? s->kallsyms->names + k->module : NULL;
@@ -388,6 +403,9 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 			}
 			hs_dso_elf_close(&dbg);
 		}
+		/* else each function its .eh_frame describes, named by its address */
+		if (!st->from_symtab && dso->kind == HS_DSO_FILE)
+			hs_elf_symtab_add_fde_functions(st, e.elf, dso->path);
 		hs_u64map_put(&s->by_key, key, s->tables.n);
 		hs_vec_push(&s->tables, st);
 		s->stats.files_loaded++;

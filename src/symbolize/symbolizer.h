@@ -19,6 +19,9 @@ struct hs_symbolizer_opts {
 	/* with kallsyms_path NULL: the running kernel's files (NULL = hs_running_kernel), its
 	 * symbols taken from the user's cache where they are there (tests give others) */
 	const struct hs_kernel_files *kernel;
+	/* kallsyms_path is a copy of the running kernel's symbols (perf's build-id cache keeps the
+	 * first it made): an address in none of them has the running kernel's read, once */
+	bool kallsyms_running;
 };
 
 struct hs_symbolizer_stats {
@@ -40,7 +43,7 @@ struct hs_symbolizer {
 	pthread_t kallsyms_thread;
 	struct hs_kallsyms *kallsyms_pending;
 	int kallsyms_pending_rc;
-	bool kallsyms_reread; /* read again for an address the cached table does not cover */
+	bool kallsyms_reread; /* read again for an address the table does not cover or name */
 	HS_VEC(struct hs_elf_symtab *) tables;
 	struct hs_u64map by_key; /* hs_dso_elf_key of the file -> index in tables */
 	struct hs_symbolizer_stats stats;
@@ -121,9 +124,15 @@ void hs_symbolizer_prefetch_dwarf(struct hs_symbolizer *s, struct hs_dso *dso);
 /* Whether dso's DWARF is still being opened by a prefetch thread (a lookup now would wait). */
 bool hs_symbolizer_dwarf_pending(struct hs_symbolizer *s, struct hs_dso *dso);
 
+/* What a kernel address in no symbol of the kernel's table is named: a BPF program that the
+ * kernel does not list (net.core.bpf_jit_kallsyms 0), code past the end of a section. */
+#define HS_KERNEL_UNKNOWN "[kernel: unknown]"
+
 /* Symbol for a kernel address. The first address that the cached kernel symbols cannot answer
- * for (a BPF program, a trampoline, a new module) has kallsyms read again; the name is
- * borrowed until the next call. */
+ * for (a BPF program, a trampoline, a new module), or that is in no symbol of the running
+ * kernel's table (a BPF program loaded since it was read), has kallsyms read again, once a run.
+ * An address in no symbol then is HS_KERNEL_UNKNOWN; false only without kernel symbols at all.
+ * The name is borrowed until the next call. */
 bool hs_symbolize_kernel(struct hs_symbolizer *s, uint64_t addr, struct hs_sym *ret);
 /* Loads kallsyms now (they can change later as modules come and go). Returns 0 or -errno. */
 int hs_symbolizer_load_kernel(struct hs_symbolizer *s);

@@ -29,6 +29,12 @@ struct hs_cfi_pending_row {
 	struct hs_cfi_row row;
 };
 
+/* The functions FDEs describe (hs_cfi_functions()): an HS_VEC that the builder can point to. */
+struct hs_cfi_function_vec {
+	struct hs_cfi_function *v;
+	size_t n, cap;
+};
+
 /* A table being built (unwind/cfi.c): the rows FDEs emitted, the register rules they share. */
 struct hs_cfi_builder {
 	HS_VEC(struct hs_cfi_pending_row) rows;
@@ -37,6 +43,8 @@ struct hs_cfi_builder {
 	int err;
 	HS_VEC(struct hs_cfi_regs) regs; /* the table's register rules, each once */
 	struct hs_index regs_ix;
+	/* when set, the FDEs' functions are listed here and their programs not run */
+	struct hs_cfi_function_vec *functions;
 };
 
 /* A builder holding the two register sets every table has: none, and callee-saved registers

@@ -738,6 +738,14 @@ static size_t do_entry(struct hs_cfi_builder *b, struct cie_cache *cc, const str
 	if (!pc_range || !pc_begin)
 		return next; /* a discarded function (address 0, or nothing covered) */
 	b->stats->fdes++;
+	if (b->functions) {
+		struct hs_cfi_function f = {pc_begin, pc_range};
+		if (b->functions->n >= HS_CFI_MAX_ROWS)
+			b->err = -EOVERFLOW;
+		else
+			hs_vec_push(b->functions, f);
+		return next;
+	}
 	st = *initial;
 	loc = pc_begin;
 	run_program(b, s, c, r.pos, r.len, &st, initial, &loc, pc_begin + pc_range, true);

@@ -162,6 +162,40 @@ static int conclude(struct hs_cfi_builder *b, struct hs_cfi_table *t, struct hs_
 	return 0;
 }
 
+/* Finds elf's .eh_frame and .eh_frame_hdr, by section name or, without section headers, by
+ * PT_GNU_EH_FRAME; sets *shstrndx (0 without section headers). */
+static void find_eh_frame(Elf *elf, const GElf_Ehdr *ehdr, struct hs_cfi_section *eh, bool *have_eh,
+			  struct hs_cfi_section *hdr, bool *have_hdr, size_t *shstrndx)
+{
+	eh->addr_size = hdr->addr_size = ehdr->e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	eh->eh = hdr->eh = true;
+	*have_eh = *have_hdr = false;
+	if (elf_getshdrstrndx(elf, shstrndx) == 0) {
+		*have_eh = load_section(elf, ".eh_frame", eh, *shstrndx, NULL);
+		*have_hdr = load_section(elf, ".eh_frame_hdr", hdr, *shstrndx, NULL);
+	} else {
+		*shstrndx = 0;
+	}
+	if (!*have_hdr) {
+		/* no section headers (a memory image): PT_GNU_EH_FRAME still leads to the CFI */
+		size_t phnum;
+		if (elf_getphdrnum(elf, &phnum) == 0) {
+			for (size_t i = 0; i < phnum; i++) {
+				GElf_Phdr ph;
+				if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
+					*have_hdr = vaddr_bytes(elf, ph.p_vaddr, hdr);
+					if (*have_hdr)
+						hdr->size = HS_MIN(hdr->size, (size_t)ph.p_filesz);
+				}
+			}
+		}
+	}
+	if (*have_hdr && !*have_eh) {
+		uint64_t ptr;
+		*have_eh = hs_cfi_eh_frame_hdr_ptr(hdr, &ptr) && vaddr_bytes(elf, ptr, eh);
+	}
+}
+
 int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, struct hs_error *err)
 {
 	struct hs_cfi_table *t;
@@ -177,30 +211,7 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 	}
 	t = hs_xcalloc(1, sizeof(*t));
 	hs_cfi_builder_init(&b, &t->stats);
-	eh.addr_size = hdr.addr_size = ehdr.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	eh.eh = hdr.eh = true;
-	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
-		have_eh = load_section(elf, ".eh_frame", &eh, shstrndx, NULL);
-		have_hdr = load_section(elf, ".eh_frame_hdr", &hdr, shstrndx, NULL);
-	}
-	if (!have_hdr) {
-		/* no section headers (a memory image): PT_GNU_EH_FRAME still leads to the CFI */
-		size_t phnum;
-		if (elf_getphdrnum(elf, &phnum) == 0) {
-			for (size_t i = 0; i < phnum; i++) {
-				GElf_Phdr ph;
-				if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
-					have_hdr = vaddr_bytes(elf, ph.p_vaddr, &hdr);
-					if (have_hdr)
-						hdr.size = HS_MIN(hdr.size, (size_t)ph.p_filesz);
-				}
-			}
-		}
-	}
-	if (have_hdr && !have_eh) {
-		uint64_t ptr;
-		have_eh = hs_cfi_eh_frame_hdr_ptr(&hdr, &ptr) && vaddr_bytes(elf, ptr, &eh);
-	}
+	find_eh_frame(elf, &ehdr, &eh, &have_eh, &hdr, &have_hdr, &shstrndx);
 	if (have_eh)
 		hs_cfi_walk_eh_frame(&b, &eh, have_hdr ? &hdr : NULL);
 	/* .debug_frame too: code built without unwind tables (-fno-asynchronous-unwind-tables -g)
@@ -223,6 +234,56 @@ int hs_cfi_table_build(Elf *elf, Elf *debug_elf, struct hs_cfi_table **ret, stru
 		}
 	}
 	return conclude(&b, t, ret, err);
+}
+
+static int function_cmp(const void *a, const void *b)
+{
+	const struct hs_cfi_function *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size;
+}
+
+int hs_cfi_functions(Elf *elf, struct hs_cfi_function **ret, size_t *n)
+{
+	struct hs_cfi_function_vec fns = {0};
+	struct hs_cfi_stats stats = {0};
+	struct hs_cfi_builder b;
+	struct hs_cfi_section eh = {0}, hdr = {0};
+	size_t shstrndx = 0, k = 0;
+	GElf_Ehdr ehdr;
+	bool have_eh, have_hdr;
+	int rc;
+
+	*ret = NULL;
+	*n = 0;
+	if (!gelf_getehdr(elf, &ehdr))
+		return 0;
+	hs_cfi_builder_init(&b, &stats);
+	b.functions = &fns;
+	find_eh_frame(elf, &ehdr, &eh, &have_eh, &hdr, &have_hdr, &shstrndx);
+	if (have_eh)
+		hs_cfi_walk_eh_frame(&b, &eh, have_hdr ? &hdr : NULL);
+	rc = b.err;
+	hs_vec_free(&b.regs);
+	hs_index_release(&b.regs_ix);
+	hs_vec_free(&b.rows);
+	if (rc) {
+		hs_vec_free(&fns);
+		return rc;
+	}
+	/* in address order already when .eh_frame_hdr lists them; at one start (a table that
+	 * lists an FDE twice), the largest */
+	qsort(fns.v, fns.n, sizeof(*fns.v), function_cmp);
+	for (size_t i = 0; i < fns.n; i++)
+		if (!k || fns.v[k - 1].start != fns.v[i].start)
+			fns.v[k++] = fns.v[i];
+	if (!k)
+		hs_vec_free(&fns);
+	*ret = fns.v;
+	*n = k;
+	return 0;
 }
 
 int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint64_t eh_frame_vaddr,

@@ -114,6 +114,17 @@ int hs_cfi_table_build_eh_frame(const void *eh_frame, size_t eh_frame_size, uint
 				const void *hdr, size_t hdr_size, uint64_t hdr_vaddr, struct hs_cfi_table **ret,
 				struct hs_error *err);
 void hs_cfi_table_free(struct hs_cfi_table *t);
+
+/* One function as an FDE describes it: the code [start, start + size), ELF virtual addresses. */
+struct hs_cfi_function {
+	uint64_t start, size;
+};
+/* The functions that elf's .eh_frame describes (through .eh_frame_hdr where present, as
+ * hs_cfi_table_build() reads them, without running their programs): what names the functions
+ * of a stripped file that its .dynsym lacks. Sorted by start, one per start (the largest);
+ * *ret is malloc'd (NULL when n is 0). Returns 0 (none when the file has no .eh_frame), or
+ * -EOVERFLOW past HS_CFI_MAX_ROWS functions. */
+int hs_cfi_functions(Elf *elf, struct hs_cfi_function **ret, size_t *n);
 /* The row covering vaddr (an ELF virtual address), or NULL when vaddr is outside every row
  * (rows of kind HS_CFA_NONE are returned as they are: no CFI there). */
 const struct hs_cfi_row *hs_cfi_table_find(const struct hs_cfi_table *t, uint64_t vaddr);

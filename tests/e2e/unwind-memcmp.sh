@@ -1,7 +1,7 @@
 #!/bin/sh
 # DWARF unwinding out of glibc's hand-written assembly: memcmp (a C++ program, -O2
 # -fomit-frame-pointer) spends its time in glibc's memcmp (__memcmp_avx2_movbe,
-# __memcmp_evex_movbe, ... or "[libc.so.6]" where only .dynsym names libc's code) called as
+# __memcmp_evex_movbe, ... or "libc.so.6+0xADDR" where only .dynsym names libc's code) called as
 # main -> scan -> compare_blocks -> memcmp. With the default call-graph mode at least 95% of the
 # samples in libc have exactly main;scan;compare_blocks;<libc leaf> from main down, and libc
 # has at least 90% of the user-mode samples (the premise). -g fp is measured for comparison.
@@ -15,7 +15,7 @@ require_perf_events
 
 # in_libc(name): a frame in glibc's memcmp, by name or as libc without names (not memcmp@plt)
 libc_awk='
-function in_libc(s) { return s ~ /^(__)?memcmp/ && s !~ /@plt$/ || s == "[libc.so.6]" }
+function in_libc(s) { return s ~ /^(__)?memcmp/ && s !~ /@plt$/ || s ~ /^libc\.so\.6\+0x[0-9a-f]+$/ }
 '
 
 # check NAME: "user in_libc good percentage" of $dir/NAME.folded; libc samples without the

@@ -3,7 +3,7 @@
 # runs 4 threads nofp-0..3 in thread_fn -> spin_outer -> spin_inner and its main thread in
 # main -> main_spin -> spin_inner. With the default call-graph mode every thread is sampled;
 # at least 99% of the user-mode samples are exactly <thread start>;thread_fn;spin_outer;
-# spin_inner, the thread start being glibc's clone3 and start_thread (or "[libc.so.6]" where
+# spin_inner, the thread start being glibc's clone3 and start_thread (or "libc.so.6+0xADDR" where
 # only .dynsym names libc's code), or _start;...;main;main_spin;spin_inner; and no sample of a
 # nofp-N thread has a pseudo frame ([no unwind info], [unmapped], [truncated: ...] ...) or a
 # bottom other than the thread start — except a sample taken in the kernel before the new
@@ -20,7 +20,7 @@ require_perf_events
 
 record default -- "$WORKLOADS/threads-nofp" 4 2
 awk "$unwind_awk"'
-function start(s) { return s ~ /^(__)?(clone3?|start_thread)$/ || s == "[libc.so.6]" }
+function start(s) { return s ~ /^(__)?(clone3?|start_thread)$/ || s ~ /^libc\.so\.6\+0x[0-9a-f]+$/ }
 {
 	parse()
 	if (f[1] ~ /^nofp-[0-9]$/) {

@@ -381,6 +381,122 @@ static void test_symbolizer_rereads(void **state)
 	hs_symbolizer_release(&s, NULL);
 }
 
+/* kallsyms gives no sizes: each symbol is bounded by the next of its module, by the end of its
+ * page when it is the last of one, and by the kernel's end markers, so that an address in no
+ * function (past _einittext below the modules, a BPF program the kernel does not list) is in
+ * none, never the nearest symbol below it. BPF programs are named as kallsyms lists them. */
+static const char bounded_kallsyms[] = "ffffffff81000000 T _stext\n"
+				       "ffffffff81000000 T _text\n"
+				       "ffffffff81000010 T entry_SYSCALL_64\n"
+				       "ffffffff81000200 T __entry_text_end\n"
+				       "ffffffff81000200 t after_entry\n"
+				       "ffffffff81000400 T __irqentry_text_end\n"
+				       "ffffffff81001000 T do_work\n"
+				       "ffffffff81002000 T _etext\n"
+				       "ffffffff82000000 D init_task\n"
+				       "ffffffff83000000 T _sinittext\n"
+				       "ffffffff83000010 t set_reset_devices\n"
+				       "ffffffff83000100 T _einittext\n"
+				       "ffffffffc0200000 t bpf_prog_6deef7357e7b4530_sd_fw_egress\t[bpf]\n"
+				       "ffffffffc0200080 t bpf_prog_0123456789abcdef_second\t[bpf]\n"
+				       "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+				       "ffffffffc0400000 t nft_hook_slow\t[nf_tables]\n"
+				       "ffffffffc0400f80 T nft_do_chain\t[nf_tables]\n"
+				       "ffffffffc0401000 t ext4_fill_super\t[ext4]\n";
+
+static void expect_at(const struct hs_kallsyms *k, uint64_t addr, const char *name)
+{
+	const struct hs_ksym *s = hs_kallsyms_lookup(k, addr);
+
+	if (!name && s)
+		fail_msg("%#" PRIx64 ": %s, expected no symbol", addr, k->names + s->name);
+	if (name && !s)
+		fail_msg("%#" PRIx64 ": no symbol, expected %s", addr, name);
+	if (name)
+		assert_string_equal(k->names + s->name, name);
+}
+
+static void test_bounds(void **state)
+{
+	struct hs_symbolizer_opts opts = {.kallsyms_path = kallsyms_path};
+	struct hs_symbolizer s;
+	struct hs_kallsyms *k = NULL;
+	struct hs_sym sym;
+
+	(void)state;
+	put(kallsyms_path, bounded_kallsyms);
+	assert_int_equal(hs_kallsyms_load(kallsyms_path, &k), 0);
+	expect_at(k, 0xffffffff81000010, "entry_SYSCALL_64");
+	expect_at(k, 0xffffffff810001ff, "entry_SYSCALL_64");
+	/* a function at an end marker's address is the one named */
+	expect_at(k, 0xffffffff81000200, "after_entry");
+	expect_at(k, 0xffffffff810003ff, "after_entry");
+	expect_at(k, 0xffffffff81000400, NULL);
+	expect_at(k, 0xffffffff81000fff, NULL);
+	expect_at(k, 0xffffffff81001fff, "do_work");
+	/* past the kernel's text, its data, its init text */
+	expect_at(k, 0xffffffff81002000, NULL);
+	expect_at(k, 0xffffffff82000000, NULL);
+	expect_at(k, 0xffffffff830000ff, "set_reset_devices");
+	expect_at(k, 0xffffffff83000100, NULL);
+	expect_at(k, 0xffffffff83010000, NULL);
+	expect_at(k, 0xffffffffc0100000, NULL);
+	/* BPF programs, each to the next; the last one's page; a trampoline's page */
+	expect_at(k, 0xffffffffc0200040, "bpf_prog_6deef7357e7b4530_sd_fw_egress");
+	expect_at(k, 0xffffffffc0200080, "bpf_prog_0123456789abcdef_second");
+	expect_at(k, 0xffffffffc0200fff, "bpf_prog_0123456789abcdef_second");
+	expect_at(k, 0xffffffffc0201fff, "ftrace_trampoline");
+	expect_at(k, 0xffffffffc0202000, NULL);
+	expect_at(k, 0xffffffffc03fffff, NULL);
+	/* modules: the last symbol of one to its page's end, where the next module starts */
+	expect_at(k, 0xffffffffc0400fff, "nft_do_chain");
+	expect_at(k, 0xffffffffc0401000, "ext4_fill_super");
+	expect_at(k, 0xffffffffc0401fff, "ext4_fill_super");
+	expect_at(k, 0xffffffffc0402000, NULL);
+	hs_kallsyms_free(k);
+
+	/* the symbolizer names what is in no symbol as such, and BPF programs by their names */
+	hs_symbolizer_init(&s, &opts);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffff83010000, &sym));
+	assert_string_equal(sym.name, "[kernel: unknown]");
+	assert_string_equal(sym.name, HS_KERNEL_UNKNOWN);
+	assert_null(sym.module);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffff81002010, &sym));
+	assert_string_equal(sym.name, HS_KERNEL_UNKNOWN);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffffc0200090, &sym));
+	assert_string_equal(sym.name, "bpf_prog_0123456789abcdef_second");
+	assert_int_equal(sym.offset, 0x10);
+	assert_string_equal(sym.module, "bpf");
+	hs_symbolizer_release(&s, NULL);
+}
+
+/* The running kernel's table read from the file itself (no entry yet): a BPF program loaded
+ * since, in no symbol of that table, has kallsyms read again, once; one loaded after that read
+ * is "[kernel: unknown]". */
+static void test_symbolizer_rereads_fresh(void **state)
+{
+	struct hs_symbolizer_opts opts = {.kernel = &fake};
+	struct hs_symbolizer s;
+	struct hs_sym sym;
+	char text[sizeof(fake_kallsyms) + 256];
+
+	(void)state;
+	unlink(entry);
+	hs_symbolizer_init(&s, &opts);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffff81001410, &sym));
+	assert_string_equal(sym.name, "x86_64_start_kernel");
+	snprintf(text, sizeof(text), "%sffffffffc0405000 t bpf_prog_fedcba9876543210_new\t[bpf]\n", fake_kallsyms);
+	put(kallsyms_path, text);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffffc0405020, &sym));
+	assert_string_equal(sym.name, "bpf_prog_fedcba9876543210_new");
+	assert_string_equal(sym.module, "bpf");
+	snprintf(text, sizeof(text), "%sffffffffc0407000 t bpf_prog_1111111111111111_later\t[bpf]\n", fake_kallsyms);
+	put(kallsyms_path, text);
+	assert_true(hs_symbolize_kernel(&s, 0xffffffffc0407020, &sym));
+	assert_string_equal(sym.name, HS_KERNEL_UNKNOWN);
+	hs_symbolizer_release(&s, NULL);
+}
+
 /* The running kernel: the cached table answers as a fresh read for every symbol and between. */
 static void test_running_kernel(void **state)
 {
@@ -413,6 +529,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_restricted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restricted_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbolizer_rereads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symbolizer_rereads_fresh, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_kernel, setup, teardown),
 	};
 	int rc;

@@ -1,0 +1,149 @@
+/* Functions of a stripped file named from their FDEs (src/symbolize/fde-names.c, over
+ * hs_cfi_functions() of src/unwind/cfi.c), on the small library test-symbolize uses: its
+ * symbol table taken away in memory, as strip takes it away on disk. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "symbolize/fde-names.h"
+#include "symtest-lib.h"
+#include "unwind/cfi.h"
+
+struct lib {
+	int fd;
+	Elf *elf;
+	uint64_t alpha, beta; /* the functions' ELF virtual addresses */
+	char path[4096];
+};
+
+static void lib_open(struct lib *l)
+{
+	Dl_info info;
+
+	elf_version(EV_CURRENT);
+	assert_true(dladdr((void *)symtest_alpha, &info));
+	snprintf(l->path, sizeof(l->path), "%s", info.dli_fname);
+	l->alpha = (uint64_t)((uintptr_t)symtest_alpha - (uintptr_t)info.dli_fbase);
+	l->beta = (uint64_t)((uintptr_t)symtest_beta - (uintptr_t)info.dli_fbase);
+	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	assert_true(l->fd >= 0);
+	l->elf = elf_begin(l->fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(l->elf);
+}
+
+static void lib_close(struct lib *l)
+{
+	elf_end(l->elf);
+	close(l->fd);
+}
+
+/* The FDEs' functions: sorted, one per start, symtest_alpha's and symtest_beta's among them with
+ * the sizes .symtab gives them. */
+static void test_functions(void **state)
+{
+	struct hs_cfi_function *fns = NULL;
+	struct hs_elf_symtab *st = NULL;
+	const struct hs_elf_sym *a, *b;
+	struct lib l;
+	size_t n = 0;
+	bool found_a = false, found_b = false;
+
+	(void)state;
+	lib_open(&l);
+	assert_int_equal(hs_cfi_functions(l.elf, &fns, &n), 0);
+	assert_true(n >= 4);
+	assert_int_equal(hs_elf_symtab_load(l.elf, &st), 0);
+	a = hs_elf_symtab_lookup(st, l.alpha);
+	b = hs_elf_symtab_lookup(st, l.beta);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			assert_true(fns[i - 1].start < fns[i].start);
+		assert_true(fns[i].size > 0);
+		if (fns[i].start == l.alpha) {
+			found_a = true;
+			assert_int_equal(fns[i].size, a->size);
+		}
+		if (fns[i].start == l.beta) {
+			found_b = true;
+			assert_int_equal(fns[i].size, b->size);
+		}
+	}
+	assert_true(found_a && found_b);
+	free(fns);
+	hs_elf_symtab_free(st);
+	lib_close(&l);
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* With no symbols at all each function is FILE+0xADDR; with symtest_alpha's symbol kept, it
+ * keeps its name and its neighbour gets an address name. */
+static void test_names(void **state)
+{
+	struct hs_elf_symtab *st = NULL;
+	const struct hs_elf_sym *s;
+	struct lib l;
+	char want[4200];
+	size_t kept = 0;
+	int added;
+
+	(void)state;
+	lib_open(&l);
+	assert_int_equal(hs_elf_symtab_load(l.elf, &st), 0);
+	st->nsyms = 0;
+	added = hs_elf_symtab_add_fde_functions(st, l.elf, l.path);
+	assert_true(added >= 4);
+	assert_int_equal((size_t)added, st->nsyms);
+	s = hs_elf_symtab_lookup(st, l.alpha + 1);
+	assert_non_null(s);
+	assert_int_equal(s->addr, l.alpha);
+	snprintf(want, sizeof(want), "%s+0x%" PRIx64, base(l.path), l.alpha);
+	assert_string_equal(hs_elf_sym_name(st, s), want);
+	hs_elf_symtab_free(st);
+
+	st = NULL;
+	assert_int_equal(hs_elf_symtab_load(l.elf, &st), 0);
+	for (size_t i = 0; i < st->nsyms; i++)
+		if (st->syms[i].addr == l.alpha)
+			st->syms[kept++] = st->syms[i];
+	assert_int_equal(kept, 1);
+	st->nsyms = kept;
+	assert_true(hs_elf_symtab_add_fde_functions(st, l.elf, l.path) >= 3);
+	s = hs_elf_symtab_lookup(st, l.alpha);
+	assert_non_null(s);
+	assert_string_equal(hs_elf_sym_name(st, s), "symtest_alpha");
+	s = hs_elf_symtab_lookup(st, l.beta + 2);
+	assert_non_null(s);
+	snprintf(want, sizeof(want), "%s+0x%" PRIx64, base(l.path), l.beta);
+	assert_string_equal(hs_elf_sym_name(st, s), want);
+	/* sorted, and none overlaps the next */
+	for (size_t i = 1; i < st->nsyms; i++)
+		assert_true(st->syms[i - 1].addr + st->syms[i - 1].size <= st->syms[i].addr);
+	hs_elf_symtab_free(st);
+	lib_close(&l);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_names),
+	};
+
+	if (hs_test_select(argc, argv, tests, HS_ARRAY_SIZE(tests)))
+		return 2;
+	return hs_test_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
