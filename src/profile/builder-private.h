@@ -1,4 +1,5 @@
-/* Between the files of the profile builder: builder.c, builder-runtime.c and builder-python.c.
+/* Between the files of the profile builder: builder.c, builder-chains.c, builder-runtime.c,
+ * builder-python.c and the others.
  * Not for use outside src/profile/. */
 #ifndef HS_BUILDER_PRIVATE_H
 #define HS_BUILDER_PRIVATE_H
@@ -82,6 +83,66 @@ bool hs_builder_seg_merge(struct hs_builder *b, unsigned id, int32_t pid, const 
  * is cut at the first frame in JIT code, which the native unwinding cannot walk without the
  * reader, and marked. True when it was. */
 bool hs_builder_seg_unread(struct hs_builder *b, unsigned id, int32_t pid);
+
+/* builder-chains.c: a sample's call chain (unwound, or the kernel's, or its LBR records) as
+ * locations in b->locs, leaf first, with its stop reason: false when no frame is left to show.
+ * A chain seen before is taken from the chain memo, which b->chain then names (b->chain_leaf
+ * its leaf's location) when the profile's stack may be remembered in it. */
+bool hs_builder_sample_locs(struct hs_builder *b, const struct hs_perf_sample *s, int32_t pid, bool strip);
+void hs_builder_chain_memo_free(struct hs_builder *b);
+
+/* A call chain seen before gives the locations it gave then, and the profile's stack: a busy
+ * program's samples mostly repeat a few thousand chains, and a chain of 60 frames is 60 frame
+ * lookups and a stack search that one comparison saves. The leaf is looked up on its own (its
+ * address varies the most) and the rest of the chain, its callers, is the key, with the
+ * stacks of the last leaves seen below them. Good while the model's mappings stay as they were
+ * (model.gen) and every location was stable. */
+#define CHAIN_STACKS 8
+
+struct hs_chain_memo {
+	uint64_t hash;
+	uint64_t gen;       /* the model's, when made */
+	int32_t pid;
+	uint32_t nframes;   /* the frames of the key */
+	uint32_t nlocs;
+	uint32_t cap;       /* of buf, in bytes */
+	uint32_t stripped;  /* tracing frames left out */
+	uint8_t stop;
+	bool used;
+	bool strip;
+	bool whole;         /* the key is the whole chain, leaf included (its kernel frames may be
+	                     * left out) */
+	uint8_t next;       /* the slot of stacks[] to take next */
+	/* one block: the key's frames' addresses (nframes), the locations of the key's frames and
+	 * then the stop's (nlocs), the frames' flags (nframes) */
+	void *buf;
+	struct hs_chain_stack {
+		uint32_t leaf;   /* its location (0 when whole) */
+		uint32_t stack;  /* the profile's stack (UINT32_MAX: none) */
+		uint32_t sample; /* the profile's sample of it in thread tid, named comm
+		                  * (UINT32_MAX: none) */
+		uint32_t comm;
+		int32_t tid;
+	} stacks[CHAIN_STACKS];
+};
+
+/* The profile's stack of the memo's chain below leaf, NULL when not known. */
+static inline struct hs_chain_stack *hs_builder_chain_stack(struct hs_chain_memo *m, uint32_t leaf)
+{
+	for (size_t i = 0; i < CHAIN_STACKS; i++)
+		if (m->stacks[i].stack != UINT32_MAX && m->stacks[i].leaf == leaf)
+			return &m->stacks[i];
+	return NULL;
+}
+
+static inline struct hs_chain_stack *hs_builder_chain_stack_put(struct hs_chain_memo *m, uint32_t leaf, uint32_t stack)
+{
+	struct hs_chain_stack *cs = &m->stacks[m->next];
+
+	*cs = (struct hs_chain_stack){leaf, stack, UINT32_MAX, 0, 0};
+	m->next = (uint8_t)((m->next + 1) % CHAIN_STACKS);
+	return cs;
+}
 
 /* builder-python.c */
 void hs_builder_py_release(struct hs_builder *b);

@@ -222,7 +222,7 @@ struct hs_builder {
 	 * as they were (model.gen). */
 	struct hs_frame_memo *frame_memo;
 	/* the locations and stack of the last call chains by their frames, in front of both
-	 * (see the chain memo in builder.c); chain: the current sample's entry, or NULL, and
+	 * (see the chain memo in builder-private.h); chain: the current sample's entry, or NULL, and
 	 * chain_leaf its leaf's location */
 	struct hs_chain_memo *chain_memo;
 	struct hs_chain_memo *chain;

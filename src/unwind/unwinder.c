@@ -1,35 +1,12 @@
-/* The unwind loop. One step: find the mapping of the PC (the return address - 1 after the first
- * frame), its file's CFI row, compute the CFA, load the return address, the saved frame pointer
- * and the other saved registers from the stack copy. */
-#include "unwinder.h"
+/* The unwind loop: a frame's table (unwind/tables.c), remembered by its PC in a memo, then a
+ * step by its CFI row (here: the CFA, the return address, the saved frame pointer and the other
+ * saved registers from the stack copy; once a frame, so in the loop's file, where it is inlined)
+ * or by the frame pointer (unwind/fp-step.c), until the bottom of the stack or a stop reason.
+ * Also the unwinder's life and a sample's registers. */
+#include "unwind/unwinder-internal.h"
 
-#include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
-#include <sys/uio.h>
-
-#include "format/elf.h"
-#include "model/dso-file.h"
-#include "unwind/cfi-cache.h"
-#include "unwind/trampoline.h"
-
-#define MAX_SEGS 16
-
-struct hs_unwind_file {
-	uint64_t key;
-	struct hs_dso *dso;         /* one dso of this file, to build the table again after eviction */
-	struct hs_cfi_table *table; /* NULL: not built, or evicted */
-	struct {
-		uint64_t offset, vaddr, size;
-	} segs[MAX_SEGS];
-	uint32_t nsegs;
-	bool failed;                /* no file to read, or no CFI at all */
-	uint64_t last_use;
-};
 
 #define MEMO_BITS 12
 
@@ -44,9 +21,6 @@ struct hs_unwind_memo {
 	uint64_t vaddr;
 	const struct hs_cfi_row *row; /* NULL: no CFI there */
 };
-
-/* dso->unwind for a dso whose file cannot be opened */
-static char dso_failed;
 
 void hs_unwinder_init(struct hs_unwinder *u, struct hs_model *model, const struct hs_unwinder_opts *opts)
 {
@@ -119,7 +93,7 @@ void hs_unwinder_forget(struct hs_unwinder *u, const uint32_t *renumber)
 		struct hs_unwind_file *f = d->unwind;
 		if (renumber[i] == UINT32_MAX)
 			d->unwind = NULL;
-		else if (f && f != (void *)&dso_failed && !f->dso)
+		else if (f && f != (void *)&hs_unwind_dso_failed && !f->dso)
 			f->dso = d;
 	}
 	hs_u64map_release(&u->by_key);
@@ -163,313 +137,6 @@ void hs_regs_from_perf(struct hs_regs *ret, const void *values, uint32_t n, uint
 	}
 }
 
-/* ---- tables ---- */
-
-static void evict(struct hs_unwinder *u, const struct hs_unwind_file *keep)
-{
-	while (u->bytes > u->opts.cache_bytes) {
-		struct hs_unwind_file *lru = NULL;
-		for (size_t i = 0; i < u->files.n; i++) {
-			struct hs_unwind_file *f = u->files.v[i];
-			if (f->table && f != keep && (!lru || f->last_use < lru->last_use))
-				lru = f;
-		}
-		if (!lru)
-			return;
-		u->bytes -= hs_cfi_table_bytes(lru->table);
-		hs_cfi_table_free(lru->table);
-		lru->table = NULL;
-		u->stats.tables_evicted++;
-	}
-}
-
-static void read_segments(struct hs_unwind_file *f, Elf *elf)
-{
-	size_t phnum;
-
-	f->nsegs = 0;
-	if (elf_getphdrnum(elf, &phnum))
-		return;
-	for (size_t i = 0; i < phnum && f->nsegs < MAX_SEGS; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-			f->segs[f->nsegs].offset = ph.p_offset;
-			f->segs[f->nsegs].vaddr = ph.p_vaddr;
-			f->segs[f->nsegs].size = HS_MAX(ph.p_filesz, ph.p_memsz);
-			f->nsegs++;
-		}
-	}
-}
-
-/* A table compiled and stored this large has the memory its compiling took given back at once. */
-#define TRIM_AFTER_BYTES ((size_t)4 << 20)
-
-/* Builds (or rebuilds after eviction) a file's table. */
-static bool build(struct hs_unwinder *u, struct hs_unwind_file *f, struct hs_dso_elf *opened)
-{
-	/* milliseconds, or more for a large file: the stack is moved out of the way first */
-	if (u->stack && u->stack->detach) {
-		u->stack->detach(u->stack->detach_ctx, u->stack);
-		u->stack->detach = NULL;
-	}
-	struct hs_dso_elf e;
-	struct hs_error err = {0};
-	struct hs_cfi_cache_key key = {0};
-	bool cached;
-	int rc = 0;
-
-	if (!opened) {
-		if (hs_dso_elf_open(f->dso, &e)) {
-			f->failed = true;
-			u->stats.tables_failed++;
-			return false;
-		}
-		opened = &e;
-	}
-	read_segments(f, opened->elf);
-	{
-		/* CFI in a separate debug file, for code built without unwind tables: its
-		 * .debug_frame, when the file has none of its own (the entry's key names it) */
-		struct hs_dso_elf dbg;
-		bool have_dbg = !hs_elf_has_section(opened->elf, ".debug_frame") && !hs_dso_debug_open(opened, f->dso->path, &dbg);
-		bool dbg_cfi = have_dbg && hs_elf_has_section(dbg.elf, ".debug_frame");
-
-		cached = hs_cfi_cache_key(opened, dbg_cfi ? &dbg : NULL, &key) == 0 && hs_cfi_cache_load(&key, &f->table) == 0;
-		if (!cached) {
-			struct hs_cfi_table *mapped;
-			rc = hs_cfi_table_build(opened->elf, dbg_cfi ? dbg.elf : NULL, &f->table, &err);
-			/* stored, then read in place from the store rather than kept on the heap */
-			if (!rc && f->table->n && key.name[0] && !hs_cfi_cache_store(&key, f->table) &&
-			    !hs_cfi_cache_load(&key, &mapped)) {
-				bool large = hs_cfi_table_bytes(f->table) > TRIM_AFTER_BYTES;
-				hs_cfi_table_free(f->table);
-				f->table = mapped;
-#ifdef __GLIBC__
-				/* compiling took about three times the table: given back now, not at
-				 * the period's end */
-				if (large)
-					malloc_trim(0);
-#endif
-			}
-		}
-		if (have_dbg)
-			hs_dso_elf_close(&dbg);
-	}
-	if (opened == &e)
-		hs_dso_elf_close(&e);
-	if (rc || !f->table->n) {
-		hs_cfi_table_free(rc ? NULL : f->table);
-		f->table = NULL;
-		f->failed = true;
-		u->stats.tables_failed++;
-		return false;
-	}
-	if (cached)
-		u->stats.tables_cached++;
-	else
-		u->stats.tables_built++;
-	u->bytes += hs_cfi_table_bytes(f->table);
-	evict(u, f);
-	return true;
-}
-
-static struct hs_unwind_file *file_of(struct hs_unwinder *u, struct hs_dso *dso)
-{
-	struct hs_unwind_file *f;
-	struct hs_dso_elf e;
-	uint64_t key, ix;
-
-	if (dso->unwind == &dso_failed)
-		return NULL;
-	if (dso->unwind)
-		return dso->unwind;
-	if (dso->kind == HS_DSO_ANON || hs_dso_elf_open(dso, &e)) {
-		dso->unwind = &dso_failed;
-		return NULL;
-	}
-	key = hs_dso_elf_key(&e);
-	if (hs_u64map_get(&u->by_key, key, &ix)) {
-		hs_dso_elf_close(&e);
-		dso->unwind = u->files.v[ix];
-		return dso->unwind;
-	}
-	f = hs_xcalloc(1, sizeof(*f));
-	f->key = key;
-	f->dso = dso;
-	hs_u64map_put(&u->by_key, key, u->files.n);
-	hs_vec_push(&u->files, f);
-	build(u, f, &e);
-	hs_dso_elf_close(&e);
-	dso->unwind = f;
-	return f;
-}
-
-static const struct hs_cfi_table *file_table(struct hs_unwinder *u, struct hs_unwind_file *f)
-{
-	if (!f || f->failed)
-		return NULL;
-	f->last_use = ++u->clock;
-	if (!f->table && !build(u, f, NULL))
-		return NULL;
-	return f->table;
-}
-
-static bool file_vaddr(const struct hs_unwind_file *f, uint64_t off, uint64_t *ret)
-{
-	for (uint32_t i = 0; i < f->nsegs; i++) {
-		if (off >= f->segs[i].offset && off - f->segs[i].offset < f->segs[i].size) {
-			*ret = f->segs[i].vaddr + (off - f->segs[i].offset);
-			return true;
-		}
-	}
-	return false;
-}
-
-const struct hs_cfi_table *hs_unwinder_table(struct hs_unwinder *u, struct hs_dso *dso, uint64_t file_offset,
-					     uint64_t *vaddr)
-{
-	struct hs_unwind_file *f = file_of(u, dso);
-	const struct hs_cfi_table *t = file_table(u, f);
-
-	if (!t || !file_vaddr(f, file_offset, vaddr))
-		return NULL;
-	return t;
-}
-
-/* Where JIT code is placed to compile its unwinding information: anywhere but 0, which marks
- * discarded functions in FDEs. */
-#define JIT_BASE 0x10000
-
-/* The compiled unwinding information of the JIT code at pc in pid now (jitdump
- * CODE_UNWINDING_INFO), and pc's address in it: the table is compiled with the code at
- * JIT_BASE, the .eh_frame after it as perf's genelf.c places it, so that moved copies share it. */
-static const struct hs_cfi_table *jit_table(struct hs_unwinder *u, int32_t pid, uint64_t pc, uint64_t *vaddr)
-{
-	struct hs_jit *j = &u->model->jit;
-	const struct hs_jit_code *c = hs_jit_find(j, pid, pc, u->model->now);
-	struct hs_jit_unwind *w;
-
-	if (!c || !c->unwind)
-		return NULL;
-	w = &j->unwinds.v[c->unwind - 1];
-	if (!w->tried) {
-		uint64_t eh = JIT_BASE + ((w->code_size + 7) & ~7ULL);
-		struct hs_cfi_table *t = NULL;
-		struct hs_error err = {0};
-
-		w->tried = true;
-		if (!hs_cfi_table_build_eh_frame(w->data, w->eh_frame_size, eh, w->data + w->eh_frame_size, w->hdr_size,
-						 eh + w->eh_frame_size, &t, &err)) {
-			if (t->n) {
-				w->table = t;
-				u->stats.jit_tables++;
-			} else {
-				hs_cfi_table_free(t);
-			}
-		}
-	}
-	if (!w->table)
-		return NULL;
-	*vaddr = JIT_BASE + (pc - c->start);
-	return w->table;
-}
-
-/* ---- trampolines ---- */
-
-#define TRAMP_NONE 0xff
-#define TRAMPS_MAX (1u << 16)
-
-/* The trampoline at pc by its JIT symbol, for code that cannot be read: the jitdump's code
- * there at the sample's time, else the perf map's line (read again now and then: a recording
- * read from a file has it read only at the end otherwise). Returns pc's offset in template 0,
- * or TRAMP_NONE. */
-static uint32_t tramp_by_name(struct hs_unwinder *u, int32_t pid, uint64_t pc)
-{
-	struct hs_jit *j = &u->model->jit;
-	const struct hs_jit_code *c = hs_jit_find(j, pid, pc, u->model->now);
-	uint32_t len = hs_tramp_len(0);
-	uint64_t start;
-
-	if (c)
-		return hs_tramp_named(hs_jit_str(j, c->name)) && c->end - c->start == len ? (uint32_t)(pc - c->start)
-											  : TRAMP_NONE;
-	hs_jit_perfmap_read(j, pid, u->model->now, 1000000000ULL, false);
-	if (hs_tramp_named(hs_jit_perfmap_find(j, pid, pc, &start)) && pc - start < len)
-		return (uint32_t)(pc - start);
-	return TRAMP_NONE;
-}
-
-/* The CFI of the trampoline at pc (anonymous memory of pid, no unwinding information of its
- * own), and pc's address in it; NULL when pc is in no trampoline. Its code is read from the
- * process while it runs: the perf map and the jitdump may come later than the code runs
- * (3.13's -X perf_jit buffers its jitdump writes 4 KiB at a time: the trampolines compiled
- * last are in no file until more fill it). Cached: the same return addresses come back. */
-static const struct hs_cfi_table *tramp_table(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t pc,
-					      uint64_t *vaddr)
-{
-	uint64_t key = hs_hash_combine(hs_hash_u64((uint32_t)pid) ^ 0x7472616d70, pc), v;
-	uint64_t lo = pc - map->start < HS_TRAMP_MAX_LEN ? map->start : pc - (HS_TRAMP_MAX_LEN - 1);
-	uint64_t hi = HS_MIN(map->end, pc + HS_TRAMP_MAX_LEN);
-	uint8_t b[2 * HS_TRAMP_MAX_LEN];
-	struct iovec local = {b, hi - lo}, remote = {(void *)(uintptr_t)lo, hi - lo};
-	uint32_t code = TRAMP_NONE, off;
-	int ix;
-
-	if (key == UINT64_MAX)
-		key--;
-	if (hs_u64map_get(&u->tramps, key, &v) && v >> 8 == pc) {
-		code = v & 0xff;
-	} else if (u->opts.live && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)(hi - lo)) {
-		u->stats.code_reads++;
-		if ((ix = hs_tramp_match(b, hi - lo, pc - lo, &off)) >= 0)
-			code = (uint32_t)ix << 4 | off;
-		if (u->tramps.n >= TRAMPS_MAX)
-			hs_u64map_release(&u->tramps);
-		hs_u64map_put(&u->tramps, key, pc << 8 | code);
-	} else if ((off = tramp_by_name(u, pid, pc)) != TRAMP_NONE) {
-		/* not cached: a name may come later, and code at the address then too */
-		u->stats.tramp_by_name++;
-		code = off;
-	}
-	if (code == TRAMP_NONE)
-		return NULL;
-	*vaddr = code & 15;
-	return hs_tramp_table((int)(code >> 4));
-}
-
-/* ---- the walk ---- */
-
-static bool load(const struct hs_stack_copy *s, uint64_t addr, uint64_t *ret)
-{
-	if (addr < s->start || addr - s->start > s->size || s->size - (addr - s->start) < 8)
-		return false;
-	memcpy(ret, s->data + (addr - s->start), 8);
-	return true;
-}
-
-#define HAVE(regs, i) ((regs).valid >> (i) & 1)
-
-/* Why the walk cannot read addr, which it needs and the copy does not hold: on the thread's
- * stack above the copy, the copy is short; anywhere else, the frame is bad (bad says how). While
- * recording, the stack is the mapping that holds the stack pointer. Else, for a frame pointer,
- * a copy the kernel ended early ends where the stack does: the kernel copies up to the first
- * address it cannot read, the end of the stack or a page not present (as in a sample taken in a
- * page fault that grows the stack). CFI does not give addresses off the stack unless a register
- * held another value than it says (rare), so past such a copy its frames are a short copy's. */
-static enum hs_stop beyond_copy(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *s, uint64_t addr,
-				enum hs_stop bad)
-{
-	uint64_t lo, hi, end = bad == HS_STOP_BAD_FP ? s->end : 0;
-
-	if (addr < s->start)
-		return bad;
-	if (u->opts.live && s->tid > 0 && hs_model_thread_stack(u->model, pid, s->tid, s->start, &lo, &hi))
-		end = hi;
-	if (end && (addr >= end || end - addr < 8))
-		return bad;
-	return HS_STOP_STACK_COPY;
-}
-
 /* Loads lazy register r. Returns HS_STOP_COUNT, or why its value cannot be had. */
 static enum hs_stop resolve(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, struct hs_regs *regs,
 			    uint32_t *lazy, int r)
@@ -477,10 +144,10 @@ static enum hs_stop resolve(struct hs_unwinder *u, int32_t pid, const struct hs_
 	uint64_t slot = regs->r[r];
 
 	*lazy &= ~(1u << r);
-	if (load(stack, slot, &regs->r[r]))
+	if (hs_unwind_load(stack, slot, &regs->r[r]))
 		return HS_STOP_COUNT;
 	regs->valid &= ~(1u << r);
-	return beyond_copy(u, pid, stack, slot, HS_STOP_BAD_FRAME);
+	return hs_unwind_beyond_copy(u, pid, stack, slot, HS_STOP_BAD_FRAME);
 }
 
 /* The caller's registers other than rsp, rbp and the return address, by the row's rules (from
@@ -572,8 +239,8 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 		base = regs->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
 		if (row->cfa_kind == HS_CFA_REG)
 			cfa = base;
-		else if (!load(stack, base, &cfa))
-			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
+		else if (!hs_unwind_load(stack, base, &cfa))
+			return hs_unwind_beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_CFA_PLT:
 		if (!HAVE(*regs, HS_DWARF_RSP))
@@ -588,15 +255,15 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 	switch (row->ra_kind) {
 	case HS_RULE_CFA_OFF:
 		base = cfa + (uint64_t)(int64_t)row->ra_off;
-		if (!load(stack, base, &ra))
-			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
+		if (!hs_unwind_load(stack, base, &ra))
+			return hs_unwind_beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_RULE_RSP_OFF:
 		if (!HAVE(*regs, HS_DWARF_RSP))
 			return HS_STOP_NO_INFO;
 		base = regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->ra_off;
-		if (!load(stack, base, &ra))
-			return beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
+		if (!hs_unwind_load(stack, base, &ra))
+			return hs_unwind_beyond_copy(u, pid, stack, base, HS_STOP_BAD_FRAME);
 		break;
 	case HS_RULE_UNDEFINED:
 		return HS_STOP_END;
@@ -617,7 +284,7 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 			rbp = regs->r[HS_DWARF_RBP];
 			break;
 		}
-		rbp_ok = load(stack, base, &rbp);
+		rbp_ok = hs_unwind_load(stack, base, &rbp);
 		break;
 	case HS_RULE_VAL_CFA_OFF:
 		rbp = cfa + (uint64_t)(int64_t)row->rbp_off;
@@ -625,7 +292,7 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 		break;
 	case HS_RULE_RSP_OFF:
 		rbp_ok = HAVE(*regs, HS_DWARF_RSP) &&
-			 load(stack, regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->rbp_off, &rbp);
+			 hs_unwind_load(stack, regs->r[HS_DWARF_RSP] + (uint64_t)(int64_t)row->rbp_off, &rbp);
 		break;
 	default:
 		rbp_ok = false;
@@ -661,187 +328,6 @@ static enum hs_stop cfi_step(struct hs_unwinder *u, int32_t pid, const struct hs
 		regs->valid |= 1u << HS_DWARF_RBP;
 	else
 		regs->valid &= ~(1u << HS_DWARF_RBP);
-	return HS_STOP_COUNT;
-}
-
-/* ---- checking frame-pointer steps ---- */
-
-/* Reads the n bytes of code before addr in map (of pid): anonymous (JIT) code from the
- * process's memory while it runs, file-backed code from the file. Never a file's pages through
- * the process: a fault on a FUSE file whose daemon does not answer would wait until SIGKILL. */
-static bool read_code(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t addr, uint8_t *buf,
-		      size_t n)
-{
-	struct hs_dso_elf e;
-	const char *raw;
-	size_t size = 0;
-	uint64_t off;
-	bool ok = false;
-
-	if (addr - map->start < n)
-		return false;
-	if (map->dso->kind == HS_DSO_ANON) {
-		struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)(addr - n), n};
-		return u->opts.live && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
-	}
-	if (hs_dso_elf_open(map->dso, &e))
-		return false;
-	raw = elf_rawfile(e.elf, &size);
-	off = map->pgoff + (addr - map->start) - n;
-	if (raw && off <= size && size - off >= n) {
-		memcpy(buf, raw + off, n);
-		ok = true;
-	}
-	hs_dso_elf_close(&e);
-	return ok;
-}
-
-/* Whether the n bytes at b end with a call: call rel32, or an indirect call (FF /2, through a
- * register or memory, with or without a REX prefix), or with jmp also an indirect jump (FF /4).
- * Read backwards, an instruction of every length that could end there is tried. */
-static bool ends_with_call(const uint8_t *b, size_t n, bool jmp)
-{
-	if (n >= 5 && b[n - 5] == 0xe8)
-		return true;
-	for (size_t len = 2; len <= 8 && len <= n; len++) {
-		const uint8_t *p = b + n - len;
-		size_t k = (p[0] & 0xf0) == 0x40, need;
-		uint8_t mod, op, rm;
-
-		if (k + 2 > len || p[k] != 0xff)
-			continue;
-		mod = p[k + 1] >> 6;
-		op = p[k + 1] >> 3 & 7;
-		rm = p[k + 1] & 7;
-		if (op != 2 && !(jmp && op == 4))
-			continue;
-		need = k + 2;
-		if (mod != 3) {
-			if (rm == 4) {
-				if (k + 2 >= len)
-					continue;
-				need += 1 + (mod == 0 && (p[k + 2] & 7) == 5 ? 4 : 0); /* SIB, no base */
-			} else if (mod == 0 && rm == 5) {
-				need += 4; /* rip-relative */
-			}
-			need += mod == 1 ? 1 : mod == 2 ? 4 : 0;
-		}
-		if (need == len)
-			return true;
-	}
-	return false;
-}
-
-enum ret_kind { RET_CALL = 1, RET_OTHER, RET_UNREADABLE };
-
-#define RET_KINDS_MAX (1u << 16)
-
-/* What precedes addr, a return address in map of pid: a call, something else, or unknown (the
- * code cannot be read: a process gone, JIT code of a recording read from a file). Cached: the
- * same return addresses come back sample after sample. */
-static enum ret_kind ret_kind(struct hs_unwinder *u, int32_t pid, const struct hs_map *map, uint64_t addr)
-{
-	uint64_t key = hs_hash_combine(hs_hash_u64((uint32_t)pid), addr), v;
-	uint8_t b[8];
-	enum ret_kind k;
-
-	if (key == UINT64_MAX)
-		key--;
-	if (hs_u64map_get(&u->ret_kinds, key, &v) && v >> 2 == addr)
-		return (enum ret_kind)(v & 3);
-	u->stats.code_reads++;
-	if (!read_code(u, pid, map, addr, b, sizeof(b))) {
-		u->stats.code_unreadable++;
-		k = RET_UNREADABLE;
-	} else {
-		/* runtimes push return addresses by hand too: HotSpot's template interpreter pushes
-		 * the return entry of an invoke bytecode, which follows the indirect jump that
-		 * dispatches the bytecode before it, and jumps to the method */
-		k = ends_with_call(b, sizeof(b), map->dso->kind == HS_DSO_ANON) ? RET_CALL : RET_OTHER;
-	}
-	if (u->ret_kinds.n >= RET_KINDS_MAX)
-		hs_u64map_release(&u->ret_kinds);
-	hs_u64map_put(&u->ret_kinds, key, addr << 2 | k);
-	return k;
-}
-
-/* The frame-pointer step reads past this much of a frame for its own frame record. */
-#define FP_SCAN_MAX 4096
-
-/* The frame record (saved rbp, return address) of a frame that saved rbp without making it its
- * frame pointer, between the stack pointer and rbp: a word equal to rbp, the frame pointer of
- * a caller further up, followed by a return address into code after a call. HotSpot's compiled
- * Java methods without -XX:+PreserveFramePointer save rbp that way beside their return address
- * (leaving rbp to the interpreter frame that called them: a step through rbp skips them all, and
- * their callers show the JVM's generated entry code calling a method directly); so does any function
- * sampled between its "push %rbp" and its "mov %rsp, %rbp". Returns its address, or 0. */
-static uint64_t own_record(struct hs_unwinder *u, int32_t pid, const struct hs_stack_copy *stack, uint64_t rsp,
-			   uint64_t rbp)
-{
-	uint64_t end = rbp - rsp > FP_SCAN_MAX ? rsp + FP_SCAN_MAX : rbp;
-
-	for (uint64_t a = (rsp + 7) & ~7ULL; a + 8 < end; a += 8) {
-		uint64_t w, ra;
-		struct hs_map *m;
-
-		if (!load(stack, a, &w))
-			break;
-		if (w != rbp || !load(stack, a + 8, &ra) || !ra)
-			continue;
-		m = hs_model_find_map(u->model, pid, ra - 1);
-		if (m && ret_kind(u, pid, m, ra) != RET_OTHER)
-			return a;
-	}
-	return 0;
-}
-
-/* The frame-pointer step: [rbp] holds the caller's rbp, [rbp+8] the return address. Code
- * without unwind information is walked that way (JIT code), so each step is checked: rbp must be
- * on the thread's stack, above the stack pointer, the frame pointer of this frame rather than a
- * caller's, and the return address code after a call. */
-static enum hs_stop fp_step(struct hs_unwinder *u, int32_t pid, struct hs_regs *regs, const struct hs_stack_copy *stack)
-{
-	uint64_t rbp = regs->r[HS_DWARF_RBP], rsp = regs->r[HS_DWARF_RSP], next_rbp, ra = 0, rec;
-	struct hs_map *map;
-	enum ret_kind k;
-
-	if (!HAVE(*regs, HS_DWARF_RBP))
-		return HS_STOP_NO_INFO;
-	if (rbp == 0)
-		return HS_STOP_END;
-	if ((rbp & 7) || (HAVE(*regs, HS_DWARF_RSP) && rbp < rsp)) {
-		u->stats.fp_outside_stack++;
-		return HS_STOP_BAD_FP;
-	}
-	if (HAVE(*regs, HS_DWARF_RSP) && (rec = own_record(u, pid, stack, rsp, rbp))) {
-		/* this frame's own record: its caller is there, and rbp is the caller's already (it
-		 * may even lie past the copy) */
-		load(stack, rec + 8, &ra);
-		next_rbp = rbp;
-		rbp = rec;
-		u->stats.fp_own_records++;
-	} else if (!load(stack, rbp, &next_rbp) || !load(stack, rbp + 8, &ra)) {
-		enum hs_stop stop = beyond_copy(u, pid, stack, rbp + 8, HS_STOP_BAD_FP);
-		if (stop == HS_STOP_BAD_FP)
-			u->stats.fp_outside_stack++;
-		return stop;
-	} else if (ra) {
-		map = hs_model_find_map(u->model, pid, ra - 1);
-		if (!map) {
-			u->stats.fp_not_code++;
-			return HS_STOP_BAD_FP;
-		}
-		k = ret_kind(u, pid, map, ra);
-		if (k == RET_OTHER) {
-			u->stats.fp_not_after_call++;
-			return HS_STOP_BAD_FP;
-		}
-	}
-	regs->valid &= (1u << HS_DWARF_RBP) | (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
-	regs->r[HS_DWARF_RSP] = rbp + 16;
-	regs->r[HS_DWARF_RBP] = next_rbp;
-	regs->r[HS_DWARF_RA] = ra;
-	regs->valid |= (1u << HS_DWARF_RSP) | (1u << HS_DWARF_RA);
 	return HS_STOP_COUNT;
 }
 
@@ -937,15 +423,15 @@ void hs_unwind_user(struct hs_unwinder *u, int32_t pid, const struct hs_regs *st
 		if (map->dso->kind == HS_DSO_ANON) {
 			/* JIT code: CFI where its runtime gave some, else a trampoline's */
 			anon = true;
-			t = jit_table(u, pid, lookup, &vaddr);
-			if (!t && (t = tramp_table(u, pid, map, lookup, &vaddr))) {
+			t = hs_unwind_jit_table(u, pid, lookup, &vaddr);
+			if (!t && (t = hs_unwind_tramp_table(u, pid, map, lookup, &vaddr))) {
 				u->stats.tramp_steps++;
 				tramp = true;
 			}
 		} else {
-			f = file_of(u, map->dso);
-			t = file_table(u, f);
-			if (t && !file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
+			f = hs_unwind_file_of(u, map->dso);
+			t = hs_unwind_file_table(u, f);
+			if (t && !hs_unwind_file_vaddr(f, lookup - map->start + map->pgoff, &vaddr))
 				t = NULL;
 			if (t) {
 				row = hs_cfi_table_find(t, vaddr);
@@ -979,7 +465,7 @@ found:
 			u->stats.cfi_steps++;
 			exact = (row->flags & HS_CFI_SIGNAL) != 0;
 		} else if (u->opts.fp_fallback) {
-			stop = fp_step(u, pid, &regs, stack);
+			stop = hs_unwind_fp_step(u, pid, &regs, stack);
 			u->stats.fp_steps++;
 			exact = false;
 		} else {

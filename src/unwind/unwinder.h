@@ -65,7 +65,7 @@ struct hs_unwinder_stats {
 	uint64_t code_reads, code_unreadable; /* bytes before return addresses read, and failed */
 };
 
-struct hs_unwind_file; /* per-file state, defined in unwinder.c */
+struct hs_unwind_file; /* per-file state, defined in unwinder-internal.h */
 
 struct hs_unwinder {
 	struct hs_unwinder_opts opts;
