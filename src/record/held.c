@@ -139,7 +139,7 @@ void hs_held_spill_if_full(struct hs_record *r, size_t ring)
 	 * steady recording keeps half its ring waiting (the reader is woken at half): copying out
 	 * starts past that, at five eighths, and leaves three eighths for the main thread to catch
 	 * up */
-	if (g->ring.read - g->ring.meta->data_tail > g->ring.data_size / 8 * 5) {
+	if (g->ring.read - hs_ring_tail(&g->ring) > g->ring.data_size / 8 * 5) {
 		for (size_t i = g->held_released; i < g->held_n; i++) {
 			struct hs_held *h = held_at(g, i);
 			const struct perf_event_header *rec = hs_ring_at(&g->ring, h->pos);

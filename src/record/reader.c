@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -24,12 +25,17 @@
  * miss those (and, as the kernel swaps the contexts of a thread and its copy at a switch, the
  * process's own samples on some CPUs). A reader whose process table does not have the sampled
  * process tail-calls the slots after its own. A reader costs milliseconds to load; the
- * dispatcher 0.1 ms. */
+ * dispatcher 0.1 ms.
+ * Each reader's ring has a libbpf ring_buffer of its own, made whole before it is published to
+ * the draining thread (release, acquire) and never changed after: libbpf's ring_buffer__add()
+ * reallocates the rings that ring_buffer__consume() on another thread is walking and storing
+ * each one's consumer position through. */
 struct hs_rt_reader {
 	int slots;    /* BPF_MAP_TYPE_PROG_ARRAY of HS_RT_SLOTS, shared with the readers */
 	int dispatch; /* the program attached to the events */
+	int epfd;     /* every loaded reader's ring: hs_rt_reader_fd() */
 	struct bpf_object *obj[HS_RT_SLOTS]; /* the readers loaded */
-	struct ring_buffer *rb;              /* their rings, one epoll descriptor */
+	struct ring_buffer *rb[HS_RT_SLOTS]; /* their rings (atomic: set once, by the loading thread) */
 	struct ring_ctx {
 		struct hs_rt_reader *rd;
 		unsigned id;
@@ -128,7 +134,8 @@ int hs_rt_reader_open(struct hs_rt_reader **ret)
 	libbpf_set_print(quiet);
 	rd = hs_xcalloc(1, sizeof(*rd));
 	rd->dispatch = -1;
-	rd->slots = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "hs_rt_slots", 4, 4, HS_RT_SLOTS, NULL);
+	rd->epfd = epoll_create1(EPOLL_CLOEXEC);
+	rd->slots = rd->epfd < 0 ? -1 : bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "hs_rt_slots", 4, 4, HS_RT_SLOTS, NULL);
 	if (rd->slots >= 0) {
 		/* r6 keeps the context; each tail call to an empty slot falls through to the next;
 		 * r0 = 1 lets the sample through when all are */
@@ -230,8 +237,9 @@ int hs_rt_reader_load(struct hs_rt_reader *rd, const struct hs_runtime *rt, char
 {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
-	struct bpf_map *ring;
-	int e, fd;
+	struct ring_buffer *rb;
+	struct epoll_event ee = {EPOLLIN, {.u32 = rt->id}};
+	int e, fd, ring;
 	uint32_t slot = rt->id;
 
 	if (rd->obj[rt->id])
@@ -243,11 +251,10 @@ int hs_rt_reader_load(struct hs_rt_reader *rd, const struct hs_runtime *rt, char
 		bpf_object__close(obj);
 		return e == -EACCES ? -EPERM : e;
 	}
-	ring = bpf_object__find_map_by_name(obj, "stacks");
+	ring = bpf_map__fd(bpf_object__find_map_by_name(obj, "stacks"));
 	rd->ring[rt->id] = (struct ring_ctx){rd, rt->id};
-	e = rd->rb ? ring_buffer__add(rd->rb, bpf_map__fd(ring), on_stack, &rd->ring[rt->id])
-		   : (rd->rb = ring_buffer__new(bpf_map__fd(ring), on_stack, &rd->ring[rt->id], NULL)) ? 0 : -errno;
-	if (e) {
+	if (!(rb = ring_buffer__new(ring, on_stack, &rd->ring[rt->id], NULL))) {
+		e = -errno;
 		snprintf(why, whylen, "cannot map the %s frame reader's ring: %s", rt->name, strerror(-e));
 		bpf_object__close(obj);
 		return e;
@@ -258,11 +265,16 @@ int hs_rt_reader_load(struct hs_rt_reader *rd, const struct hs_runtime *rt, char
 	if (fd < 0 || bpf_map_update_elem(rd->slots, &slot, &fd, BPF_ANY)) {
 		e = -errno;
 		say_refused(e, rt, "the frame reader's dispatch", why, whylen);
-		/* its ring stays in rb, never written to */
+		ring_buffer__free(rb);
 		bpf_object__close(obj);
 		return e;
 	}
+	/* the ring's own descriptor, not rb's epoll one: the recording watches this set in a set
+	 * of its own, and the kernel allows few levels of those. A wake-up is a hint (every round
+	 * drains anyway), so a failure here is not the reader's. */
+	epoll_ctl(rd->epfd, EPOLL_CTL_ADD, ring, &ee);
 	rd->obj[rt->id] = obj;
+	__atomic_store_n(&rd->rb[rt->id], rb, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -270,9 +282,12 @@ void hs_rt_reader_close(struct hs_rt_reader *rd)
 {
 	if (!rd)
 		return;
-	ring_buffer__free(rd->rb);
-	for (unsigned i = 0; i < HS_RT_SLOTS; i++)
+	for (unsigned i = 0; i < HS_RT_SLOTS; i++) {
+		ring_buffer__free(rd->rb[i]);
 		bpf_object__close(rd->obj[i]);
+	}
+	if (rd->epfd >= 0)
+		close(rd->epfd);
 	if (rd->dispatch >= 0)
 		close(rd->dispatch);
 	if (rd->slots >= 0)
@@ -318,16 +333,24 @@ void hs_rt_reader_remove(struct hs_rt_reader *rd, const struct hs_runtime *rt, u
 int hs_rt_reader_drain(struct hs_rt_reader *rd, void (*cb)(void *ctx, unsigned id, const void *data, size_t size),
 		       void *ctx)
 {
-	if (!rd->rb)
-		return 0;
+	int n = 0, err = 0;
+
 	rd->cb = cb;
 	rd->cb_ctx = ctx;
-	return ring_buffer__consume(rd->rb);
+	for (unsigned i = 0; i < HS_RT_SLOTS; i++) {
+		struct ring_buffer *rb = __atomic_load_n(&rd->rb[i], __ATOMIC_ACQUIRE);
+		int got = rb ? ring_buffer__consume(rb) : 0;
+		if (got < 0 && !err)
+			err = got;
+		else if (got > 0)
+			n += got;
+	}
+	return err ? err : n;
 }
 
 int hs_rt_reader_fd(struct hs_rt_reader *rd)
 {
-	return rd->rb ? ring_buffer__epoll_fd(rd->rb) : -1;
+	return rd->epfd;
 }
 
 uint64_t hs_rt_reader_dropped(struct hs_rt_reader *rd, const struct hs_runtime *rt)

@@ -29,11 +29,12 @@ int hs_rt_reader_load(struct hs_rt_reader *rd, const struct hs_runtime *rt, char
 int hs_rt_reader_add(struct hs_rt_reader *rd, const struct hs_runtime *rt, uint32_t pid, const void *proc);
 void hs_rt_reader_remove(struct hs_rt_reader *rd, const struct hs_runtime *rt, uint32_t pid);
 /* Hands each record the loaded readers wrote since the last call (of size bytes, as written) to
- * cb with its runtime's id. Returns how many. */
+ * cb with its runtime's id. Returns how many, or the first negative errno of a ring. One thread
+ * drains; another may load readers meanwhile (what it loads is drained from the next call). */
 int hs_rt_reader_drain(struct hs_rt_reader *rd, void (*cb)(void *ctx, unsigned id, const void *data, size_t size),
 		       void *ctx);
-/* A descriptor that polls readable when a reader wants its ring drained at once (it read
- * something not seen before); -1 while none is loaded. */
+/* A descriptor that polls readable when a loaded reader wants its ring drained at once (it read
+ * something not seen before). Owned by rd. */
 int hs_rt_reader_fd(struct hs_rt_reader *rd);
 /* Records rt's reader could not write: its ring was full. */
 uint64_t hs_rt_reader_dropped(struct hs_rt_reader *rd, const struct hs_runtime *rt);

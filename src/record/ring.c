@@ -59,7 +59,7 @@ static const struct perf_event_header *record_at(struct hs_ring *r, uint64_t tai
 size_t hs_ring_drain(struct hs_ring *r, void (*fn)(void *ctx, const struct perf_event_header *rec), void *ctx)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->meta->data_tail;
+	uint64_t tail = hs_ring_tail(r);
 	const struct perf_event_header *rec;
 	size_t n = 0;
 	bool copied, bad = false;
@@ -80,12 +80,13 @@ size_t hs_ring_scan(struct hs_ring *r,
 		    void (*fn)(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied), void *ctx)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = hs_ring_tail(r);
 	const struct perf_event_header *rec;
 	size_t n = 0;
 	bool copied, bad = false;
 
-	if (r->read < r->meta->data_tail)
-		r->read = r->meta->data_tail;
+	if (r->read < tail)
+		r->read = tail;
 	while (r->read < head && (rec = record_at(r, r->read, head, &copied, &bad))) {
 		uint64_t pos = r->read;
 		r->read += rec->size;
@@ -100,6 +101,6 @@ size_t hs_ring_scan(struct hs_ring *r,
 
 void hs_ring_give_back(struct hs_ring *r, uint64_t pos)
 {
-	if (pos > r->meta->data_tail)
+	if (pos > hs_ring_tail(r))
 		__atomic_store_n(&r->meta->data_tail, pos, __ATOMIC_RELEASE);
 }

@@ -38,6 +38,13 @@ size_t hs_ring_drain(struct hs_ring *r, void (*fn)(void *ctx, const struct perf_
  * read where it is until then. Returns the number of records. */
 size_t hs_ring_scan(struct hs_ring *r,
 		    void (*fn)(void *ctx, const struct perf_event_header *rec, uint64_t pos, bool copied), void *ctx);
+/* Where the space given back to the kernel ends. Only hotstack writes data_tail (with release,
+ * for the kernel), but from either of a recording's threads, and the reader scans without the
+ * lock the other holds to give space back: a relaxed atomic load, since only the value counts. */
+static inline uint64_t hs_ring_tail(const struct hs_ring *r)
+{
+	return __atomic_load_n(&r->meta->data_tail, __ATOMIC_RELAXED);
+}
 /* The record at pos (a position hs_ring_scan() gave, not given back, not wrapped). */
 static inline const struct perf_event_header *hs_ring_at(const struct hs_ring *r, uint64_t pos)
 {
