@@ -37,7 +37,9 @@ static uint8_t native_class(struct hs_builder *b, const struct hs_ip_lang *lang,
 		    : !strcmp(name, "[signal]") || (name[0] == '[' && !strncmp(name + 1, lang->tag, taglen))
 			? HS_PY_NATIVE_OTHER
 			: HS_PY_NATIVE_STOP;
-	else if (l->kind == HS_KIND_USER && name[0] == '[') {
+	else if (l->kind == HS_KIND_USER &&
+		 (name[0] == '[' ||
+		  (l->mapping && hs_profile_address_name(name, hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))))) {
 		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
 		 * its machinery, or a part of its loop moved away from the rest; elsewhere (an
 		 * extension, a library) it is kept */

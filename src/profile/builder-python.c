@@ -54,8 +54,10 @@ static uint8_t native_class(struct hs_builder *b, uint32_t loc, uint32_t *instea
 										: HS_PY_NATIVE_STOP;
 	else if (l->kind == HS_KIND_JIT && name[0] == '[')
 		c = HS_PY_NATIVE_JIT; /* named at the end: a trampoline where it calls the eval loop */
-	else if (l->kind == HS_KIND_USER && name[0] == '[')
-		/* no symbol: in the interpreter (its static functions, where it is stripped) it is
+	else if (l->kind == HS_KIND_USER &&
+		 (name[0] == '[' ||
+		  (l->mapping && hs_profile_address_name(name, hs_profile_str(b->p, b->p->mappings.v[l->mapping].file)))))
+		/* no symbol (or only its address, where the file is stripped): in the interpreter (its static functions, where it is stripped) it is
 		 * its machinery; elsewhere (an extension, a library) it is kept */
 		c = l->mapping && hs_py_maybe_runtime(hs_profile_str(b->p, b->p->mappings.v[l->mapping].file))
 			    ? HS_PY_NATIVE_PLUMBING

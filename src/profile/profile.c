@@ -570,9 +570,7 @@ uint32_t hs_profile_note_lost_records(struct hs_profile *p, uint64_t n, bool sid
 	return id;
 }
 
-/* Whether name is the one a stripped file's function gets from its address alone (symbolize/
- * fde-names.h): "BASE+0xHEX", BASE the base name of file. */
-static bool address_name(const char *name, const char *file)
+bool hs_profile_address_name(const char *name, const char *file)
 {
 	const char *base = strrchr(file, '/'), *hex;
 	size_t n;
@@ -607,7 +605,7 @@ bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs
 		name = hs_profile_location_name(p, p->stack_locs.v[st->loc0]);
 		n = strlen(name);
 		if ((!n || name[0] != '[' || name[n - 1] != ']') &&
-		    !address_name(name, hs_profile_str(p, p->mappings.v[l->mapping].file)))
+		    !hs_profile_address_name(name, hs_profile_str(p, p->mappings.v[l->mapping].file)))
 			continue;
 		u.unnamed = hs_add_sat(u.unnamed, v);
 		hs_u64map_get(&by_file, l->mapping, &sum);

@@ -252,6 +252,10 @@ struct hs_unnamed_share {
 };
 /* Fills ret; returns whether over half the user-space samples have no name at the leaf. */
 bool hs_profile_unnamed_share(const struct hs_profile *p, uint32_t vi, struct hs_unnamed_share *ret);
+/* Whether name is the one a stripped file's function gets from its address alone (symbolize/
+ * fde-names.h): "BASE+0xHEX", BASE the base name of file. Such a function has no symbol: to
+ * the interpreters' merges it is as unnamed as "[BASE]". */
+bool hs_profile_address_name(const char *name, const char *file);
 /* When hs_profile_unnamed_share() finds most user-space samples without names, appends to sb a
  * line ("\n" after it) saying where and how to get names: the debug package and debuginfod
  * (unless debuginfod_set) for the distribution's files, symbols or a debug file for others. */
