@@ -54,7 +54,9 @@ const struct hs_runtime hs_perl_runtime = {
 	.shows = "the interpreter's native frames",
 	.fallback = NULL,
 	.maybe = hs_pl_maybe_runtime,
-	.look_ms = 1000,
+	/* an embedder sets its interpreter up after loading libperl and its modules: on a busy
+	 * machine that took over a second (the recording then never read its frames) */
+	.look_ms = 5000,
 	.find = find,
 	.proc_free = free,
 	.proc_info_size = sizeof(struct hs_pl_proc_info),
