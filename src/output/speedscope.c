@@ -29,19 +29,6 @@ struct thread {
 	HS_VEC(uint32_t) samples;
 };
 
-struct order {
-	uint64_t time;
-	uint32_t sample;
-};
-
-static int by_time(const void *a, const void *b)
-{
-	const struct order *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->sample < y->sample ? -1 : x->sample > y->sample;
-}
-
 static int thread_cmp(const void *a, const void *b)
 {
 	const struct thread *x = a, *y = b;
@@ -68,7 +55,7 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	 * of counting samples would show "none") */
 	uint32_t vi = o->value_index > 0 ? hs_output_value_index(p, o) : hs_profile_time_value(p, 0);
 	bool timed = hs_profile_has_time(p);
-	HS_VEC(struct order) order = {0};
+	HS_VEC(struct hs_time_order) order = {0};
 	HS_VEC(struct thread) threads = {0};
 	HS_VEC(size_t) offs = {0};       /* frame i's identity is keys[offs[i] .. offs[i + 1]] */
 	HS_VEC(uint32_t) frame_of = {0}; /* per stack frame of the sample being written */
@@ -84,9 +71,9 @@ int hs_write_speedscope(const struct hs_profile *p, const struct hs_output_opts 
 	hs_thread_names_init(&names, p);
 	for (size_t i = 0; i < p->samples.n; i++)
 		if (p->types.n && hs_profile_sample_values(p, (uint32_t)i)[vi] > 0)
-			hs_vec_push(&order, ((struct order){timed ? p->samples.v[i].time : i, (uint32_t)i}));
+			hs_vec_push(&order, ((struct hs_time_order){timed ? p->samples.v[i].time : i, (uint32_t)i}));
 	if (order.n)
-		qsort(order.v, order.n, sizeof(*order.v), by_time);
+		qsort(order.v, order.n, sizeof(*order.v), hs_time_order_cmp);
 	for (size_t i = 0; i < order.n; i++) {
 		const struct hs_sample *s = &p->samples.v[order.v[i].sample];
 		uint64_t key = s->tid >= 0 ? (uint64_t)(uint32_t)s->pid << 32 | (uint32_t)s->tid : (uint64_t)1 << 63 | s->comm;

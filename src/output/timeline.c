@@ -15,14 +15,9 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-struct order {
-	uint64_t time;
-	uint32_t sample;
-};
-
-static int by_time(const void *a, const void *b)
+int hs_time_order_cmp(const void *a, const void *b)
 {
-	const struct order *x = a, *y = b;
+	const struct hs_time_order *x = a, *y = b;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->sample < y->sample ? -1 : x->sample > y->sample;
@@ -49,7 +44,7 @@ static int64_t type_ns(const struct hs_profile *p, size_t i)
 
 void hs_timeline_build(struct hs_timeline *t, const struct hs_profile *p, const struct hs_output_opts *o)
 {
-	HS_VEC(struct order) order = {0};
+	HS_VEC(struct hs_time_order) order = {0};
 	struct hs_u64map ix = {0};
 	struct hs_thread_names names;
 	int64_t pns = hs_unit_ns(hs_profile_str(p, p->period_type.unit));
@@ -78,11 +73,11 @@ void hs_timeline_build(struct hs_timeline *t, const struct hs_profile *p, const 
 			continue;
 		if (t->timed && tm && tm < tmin)
 			tmin = tm;
-		hs_vec_push(&order, ((struct order){t->timed ? tm : i, (uint32_t)i}));
+		hs_vec_push(&order, ((struct hs_time_order){t->timed ? tm : i, (uint32_t)i}));
 	}
 	t->t0 = tmin == UINT64_MAX ? 0 : tmin;
 	if (order.n)
-		qsort(order.v, order.n, sizeof(*order.v), by_time);
+		qsort(order.v, order.n, sizeof(*order.v), hs_time_order_cmp);
 
 	for (size_t i = 0; i < order.n; i++) {
 		const struct hs_sample *s = &p->samples.v[order.v[i].sample];

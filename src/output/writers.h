@@ -73,6 +73,14 @@ void hs_thread_names_release(struct hs_thread_names *t);
 
 /* ---- per-thread timelines (timeline.c), for the viewers' formats (firefox.c, chrome.c) ---- */
 
+/* A sample's index with its time (or its index where the profile kept none), and their order:
+ * by time, then by index. For qsort, by the writers that lay samples out in time. */
+struct hs_time_order {
+	uint64_t time;
+	uint32_t sample;
+};
+int hs_time_order_cmp(const void *a, const void *b);
+
 /* One sample of a thread on its timeline, in ns from the timeline's start: an on-CPU sample
  * lasts until the thread's next sample or one interval, whichever comes first; an off-CPU
  * period (record --off-cpu) as long as the thread was blocked. */
