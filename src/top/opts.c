@@ -24,7 +24,7 @@ const struct hs_option hs_top_options[] = {
 	 "  -g, --call-graph MODE   auto (default), dwarf[,BYTES], fp, lbr, none (as record)\n"},
 	{"no-kernel", HS_REC_NO_KERNEL, no_argument, "      --no-kernel         user stacks only\n"},
 	{"delay", 'd', required_argument,
-	 "  -d, --delay SECONDS     refresh every SECONDS (default 1; fractions from 0.1)\n"},
+	 "  -d, --delay SECONDS     refresh every SECONDS (default 1; fractions from 0.1; 500ms)\n"},
 	{"window", WINDOW, required_argument, "      --window SECONDS    show the last SECONDS (default 5)\n"},
 	{"stdio", STDIO, no_argument,
 	 "      --stdio             a text report to standard output at each refresh (the default when\n"
