@@ -109,7 +109,10 @@ expect_status 0 "$HOTSTACK" record -o "$dir/size.folded" -- "$dir/perl" -e "$spi
 # a program that is no perl, named perl: nothing said, nothing read
 cp "$WORKLOADS/calltree" "$dir/perl"
 expect_status 0 "$HOTSTACK" record -o "$dir/fake.folded" -- "$dir/perl" 1
-if grep -qi 'perl' "$dir/.err"; then fail "a program named perl: $(cat "$dir/.err")"; fi
+# (the lines naming the file written hold this test's directory, hs-perl-frames.*)
+if grep -v '^hotstack: \(wrote\|next\):' "$dir/.err" | grep -qi 'perl'; then
+	fail "a program named perl: $(cat "$dir/.err")"
+fi
 grep -q 'main' "$dir/fake.folded" || fail "a program named perl: no stacks"
 
 # without the right to load BPF programs: one line, and the recording goes on
