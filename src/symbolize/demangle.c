@@ -21,5 +21,19 @@ char *hs_demangle(const char *name)
 		style = DMGL_AUTO;
 	else
 		return NULL;
+	/* a PLT stub's name (elf-symtab.c): the function it calls, demangled, with "@plt" kept */
+	size_t n = strlen(name);
+	if (n > 4 && !strcmp(name + n - 4, "@plt")) {
+		char *base = strndup(name, n - 4), *d = base ? cplus_demangle(base, DMGL_PARAMS | DMGL_ANSI | style) : NULL;
+		char *full = d ? malloc(strlen(d) + 5) : NULL;
+
+		if (full) {
+			memcpy(full, d, strlen(d));
+			memcpy(full + strlen(d), "@plt", 5);
+		}
+		free(base);
+		free(d);
+		return full;
+	}
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | style);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "symbolize/demangle.h"
 #include "symbolize/fde-names.h"
 #include "symtest-lib.h"
 #include "unwind/cfi.h"
@@ -136,11 +137,31 @@ static void test_names(void **state)
 	lib_close(&l);
 }
 
+/* What a stripped file's .dynsym and PLT name reads as C++: a PLT stub's name demangled with
+ * its "@plt" kept (a sample in steady_clock::now's stub was left mangled). */
+static void test_demangled_plt(void **state)
+{
+	char *d;
+
+	(void)state;
+	d = hs_demangle("_ZNSt6chrono3_V212steady_clock3nowEv@plt");
+	assert_non_null(d);
+	assert_string_equal(d, "std::chrono::_V2::steady_clock::now()@plt");
+	free(d);
+	d = hs_demangle("_ZNSt6chrono3_V212steady_clock3nowEv");
+	assert_non_null(d);
+	assert_string_equal(d, "std::chrono::_V2::steady_clock::now()");
+	free(d);
+	assert_null(hs_demangle("memcpy@plt"));
+	assert_null(hs_demangle("_Znot_mangled@plt"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_demangled_plt),
 	};
 
 	if (hs_test_select(argc, argv, tests, HS_ARRAY_SIZE(tests)))
