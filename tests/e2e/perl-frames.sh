@@ -110,7 +110,7 @@ expect_status 0 "$HOTSTACK" record -o "$dir/size.folded" -- "$dir/perl" -e "$spi
 cp "$WORKLOADS/calltree" "$dir/perl"
 expect_status 0 "$HOTSTACK" record -o "$dir/fake.folded" -- "$dir/perl" 1
 # (the lines naming the file written hold this test's directory, hs-perl-frames.*)
-if grep -v '^hotstack: \(wrote\|next\):' "$dir/.err" | grep -qi 'perl'; then
+if grep -v '^hotstack: \(wrote \|next: \)' "$dir/.err" | grep -qi 'perl'; then
 	fail "a program named perl: $(cat "$dir/.err")"
 fi
 grep -q 'main' "$dir/fake.folded" || fail "a program named perl: no stacks"
