@@ -21,7 +21,7 @@ char *hs_demangle(const char *name)
 		style = DMGL_AUTO;
 	else
 		return NULL;
-	/* a PLT stub's name (elf-symtab.c): the function it calls, demangled, with "@plt" kept */
+	/* a PLT entry's name (elf-symtab.c): the function it calls, demangled, with "@plt" kept */
 	size_t n = strlen(name);
 	if (n > 4 && !strcmp(name + n - 4, "@plt")) {
 		char *base = strndup(name, n - 4), *d = base ? cplus_demangle(base, DMGL_PARAMS | DMGL_ANSI | style) : NULL;

@@ -5,7 +5,7 @@
 
 /* The demangled form of a symbol name (malloc'd, the caller frees), or NULL when the name is
  * not mangled (or not in a scheme libiberty knows). Function parameters are kept, as perf
- * shows them; a PLT stub's "NAME@plt" is the demangled NAME with "@plt". Thread-safe. */
+ * shows them; a PLT entry's "NAME@plt" is the demangled NAME with "@plt". Thread-safe. */
 char *hs_demangle(const char *name);
 
 #endif
