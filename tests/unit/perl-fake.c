@@ -2,6 +2,9 @@
  * for test-perl's hostile cases. Usage: perl-fake MODE; MODE says what its interpreter holds:
  *   empty    none yet (PL_curinterp NULL)
  *   runops   a loop of ops that is not Perl_runops_standard
+ *   unrelocated  PL_runops_std still 0, as before the dynamic loader relocates libperl.so
+ *   relative PL_runops_std still Perl_runops_standard's link-time address, as in a perl
+ *            executable before its relative relocations
  *   stash    a main package of another name
  *   hostile  what passes the checks, with stacks that do not end and subs whose names are junk;
  *            a second interpreter whose stackinfos are a cycle
@@ -16,6 +19,7 @@ const unsigned short PL_interp_size = 3768, PL_interp_size_5_18_0 = 2880;
 unsigned PL_thr_key;
 void *PL_curinterp;
 __thread void *PL_current_context;
+extern const char __executable_start[];
 
 void Perl_runops_standard(void);
 void Perl_runops_standard(void)
@@ -24,7 +28,7 @@ void Perl_runops_standard(void)
 static void other_runops(void)
 {
 }
-void (*const PL_runops_std)(void) = Perl_runops_standard;
+void (*PL_runops_std)(void) = Perl_runops_standard;
 
 struct sv {
 	void *any;
@@ -103,6 +107,10 @@ int main(int argc, char **argv)
 	put_ptr(interp2, 0xe0, si_a);
 	if (strcmp(mode, "empty"))
 		PL_curinterp = interp;
+	if (!strcmp(mode, "unrelocated"))
+		PL_runops_std = NULL;
+	if (!strcmp(mode, "relative")) /* (a position-independent executable is linked at 0) */
+		PL_runops_std = (void (*)(void))((uintptr_t)Perl_runops_standard - (uintptr_t)&__executable_start);
 	PL_current_context = PL_curinterp;
 	printf("ready %p\n", (void *)interp2);
 	fflush(stdout);

@@ -555,7 +555,14 @@ static void test_fake(void **state)
 	fake_found("runops", HS_RT_UNSUPPORTED, "perl 5.36.0 runs its own loop of ops (a profiler's or debugger's)",
 		   line, sizeof(line));
 	live_teardown(state);
-	fake_found("stash", HS_RT_UNSUPPORTED, "perl 5.36.0: its main package does not read as perl 5.36's", line,
+	/* what may pass as the program starts says "cannot read": it is looked at again */
+	fake_found("stash", HS_RT_UNSUPPORTED, "perl 5.36.0: cannot read its main package as perl 5.36's", line,
+		   sizeof(line));
+	live_teardown(state);
+	fake_found("unrelocated", HS_RT_UNSUPPORTED, "perl 5.36.0: cannot read PL_runops_std (not relocated yet)", line,
+		   sizeof(line));
+	live_teardown(state);
+	fake_found("relative", HS_RT_UNSUPPORTED, "perl 5.36.0: cannot read PL_runops_std (not relocated yet)", line,
 		   sizeof(line));
 	live_teardown(state);
 	fake_found("hostile", HS_RT_SUPPORTED, NULL, line, sizeof(line));

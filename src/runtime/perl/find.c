@@ -264,8 +264,10 @@ static int check_state(const struct hs_pl_interp *in, const struct hs_rt_mem *me
 		hs_rt_why(why, whylen, "perl %s runs its own loop of ops (a profiler's or debugger's)", ver);
 		return HS_RT_UNSUPPORTED;
 	}
+	/* "cannot read" (looked at again for a while): perl_construct() names the main package
+	 * after making it, and makes the first stack of stacks after that */
 	if (hs_pl_stash_name(in, mem, defstash, name, sizeof(name)) || strcmp(name, "main")) {
-		hs_rt_why(why, whylen, "perl %s: its main package does not read as perl 5.36's", ver);
+		hs_rt_why(why, whylen, "perl %s: cannot read its main package as perl 5.36's", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	/* the outermost stackinfo is the thread's first (PERLSI_MAIN) */
@@ -280,7 +282,7 @@ static int check_state(const struct hs_pl_interp *in, const struct hs_rt_mem *me
 		si = prev;
 	}
 	if (type != HS_PL_SI_MAIN) {
-		hs_rt_why(why, whylen, "perl %s: its stack of stacks does not read as perl 5.36's", ver);
+		hs_rt_why(why, whylen, "perl %s: cannot read its stack of stacks as perl 5.36's", ver);
 		return HS_RT_UNSUPPORTED;
 	}
 	return HS_RT_SUPPORTED;
@@ -322,7 +324,16 @@ static int check_file(int32_t pid, const struct hs_rt_mapping *m, const struct f
 		hs_rt_why(why, whylen, "perl %s built without ithreads is not supported", ver);
 		return HS_RT_UNSUPPORTED;
 	}
-	if (!s->has[S_RUNOPS_STD] || read_u64(&mem, s->val[S_RUNOPS_STD] + s->bias, &std) || std != runops_standard) {
+	/* until the dynamic loader has relocated its file, PL_runops_std holds 0 (libperl.so's
+	 * symbol relocation) or Perl_runops_standard's link-time address (a position-independent
+	 * perl's relative one): on a busy machine, long after the file is mapped ("cannot read":
+	 * looked at again) */
+	if (!s->has[S_RUNOPS_STD] || read_u64(&mem, s->val[S_RUNOPS_STD] + s->bias, &std) || !std ||
+	    (s->bias && std == s->val[S_RUNOPS_STANDARD])) {
+		hs_rt_why(why, whylen, "perl %s: cannot read PL_runops_std (not relocated yet)", ver);
+		return HS_RT_UNSUPPORTED;
+	}
+	if (std != runops_standard) {
 		hs_rt_why(why, whylen, "perl %s: PL_runops_std is not Perl_runops_standard", ver);
 		return HS_RT_UNSUPPORTED;
 	}
