@@ -13,6 +13,16 @@ trap 'remove_jit_files; rm -rf "$dir"' EXIT
 # give their commands no pipe but their own, whatever ran them.
 exec </dev/null
 
+# The tests' helpers (receivers, checkers) run on the distribution's python3: a version
+# manager's shim first on PATH (pyenv's) takes a second or more to start on a busy machine, and
+# a push test starts python3 a hundred times. The programs recorded name their python.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir "$dir/.python"
+	ln -s /usr/bin/python3 "$dir/.python/python3"
+	PATH=$dir/.python:$PATH
+	export PATH
+fi
+
 # "$note_pid" CMD ARGS... runs CMD with its pid noted, so that the perf map and jitdump a runtime
 # writes to /tmp for it are removed at the end (remove_jit_files, called by every EXIT trap):
 # left there, a later process given the same pid would find them.

@@ -109,7 +109,9 @@ head -c 4000000 /dev/urandom >"$dir/random"
 base=$(basename "$lz")
 n=$(tr ';' '\n' <"$dir/xz.folded" | sed 's/ [0-9]*$//' | grep -E "^$(echo "$base" | sed 's/\./\\./g')\\+0x[0-9a-f]+$" | sort -u | wc -l)
 [ "$n" -ge 2 ] || fail "$base is not named per function: $(sort -t' ' -k2 -nr "$dir/xz.folded" | head -n 3)"
-grep -q 'without function names' "$dir/xz.err" || fail "no advice for $base: $(cat "$dir/xz.err")"
+grep -q 'without function names' "$dir/xz.err" ||
+	fail "no advice for $base: $(cat "$dir/xz.err"); the leaves: $(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n])
+		s[f[n]] += $NF } END { for (l in s) print s[l], l }' "$dir/xz.folded" | sort -nr | head -n 8 | tr '\n' ' ')"
 if [ -n "$bid" ]; then
 	grep -qF "/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug" "$dir/xz.err" ||
 		fail "the advice has no build-id path: $(cat "$dir/xz.err")"
