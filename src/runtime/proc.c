@@ -199,6 +199,66 @@ int hs_rt_load_bias(Elf *elf, const struct hs_rt_mapping *m, uint64_t *bias)
 	return -ENOENT;
 }
 
+#define MAX_SEGMENTS 16
+
+struct segments_look {
+	const struct hs_rt_mapping *file;
+	size_t n;
+	struct {
+		uint64_t addr, off; /* its first page, and the file offset that page must hold */
+		uint64_t bss;       /* its first page past the file's part (0: none) */
+		bool seen, bss_file;
+	} seg[MAX_SEGMENTS];
+};
+
+static int segment_seen(void *arg, const struct hs_rt_mapping *m)
+{
+	struct segments_look *l = arg;
+
+	if (m->ino != l->file->ino || strcmp(m->path, l->file->path))
+		return 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (m->start <= l->seg[i].addr && l->seg[i].addr < m->end &&
+		    m->off + (l->seg[i].addr - m->start) == l->seg[i].off)
+			l->seg[i].seen = true;
+		if (l->seg[i].bss && m->start <= l->seg[i].bss && l->seg[i].bss < m->end)
+			l->seg[i].bss_file = true;
+	}
+	return 0;
+}
+
+int hs_rt_segments_mapped(int32_t pid, Elf *elf, const struct hs_rt_mapping *m, uint64_t bias)
+{
+	struct segments_look l = {.file = m};
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -EAGAIN;
+	for (size_t i = 0; i < phnum && i < 65536; i++) {
+		GElf_Phdr ph;
+		uint64_t file_end;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		if (l.n == MAX_SEGMENTS)
+			return -EAGAIN; /* no loader maps so many: not a file to read */
+		l.seg[l.n].addr = bias + (ph.p_vaddr & ~(uint64_t)4095);
+		l.seg[l.n].off = ph.p_offset & ~(uint64_t)4095;
+		/* a segment's zeroed pages (.bss) are the loader's anonymous ones: while the span
+		 * from the file's start still covers them, they hold other bytes of the file */
+		file_end = (ph.p_vaddr + ph.p_filesz + 4095) & ~(uint64_t)4095;
+		if (file_end < ph.p_vaddr + ph.p_memsz)
+			l.seg[l.n].bss = bias + file_end;
+		l.n++;
+	}
+	if (!l.n || hs_rt_maps_each(pid, segment_seen, &l) < 0)
+		return -EAGAIN;
+	for (size_t i = 0; i < l.n; i++)
+		if (!l.seg[i].seen || l.seg[i].bss_file)
+			return -EAGAIN;
+	return 0;
+}
+
 void hs_rt_why(char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;

@@ -100,4 +100,11 @@ void hs_rt_elf_symbols(Elf *elf, unsigned sh_type, bool objects, const char *con
  * segment holding it says which address the file meant for that byte): 0, or -ENOENT. */
 int hs_rt_load_bias(Elf *elf, const struct hs_rt_mapping *m, uint64_t *bias);
 
+/* Whether every load segment of elf (mapped as m, at bias) is mapped in pid as the dynamic
+ * loader leaves it: its pages from the file at their offsets, its zeroed ones (.bss) not from
+ * the file. 0, or -EAGAIN while the loader is still mapping it (it maps the whole span from the
+ * file's start first, then each segment over it: a variable read before may read other bytes
+ * of the file), or when the maps cannot be read. */
+int hs_rt_segments_mapped(int32_t pid, Elf *elf, const struct hs_rt_mapping *m, uint64_t bias);
+
 #endif

@@ -53,6 +53,8 @@ static int read_file_syms(int32_t pid, const struct hs_rt_mapping *m, uint64_t *
 		}
 	if ((rc = hs_rt_load_bias(elf, m, bias)))
 		snprintf(why, whylen, "hotspot: '%.200s' is mapped where none of its segments is", m->path);
+	else if ((rc = hs_rt_segments_mapped(pid, elf, m, *bias)))
+		snprintf(why, whylen, "its segments are not all mapped");
 out:
 	if (elf)
 		elf_end(elf);
@@ -71,13 +73,14 @@ enum hs_jvm_found hs_jvm_find(int32_t pid, struct hs_jvm *ret, char *why, size_t
 
 	if (hs_rt_maps_each(pid, is_libjvm, &m) != 1)
 		return HS_JVM_NOT_JAVA;
-	if (read_file_syms(pid, &m, syms, &bias, buf, sizeof(buf)))
-		goto refuse;
-	for (int i = 0; i < HS_JVM_NSYMS; i++)
-		syms[i] += bias;
-	rc = hs_jvm_read_tables(&mem, syms, &j, buf, sizeof(buf));
+	if (!(rc = read_file_syms(pid, &m, syms, &bias, buf, sizeof(buf)))) {
+		for (int i = 0; i < HS_JVM_NSYMS; i++)
+			syms[i] += bias;
+		rc = hs_jvm_read_tables(&mem, syms, &j, buf, sizeof(buf));
+	}
 	if (rc == -EAGAIN || rc == -EFAULT) {
-		/* libjvm is being loaded: its constructors set the tables up after the mapping */
+		/* libjvm is being loaded: the dynamic loader maps its segments one after the other,
+		 * and its constructors set the tables up after that */
 		if (why && whylen)
 			snprintf(why, whylen, "hotspot: cannot read its tables yet (%s)", buf);
 		return HS_JVM_UNSUPPORTED;

@@ -131,8 +131,9 @@ static void dynsyms(Elf *elf, const char *const *names, size_t nnames, uint64_t 
 	}
 }
 
-/* Reads a mapped file's symbols, load bias and thread-local segment: 0, or -1 when it cannot
- * be read or is no perl (exports neither PL_curinterp nor Perl_runops_standard). */
+/* Reads a mapped file's symbols, load bias and thread-local segment: 0, -EAGAIN while the
+ * dynamic loader is still mapping it, or -1 when it cannot be read or is no perl (exports
+ * neither PL_curinterp nor Perl_runops_standard). */
 static int read_file(int32_t pid, const struct hs_rt_mapping *m, struct file_syms *s)
 {
 	Elf *elf;
@@ -153,6 +154,10 @@ static int read_file(int32_t pid, const struct hs_rt_mapping *m, struct file_sym
 		goto out;
 	if (eh.e_type == ET_EXEC && s->bias)
 		goto out; /* a fixed-address executable mapped elsewhere is not what it says */
+	if (hs_rt_segments_mapped(pid, elf, m, s->bias)) {
+		rc = -EAGAIN;
+		goto out;
+	}
 	for (size_t i = 0; !elf_getphdrnum(elf, &phnum) && i < phnum && i < 65536; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS) {
@@ -384,7 +389,14 @@ int hs_pl_find(int32_t pid, struct hs_pl_interp *ret, char *why, size_t whylen)
 	for (size_t i = 0; i < c.n; i++) {
 		struct file_syms s;
 
-		if (read_file(pid, &maps[i], &s))
+		int rc = read_file(pid, &maps[i], &s);
+
+		if (rc == -EAGAIN) {
+			hs_rt_why(why, whylen, "perl in %s: cannot read it while it is being mapped", maps[i].path);
+			found = HS_RT_UNSUPPORTED;
+			break;
+		}
+		if (rc)
 			continue;
 		found = check_file(pid, &maps[i], &s, &c, ret, why, whylen);
 		break;
