@@ -75,7 +75,9 @@ sys.exit(shown * 50 > total)
 PY
 started interpreted --no-opt --no-sparkplug
 "$HOTSTACK" report "$dir/interpreted.pb.gz" -o "$dir/interpreted.kinds.folded" 2>/dev/null
-if grep -q 'fib_\[j\]\|fib_\[1\]' "$dir/interpreted.kinds.folded"; then fail "compiled fib with --no-opt --no-sparkplug"; fi
+if grep -q 'fib_\[j\]\|fib_\[1\]' "$dir/interpreted.kinds.folded"; then
+	fail "compiled fib with --no-opt --no-sparkplug: $(grep -c 'fib_\[j\]\|fib_\[1\]' "$dir/interpreted.kinds.folded") of $(wc -l <"$dir/interpreted.kinds.folded") stacks, as $(grep -m2 'fib_\[j\]\|fib_\[1\]' "$dir/interpreted.kinds.folded" | cut -c1-600)"
+fi
 started baseline --always-sparkplug
 started perfmap --perf-basic-prof
 started internals -- --js-internals

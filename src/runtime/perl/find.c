@@ -388,7 +388,6 @@ int hs_pl_find(int32_t pid, struct hs_pl_interp *ret, char *why, size_t whylen)
 		c.n = 0;
 	for (size_t i = 0; i < c.n; i++) {
 		struct file_syms s;
-
 		int rc = read_file(pid, &maps[i], &s);
 
 		if (rc == -EAGAIN) {
