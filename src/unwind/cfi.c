@@ -275,7 +275,8 @@ int hs_cfi_functions(Elf *elf, struct hs_cfi_function **ret, size_t *n)
 	}
 	/* in address order already when .eh_frame_hdr lists them; at one start (a table that
 	 * lists an FDE twice), the largest */
-	qsort(fns.v, fns.n, sizeof(*fns.v), function_cmp);
+	if (fns.n) /* (none: no array at all) */
+		qsort(fns.v, fns.n, sizeof(*fns.v), function_cmp);
 	for (size_t i = 0; i < fns.n; i++)
 		if (!k || fns.v[k - 1].start != fns.v[i].start)
 			fns.v[k++] = fns.v[i];

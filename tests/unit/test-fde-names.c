@@ -83,6 +83,33 @@ static void test_functions(void **state)
 	lib_close(&l);
 }
 
+/* A file with no .eh_frame at all (an ELF header and nothing else): no functions, and nothing
+ * sorted or read on the way. */
+static void test_no_fdes(void **state)
+{
+	struct hs_cfi_function *fns = (struct hs_cfi_function *)&fns;
+	Elf64_Ehdr eh = {0};
+	size_t n = 1;
+	Elf *elf;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	elf = elf_memory((char *)&eh, sizeof(eh));
+	assert_non_null(elf);
+	assert_int_equal(hs_cfi_functions(elf, &fns, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(fns);
+	elf_end(elf);
+}
+
 static const char *base(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -160,6 +187,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_no_fdes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_demangled_plt),
 	};
