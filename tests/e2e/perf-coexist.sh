@@ -47,7 +47,9 @@ beside() {
 	wait_until 300 threads_at_least $rec 2 || fail "hotstack record -a never started: $(cat sys.err)"
 	# `command`: lib.sh's perf() would hide the failure behind --buildid-mmap
 	status=0
-	command perf record -g -o perf.data -- "$WORKLOADS/calltree" 1 >perf-record.out 2>perf-record.err ||
+	# (3 s: on a busy machine hotstack's events may be enabled a while after its reader
+	# thread starts, and a 1 s workload was then mostly over: 5 samples of perf's 1968)
+	command perf record -g -o perf.data -- "$WORKLOADS/calltree" 3 >perf-record.out 2>perf-record.err ||
 		status=$?
 	kill -INT $rec
 	status_rec=0

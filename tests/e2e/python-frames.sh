@@ -94,8 +94,12 @@ for i in range(150):
     ns["f_%d" % i]()
 PY
 "$HOTSTACK" record -q --keep-time -o "$dir/reuse.pb.gz" -- /usr/bin/python3.11 "$dir/reuse.py" || fail "record of exec'd code failed"
-"$HOTSTACK" script "$dir/reuse.pb.gz" | grep -oE 'f_[0-9]+' | uniq | sed 's/f_//' >"$dir/reuse.order"
-awk '$1 + 0 < prev {bad++} {prev = $1 + 0; n++} END {if (bad || n < 100) {print "exec: " n " functions, " bad + 0 " out of order"; exit 1}}' \
+# (each sample's time and function, in the order of their times: what is checked is the names)
+"$HOTSTACK" script "$dir/reuse.pb.gz" | awk '/^[^ \t]/ { t = $3; sub(/:$/, "", t); named = 0 }
+	/^[ \t]/ && !named && match($0, /f_[0-9]+/) { print t, substr($0, RSTART + 2, RLENGTH - 2); named = 1 }' |
+	sort -s -n -k1,1 | awk '{ print $2 }' | uniq >"$dir/reuse.order"
+awk '$1 + 0 < prev {bad++; if (!at) at = NR} {prev = $1 + 0; n++; f[NR] = $1}
+	END {if (bad || n < 100) {print "exec: " n " functions, " bad + 0 " out of order (" f[at - 2] " " f[at - 1] " " f[at] " " f[at + 1] ")"; exit 1}}' \
 	"$dir/reuse.order" || fail "exec'd functions misnamed"
 
 # a deep recursion read whole (300 frames under <module>; up to 3.10 its native stack outgrows
