@@ -74,7 +74,7 @@ runuser -u nobody -- "$HOTSTACK" record -o "$dir/nobpf.folded" -d 5 -- "$note_pi
 [ "$(grep -c 'reading Java frames needs root, or CAP_BPF and CAP_PERFMON' "$dir/nobpf.err")" = 1 ] ||
 	fail "no one line on BPF rights: $(cat "$dir/nobpf.err")"
 grep -q 'long Hot.fib(int)_\[j\]' "$dir/nobpf.folded" ||
-	fail "without BPF rights, the perf map names no compiled method: $(sort -t' ' -k2 -nr "$dir/nobpf.folded" | head -3)"
+	fail "without BPF rights, the perf map names no compiled method: $(sort -t' ' -k2 -nr "$dir/nobpf.folded" | head -3); record said: $(cat "$dir/nobpf.err")"
 if grep -q '_\[0\]' "$dir/nobpf.folded"; then fail "interpreted Java frames without BPF rights?"; fi
 echo "java-frames: as nobody: $(grep 'Java frames needs' "$dir/nobpf.err")"
 
