@@ -48,7 +48,7 @@ ruby "$prog" 5 "$dir/ready" &
 pid=$!
 pids="$pids $pid"
 wait_until 100 test -s "$dir/ready" || fail "the program did not start for -a"
-"$HOTSTACK" record -q -a -d 2 --root pid -o "$dir/all.folded" || fail "record -a failed"
+"$HOTSTACK" record -q -a -d 3 --root pid -o "$dir/all.folded" || fail "record -a failed"
 grep "^[^;]*-$pid;" "$dir/all.folded" >"$dir/all-rb.folded" || fail "-a: no samples of the Ruby process"
 python3 "$check" "$dir/all-rb.folded" || fail "system-wide"
 kill "$pid" 2>/dev/null || true
