@@ -374,16 +374,10 @@ static struct hs_elf_symtab *load(struct hs_symbolizer *s, struct hs_dso *dso)
 		struct hs_dso_elf dbg;
 		struct hs_elf_symtab *full = NULL;
 		if (!st->from_symtab && dso->kind == HS_DSO_FILE && !hs_dso_debug_open(&e, dso->path, &dbg)) {
-			if (hs_elf_symtab_load(dbg.elf, &full) == 0 && full->from_symtab) {
-				/* a debug file's program headers carry no file offsets: keep the file's */
-				struct hs_elf_segment *segs = full->segs;
-				size_t nsegs = full->nsegs;
-				full->segs = st->segs;
-				full->nsegs = st->nsegs;
-				st->segs = segs;
-				st->nsegs = nsegs;
-				memcpy(full->build_id, st->build_id, sizeof(st->build_id));
-				full->build_id_size = st->build_id_size;
+			/* its .symtab, with the file's own .dynsym, PLT entries, program headers and
+			 * build-id: a debug file's .plt and .rela.plt hold no bytes, its program
+			 * headers no file offsets */
+			if (hs_elf_symtab_load_extra(e.elf, dbg.elf, &full) == 0 && full->from_symtab) {
 				hs_elf_symtab_free(st);
 				st = full;
 				full = NULL;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "format/elf.h"
 #include "symbolize/demangle.h"
 #include "symbolize/fde-names.h"
 #include "symtest-lib.h"
@@ -110,6 +111,80 @@ static void test_no_fdes(void **state)
 	elf_end(elf);
 }
 
+/* The first .rela.plt entry of a file: its PLT entry's address (.plt after its 16-byte PLT0)
+ * and its symbol's name; false when it has none. */
+static bool first_plt(Elf *elf, uint64_t *addr, char *name, size_t size)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL;
+	GElf_Shdr sh, dsh;
+	size_t shstrndx;
+	GElf_Rela r;
+	GElf_Sym sym;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) && (nm = elf_strptr(elf, shstrndx, sh.sh_name))) {
+			rela = !strcmp(nm, ".rela.plt") ? scn : rela;
+			plt = !strcmp(nm, ".plt") ? scn : plt;
+		}
+	}
+	if (!rela || !plt || !gelf_getshdr(rela, &sh) || !gelf_getrela(elf_getdata(rela, NULL), 0, &r) ||
+	    !gelf_getshdr(elf_getscn(elf, sh.sh_link), &dsh) ||
+	    !gelf_getsym(elf_getdata(elf_getscn(elf, sh.sh_link), NULL), (int)GELF_R_SYM(r.r_info), &sym))
+		return false;
+	snprintf(name, size, "%s@plt", elf_strptr(elf, dsh.sh_link, sym.st_name));
+	gelf_getshdr(plt, &sh);
+	*addr = sh.sh_addr + 16;
+	return true;
+}
+
+/* A stripped file's names from its debug file (the dynamic loader's, from Debian's libc6-dbg:
+ * dl_main and its PLT entries): the debug file's .plt and .rela.plt hold no bytes, so the PLT
+ * entries are named from the file itself, as perf names them. */
+static void test_debug_file_plt(void **state)
+{
+	struct hs_elf_symtab *st = NULL;
+	const struct hs_elf_sym *s;
+	char path[4096], debug[4096], want[256];
+	uint8_t id[64];
+	int fd, dfd;
+	size_t n, idn;
+	uint64_t plt = 0;
+	Elf *elf, *dbg;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	assert_non_null(realpath("/lib64/ld-linux-x86-64.so.2", path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	idn = hs_elf_build_id(elf, id, sizeof(id));
+	assert_true(idn > 1);
+	n = (size_t)snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < idn; i++)
+		n += (size_t)snprintf(debug + n, sizeof(debug) - n, "%02x", id[i]);
+	snprintf(debug + n, sizeof(debug) - n, ".debug");
+	if ((dfd = open(debug, O_RDONLY | O_CLOEXEC)) < 0)
+		hs_test_skip("no debug file for %s at %s (Debian's libc6-dbg)", path, debug);
+	if (!first_plt(elf, &plt, want, sizeof(want)))
+		hs_test_skip("%s has no .plt entry", path);
+	dbg = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(dbg);
+	assert_int_equal(hs_elf_symtab_load_extra(elf, dbg, &st), 0);
+	assert_true(st->from_symtab);
+	s = hs_elf_symtab_lookup(st, plt + 4);
+	assert_non_null(s);
+	assert_string_equal(hs_elf_sym_name(st, s), want);
+	hs_elf_symtab_free(st);
+	elf_end(dbg);
+	elf_end(elf);
+	close(dfd);
+	close(fd);
+}
+
 static const char *base(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -188,6 +263,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_no_fdes),
+		cmocka_unit_test(test_debug_file_plt),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_demangled_plt),
 	};
