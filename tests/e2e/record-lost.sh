@@ -39,7 +39,7 @@ grep -qE "lost [0-9]+ samples \([0-9.]+%\)" "$dir/err" || skip "no sample was lo
 line=$(grep -oE "lost [0-9]+ samples \([0-9.]+%\)" "$dir/err")
 # and says what to do: a ring that can help (the default for -g fp, not just twice -m 1), a
 # lower rate
-side='( and [0-9]+ side-band records \(mappings, names, forks, exits\))?'
+side='( and [0-9]+ side-band records? \(mappings, names, forks, exits\))?'
 grep -qE "lost [0-9]+ samples \([0-9.]+%\)$side: the ring buffers overflowed: record with bigger ones \(-m 128\) or a lower -F$" "$dir/err" ||
 	fail "the warning does not say what to do: $(cat "$dir/err")"
 "$HOTSTACK" report "$dir/l.pb.gz" >"$dir/report.txt" || fail "report failed"
